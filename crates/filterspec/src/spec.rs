@@ -1,0 +1,212 @@
+//! Filter specs and spec lists: `ID[,P1,P2,...]` joined by `|` (DECISIONS D1).
+
+use std::fmt;
+use std::ops::Range;
+
+use crate::constant::{parse_constant, ConstantError};
+use crate::error::{ParamPosition, SpecError, SpecErrorKind};
+use crate::known::{self, MAX_FILTER_ID};
+
+/// One filter: its HDF5 id and its parameter words.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct FilterSpec {
+    /// The HDF5 filter id.
+    pub id: u32,
+    /// The parameters as HDF5 stores them (32-bit words).
+    pub params: Vec<u32>,
+}
+
+impl FilterSpec {
+    /// A filter with the given id and parameters.
+    pub fn new(id: u32, params: impl Into<Vec<u32>>) -> Self {
+        Self {
+            id,
+            params: params.into(),
+        }
+    }
+
+    /// The canonical name of the filter, if it is a known one.
+    pub fn name(&self) -> Option<&'static str> {
+        known::name_of(self.id)
+    }
+}
+
+impl fmt::Display for FilterSpec {
+    /// `_Filter` syntax: the numeric id and plain unsigned decimal parameters.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.id)?;
+        for p in &self.params {
+            write!(f, ",{p}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes specs in `_Filter` syntax, joined by `|` (e.g. `307,9|4,32,32`).
+pub fn format_spec_list(specs: &[FilterSpec]) -> String {
+    let parts: Vec<String> = specs.iter().map(FilterSpec::to_string).collect();
+    parts.join("|")
+}
+
+/// Parses a spec list such as `307,9|4,32,32` or `bzip2,9 | szip,32,32`.
+pub fn parse_spec_list(input: &str) -> Result<Vec<FilterSpec>, SpecError> {
+    parse_spec_list_in(input, 0..input.len())
+}
+
+/// Parses one spec such as `307,9` (no `|`).
+pub fn parse_spec(input: &str) -> Result<FilterSpec, SpecError> {
+    parse_one_spec(input, 0..input.len())
+}
+
+fn is_blank(c: char) -> bool {
+    c == ' ' || c == '\t'
+}
+
+/// The sub-range of `range` in `input` without leading and trailing blanks.
+pub(crate) fn trim_range(input: &str, range: Range<usize>) -> Range<usize> {
+    let text = &input[range.clone()];
+    let start = range.start + (text.len() - text.trim_start_matches(is_blank).len());
+    let end = range.end - (text.len() - text.trim_end_matches(is_blank).len());
+    start..end.max(start)
+}
+
+/// Byte ranges of the pieces of `input[range]` between separators `sep`.
+pub(crate) fn split_range(input: &str, range: Range<usize>, sep: char) -> Vec<Range<usize>> {
+    let mut pieces = Vec::new();
+    let mut start = range.start;
+    for (offset, c) in input[range.clone()].char_indices() {
+        if c == sep {
+            pieces.push(start..range.start + offset);
+            start = range.start + offset + c.len_utf8();
+        }
+    }
+    pieces.push(start..range.end);
+    pieces
+}
+
+/// Parses the spec list in `input[range]`; errors point into the whole `input`.
+pub(crate) fn parse_spec_list_in(
+    input: &str,
+    range: Range<usize>,
+) -> Result<Vec<FilterSpec>, SpecError> {
+    let whole = trim_range(input, range.clone());
+    if whole.is_empty() {
+        return Err(SpecError::new(SpecErrorKind::EmptyInput, whole, input));
+    }
+    if input[whole.clone()].starts_with('[') {
+        let end = input[whole.clone()]
+            .find(']')
+            .map_or(whole.end, |i| whole.start + i + 1);
+        return Err(SpecError::new(
+            SpecErrorKind::FormatPrefix,
+            whole.start..end,
+            input,
+        ));
+    }
+    let pieces = split_range(input, range, '|');
+    let last = pieces.len() - 1;
+    let mut specs = Vec::with_capacity(pieces.len());
+    for (i, piece) in pieces.into_iter().enumerate() {
+        let trimmed = trim_range(input, piece.clone());
+        if trimmed.is_empty() {
+            if i == last {
+                // A trailing `|` is accepted, as the reference does.
+                break;
+            }
+            // Point at the `|` that ends the empty spec.
+            return Err(SpecError::new(
+                SpecErrorKind::EmptySpec,
+                piece.end..piece.end + 1,
+                input,
+            ));
+        }
+        specs.push(parse_one_spec(input, piece)?);
+    }
+    Ok(specs)
+}
+
+fn parse_one_spec(input: &str, range: Range<usize>) -> Result<FilterSpec, SpecError> {
+    let items = split_range(input, range, ',');
+    let id_range = trim_range(input, items[0].clone());
+    let id = parse_id(input, id_range)?;
+    let mut params = Vec::new();
+    for (index, item) in items.iter().enumerate().skip(1) {
+        let at = ParamPosition { filter: id, index };
+        let span = trim_range(input, item.clone());
+        if span.is_empty() {
+            // Point at the comma before the missing parameter.
+            let comma = item.start.saturating_sub(1);
+            return Err(SpecError::new(
+                SpecErrorKind::EmptyParameter { at },
+                comma..item.start,
+                input,
+            ));
+        }
+        let constant = parse_constant(&input[span.clone()])
+            .map_err(|e| SpecError::new(constant_error_kind(e, at), span.clone(), input))?;
+        if let Some(words) = constant.words() {
+            params.extend_from_slice(words.as_slice());
+        }
+    }
+    Ok(FilterSpec { id, params })
+}
+
+fn constant_error_kind(error: ConstantError, at: ParamPosition) -> SpecErrorKind {
+    match error {
+        ConstantError::NotANumber => SpecErrorKind::NotANumber { at },
+        ConstantError::UnknownTag => SpecErrorKind::UnknownTypeTag { at },
+        ConstantError::FractionWithoutFloatTag => SpecErrorKind::FractionWithoutFloatTag { at },
+        ConstantError::NotAnInteger(tag) => SpecErrorKind::NotAnInteger { at, tag },
+        ConstantError::OutOfRange(tag) => SpecErrorKind::OutOfRange { at, tag },
+    }
+}
+
+fn parse_id(input: &str, span: Range<usize>) -> Result<u32, SpecError> {
+    let text = &input[span.clone()];
+    let error = |kind| Err(SpecError::new(kind, span.clone(), input));
+    if text.is_empty() {
+        return error(SpecErrorKind::MissingId);
+    }
+    if text.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        if !text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return error(SpecErrorKind::InvalidId { text: text.into() });
+        }
+        return match known::by_name(text) {
+            Some(filter) => Ok(filter.id),
+            None => error(SpecErrorKind::UnknownName {
+                name: text.into(),
+                suggestion: known::closest_name(text),
+            }),
+        };
+    }
+    if !text.chars().all(|c| c.is_ascii_digit()) {
+        return error(SpecErrorKind::InvalidId { text: text.into() });
+    }
+    match text.parse::<u32>() {
+        Ok(id) if (1..=MAX_FILTER_ID).contains(&id) => Ok(id),
+        _ => error(SpecErrorKind::IdOutOfRange { text: text.into() }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_are_trimmed_and_split() {
+        let s = " a |b| ";
+        assert_eq!(trim_range(s, 0..s.len()), 1..6);
+        assert_eq!(split_range(s, 0..s.len(), '|'), vec![0..3, 4..5, 6..7]);
+        assert_eq!(trim_range("   ", 0..3), 3..3);
+    }
+
+    #[test]
+    fn display_is_filter_syntax() {
+        assert_eq!(FilterSpec::new(3, []).to_string(), "3");
+        let list = [FilterSpec::new(307, [9]), FilterSpec::new(4, [32, 32])];
+        assert_eq!(format_spec_list(&list), "307,9|4,32,32");
+    }
+}

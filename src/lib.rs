@@ -1,0 +1,7 @@
+//! nctools: netCDF's `nccopy`, `ncgen` and `ncdump`, re-implemented in Rust, with
+//! compression filters as a first-class feature.
+//!
+//! The binaries in `src/bin` are thin front ends; their logic lives here, one module per
+//! tool, on top of the workspace crates (`filterspec` today).
+
+pub mod stub;
