@@ -75,6 +75,12 @@ pub enum SpecErrorKind {
         /// Which parameter.
         at: ParamPosition,
     },
+    /// A blank inside a parameter (`9 9`).
+    #[error("unexpected blank inside {at}")]
+    UnexpectedBlank {
+        /// Which parameter.
+        at: ParamPosition,
+    },
     /// A decimal point or exponent without an `f` or `d` tag.
     #[error("{at} has a fraction or exponent but no f or d tag")]
     FractionWithoutFloatTag {
@@ -155,6 +161,9 @@ impl SpecErrorKind {
             }
             Self::EmptyParameter { .. } => "expected a parameter; remove the extra ,".into(),
             Self::NotANumber { .. } | Self::UnknownTypeTag { .. } => NUMBER.into(),
+            Self::UnexpectedBlank { .. } => {
+                "blanks may stand only around , and |; remove it or add the missing ,".into()
+            }
             Self::FractionWithoutFloatTag { .. } => {
                 "write 1.5f for a 32-bit float or 1.5d for a 64-bit double".into()
             }

@@ -126,6 +126,7 @@ pub(crate) fn parse_spec_list_in(
 }
 
 fn parse_one_spec(input: &str, range: Range<usize>) -> Result<FilterSpec, SpecError> {
+    let range_end = range.end;
     let items = split_range(input, range, ',');
     let id_range = trim_range(input, items[0].clone());
     let id = parse_id(input, id_range)?;
@@ -134,15 +135,24 @@ fn parse_one_spec(input: &str, range: Range<usize>) -> Result<FilterSpec, SpecEr
         let at = ParamPosition { filter: id, index };
         let span = trim_range(input, item.clone());
         if span.is_empty() {
-            // Point at the comma before the missing parameter.
-            let comma = item.start.saturating_sub(1);
+            // Point at the extra comma: the one after the gap, or the trailing one.
+            let comma = if item.end < range_end {
+                item.end
+            } else {
+                item.start.saturating_sub(1)
+            };
             return Err(SpecError::new(
                 SpecErrorKind::EmptyParameter { at },
-                comma..item.start,
+                comma..comma + 1,
                 input,
             ));
         }
-        let constant = parse_constant(&input[span.clone()])
+        let text = &input[span.clone()];
+        if text.contains(is_blank) {
+            let kind = SpecErrorKind::UnexpectedBlank { at };
+            return Err(SpecError::new(kind, span, input));
+        }
+        let constant = parse_constant(text)
             .map_err(|e| SpecError::new(constant_error_kind(e, at), span.clone(), input))?;
         if let Some(words) = constant.words() {
             params.extend_from_slice(words.as_slice());
