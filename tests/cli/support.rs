@@ -1,0 +1,95 @@
+//! Helpers shared by the integration tests: running our binaries, finding the reference
+//! tools, scratch directories.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// A finished command: exit code and output as text.
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl From<Output> for Run {
+    fn from(out: Output) -> Self {
+        Self {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// Runs a command to completion, panicking only if it cannot be started.
+pub fn run(command: &mut Command) -> Run {
+    match command.output() {
+        Ok(out) => out.into(),
+        Err(e) => panic!("cannot run {command:?}: {e}"),
+    }
+}
+
+/// A builder for one run of one of our binaries: `Test::ours("nccopy").args(..).run()`.
+pub struct Test {
+    command: Command,
+}
+
+impl Test {
+    /// Our binary `tool` (nccopy, ncgen, ncdump) as built by cargo for this test run.
+    pub fn ours(tool: &str) -> Self {
+        let path = match tool {
+            "nccopy" => env!("CARGO_BIN_EXE_nccopy"),
+            "ncgen" => env!("CARGO_BIN_EXE_ncgen"),
+            "ncdump" => env!("CARGO_BIN_EXE_ncdump"),
+            other => panic!("no such tool {other}"),
+        };
+        Self {
+            command: Command::new(path),
+        }
+    }
+
+    /// Adds arguments.
+    pub fn args<I, S>(mut self, args: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<std::ffi::OsStr>,
+    {
+        self.command.args(args);
+        self
+    }
+
+    /// Runs it.
+    pub fn run(mut self) -> Run {
+        run(&mut self.command)
+    }
+}
+
+/// Whether this run is in CI, where reference-tool tests must fail rather than skip.
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// The reference tool `name` (ncgen, ncdump, nccopy, h5dump) from the system, or `None`
+/// with a visible message when it is missing outside CI. In CI a missing tool fails the test.
+pub fn reference(name: &str) -> Option<PathBuf> {
+    let found = ["/usr/bin", "/usr/local/bin"]
+        .iter()
+        .map(|dir| Path::new(dir).join(name))
+        .find(|p| p.is_file());
+    if found.is_none() {
+        assert!(
+            !in_ci(),
+            "the reference {name} is missing and CI=true: run scripts/setup"
+        );
+        eprintln!("SKIPPED: the reference {name} is not installed (run scripts/setup)");
+    }
+    found
+}
+
+/// A fresh scratch directory, removed when dropped.
+pub fn scratch() -> tempfile::TempDir {
+    match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(e) => panic!("cannot make a scratch directory: {e}"),
+    }
+}
