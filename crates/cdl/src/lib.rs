@@ -1,0 +1,7 @@
+//! CDL, netCDF's text form: formatting exactly as netCDF-C 4.9's ncdump writes it.
+//!
+//! Pure Rust, no C: numbers are formatted by the C `printf` rules ncdump relies on
+//! ([`number`]), names and strings escaped as ncdump escapes them ([`escape`]).
+
+pub mod escape;
+pub mod number;
