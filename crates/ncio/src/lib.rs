@@ -1,0 +1,21 @@
+//! The only nctools crate that talks to libnetcdf (with `h5filters` for HDF5's filter
+//! interface). Every call takes the shared library lock (`netcdf_sys::libnetcdf_lock`) and
+//! every `unsafe` block lives here, behind safe functions.
+//!
+//! - [`NcFile::open`] opens anything libnetcdf opens: netCDF-3 classic, 64-bit offset,
+//!   CDF5, netCDF-4 (classic model or not) and NCZarr URLs such as
+//!   `file:///tmp/x.zarr#mode=nczarr,file`;
+//! - [`NcFile::schema`] reads the whole schema into an [`ncmodel::Dataset`];
+//! - [`NcFile::read_slab`] reads a hyperslab of any variable as [`ncmodel::Values`].
+#![allow(unsafe_code)]
+
+mod attribute;
+mod decode;
+mod error;
+mod ffi;
+mod file;
+mod schema;
+mod storage;
+
+pub use error::NcError;
+pub use file::NcFile;

@@ -1,0 +1,16 @@
+//! The in-memory schema of a netCDF dataset, shared by the CDL writer and parser (pure
+//! Rust) and by `ncio` (which fills it from libnetcdf and creates files from it).
+//!
+//! Identifiers (`ncid`, `varid`, dimension and type ids) are libnetcdf's where the
+//! dataset was read from a file; a dataset built from CDL numbers them itself.
+
+pub mod schema;
+pub mod types;
+pub mod values;
+
+pub use schema::{
+    Attribute, Dataset, Dim, Endianness, Format, GlobalSpecials, Group, Layout, Quantize,
+    QuantizeMode, Storage, Var,
+};
+pub use types::{AtomicType, CompoundField, TypeId, TypeRef, UserType, UserTypeKind};
+pub use values::{Value, Values};

@@ -1,0 +1,213 @@
+//! Datasets, groups, dimensions, variables, attributes and storage properties.
+
+use filterspec::FilterSpec;
+
+use crate::types::{TypeId, TypeRef, UserType};
+use crate::values::Values;
+
+/// The on-disk format of a dataset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// netCDF-3 classic.
+    Classic,
+    /// netCDF-3 64-bit offset.
+    Offset64,
+    /// CDF5 (64-bit data).
+    Cdf5,
+    /// netCDF-4 (HDF5 or NCZarr storage).
+    Netcdf4,
+    /// netCDF-4 restricted to the classic model.
+    Netcdf4Classic,
+}
+
+impl Format {
+    /// The name `ncdump -k` prints and `_Format` holds.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Classic => "classic",
+            Self::Offset64 => "64-bit offset",
+            Self::Cdf5 => "cdf5",
+            Self::Netcdf4 => "netCDF-4",
+            Self::Netcdf4Classic => "netCDF-4 classic model",
+        }
+    }
+
+    /// Whether this is a netCDF-3 format (no groups, no user types, no filters).
+    pub fn is_classic_family(self) -> bool {
+        matches!(self, Self::Classic | Self::Offset64 | Self::Cdf5)
+    }
+}
+
+/// The global special attributes `ncdump -s` shows for netCDF-4 files.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GlobalSpecials {
+    /// `_NCProperties`.
+    pub nc_properties: Option<String>,
+    /// `_SuperblockVersion`.
+    pub superblock_version: Option<i32>,
+    /// `_IsNetcdf4`.
+    pub is_netcdf4: Option<i32>,
+}
+
+/// A whole dataset's schema.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dataset {
+    /// The format.
+    pub format: Format,
+    /// Whether the dataset is stored by NCZarr (netCDF-4 model on Zarr).
+    pub is_nczarr: bool,
+    /// Global special attributes.
+    pub specials: GlobalSpecials,
+    /// Every user-defined type of every group, in id order.
+    pub types: Vec<UserType>,
+    /// The root group.
+    pub root: Group,
+}
+
+impl Dataset {
+    /// The user-defined type with this id.
+    pub fn user_type(&self, id: TypeId) -> Option<&UserType> {
+        self.types.iter().find(|t| t.id == id)
+    }
+
+    /// The dimension with this id, searching every group.
+    pub fn dim(&self, id: i32) -> Option<&Dim> {
+        self.root.find_dim(id)
+    }
+}
+
+/// A group: the root group or a nested one.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Group {
+    /// libnetcdf's group id.
+    pub ncid: i32,
+    /// Its name (`/` for the root group).
+    pub name: String,
+    /// Dimensions defined here, in id order.
+    pub dims: Vec<Dim>,
+    /// Ids of the user types defined here, in id order.
+    pub type_ids: Vec<TypeId>,
+    /// Variables, in id order.
+    pub vars: Vec<Var>,
+    /// Group (or global) attributes, in order.
+    pub atts: Vec<Attribute>,
+    /// Child groups, in order.
+    pub groups: Vec<Group>,
+}
+
+impl Group {
+    /// The dimension with this id here or in a descendant group.
+    pub fn find_dim(&self, id: i32) -> Option<&Dim> {
+        self.dims
+            .iter()
+            .find(|d| d.id == id)
+            .or_else(|| self.groups.iter().find_map(|g| g.find_dim(id)))
+    }
+
+    /// The variable with this name here.
+    pub fn var(&self, name: &str) -> Option<&Var> {
+        self.vars.iter().find(|v| v.name == name)
+    }
+}
+
+/// A dimension.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dim {
+    /// libnetcdf's dimension id.
+    pub id: i32,
+    /// Its name.
+    pub name: String,
+    /// Its current length.
+    pub len: usize,
+    /// Whether it is unlimited.
+    pub unlimited: bool,
+}
+
+/// An attribute.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attribute {
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    pub type_ref: TypeRef,
+    /// Its values.
+    pub values: Values,
+}
+
+/// A variable.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Var {
+    /// libnetcdf's variable id.
+    pub id: i32,
+    /// Its name.
+    pub name: String,
+    /// Its type.
+    pub type_ref: TypeRef,
+    /// Ids of its dimensions, outermost first.
+    pub dim_ids: Vec<i32>,
+    /// Its ordinary attributes, in order.
+    pub atts: Vec<Attribute>,
+    /// Storage properties (netCDF-4 only).
+    pub storage: Option<Storage>,
+}
+
+/// How a variable's data is laid out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Layout {
+    /// One contiguous block.
+    Contiguous,
+    /// Stored in the object header.
+    Compact,
+    /// Chunked with these chunk sizes.
+    Chunked(Vec<usize>),
+    /// Another layout (virtual datasets, ...).
+    Other,
+}
+
+/// Byte order of stored data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endianness {
+    /// The machine's.
+    Native,
+    /// Little-endian.
+    Little,
+    /// Big-endian.
+    Big,
+}
+
+/// A quantize algorithm.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QuantizeMode {
+    /// BitGroom (significant digits).
+    BitGroom,
+    /// Granular BitRound (significant digits).
+    GranularBitRound,
+    /// BitRound (significant bits).
+    BitRound,
+}
+
+/// Quantization applied when writing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quantize {
+    /// The algorithm.
+    pub mode: QuantizeMode,
+    /// Significant digits (or bits for BitRound).
+    pub nsd: i32,
+}
+
+/// Storage properties of a netCDF-4 variable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Storage {
+    /// The layout.
+    pub layout: Layout,
+    /// The filter pipeline, in stored order.
+    pub filters: Vec<FilterSpec>,
+    /// Stored byte order.
+    pub endianness: Endianness,
+    /// Whether fill mode is off.
+    pub no_fill: bool,
+    /// Quantization, if any.
+    pub quantize: Option<Quantize>,
+    /// The `_Codecs` JSON of an NCZarr variable, if any.
+    pub codecs: Option<String>,
+}
