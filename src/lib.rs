@@ -2,6 +2,8 @@
 //! compression filters as a first-class feature.
 //!
 //! The binaries in `src/bin` are thin front ends; their logic lives here, one module per
-//! tool, on top of the workspace crates (`filterspec` today).
+//! tool, on top of the workspace crates (`filterspec`, `cdl`, `ncmodel`, `ncio`).
 
+pub mod dump;
+pub mod exit;
 pub mod stub;

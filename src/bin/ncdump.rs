@@ -1,6 +1,5 @@
-//! `ncdump` front end (not implemented yet: prints its version or a clear error).
+//! `ncdump` front end: print a netCDF file as CDL.
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    std::process::exit(nctools::stub::run("ncdump", &args));
+    std::process::exit(nctools::dump::main(std::env::args().collect()));
 }

@@ -5,3 +5,8 @@
 
 pub mod escape;
 pub mod number;
+pub mod writer;
+
+pub use writer::{
+    write_dataset, Annotations, DataSource, DumpOptions, FloatDigits, IndexLang, WriteError,
+};

@@ -44,6 +44,13 @@ impl NcFile {
         self.ncid
     }
 
+    /// Whether the filter `id` can be used here (built into HDF5, registered, or found as a
+    /// plugin).
+    pub fn filter_available(&self, id: u32) -> bool {
+        // SAFETY: plain query on an open file.
+        locked(|| unsafe { netcdf_sys::nc_inq_filter_avail(self.ncid, id) }) == 0
+    }
+
     /// Reads the whole schema: groups, dimensions, types, variables, attributes, storage.
     pub fn schema(&self) -> Result<Dataset, NcError> {
         locked(|| crate::schema::read_dataset(self.ncid, &self.path))

@@ -14,8 +14,10 @@ mod decode;
 mod error;
 mod ffi;
 mod file;
+mod plugins;
 mod schema;
 mod storage;
 
 pub use error::NcError;
 pub use file::NcFile;
+pub use plugins::plugin_search_paths;

@@ -1,0 +1,139 @@
+//! Splitting a variable into hyperslabs of bounded size, in row-major order.
+
+/// The most values read at once.
+const MAX_SLAB_VALUES: usize = 1 << 20;
+
+/// One hyperslab.
+pub(crate) struct Slab {
+    /// Start index per dimension.
+    pub(crate) start: Vec<usize>,
+    /// Count per dimension.
+    pub(crate) count: Vec<usize>,
+}
+
+/// The slabs covering a variable of shape `dims`, in row-major order: the outer
+/// dimensions one index at a time, one dimension in steps, the inner ones whole.
+pub(crate) struct SlabPlan {
+    dims: Vec<usize>,
+    /// The dimension that is stepped through.
+    split: usize,
+    /// The step along `split`.
+    step: usize,
+}
+
+impl SlabPlan {
+    /// The plan for a variable of shape `dims` (empty for a scalar).
+    pub(crate) fn new(dims: &[usize]) -> Self {
+        Self::with_limit(dims, MAX_SLAB_VALUES)
+    }
+
+    fn with_limit(dims: &[usize], limit: usize) -> Self {
+        let mut inner = 1usize;
+        let mut split = dims.len().saturating_sub(1);
+        // Find the outermost dimension whose inner block still fits.
+        for k in (0..dims.len()).rev() {
+            split = k;
+            let block = inner.saturating_mul(dims[k]);
+            if block > limit {
+                break;
+            }
+            inner = block;
+            if k == 0 {
+                break;
+            }
+        }
+        let inner_of_split: usize = dims.get(split + 1..).map_or(1, |d| d.iter().product());
+        let step =
+            (limit / inner_of_split.max(1)).clamp(1, dims.get(split).copied().unwrap_or(1).max(1));
+        Self {
+            dims: dims.to_vec(),
+            split,
+            step,
+        }
+    }
+
+    /// The slabs, in order.
+    pub(crate) fn slabs(&self) -> impl Iterator<Item = Slab> + '_ {
+        let rank = self.dims.len();
+        let outer: Vec<usize> = self.dims[..self.split.min(rank)].to_vec();
+        let outer_total: usize = outer.iter().product();
+        let along = self.dims.get(self.split).copied().unwrap_or(1);
+        let steps = if rank == 0 {
+            1
+        } else {
+            along.div_ceil(self.step)
+        };
+        (0..outer_total.max(1) * steps).map(move |n| {
+            if rank == 0 {
+                return Slab {
+                    start: Vec::new(),
+                    count: Vec::new(),
+                };
+            }
+            let (mut outer_index, step_index) = (n / steps, n % steps);
+            let mut start = vec![0; rank];
+            let mut count = self.dims.clone();
+            for k in (0..self.split).rev() {
+                start[k] = outer_index % outer[k];
+                outer_index /= outer[k];
+                count[k] = 1;
+            }
+            start[self.split] = step_index * self.step;
+            count[self.split] = self.step.min(along - start[self.split]);
+            Slab { start, count }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slabs(dims: &[usize], limit: usize) -> Vec<(Vec<usize>, Vec<usize>)> {
+        SlabPlan::with_limit(dims, limit)
+            .slabs()
+            .map(|s| (s.start, s.count))
+            .collect()
+    }
+
+    #[test]
+    fn small_variables_are_one_slab() {
+        assert_eq!(slabs(&[2, 3], 100), vec![(vec![0, 0], vec![2, 3])]);
+        assert_eq!(slabs(&[], 100), vec![(vec![], vec![])]);
+    }
+
+    #[test]
+    fn large_variables_step_through_the_outermost_fitting_dimension() {
+        assert_eq!(
+            slabs(&[5, 4], 8),
+            vec![
+                (vec![0, 0], vec![2, 4]),
+                (vec![2, 0], vec![2, 4]),
+                (vec![4, 0], vec![1, 4])
+            ]
+        );
+        assert_eq!(
+            slabs(&[2, 3, 4], 4),
+            vec![
+                (vec![0, 0, 0], vec![1, 1, 4]),
+                (vec![0, 1, 0], vec![1, 1, 4]),
+                (vec![0, 2, 0], vec![1, 1, 4]),
+                (vec![1, 0, 0], vec![1, 1, 4]),
+                (vec![1, 1, 0], vec![1, 1, 4]),
+                (vec![1, 2, 0], vec![1, 1, 4]),
+            ]
+        );
+    }
+
+    #[test]
+    fn rows_longer_than_the_limit_are_split() {
+        assert_eq!(
+            slabs(&[1, 5], 2),
+            vec![
+                (vec![0, 0], vec![1, 2]),
+                (vec![0, 2], vec![1, 2]),
+                (vec![0, 4], vec![1, 1])
+            ]
+        );
+    }
+}

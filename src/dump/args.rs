@@ -1,0 +1,73 @@
+//! ncdump's command line: every option of netCDF-C 4.9's ncdump.
+
+use clap::{ArgAction, Parser};
+
+/// ncdump's options, as netCDF-C 4.9 names them.
+#[derive(Debug, Parser)]
+#[command(
+    name = "ncdump",
+    version,
+    about = "Print a netCDF file as CDL text (nctools, compatible with netCDF-C 4.9's ncdump)",
+    disable_help_flag = true
+)]
+pub struct DumpArgs {
+    /// Coordinate variable data and header information
+    #[arg(short = 'c')]
+    pub coordinates: bool,
+    /// Header information only, no data
+    #[arg(short = 'h')]
+    pub header: bool,
+    /// Data for variable(s) VAR1,... only
+    #[arg(short = 'v', value_name = "var1[,...]", action = ArgAction::Append)]
+    pub variables: Vec<String>,
+    /// Brief annotations for C or Fortran indices in data
+    #[arg(short = 'b', value_name = "c|f")]
+    pub brief: Option<String>,
+    /// Full annotations for C or Fortran indices in data
+    #[arg(short = 'f', value_name = "c|f")]
+    pub full: Option<String>,
+    /// Line length maximum in data section (default 80)
+    #[arg(short = 'l', value_name = "len")]
+    pub line_len: Option<String>,
+    /// Name for netCDF (default derived from file name)
+    #[arg(short = 'n', value_name = "name")]
+    pub name: Option<String>,
+    /// Display floating-point values with less precision
+    #[arg(short = 'p', value_name = "n[,n]")]
+    pub precision: Option<String>,
+    /// Output kind of netCDF file
+    #[arg(short = 'k')]
+    pub kind: bool,
+    /// Output special (virtual) attributes
+    #[arg(short = 's')]
+    pub special: bool,
+    /// Output time data as date-time strings
+    #[arg(short = 't')]
+    pub times: bool,
+    /// Output time data as date-time strings with ISO-8601 'T' separator
+    #[arg(short = 'i', visible_short_alias = 'T')]
+    pub iso_times: bool,
+    /// Data and metadata for group(s) GRP1,... only
+    #[arg(short = 'g', value_name = "grp1[,...]", action = ArgAction::Append)]
+    pub groups: Vec<String>,
+    /// With client-side caching of variables for DAP URLs
+    #[arg(short = 'w')]
+    pub cache: bool,
+    /// Output XML (NcML) instead of CDL
+    #[arg(short = 'x')]
+    pub xml: bool,
+    /// Output _Filter and _Codecs instead of _Fletcher32, _Shuffle, and _Deflate
+    #[arg(short = 'F')]
+    pub filters: bool,
+    /// Special options: -Xp suppresses the properties attribute, -Xm reads in memory
+    #[arg(short = 'X', value_name = "p|m")]
+    pub special_option: Option<String>,
+    /// Set log level to n (>= 0); ignored, as logging is not enabled
+    #[arg(short = 'L', value_name = "n")]
+    pub log_level: Option<String>,
+    /// Print help
+    #[arg(long = "help", action = ArgAction::Help)]
+    pub help: Option<bool>,
+    /// Name of netCDF file (or URL)
+    pub file: String,
+}

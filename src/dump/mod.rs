@@ -1,0 +1,161 @@
+//! `ncdump`: print a netCDF file as CDL, byte-identical to netCDF-C 4.9's ncdump.
+
+mod args;
+mod source;
+
+use std::io::{self, BufWriter, Write};
+
+use anyhow::anyhow;
+use cdl::{Annotations, DumpOptions, FloatDigits, IndexLang, WriteError};
+use clap::Parser;
+use ncio::NcFile;
+
+pub use args::DumpArgs;
+use source::FileSource;
+
+use crate::exit::Failure;
+
+/// Runs ncdump on the command-line arguments (program name first); returns the exit code.
+pub fn main(argv: Vec<String>) -> i32 {
+    let args = match DumpArgs::try_parse_from(&argv) {
+        Ok(args) => args,
+        Err(e) => return crate::exit::clap_error(e),
+    };
+    match run(&args) {
+        Ok(()) => 0,
+        Err(failure) => failure.report("ncdump"),
+    }
+}
+
+fn index_lang(option: &str, value: &str) -> Result<IndexLang, Failure> {
+    match value.chars().next().map(|c| c.to_ascii_lowercase()) {
+        Some('c') => Ok(IndexLang::C),
+        Some('f') => Ok(IndexLang::Fortran),
+        _ => Err(Failure::usage(anyhow!(
+            "invalid value for -{option} option: {value} (expected c or f)"
+        ))),
+    }
+}
+
+fn digits(value: &str) -> Result<FloatDigits, Failure> {
+    let mut digits = FloatDigits::default();
+    let (float, double) = match value.split_once(',') {
+        Some((f, d)) => (f, Some(d)),
+        None => (value, None),
+    };
+    let parse = |text: &str, what: &str| -> Result<usize, Failure> {
+        match text.trim().parse::<usize>() {
+            Ok(n) if (1..=20).contains(&n) => Ok(n),
+            _ => Err(Failure::usage(anyhow!(
+                "unreasonable value for {what} significant digits: {text} (expected 1 to 20)"
+            ))),
+        }
+    };
+    if !float.is_empty() {
+        digits.float = parse(float, "float")?;
+        digits.float_specified = true;
+    }
+    if let Some(double) = double {
+        digits.double = parse(double, "double")?;
+        digits.double_specified = true;
+    }
+    Ok(digits)
+}
+
+/// The dataset name ncdump derives from a path: the last component without extension.
+pub fn dataset_name(path: &str) -> String {
+    let base = path.rsplit('/').next().unwrap_or(path);
+    match base.rfind('.') {
+        Some(dot) => base[..dot].to_string(),
+        None => base.to_string(),
+    }
+}
+
+fn split_list(values: &[String]) -> Option<Vec<String>> {
+    let names: Vec<String> = values
+        .iter()
+        .flat_map(|v| v.split(','))
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect();
+    (!values.is_empty()).then_some(names)
+}
+
+fn options(args: &DumpArgs) -> Result<DumpOptions, Failure> {
+    let annotations = match (&args.brief, &args.full) {
+        (_, Some(lang)) => Annotations::Full(index_lang("f", lang)?),
+        (Some(lang), None) => Annotations::Brief(index_lang("b", lang)?),
+        (None, None) => Annotations::None,
+    };
+    let max_line_len = match &args.line_len {
+        None => 80,
+        Some(text) => match text.trim().parse::<usize>() {
+            Ok(n) if n >= 10 => n,
+            _ => {
+                return Err(Failure::usage(anyhow!(
+                    "unreasonably small line length specified: {text} (at least 10)"
+                )))
+            }
+        },
+    };
+    if let Some(x) = &args.special_option {
+        if !matches!(
+            x.chars().next().map(|c| c.to_ascii_lowercase()),
+            Some('p' | 'm')
+        ) {
+            return Err(Failure::usage(anyhow!("invalid value for -X option: {x}")));
+        }
+    }
+    Ok(DumpOptions {
+        name: args
+            .name
+            .clone()
+            .unwrap_or_else(|| dataset_name(&args.file)),
+        header_only: args.header,
+        coordinates_only: args.coordinates,
+        special_attributes: args.special,
+        all_filters_in_filter_attribute: args.filters,
+        annotations,
+        max_line_len,
+        digits: match &args.precision {
+            Some(p) => digits(p)?,
+            None => FloatDigits::default(),
+        },
+        variables: split_list(&args.variables),
+        groups: split_list(&args.groups),
+    })
+}
+
+fn run(args: &DumpArgs) -> Result<(), Failure> {
+    let options = options(args)?;
+    if args.xml {
+        return Err(Failure::runtime(anyhow!(
+            "NcML output (-x) is not supported yet by nctools; use the netCDF-C ncdump -x"
+        )));
+    }
+    if args.times || args.iso_times {
+        return Err(Failure::runtime(anyhow!(
+            "date-time output (-t, -i) is not supported yet by nctools; use the netCDF-C ncdump"
+        )));
+    }
+    let file = NcFile::open(&args.file).map_err(|e| Failure::runtime(anyhow!(e)))?;
+    let dataset = file.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
+    if args.kind {
+        let mut out = io::stdout().lock();
+        writeln!(out, "{}", dataset.format.name()).map_err(|e| Failure::runtime(e.into()))?;
+        return Ok(());
+    }
+    source::check_selection(&dataset, &options, &args.file).map_err(Failure::usage)?;
+    let stdout = io::stdout();
+    let out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut source = FileSource::new(&file, &dataset);
+    match cdl::write_dataset(out, &dataset, &options, &mut source) {
+        Ok(()) => Ok(()),
+        Err(WriteError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        Err(WriteError::Io(e)) => Err(Failure::runtime(anyhow!(e).context("writing output"))),
+        Err(WriteError::Data { path, source: e }) => {
+            let message = source.describe_failure(&path, &e);
+            Err(Failure::runtime(anyhow!(message)))
+        }
+    }
+}

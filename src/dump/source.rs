@@ -1,0 +1,143 @@
+//! ncdump's data source over an open file, the checks of `-v` and `-g` names, and the
+//! message for data that cannot be read (DECISIONS D6).
+
+use anyhow::anyhow;
+use cdl::{DataSource, DumpOptions};
+use filterspec::known;
+use ncio::{NcError, NcFile};
+use ncmodel::{Dataset, Group, Values, Var};
+
+/// Reads variable data from the open file.
+pub struct FileSource<'a> {
+    file: &'a NcFile,
+    dataset: &'a Dataset,
+}
+
+impl<'a> FileSource<'a> {
+    /// A source reading from `file`, whose schema is `dataset`.
+    pub fn new(file: &'a NcFile, dataset: &'a Dataset) -> Self {
+        Self { file, dataset }
+    }
+
+    /// The message for a failed read of the variable at `path`: for a filter failure, the
+    /// filters that are not available and where they were looked for.
+    pub fn describe_failure(&self, path: &str, error: &NcError) -> String {
+        if !error.is_filter_error() {
+            return format!("{}: variable {path}: {}", self.file.path(), error.message);
+        }
+        let filters = find_var(&self.dataset.root, path)
+            .and_then(|v| v.storage.as_ref())
+            .map(|s| s.filters.clone())
+            .unwrap_or_default();
+        let missing: Vec<String> = filters
+            .iter()
+            .filter(|f| !self.file.filter_available(f.id))
+            .map(|f| match known::name_of(f.id) {
+                Some(name) => format!("{} ({name})", f.id),
+                None => format!("{} (unregistered)", f.id),
+            })
+            .collect();
+        let what = if missing.is_empty() {
+            format!("a filter failed ({})", error.message)
+        } else {
+            format!("filter {} is not available", missing.join(", "))
+        };
+        format!(
+            "{}: cannot read variable {path}: {what}; plugins were searched in {}. \
+             Install the plugin there or set HDF5_PLUGIN_PATH; `ncdump -hs` shows the \
+             file's filters without needing them",
+            self.file.path(),
+            plugin_search_path()
+        )
+    }
+}
+
+/// Where HDF5 looks for filter plugins, as the user should read it.
+pub fn plugin_search_path() -> String {
+    let dirs = ncio::plugin_search_paths().join(":");
+    match std::env::var("HDF5_PLUGIN_PATH") {
+        Ok(_) => format!("{dirs} (from HDF5_PLUGIN_PATH)"),
+        Err(_) => format!("{dirs} (HDF5's default; set HDF5_PLUGIN_PATH to change it)"),
+    }
+}
+
+fn find_var<'d>(group: &'d Group, path: &str) -> Option<&'d Var> {
+    let trimmed = path.trim_start_matches('/');
+    match trimmed.split_once('/') {
+        None => group.var(trimmed),
+        Some((first, rest)) => {
+            let child = group.groups.iter().find(|g| g.name == first)?;
+            find_var(child, rest)
+        }
+    }
+}
+
+impl DataSource for FileSource<'_> {
+    type Error = NcError;
+
+    fn read(
+        &mut self,
+        group: &Group,
+        var: &Var,
+        start: &[usize],
+        count: &[usize],
+    ) -> Result<Values, NcError> {
+        self.file
+            .read_slab(self.dataset, group.ncid, var, start, count)
+    }
+}
+
+/// Every variable path of a group tree.
+fn all_vars(group: &Group, prefix: &str, out: &mut Vec<(String, String)>) {
+    for v in &group.vars {
+        out.push((format!("{prefix}/{}", v.name), v.name.clone()));
+    }
+    for g in &group.groups {
+        all_vars(g, &format!("{prefix}/{}", g.name), out);
+    }
+}
+
+fn all_groups(group: &Group, prefix: &str, out: &mut Vec<String>) {
+    for g in &group.groups {
+        let path = format!("{prefix}/{}", g.name);
+        out.push(path.clone());
+        all_groups(g, &path, out);
+    }
+}
+
+/// Checks that every `-v` variable and `-g` group exists.
+pub fn check_selection(dataset: &Dataset, options: &DumpOptions, path: &str) -> anyhow::Result<()> {
+    let mut vars = Vec::new();
+    all_vars(&dataset.root, "", &mut vars);
+    for name in options.variables.iter().flatten() {
+        let found = vars.iter().any(|(full, short)| {
+            if name.contains('/') {
+                full == name || *full == format!("/{name}")
+            } else {
+                short == name
+            }
+        });
+        if !found {
+            let names: Vec<&str> = vars.iter().map(|(full, _)| full.as_str()).collect();
+            let close = filterspec::close_matches(name, names);
+            let hint = match close.first() {
+                Some(c) => format!("; did you mean {c}?"),
+                None => String::new(),
+            };
+            return Err(anyhow!("-v: {path} has no variable {name}{hint}"));
+        }
+    }
+    let mut groups = Vec::new();
+    all_groups(&dataset.root, "", &mut groups);
+    for name in options.groups.iter().flatten() {
+        let wanted = if name.starts_with('/') {
+            name.clone()
+        } else {
+            format!("/{name}")
+        };
+        if !groups.contains(&wanted) {
+            return Err(anyhow!("-g: {path} has no group {name}"));
+        }
+    }
+    Ok(())
+}

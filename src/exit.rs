@@ -1,0 +1,53 @@
+//! Exit codes and error reports shared by the three tools (DECISIONS D7): 0 success,
+//! 1 runtime error, 2 usage error; one short paragraph on stderr, no backtraces.
+
+/// Exit code of a runtime error.
+pub const EXIT_RUNTIME: i32 = 1;
+/// Exit code of a usage error.
+pub const EXIT_USAGE: i32 = 2;
+
+/// A failed run: the error and the exit code it maps to.
+#[derive(Debug)]
+pub struct Failure {
+    /// The exit code.
+    pub code: i32,
+    /// What went wrong.
+    pub error: anyhow::Error,
+}
+
+impl Failure {
+    /// A runtime error (exit 1).
+    pub fn runtime(error: anyhow::Error) -> Self {
+        Self {
+            code: EXIT_RUNTIME,
+            error,
+        }
+    }
+
+    /// A usage error (exit 2).
+    pub fn usage(error: anyhow::Error) -> Self {
+        Self {
+            code: EXIT_USAGE,
+            error,
+        }
+    }
+
+    /// Prints `tool: message` on stderr and returns the exit code.
+    pub fn report(&self, tool: &str) -> i32 {
+        eprintln!("{tool}: {:#}", self.error);
+        self.code
+    }
+}
+
+/// Reports a command-line parsing error from clap: help and version go to stdout with
+/// exit 0, everything else is a usage error.
+pub fn clap_error(error: clap::Error) -> i32 {
+    use clap::error::ErrorKind;
+    let code = match error.kind() {
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
+        _ => EXIT_USAGE,
+    };
+    // Printing can only fail on a closed stream, which is not worth another error.
+    let _ = error.print();
+    code
+}
