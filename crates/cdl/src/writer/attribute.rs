@@ -5,79 +5,21 @@ use std::io::{self, Write};
 
 use ncmodel::{AtomicType, Attribute, Format, TypeRef, UserTypeKind, Values};
 
-use super::cfmt::escape_name;
-use super::cfmt::format_g;
 use super::names::Scope;
 use super::value::{opaque_text, ValueText};
 use super::CdlWriter;
+use crate::escape::{escape_name, quote_attribute_text, quote_string_attribute, NULL_STRING};
+use crate::number::{attribute_double, attribute_float};
 
-/// Removes trailing zeros after the decimal point, keeping the point itself, in the
-/// mantissa of a `%#g`-formatted number (ncdump's `tztrim`).
-fn trim_trailing_zeros(text: &str) -> String {
-    let digits_end = text
-        .char_indices()
-        .skip_while(|(i, c)| *i == 0 && *c == '-')
-        .find(|(_, c)| !(c.is_ascii_digit() || *c == '.'))
-        .map_or(text.len(), |(i, _)| i);
-    let mantissa = &text[..digits_end];
-    if mantissa.ends_with('.') || !mantissa.contains('.') {
-        return text.to_string();
-    }
-    let trimmed = mantissa.trim_end_matches('0');
-    format!("{trimmed}{}", &text[digits_end..])
-}
-
-/// A float attribute value: `%#.7g`, trailing zeros trimmed, an `f` suffix.
-pub(crate) fn attribute_float(v: f32, digits: usize) -> String {
-    if v.is_nan() {
-        "NaNf".into()
-    } else if v.is_infinite() {
-        if v < 0.0 { "-Infinityf" } else { "Infinityf" }.into()
-    } else {
-        trim_trailing_zeros(&format!("{}f", format_g(f64::from(v), digits, true)))
-    }
-}
-
-/// A double attribute value: `%#.15g`, trailing zeros trimmed.
-pub(crate) fn attribute_double(v: f64, digits: usize) -> String {
-    if v.is_nan() {
-        "NaN".into()
-    } else if v.is_infinite() {
-        if v < 0.0 { "-Infinity" } else { "Infinity" }.into()
-    } else {
-        trim_trailing_zeros(&format_g(v, digits, true))
-    }
-}
-
-/// Text as ncdump quotes it in attributes. Trailing NULs are dropped; outside netCDF-4
-/// files an embedded newline also ends the line and starts a new string.
-pub(crate) fn attribute_text(bytes: &[u8], format: Format) -> String {
-    let end = bytes.iter().rposition(|b| *b != 0).map_or(0, |i| i + 1);
-    let mut out = Vec::with_capacity(end + 2);
-    out.push(b'"');
-    for &b in &bytes[..end] {
-        match b {
-            0x08 => out.extend_from_slice(b"\\b"),
-            0x0c => out.extend_from_slice(b"\\f"),
-            b'\n' if format == Format::Netcdf4 => out.extend_from_slice(b"\\n"),
-            b'\n' => out.extend_from_slice(b"\\n\",\n\t\t\t\""),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            0x0b => out.extend_from_slice(b"\\v"),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\'' => out.extend_from_slice(b"\\'"),
-            b'"' => out.extend_from_slice(b"\\\""),
-            b if b < 0x20 || b == 0x7f => out.extend_from_slice(format!("\\{b:03o}").as_bytes()),
-            b => out.push(b),
+fn join<T, B: AsRef<[u8]>>(values: &[T], text: impl Fn(&T) -> B) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (i, v) in values.iter().enumerate() {
+        if i > 0 {
+            out.extend_from_slice(b", ");
         }
+        out.extend_from_slice(text(v).as_ref());
     }
-    out.push(b'"');
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-fn join<T>(values: &[T], text: impl Fn(&T) -> String) -> String {
-    let parts: Vec<String> = values.iter().map(text).collect();
-    parts.join(", ")
+    out
 }
 
 impl<W: Write> CdlWriter<'_, W> {
@@ -109,7 +51,7 @@ impl<W: Write> CdlWriter<'_, W> {
         let digits = self.options.digits;
         let format = self.dataset.format;
         let text = match &att.values {
-            Values::Char(v) => attribute_text(v, format),
+            Values::Char(v) => quote_attribute_text(v, format != Format::Netcdf4),
             Values::Byte(v) => join(v, |x| format!("{x}b")),
             Values::Short(v) => join(v, |x| format!("{x}s")),
             Values::Int(v) => join(v, i32::to_string),
@@ -121,8 +63,8 @@ impl<W: Write> CdlWriter<'_, W> {
             Values::Int64(v) => join(v, |x| format!("{x}LL")),
             Values::UInt64(v) => join(v, |x| format!("{x}ULL")),
             Values::String(v) => join(v, |s| match s {
-                Some(bytes) => attribute_text(bytes, format),
-                None => "NIL".into(),
+                Some(bytes) => quote_string_attribute(bytes),
+                None => NULL_STRING.as_bytes().to_vec(),
             }),
             Values::User(_) => return self.user_attribute_values(att),
         };
@@ -164,26 +106,12 @@ impl<W: Write> CdlWriter<'_, W> {
                 for (i, item) in items.iter().enumerate() {
                     let mut text = texts.user_value(user, item);
                     if i < last {
-                        text.push_str(", ");
+                        text.extend_from_slice(b", ");
                     }
                     self.lput(&text)?;
                 }
                 Ok(())
             }
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn trailing_zeros_are_trimmed_but_not_the_point() {
-        assert_eq!(trim_trailing_zeros("280.1000f"), "280.1f");
-        assert_eq!(trim_trailing_zeros("1.000000e+20f"), "1.e+20f");
-        assert_eq!(trim_trailing_zeros("-999.0000f"), "-999.f");
-        assert_eq!(trim_trailing_zeros("100.000000000000"), "100.");
-        assert_eq!(trim_trailing_zeros("12345"), "12345");
     }
 }

@@ -6,12 +6,12 @@ use std::io::{self, Write};
 
 use ncmodel::{AtomicType, Group, TypeRef, Var};
 
-use super::cfmt::escape_name;
 use super::fill::FillValue;
 use super::names::Scope;
 use super::slabs::SlabPlan;
 use super::value::{ValueText, FILL};
 use super::{Annotations, CdlWriter, DataSource, IndexLang, WriteError};
+use crate::escape::escape_name;
 
 /// The shape of a variable being written and where in it we are.
 struct RowCursor<'v> {
@@ -157,7 +157,7 @@ impl<W: Write> CdlWriter<'_, W> {
         let var = cursor.var;
         self.put("\n")?;
         self.indent_out()?;
-        self.put(&format!(" {}", escape_name(&var.name)))?;
+        self.put(format!(" {}", escape_name(&var.name)))?;
         if cursor.rank() <= 1 {
             self.put(" = ")?;
             self.line_pos = var.name.len() + 4 + self.indent;
@@ -192,12 +192,12 @@ impl<W: Write> CdlWriter<'_, W> {
                     row_text.chars.push(values.integer_at(i).unwrap_or(0) as u8);
                 } else {
                     let text = if fill.matches(&values, i) {
-                        FILL.to_string()
+                        FILL.as_bytes().to_vec()
                     } else {
                         texts.element(var.type_ref, &values, i)
                     };
                     if col + 1 < row_len {
-                        self.value(cursor, &indices, col, &text)?;
+                        self.value(cursor, &indices, col, text)?;
                     } else {
                         row_text.last = text;
                     }
@@ -230,13 +230,14 @@ impl<W: Write> CdlWriter<'_, W> {
         cursor: &RowCursor<'_>,
         indices: &[usize],
         col: usize,
-        text: &str,
+        mut text: Vec<u8>,
     ) -> io::Result<()> {
+        text.extend_from_slice(b", ");
         if let Annotations::Full(lang) = self.options.annotations {
-            self.put(&format!("{text}, "))?;
+            self.put(&text)?;
             self.full_annotation(cursor, indices, col, lang)
         } else {
-            self.lput(&format!("{text}, "))
+            self.lput(&text)
         }
     }
 
@@ -249,13 +250,13 @@ impl<W: Write> CdlWriter<'_, W> {
     ) -> io::Result<()> {
         let is_char = cursor.var.type_ref == TypeRef::Atomic(AtomicType::Char);
         if is_char {
-            let text = char_row_text(&row.chars);
+            let text = crate::escape::quote_char_data(&row.chars);
             self.put(&text)?;
             row.last.clear();
         }
         let mut text = std::mem::take(&mut row.last);
         row.chars.clear();
-        text.push_str(&"}".repeat(cursor.closed(indices)));
+        text.extend_from_slice("}".repeat(cursor.closed(indices)).as_bytes());
         let last_row = cursor.is_last_row(indices);
         if let Annotations::Full(lang) = self.options.annotations {
             self.put(&text)?;
@@ -345,32 +346,7 @@ struct RowText {
     /// The characters of a char row.
     chars: Vec<u8>,
     /// The text of the row's last value.
-    last: String,
-}
-
-/// A row of a char variable as one string: trailing NULs dropped, C escapes, a newline
-/// ending the string and starting another on the next line.
-fn char_row_text(bytes: &[u8]) -> String {
-    let end = bytes.iter().rposition(|b| *b != 0).map_or(0, |i| i + 1);
-    let mut out = Vec::with_capacity(end + 2);
-    out.push(b'"');
-    for &b in &bytes[..end] {
-        match b {
-            0x08 => out.extend_from_slice(b"\\b"),
-            0x0c => out.extend_from_slice(b"\\f"),
-            b'\n' => out.extend_from_slice(b"\\n\",\n    \""),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            0x0b => out.extend_from_slice(b"\\v"),
-            b'\\' => out.extend_from_slice(b"\\\\"),
-            b'\'' => out.extend_from_slice(b"\\'"),
-            b'"' => out.extend_from_slice(b"\\\""),
-            0x20..=0x7e => out.push(b),
-            b => out.extend_from_slice(format!("\\{b:03o}").as_bytes()),
-        }
-    }
-    out.push(b'"');
-    String::from_utf8_lossy(&out).into_owned()
+    last: Vec<u8>,
 }
 
 /// ncdump's coordinate-variable test: one-dimensional, named like a dimension in scope.

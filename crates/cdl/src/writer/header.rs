@@ -6,9 +6,9 @@ use std::io::{self, Write};
 use filterspec::{FilterAttributeStyle, FilterAttributes};
 use ncmodel::{Format, Layout, TypeRef, UserType, UserTypeKind, Var};
 
-use super::cfmt::escape_name;
 use super::names::Scope;
 use super::{CdlWriter, DataSource, WriteError};
+use crate::escape::escape_name;
 
 /// Variable names after which ncdump puts a blank before `:` in attribute lines.
 const KEYWORDS: [&str; 5] = ["variables", "dimensions", "data", "group", "types"];
@@ -51,13 +51,13 @@ impl<W: Write> CdlWriter<'_, W> {
         for child in &group.groups {
             self.put("\n")?;
             self.indent_out()?;
-            self.put(&format!("group: {} {{\n", escape_name(&child.name)))?;
+            self.put(format!("group: {} {{\n", escape_name(&child.name)))?;
             self.indent += 2;
             scope.push(child);
             self.group(scope, source)?;
             scope.pop();
             self.indent_out()?;
-            self.put(&format!("}} // group {}\n", escape_name(&child.name)))?;
+            self.put(format!("}} // group {}\n", escape_name(&child.name)))?;
             self.indent -= 2;
         }
         Ok(())
@@ -88,11 +88,11 @@ impl<W: Write> CdlWriter<'_, W> {
             UserTypeKind::Vlen { base } => {
                 self.indent_out()?;
                 let base = scope.type_name(dataset, *base);
-                self.put(&format!("{base}(*) {name} ;\n"))
+                self.put(format!("{base}(*) {name} ;\n"))
             }
             UserTypeKind::Opaque => {
                 self.indent_out()?;
-                self.put(&format!("opaque({}) {name} ;\n", user.size))
+                self.put(format!("opaque({}) {name} ;\n", user.size))
             }
             UserTypeKind::Enum { base, members } => {
                 self.indent_out()?;
@@ -104,13 +104,13 @@ impl<W: Write> CdlWriter<'_, W> {
                     } else {
                         ", "
                     };
-                    self.lput(&format!("{} = {value}{delim}", escape_name(member)))?;
+                    self.lput(format!("{} = {value}{delim}", escape_name(member)))?;
                 }
                 Ok(())
             }
             UserTypeKind::Compound { fields } => {
                 self.indent_out()?;
-                self.put(&format!("compound {name} {{\n"))?;
+                self.put(format!("compound {name} {{\n"))?;
                 for field in fields {
                     self.indent_out()?;
                     let mut line = format!(
@@ -126,7 +126,7 @@ impl<W: Write> CdlWriter<'_, W> {
                     self.put(&line)?;
                 }
                 self.indent_out()?;
-                self.put(&format!("}}; // {name}\n"))
+                self.put(format!("}}; // {name}\n"))
             }
         }
     }
@@ -181,9 +181,15 @@ impl<W: Write> CdlWriter<'_, W> {
         self.put(&text)
     }
 
+    /// A special attribute line (ncdump writes no blank after keyword variable names here).
     fn special(&mut self, var_name: &str, att_name: &str, value: &str) -> io::Result<()> {
-        self.attribute_name(None, var_name, att_name)?;
-        self.put(&format!(" = {value} ;\n"))
+        self.indent_out()?;
+        let line = format!(
+            "\t\t{}:{} = {value} ;\n",
+            escape_name(var_name),
+            escape_name(att_name)
+        );
+        self.put(&line)
     }
 
     fn var_specials(&mut self, var: &Var) -> io::Result<()> {
@@ -222,7 +228,7 @@ impl<W: Write> CdlWriter<'_, W> {
             self.special(name, "_Filter", &format!("\"{filter}\""))?;
         }
         if let Some(codecs) = storage.codecs.as_ref().filter(|c| !c.is_empty()) {
-            let escaped = escape_special_string(codecs);
+            let escaped = crate::escape::escape_special_string(codecs);
             self.special(name, "_Codecs", &format!("\"{escaped}\""))?;
         }
         if self.type_size(var.type_ref) > 1 {
@@ -299,18 +305,4 @@ impl<W: Write> CdlWriter<'_, W> {
         };
         self.special("", "_Format", &format!("\"{kind}\""))
     }
-}
-
-/// A string value of a special attribute as ncdump escapes it (`_Codecs`): control
-/// characters as `\%xx`, `"` as `\"`, everything else as is.
-fn escape_special_string(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            c if c.is_ascii_control() => out.push_str(&format!("\\%{:02x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
 }

@@ -3,7 +3,6 @@
 //! slab by slab from a [`DataSource`].
 
 mod attribute;
-mod cfmt;
 mod data;
 mod fill;
 mod header;
@@ -149,7 +148,10 @@ pub fn write_dataset<W: Write, S: DataSource>(
         line_pos: 0,
         max_line: options.max_line_len.saturating_sub(2),
     };
-    writer.put(&format!("netcdf {} {{\n", cfmt::escape_name(&options.name)))?;
+    writer.put(format!(
+        "netcdf {} {{\n",
+        crate::escape::escape_name(&options.name)
+    ))?;
     let mut scope = names::Scope::root(&dataset.root);
     writer.group(&mut scope, source)?;
     writer.put("}\n")?;
@@ -174,9 +176,9 @@ pub(crate) struct CdlWriter<'a, W: Write> {
 const CONTINUATION: &str = "    ";
 
 impl<W: Write> CdlWriter<'_, W> {
-    /// Writes text as is.
-    pub(crate) fn put(&mut self, text: &str) -> io::Result<()> {
-        self.out.write_all(text.as_bytes())
+    /// Writes text (or raw bytes) as is.
+    pub(crate) fn put(&mut self, text: impl AsRef<[u8]>) -> io::Result<()> {
+        self.out.write_all(text.as_ref())
     }
 
     /// Writes the group indent.
@@ -187,7 +189,8 @@ impl<W: Write> CdlWriter<'_, W> {
 
     /// Writes text with ncdump's line wrapping: a piece longer than 2 that would pass the
     /// maximum line length starts a continuation line.
-    pub(crate) fn lput(&mut self, text: &str) -> io::Result<()> {
+    pub(crate) fn lput(&mut self, text: impl AsRef<[u8]>) -> io::Result<()> {
+        let text = text.as_ref();
         let n = text.len();
         if n + self.line_pos > self.max_line && n > 2 {
             self.put("\n")?;
@@ -196,7 +199,7 @@ impl<W: Write> CdlWriter<'_, W> {
             self.line_pos = CONTINUATION.len() + self.indent;
         }
         self.put(text)?;
-        if text.ends_with('\n') {
+        if text.ends_with(b"\n") {
             self.line_pos = self.indent;
         } else {
             self.line_pos += n;

@@ -3,7 +3,7 @@
 
 use ncmodel::{Dataset, Group, TypeRef};
 
-use super::cfmt::escape_name;
+use crate::escape::escape_name;
 
 /// The group being written and its ancestors, root first.
 pub(crate) struct Scope<'a> {
