@@ -4,6 +4,9 @@
 //! The binaries in `src/bin` are thin front ends; their logic lives here, one module per
 //! tool, on top of the workspace crates (`filterspec`, `cdl`, `ncmodel`, `ncio`).
 
+/// The version line every tool prints after its name.
+pub const VERSION: &str = concat!("(nctools) ", env!("CARGO_PKG_VERSION"));
+
 pub mod dump;
 pub mod exit;
 pub mod stub;

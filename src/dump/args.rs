@@ -6,7 +6,7 @@ use clap::{ArgAction, Parser};
 #[derive(Debug, Parser)]
 #[command(
     name = "ncdump",
-    version,
+    version = crate::VERSION,
     about = "Print a netCDF file as CDL text (nctools, compatible with netCDF-C 4.9's ncdump)",
     disable_help_flag = true
 )]
