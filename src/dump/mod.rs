@@ -8,7 +8,6 @@ use std::io::{self, BufWriter, Write};
 use anyhow::anyhow;
 use cdl::{Annotations, DumpOptions, FloatDigits, IndexLang, WriteError};
 use clap::Parser;
-use ncio::NcFile;
 
 pub use args::DumpArgs;
 use source::FileSource;
@@ -17,6 +16,12 @@ use crate::exit::Failure;
 
 /// Runs ncdump on the command-line arguments (program name first); returns the exit code.
 pub fn main(argv: Vec<String>) -> i32 {
+    if argv.len() <= 1 {
+        // Like the reference: no arguments prints the usage and succeeds.
+        let usage = <DumpArgs as clap::CommandFactory>::command().render_help();
+        eprint!("{usage}");
+        return 0;
+    }
     let args = match DumpArgs::try_parse_from(&argv) {
         Ok(args) => args,
         Err(e) => return crate::exit::clap_error(e),
@@ -138,14 +143,14 @@ fn run(args: &DumpArgs) -> Result<(), Failure> {
             "date-time output (-t, -i) is not supported yet by nctools; use the netCDF-C ncdump"
         )));
     }
-    let file = NcFile::open(&args.file).map_err(|e| Failure::runtime(anyhow!(e)))?;
+    let file = crate::input::open(&args.file).map_err(Failure::runtime)?;
     let dataset = file.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
     if args.kind {
         let mut out = io::stdout().lock();
         writeln!(out, "{}", dataset.format.name()).map_err(|e| Failure::runtime(e.into()))?;
         return Ok(());
     }
-    source::check_selection(&dataset, &options, &args.file).map_err(Failure::usage)?;
+    source::check_selection(&dataset, &options, &args.file).map_err(Failure::runtime)?;
     let stdout = io::stdout();
     let out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut source = FileSource::new(&file, &dataset);
