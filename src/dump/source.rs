@@ -118,7 +118,11 @@ pub fn check_selection(dataset: &Dataset, options: &DumpOptions, path: &str) -> 
             }
         });
         if !found {
-            let names: Vec<&str> = vars.iter().map(|(full, _)| full.as_str()).collect();
+            let names: Vec<&str> = if name.contains('/') {
+                vars.iter().map(|(full, _)| full.as_str()).collect()
+            } else {
+                vars.iter().map(|(_, short)| short.as_str()).collect()
+            };
             let close = filterspec::close_matches(name, names);
             let hint = match close.first() {
                 Some(c) => format!("; did you mean {c}?"),
@@ -130,12 +134,14 @@ pub fn check_selection(dataset: &Dataset, options: &DumpOptions, path: &str) -> 
     let mut groups = Vec::new();
     all_groups(&dataset.root, "", &mut groups);
     for name in options.groups.iter().flatten() {
-        let wanted = if name.starts_with('/') {
-            name.clone()
-        } else {
-            format!("/{name}")
+        let found = match name.as_str() {
+            "" | "/" => true,
+            absolute if absolute.starts_with('/') => groups.iter().any(|g| g == absolute),
+            relative => groups
+                .iter()
+                .any(|g| g.rsplit('/').next() == Some(relative)),
         };
-        if !groups.contains(&wanted) {
+        if !found {
             return Err(anyhow!("-g: {path} has no group {name}"));
         }
     }

@@ -58,6 +58,18 @@ impl Test {
         self
     }
 
+    /// Adds one argument.
+    pub fn arg(mut self, arg: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.command.arg(arg);
+        self
+    }
+
+    /// Sets environment variables.
+    pub fn envs(mut self, vars: &[(&str, &str)]) -> Self {
+        self.command.envs(vars.iter().copied());
+        self
+    }
+
     /// Runs it.
     pub fn run(mut self) -> Run {
         run(&mut self.command)

@@ -115,20 +115,16 @@ impl<W: Write> CdlWriter<'_, W> {
     }
 
     fn group_wanted(&self, scope: &Scope<'_>) -> bool {
-        match &self.options.groups {
-            None => true,
-            Some(groups) => {
-                let path = scope.path();
-                groups.iter().any(|g| {
-                    let wanted = if g.starts_with('/') {
-                        g.clone()
-                    } else {
-                        format!("/{g}")
-                    };
-                    path == wanted || path.starts_with(&format!("{wanted}/"))
-                })
-            }
-        }
+        let Some(groups) = &self.options.groups else {
+            return true;
+        };
+        let path = scope.path();
+        let name = path.rsplit('/').next().unwrap_or("");
+        groups.iter().any(|g| match g.as_str() {
+            "" | "/" => scope.is_root(),
+            absolute if absolute.starts_with('/') => path == absolute,
+            relative => !scope.is_root() && name == relative,
+        })
     }
 
     fn var_wanted(&self, scope: &Scope<'_>, var: &Var) -> bool {

@@ -81,7 +81,8 @@ pub struct DumpOptions {
     pub digits: FloatDigits,
     /// Variables whose data to write (`-v`), as given; `None` for all.
     pub variables: Option<Vec<String>>,
-    /// Full paths of groups whose data to write (`-g`); `None` for all.
+    /// Groups whose data to write (`-g`): full paths, or simple names matching groups of
+    /// that name anywhere, `/` for the root; `None` for all.
     pub groups: Option<Vec<String>>,
 }
 
