@@ -407,10 +407,235 @@ fn float_body(
 /// The first `count` (at least 1) significant decimal digits of `magnitude`, correctly
 /// rounded with ties to even, and the decimal exponent of the first one.
 fn significant_digits(magnitude: f64, count: usize) -> (Vec<u8>, i32) {
+    if let Some(fast) = significant_digits_from_shortest(magnitude, count.max(1)) {
+        return fast;
+    }
     let text = format!("{:.*e}", count.max(1) - 1, magnitude);
     let (mantissa, exponent) = text.split_once('e').unwrap_or((text.as_str(), "0"));
     let digits = mantissa.bytes().filter(u8::is_ascii_digit).collect();
     (digits, exponent.parse().unwrap_or(0))
+}
+
+/// Appends C's `%.{precision}g` of a finite `value` to `out` without allocating on the
+/// common path (the data section's hot loop); the same text as [`format_g`].
+pub fn push_format_g(out: &mut Vec<u8>, value: f64, precision: usize) {
+    let count = precision.max(1);
+    if value == 0.0 {
+        out.extend_from_slice(if value.is_sign_negative() {
+            b"-0"
+        } else {
+            b"0"
+        });
+        return;
+    }
+    let Some((digits, len, exponent)) = shortest_rounded(value.abs(), count) else {
+        out.extend_from_slice(format_g(value, precision, false).as_bytes());
+        return;
+    };
+    let mut len = len;
+    while len > 1 && digits[len - 1] == b'0' {
+        len -= 1;
+    }
+    let digits = &digits[..len];
+    if value.is_sign_negative() {
+        out.push(b'-');
+    }
+    if exponent >= -4 && (exponent as i64) < count as i64 {
+        if exponent >= 0 {
+            let int_len = exponent as usize + 1;
+            for i in 0..int_len {
+                out.push(digits.get(i).copied().unwrap_or(b'0'));
+            }
+            if len > int_len {
+                out.push(b'.');
+                out.extend_from_slice(&digits[int_len..]);
+            }
+        } else {
+            out.extend_from_slice(b"0.");
+            for _ in 0..(-exponent - 1) {
+                out.push(b'0');
+            }
+            out.extend_from_slice(digits);
+        }
+    } else {
+        out.push(digits[0]);
+        if len > 1 {
+            out.push(b'.');
+            out.extend_from_slice(&digits[1..]);
+        }
+        out.push(b'e');
+        out.push(if exponent < 0 { b'-' } else { b'+' });
+        let e = exponent.unsigned_abs();
+        if e < 10 {
+            out.push(b'0');
+        }
+        let mut buffer = itoa::Buffer::new();
+        out.extend_from_slice(buffer.format(e).as_bytes());
+    }
+}
+
+/// [`significant_digits_from_shortest`] into a fixed buffer: the digits (zero padded to
+/// `count`), how many, and the exponent.
+fn shortest_rounded(magnitude: f64, count: usize) -> Option<([u8; 24], usize, i32)> {
+    if count > 15 || magnitude < f64::MIN_POSITIVE || !magnitude.is_finite() {
+        return None;
+    }
+    let mut buffer = ryu::Buffer::new();
+    let text = buffer.format_finite(magnitude).as_bytes();
+    let (mantissa, exp) = match text.iter().position(|b| *b == b'e' || *b == b'E') {
+        Some(i) => (&text[..i], parse_exponent(&text[i + 1..])),
+        None => (text, 0),
+    };
+    let point = mantissa
+        .iter()
+        .position(|b| *b == b'.')
+        .unwrap_or(mantissa.len());
+    let mut digits = [b'0'; 24];
+    let mut len = 0;
+    let mut leading_zeros = 0;
+    for &b in mantissa.iter().filter(|b| b.is_ascii_digit()) {
+        if len == 0 && b == b'0' {
+            leading_zeros += 1;
+        } else if len < digits.len() {
+            digits[len] = b;
+            len += 1;
+        }
+    }
+    while len > 1 && digits[len - 1] == b'0' {
+        len -= 1;
+    }
+    let mut exponent = point as i32 - 1 - leading_zeros + exp;
+    if len <= count {
+        return Some((digits, count, exponent));
+    }
+    let next = digits[count];
+    let rest_nonzero = digits[count + 1..len].iter().any(|d| *d != b'0');
+    if next == b'5' && !rest_nonzero {
+        return None;
+    }
+    if next >= b'5' {
+        let mut i = count;
+        loop {
+            if i == 0 {
+                digits[0] = b'1';
+                for d in digits.iter_mut().take(count).skip(1) {
+                    *d = b'0';
+                }
+                exponent += 1;
+                break;
+            }
+            i -= 1;
+            if digits[i] == b'9' {
+                digits[i] = b'0';
+            } else {
+                digits[i] += 1;
+                break;
+            }
+        }
+    }
+    for d in digits.iter_mut().skip(count) {
+        *d = b'0';
+    }
+    Some((digits, count, exponent))
+}
+
+fn parse_exponent(text: &[u8]) -> i32 {
+    let (negative, digits) = match text.first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let magnitude = digits.iter().fold(0i32, |acc, d| {
+        acc.saturating_mul(10).saturating_add(i32::from(d - b'0'))
+    });
+    if negative {
+        -magnitude
+    } else {
+        magnitude
+    }
+}
+
+/// Appends a float in the data section (`%.{digits}g`, `NaNf`, `Infinityf`) to `out`.
+pub fn push_data_float(out: &mut Vec<u8>, value: f32, digits: usize) {
+    match non_finite_float(value) {
+        Some(special) => out.extend_from_slice(special.as_bytes()),
+        None => push_format_g(out, f64::from(value), digits),
+    }
+}
+
+/// Appends a double in the data section (`%.{digits}g`, `NaN`, `Infinity`) to `out`.
+pub fn push_data_double(out: &mut Vec<u8>, value: f64, digits: usize) {
+    match non_finite_double(value) {
+        Some(special) => out.extend_from_slice(special.as_bytes()),
+        None => push_format_g(out, value, digits),
+    }
+}
+
+/// The shortest round-trip digits of a positive finite `magnitude` (Ryu) and the decimal
+/// exponent of the first.
+fn shortest_digits(magnitude: f64) -> (Vec<u8>, i32) {
+    let mut buffer = ryu::Buffer::new();
+    let text = buffer.format_finite(magnitude);
+    let (mantissa, exp) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], text[i + 1..].parse::<i32>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let point = mantissa.find('.').unwrap_or(mantissa.len());
+    let all: Vec<u8> = mantissa.bytes().filter(u8::is_ascii_digit).collect();
+    let leading_zeros = all.iter().take_while(|d| **d == b'0').count();
+    let mut digits = all[leading_zeros.min(all.len())..].to_vec();
+    while digits.len() > 1 && digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    if digits.is_empty() {
+        return (vec![b'0'], 0);
+    }
+    // The first significant digit's position relative to the decimal point.
+    let first = point as i32 - 1 - leading_zeros as i32;
+    (digits, first + exp)
+}
+
+/// [`significant_digits`] without exact (bignum) arithmetic, when the shortest round-trip
+/// digits of `magnitude` decide it: with at most `count` of them they are the answer
+/// (for `count` <= 15 a double's ulp is below the last kept digit's unit); with more,
+/// rounding them gives the exact rounding unless they end exactly on a half (a tie the
+/// shortest digits cannot decide). `None` where exact arithmetic is needed.
+fn significant_digits_from_shortest(magnitude: f64, count: usize) -> Option<(Vec<u8>, i32)> {
+    // Subnormals have fewer significant bits, so their ulp can pass the last kept digit.
+    if count > 15 || magnitude < f64::MIN_POSITIVE || !magnitude.is_finite() {
+        return None;
+    }
+    let (mut digits, mut exponent) = shortest_digits(magnitude);
+    if digits.len() <= count {
+        digits.resize(count, b'0');
+        return Some((digits, exponent));
+    }
+    let next = digits[count];
+    let rest_nonzero = digits[count + 1..].iter().any(|d| *d != b'0');
+    if next == b'5' && !rest_nonzero {
+        return None;
+    }
+    digits.truncate(count);
+    if next >= b'5' {
+        // Round up, carrying.
+        let mut i = count;
+        loop {
+            if i == 0 {
+                digits.insert(0, b'1');
+                digits.truncate(count);
+                exponent += 1;
+                break;
+            }
+            i -= 1;
+            if digits[i] == b'9' {
+                digits[i] = b'0';
+            } else {
+                digits[i] += 1;
+                break;
+            }
+        }
+    }
+    Some((digits, exponent))
 }
 
 /// The decimal exponent of the first significant digit of `magnitude` itself, before
@@ -1125,5 +1350,84 @@ fn pad(flags: Flags, width: usize, prefix: &str, body: &str, zero_pad: bool) -> 
         format!("{prefix}{}{body}", "0".repeat(fill))
     } else {
         format!("{}{prefix}{body}", " ".repeat(fill))
+    }
+}
+
+#[cfg(test)]
+mod shortest_path_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn exact(magnitude: f64, count: usize) -> (Vec<u8>, i32) {
+        let text = format!("{:.*e}", count - 1, magnitude);
+        let (mantissa, exponent) = text.split_once('e').unwrap_or((text.as_str(), "0"));
+        (
+            mantissa.bytes().filter(u8::is_ascii_digit).collect(),
+            exponent.parse().unwrap_or(0),
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #[test]
+        fn shortest_digits_round_like_exact_arithmetic_for_doubles(
+            bits in any::<u64>(), count in 1usize..=15
+        ) {
+            let v = f64::from_bits(bits).abs();
+            if let Some(fast) = significant_digits_from_shortest(v, count) {
+                prop_assert_eq!(fast, exact(v, count), "{} at {}", v, count);
+            }
+        }
+
+        #[test]
+        fn shortest_digits_round_like_exact_arithmetic_for_floats(
+            bits in any::<u32>(), count in 1usize..=15
+        ) {
+            let v = f64::from(f32::from_bits(bits).abs());
+            if let Some(fast) = significant_digits_from_shortest(v, count) {
+                prop_assert_eq!(fast, exact(v, count), "{} at {}", v, count);
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #[test]
+        fn pushed_g_is_format_g(bits in any::<u64>(), precision in 1usize..=17) {
+            let v = f64::from_bits(bits);
+            if v.is_finite() {
+                let mut out = Vec::new();
+                push_format_g(&mut out, v, precision);
+                prop_assert_eq!(String::from_utf8_lossy(&out), format_g(v, precision, false));
+            }
+        }
+
+        #[test]
+        fn pushed_g_is_format_g_for_floats(bits in any::<u32>(), precision in 1usize..=9) {
+            let v = f64::from(f32::from_bits(bits));
+            if v.is_finite() {
+                let mut out = Vec::new();
+                push_format_g(&mut out, v, precision);
+                prop_assert_eq!(String::from_utf8_lossy(&out), format_g(v, precision, false));
+            }
+        }
+    }
+
+    #[test]
+    fn short_decimals_take_the_fast_path() {
+        assert_eq!(
+            significant_digits_from_shortest(280.1, 7),
+            Some((b"2801000".to_vec(), 2))
+        );
+        assert_eq!(
+            significant_digits_from_shortest(0.1, 15).map(|d| d.1),
+            Some(-1)
+        );
+        // 10000.295 is stored just below the tie: the shortest digits cannot tell.
+        assert_eq!(significant_digits_from_shortest(10000.295, 7), None);
+        assert_eq!(
+            significant_digits_from_shortest(9.9999999, 7),
+            Some((b"1000000".to_vec(), 1))
+        );
     }
 }

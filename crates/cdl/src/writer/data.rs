@@ -170,6 +170,7 @@ impl<W: Write> CdlWriter<'_, W> {
         let plan = SlabPlan::new(&cursor.dims);
         let mut row_text = RowText::default();
         let mut position = 0usize;
+        let mut indices = Vec::new();
         for slab in plan.slabs() {
             let values = source
                 .read(group, var, &slab.start, &slab.count)
@@ -179,23 +180,26 @@ impl<W: Write> CdlWriter<'_, W> {
                 })?;
             for i in 0..values.len() {
                 let col = position % row_len;
-                let row = position / row_len;
-                let indices = cursor.row_indices(row);
                 if col == 0 {
+                    indices = cursor.row_indices(position / row_len);
                     self.row_start(cursor, &indices)?;
                 }
                 if var.type_ref == TypeRef::Atomic(AtomicType::Char) {
                     row_text.chars.push(values.integer_at(i).unwrap_or(0) as u8);
                 } else {
-                    let text = if fill.matches(&values, i) {
-                        FILL.as_bytes().to_vec()
+                    let text = &mut row_text.value;
+                    text.clear();
+                    if fill.matches(&values, i) {
+                        text.extend_from_slice(FILL.as_bytes());
                     } else {
-                        texts.element(var.type_ref, &values, i)
-                    };
+                        texts.push_element(text, var.type_ref, &values, i);
+                    }
                     if col + 1 < row_len {
-                        self.value(cursor, &indices, col, text)?;
+                        let text = std::mem::take(&mut row_text.value);
+                        self.value(cursor, &indices, col, &text)?;
+                        row_text.value = text;
                     } else {
-                        row_text.last = text;
+                        row_text.last.clone_from(&row_text.value);
                     }
                 }
                 if col + 1 == row_len {
@@ -226,14 +230,14 @@ impl<W: Write> CdlWriter<'_, W> {
         cursor: &RowCursor<'_>,
         indices: &[usize],
         col: usize,
-        mut text: Vec<u8>,
+        text: &[u8],
     ) -> io::Result<()> {
-        text.extend_from_slice(b", ");
         if let Annotations::Full(lang) = self.options.annotations {
-            self.put(&text)?;
+            self.put(text)?;
+            self.put(", ")?;
             self.full_annotation(cursor, indices, col, lang)
         } else {
-            self.lput(&text)
+            self.lput_value(text)
         }
     }
 
@@ -343,6 +347,8 @@ struct RowText {
     chars: Vec<u8>,
     /// The text of the row's last value.
     last: Vec<u8>,
+    /// A buffer for the value being formatted.
+    value: Vec<u8>,
 }
 
 /// ncdump's coordinate-variable test: one-dimensional, named like a dimension in scope.

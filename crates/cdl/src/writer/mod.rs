@@ -207,4 +207,19 @@ impl<W: Write> CdlWriter<'_, W> {
         }
         Ok(())
     }
+
+    /// `lput` of `text` followed by `, `, without building the joined text.
+    pub(crate) fn lput_value(&mut self, text: &[u8]) -> io::Result<()> {
+        let n = text.len() + 2;
+        if n + self.line_pos > self.max_line && n > 2 {
+            self.put("\n")?;
+            self.indent_out()?;
+            self.put(CONTINUATION)?;
+            self.line_pos = CONTINUATION.len() + self.indent;
+        }
+        self.put(text)?;
+        self.put(", ")?;
+        self.line_pos += n;
+        Ok(())
+    }
 }

@@ -5,7 +5,7 @@ use ncmodel::{AtomicType, Dataset, TypeRef, UserType, UserTypeKind, Value, Value
 
 use super::FloatDigits;
 use crate::escape::{quote_compound_chars, quote_string_value, NULL_STRING};
-use crate::number::{data_double, data_float};
+use crate::number::{data_double, data_float, push_data_double, push_data_float};
 
 /// The spelling of a fill value in the data section.
 pub(crate) const FILL: &str = "_";
@@ -83,6 +83,31 @@ impl ValueText<'_> {
             }
         };
         text.into_bytes()
+    }
+
+    /// Appends element `i` of `values` to `out` (the data section's hot path: integers and
+    /// floating point without allocating).
+    pub(crate) fn push_element(
+        &self,
+        out: &mut Vec<u8>,
+        type_ref: TypeRef,
+        values: &Values,
+        i: usize,
+    ) {
+        let mut int = itoa::Buffer::new();
+        match values {
+            Values::Byte(v) => out.extend_from_slice(int.format(v[i]).as_bytes()),
+            Values::Short(v) => out.extend_from_slice(int.format(v[i]).as_bytes()),
+            Values::Int(v) => out.extend_from_slice(int.format(v[i]).as_bytes()),
+            Values::UByte(v) => out.extend_from_slice(int.format(v[i]).as_bytes()),
+            Values::UShort(v) => out.extend_from_slice(int.format(v[i]).as_bytes()),
+            Values::UInt(v) => out.extend_from_slice(int.format(v[i]).as_bytes()),
+            Values::Int64(v) => out.extend_from_slice(int.format(v[i]).as_bytes()),
+            Values::UInt64(v) => out.extend_from_slice(int.format(v[i]).as_bytes()),
+            Values::Float(v) => push_data_float(out, v[i], self.digits.float),
+            Values::Double(v) => push_data_double(out, v[i], self.digits.double),
+            _ => out.extend_from_slice(&self.element(type_ref, values, i)),
+        }
     }
 
     /// All elements of `values`, joined by `, `.
