@@ -135,6 +135,11 @@ fn filters_and_storage_match_the_reference() {
 }
 
 #[test]
+fn c_format_attributes_match_the_reference() {
+    conformance("cformat", &["nc4", "nc3"]);
+}
+
+#[test]
 fn classic_formats_match_the_reference() {
     conformance("classic", &["nc3", "nc6", "nc5", "nc7", "nc4"]);
 }

@@ -12,6 +12,7 @@ use super::slabs::SlabPlan;
 use super::value::{ValueText, FILL};
 use super::{Annotations, CdlWriter, DataSource, IndexLang, WriteError};
 use crate::escape::escape_name;
+use crate::number::CFormat;
 
 /// The shape of a variable being written and where in it we are.
 struct RowCursor<'v> {
@@ -162,6 +163,7 @@ impl<W: Write> CdlWriter<'_, W> {
             self.line_pos = 2 + self.indent;
         }
         let fill = FillValue::of(var, self.dataset);
+        let c_format = self.c_format(var);
         let texts = ValueText {
             dataset: self.dataset,
             digits: self.options.digits,
@@ -191,6 +193,8 @@ impl<W: Write> CdlWriter<'_, W> {
                     text.clear();
                     if fill.matches(&values, i) {
                         text.extend_from_slice(FILL.as_bytes());
+                    } else if let Some(format) = &c_format {
+                        texts.push_c_format(text, format, &values, i);
                     } else {
                         texts.push_element(text, var.type_ref, &values, i);
                     }
@@ -209,6 +213,25 @@ impl<W: Write> CdlWriter<'_, W> {
             }
         }
         Ok(())
+    }
+
+    /// The variable's `C_format` attribute, for numeric variables, unless `-p` set the
+    /// precision of its type.
+    fn c_format(&self, var: &Var) -> Option<CFormat> {
+        let digits = self.options.digits;
+        match var.type_ref {
+            TypeRef::Atomic(AtomicType::Float) if digits.float_specified => return None,
+            TypeRef::Atomic(AtomicType::Double) if digits.double_specified => return None,
+            TypeRef::Atomic(AtomicType::Char | AtomicType::String) | TypeRef::User(_) => {
+                return None
+            }
+            TypeRef::Atomic(_) => {}
+        }
+        let att = var.atts.iter().find(|a| a.name == "C_format")?;
+        match &att.values {
+            ncmodel::Values::Char(text) => CFormat::from_attribute(text),
+            _ => None,
+        }
     }
 
     /// Braces and the brief annotation before a row.

@@ -5,7 +5,10 @@ use ncmodel::{AtomicType, Dataset, TypeRef, UserType, UserTypeKind, Value, Value
 
 use super::FloatDigits;
 use crate::escape::{quote_compound_chars, quote_string_value, NULL_STRING};
-use crate::number::{data_double, data_float, push_data_double, push_data_float};
+use crate::number::{
+    data_double, data_double_c_format, data_float, data_float_c_format, push_data_double,
+    push_data_float, CArg, CFormat,
+};
 
 /// The spelling of a fill value in the data section.
 pub(crate) const FILL: &str = "_";
@@ -108,6 +111,31 @@ impl ValueText<'_> {
             Values::Double(v) => push_data_double(out, v[i], self.digits.double),
             _ => out.extend_from_slice(&self.element(type_ref, values, i)),
         }
+    }
+
+    /// Appends element `i` of a variable's `values` formatted with the variable's
+    /// `C_format` (numbers only; NaN and infinities keep ncdump's spellings).
+    pub(crate) fn push_c_format(
+        &self,
+        out: &mut Vec<u8>,
+        format: &CFormat,
+        values: &Values,
+        i: usize,
+    ) {
+        let text = match values {
+            Values::Byte(v) => format.format_value(CArg::from(v[i])),
+            Values::Short(v) => format.format_value(CArg::from(v[i])),
+            Values::Int(v) => format.format_value(CArg::from(v[i])),
+            Values::UByte(v) => format.format_value(CArg::from(v[i])),
+            Values::UShort(v) => format.format_value(CArg::from(v[i])),
+            Values::UInt(v) => format.format_value(CArg::from(v[i])),
+            Values::Int64(v) => format.format_value(CArg::from(v[i])),
+            Values::UInt64(v) => format.format_value(CArg::from(v[i])),
+            Values::Float(v) => data_float_c_format(format, v[i]),
+            Values::Double(v) => data_double_c_format(format, v[i]),
+            _ => return,
+        };
+        out.extend_from_slice(text.as_bytes());
     }
 
     /// All elements of `values`, joined by `, `.

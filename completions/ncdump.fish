@@ -1,0 +1,20 @@
+complete -c ncdump -s v -d 'Data for variable(s) VAR1,... only' -r
+complete -c ncdump -s b -d 'Brief annotations for C or Fortran indices in data' -r
+complete -c ncdump -s f -d 'Full annotations for C or Fortran indices in data' -r
+complete -c ncdump -s l -d 'Line length maximum in data section (default 80)' -r
+complete -c ncdump -s n -d 'Name for netCDF (default derived from file name)' -r
+complete -c ncdump -s p -d 'Display floating-point values with less precision' -r
+complete -c ncdump -s g -d 'Data and metadata for group(s) GRP1,... only' -r
+complete -c ncdump -s X -d 'Special options: -Xp suppresses the properties attribute, -Xm reads in memory' -r
+complete -c ncdump -s L -d 'Set log level to n (>= 0); ignored, as logging is not enabled' -r
+complete -c ncdump -s c -d 'Coordinate variable data and header information'
+complete -c ncdump -s h -d 'Header information only, no data'
+complete -c ncdump -s k -d 'Output kind of netCDF file'
+complete -c ncdump -s s -d 'Output special (virtual) attributes'
+complete -c ncdump -s t -d 'Output time data as date-time strings'
+complete -c ncdump -s i -s T -d 'Output time data as date-time strings with ISO-8601 \'T\' separator'
+complete -c ncdump -s w -d 'With client-side caching of variables for DAP URLs'
+complete -c ncdump -s x -d 'Output XML (NcML) instead of CDL'
+complete -c ncdump -s F -d 'Output _Filter and _Codecs instead of _Fletcher32, _Shuffle, and _Deflate'
+complete -c ncdump -l help -d 'Print help'
+complete -c ncdump -s V -l version -d 'Print version'
