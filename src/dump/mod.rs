@@ -133,11 +133,6 @@ fn options(args: &DumpArgs) -> Result<DumpOptions, Failure> {
 
 fn run(args: &DumpArgs) -> Result<(), Failure> {
     let options = options(args)?;
-    if args.xml {
-        return Err(Failure::runtime(anyhow!(
-            "NcML output (-x) is not supported yet by nctools; use the netCDF-C ncdump -x"
-        )));
-    }
     if args.times || args.iso_times {
         return Err(Failure::runtime(anyhow!(
             "date-time output (-t, -i) is not supported yet by nctools; use the netCDF-C ncdump"
@@ -151,6 +146,18 @@ fn run(args: &DumpArgs) -> Result<(), Failure> {
         return Ok(());
     }
     source::check_selection(&dataset, &options, &args.file).map_err(Failure::runtime)?;
+    if args.xml {
+        if dataset.format == ncmodel::Format::Netcdf4 {
+            return Err(Failure::runtime(anyhow!(
+                "{}: NcML output (-x) is only possible for the classic model; this is a \
+                 netCDF-4 file",
+                args.file
+            )));
+        }
+        let out = BufWriter::new(io::stdout().lock());
+        return cdl::write_ncml(out, &dataset, &options, &args.file)
+            .map_err(|e| Failure::runtime(anyhow!(e).context("writing output")));
+    }
     let stdout = io::stdout();
     let out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut source = FileSource::new(&file, &dataset);

@@ -192,6 +192,37 @@ fn full_fortran_annotations_match_the_reference_except_on_scalars() {
 }
 
 #[test]
+fn ncml_output_matches_the_reference_for_the_classic_model() {
+    let dir = scratch();
+    for (name, kind) in [("classic", "nc3"), ("classic", "nc7"), ("cformat", "nc6")] {
+        let Some(file) = build(dir.path(), name, kind) else {
+            return;
+        };
+        for args in [
+            &["-x"][..],
+            &["-xh"],
+            &["-xc"],
+            &["-x", "-v", "lat"],
+            &["-x", "-p", "3,5"],
+        ] {
+            assert_same(&format!("{name} (-k {kind})"), args, &file);
+        }
+    }
+    let Some(nc4) = build(dir.path(), "types", "nc4") else {
+        return;
+    };
+    let refused = our_dump(&["-x"], &nc4, &[]);
+    assert_eq!(refused.code, Some(1));
+    assert!(
+        refused
+            .stderr
+            .contains("only possible for the classic model"),
+        "{}",
+        refused.stderr
+    );
+}
+
+#[test]
 fn cdf5_specials_are_the_classic_ones() {
     let dir = scratch();
     let Some(file) = build(dir.path(), "classic", "nc5") else {

@@ -8,5 +8,6 @@ pub mod number;
 pub mod writer;
 
 pub use writer::{
-    write_dataset, Annotations, DataSource, DumpOptions, FloatDigits, IndexLang, WriteError,
+    write_dataset, write_ncml, Annotations, DataSource, DumpOptions, FloatDigits, IndexLang,
+    WriteError,
 };

@@ -7,12 +7,15 @@ mod data;
 mod fill;
 mod header;
 mod names;
+mod ncml;
 mod slabs;
 mod value;
 
 use std::io::{self, Write};
 
 use ncmodel::{Dataset, Group, Values, Var};
+
+pub use ncml::write_ncml;
 
 /// Which language's index conventions annotations use (`-b c`, `-f fortran`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
