@@ -73,7 +73,7 @@ fn is_one_line(dataset: &Dataset, var: &Var, options: &DumpOptions) -> bool {
     let listed = options
         .variables
         .as_ref()
-        .is_none_or(|names| names.iter().any(|n| *n == var.name));
+        .is_none_or(|names| names.contains(&var.name));
     let is_coordinate =
         var.dim_ids.len() == 1 && dataset.root.dims.iter().any(|d| d.name == var.name);
     let empty_record = var
