@@ -6,11 +6,14 @@
 //!   CDF5, netCDF-4 (classic model or not) and NCZarr URLs such as
 //!   `file:///tmp/x.zarr#mode=nczarr,file`;
 //! - [`NcFile::schema`] reads the whole schema into an [`ncmodel::Dataset`];
-//! - [`NcFile::read_slab`] reads a hyperslab of any variable as [`ncmodel::Values`].
+//! - [`NcFile::read_slab`] reads a hyperslab of any variable as [`ncmodel::Values`];
+//! - [`NcWriter`] creates a file from a schema and writes slabs, atomically.
 #![allow(unsafe_code)]
 
 mod attribute;
+mod create;
 mod decode;
+mod encode;
 mod error;
 mod ffi;
 mod file;
@@ -18,6 +21,7 @@ mod plugins;
 mod schema;
 mod storage;
 
+pub use create::NcWriter;
 pub use error::NcError;
 pub use file::NcFile;
 pub use plugins::plugin_search_paths;
