@@ -426,7 +426,7 @@ fn define_storage(
                 filter.params.as_ptr(),
             )
         };
-        check(status, &|| format!("{}: filter {}", context(), filter.id))?;
+        check(status, || format!("{}: filter {}", context(), filter.id))?;
     }
     match storage.endianness {
         Endianness::Little => check(unsafe { nc_def_var_endian(ncid, varid, 1) }, context)?,
