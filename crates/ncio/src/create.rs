@@ -410,11 +410,19 @@ fn define_storage(
             unsafe { nc_def_var_chunking(ncid, varid, 2, std::ptr::null()) },
             context,
         )?,
-        Layout::Chunked(sizes) if !sizes.is_empty() => check(
-            unsafe { nc_def_var_chunking(ncid, varid, 0, sizes.as_ptr()) },
-            context,
-        )?,
-        Layout::Chunked(_) | Layout::Other => {}
+        Layout::Chunked(sizes) => {
+            // No sizes: the library's default chunk sizes.
+            let sizes_ptr = if sizes.is_empty() {
+                std::ptr::null()
+            } else {
+                sizes.as_ptr()
+            };
+            check(
+                unsafe { nc_def_var_chunking(ncid, varid, 0, sizes_ptr) },
+                context,
+            )?
+        }
+        Layout::Other => {}
     }
     for filter in &storage.filters {
         let status = unsafe {
