@@ -8,7 +8,7 @@
 //!   ([`fix8`]);
 //! - [`parse_filter_arg`] and [`FilterRequests`]: `nccopy -F` arguments;
 //! - [`decide`]: the spec's `-F none` precedence table as a pure function;
-//! - [`Pipeline`]: HDF5's stored filter order;
+//! - [`Pipeline`]: HDF5's stored filter order; [`DeflateOptions`]: nccopy's `-d`/`-s`;
 //! - [`format_filter_attribute`] / [`FilterAttributes`]: `_Filter` values as ncdump shows them;
 //! - [`codecs_to_filters`] / [`filters_to_codecs`]: NCZarr `_Codecs` JSON;
 //! - [`known`]: the one known-filter table.
@@ -18,6 +18,7 @@
 
 pub mod attribute;
 pub mod codecs;
+pub mod compress;
 pub mod constant;
 pub mod error;
 pub mod fix8;
@@ -33,6 +34,7 @@ pub use attribute::{
     format_filter_attribute, parse_filter_attribute, FilterAttributeStyle, FilterAttributes,
 };
 pub use codecs::{codecs_to_filters, filters_to_codecs, CodecError};
+pub use compress::DeflateOptions;
 pub use constant::{parse_constant, Constant, Number, TypeTag, Words};
 pub use error::{ParamPosition, SpecError, SpecErrorKind};
 pub use known::{KnownFilter, KNOWN_FILTERS};
