@@ -10,4 +10,5 @@ pub const VERSION: &str = concat!("(nctools) ", env!("CARGO_PKG_VERSION"));
 pub mod dump;
 pub mod exit;
 pub mod input;
+pub mod plugins;
 pub mod stub;

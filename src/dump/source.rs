@@ -47,17 +47,8 @@ impl<'a> FileSource<'a> {
              Install the plugin there or set HDF5_PLUGIN_PATH; `ncdump -hs` shows the \
              file's filters without needing them",
             self.file.path(),
-            plugin_search_path()
+            crate::plugins::plugin_search_path()
         )
-    }
-}
-
-/// Where HDF5 looks for filter plugins, as the user should read it.
-pub fn plugin_search_path() -> String {
-    let dirs = ncio::plugin_search_paths().join(":");
-    match std::env::var("HDF5_PLUGIN_PATH") {
-        Ok(_) => format!("{dirs} (from HDF5_PLUGIN_PATH)"),
-        Err(_) => format!("{dirs} (HDF5's default; set HDF5_PLUGIN_PATH to change it)"),
     }
 }
 

@@ -14,7 +14,7 @@ use netcdf_sys::{
     nc_abort, nc_close, nc_create, nc_def_compound, nc_def_dim, nc_def_enum, nc_def_grp,
     nc_def_opaque, nc_def_var, nc_def_var_chunking, nc_def_var_endian, nc_def_var_fill,
     nc_def_var_filter, nc_def_vlen, nc_enddef, nc_insert_array_compound, nc_insert_compound,
-    nc_insert_enum, nc_put_att, nc_put_att_string, nc_put_att_text, nc_put_vara, nc_type,
+    nc_insert_enum, nc_put_att, nc_put_att_string, nc_put_att_text, nc_put_vara, nc_set_fill, nc_type,
     NC_GLOBAL,
 };
 
@@ -102,6 +102,16 @@ impl NcWriter {
     fn context(&self, what: &str) -> impl Fn() -> String {
         let text = format!("{}: {what}", self.target);
         move || text.clone()
+    }
+
+    /// Turns fill mode off for the whole file (ncgen -x): variables are not pre-filled,
+    /// so what is never written holds whatever the file had there.
+    pub fn set_no_fill(&mut self) -> Result<(), NcError> {
+        const NC_NOFILL: c_int = 0x100;
+        let mut old: c_int = 0;
+        // SAFETY: ncid is open and old a valid out-pointer.
+        let status = locked(|| unsafe { nc_set_fill(self.ncid, NC_NOFILL, &mut old) });
+        check(status, self.context("turning fill mode off"))
     }
 
     /// Defines the whole schema of `dataset` (groups, types, dimensions, variables with

@@ -88,6 +88,73 @@ impl Values {
         self.len() == 0
     }
 
+    /// The library's default fill value of the atomic type `t` (netCDF's `NC_FILL_*`), as
+    /// one value.
+    pub fn default_fill(t: AtomicType) -> Self {
+        match t {
+            AtomicType::Byte => Self::Byte(vec![-127]),
+            AtomicType::UByte => Self::UByte(vec![255]),
+            AtomicType::Char => Self::Char(vec![0]),
+            AtomicType::Short => Self::Short(vec![-32767]),
+            AtomicType::Int => Self::Int(vec![-2147483647]),
+            AtomicType::Float => Self::Float(vec![9.969_21e36]),
+            AtomicType::Double => Self::Double(vec![9.969_209_968_386_869e36]),
+            AtomicType::UShort => Self::UShort(vec![65535]),
+            AtomicType::UInt => Self::UInt(vec![4294967295]),
+            AtomicType::Int64 => Self::Int64(vec![-9223372036854775806]),
+            AtomicType::UInt64 => Self::UInt64(vec![18446744073709551614]),
+            AtomicType::String => Self::String(vec![Some(Vec::new())]),
+        }
+    }
+
+    /// The values in `range` (which must lie within the array), as a new array.
+    pub fn slice(&self, range: std::ops::Range<usize>) -> Self {
+        match self {
+            Self::Byte(v) => Self::Byte(v[range].to_vec()),
+            Self::Char(v) => Self::Char(v[range].to_vec()),
+            Self::UByte(v) => Self::UByte(v[range].to_vec()),
+            Self::Short(v) => Self::Short(v[range].to_vec()),
+            Self::Int(v) => Self::Int(v[range].to_vec()),
+            Self::Float(v) => Self::Float(v[range].to_vec()),
+            Self::Double(v) => Self::Double(v[range].to_vec()),
+            Self::UShort(v) => Self::UShort(v[range].to_vec()),
+            Self::UInt(v) => Self::UInt(v[range].to_vec()),
+            Self::Int64(v) => Self::Int64(v[range].to_vec()),
+            Self::UInt64(v) => Self::UInt64(v[range].to_vec()),
+            Self::String(v) => Self::String(v[range].to_vec()),
+            Self::User(v) => Self::User(v[range].to_vec()),
+        }
+    }
+
+    /// Sets value `i` to value `j` of `other`; returns false (and changes nothing) when
+    /// the two arrays differ in type or an index is out of range.
+    pub fn set_from(&mut self, i: usize, other: &Values, j: usize) -> bool {
+        fn put<T: Clone>(dst: &mut [T], i: usize, src: &[T], j: usize) -> bool {
+            match (dst.get_mut(i), src.get(j)) {
+                (Some(d), Some(s)) => {
+                    *d = s.clone();
+                    true
+                }
+                _ => false,
+            }
+        }
+        match (self, other) {
+            (Self::Byte(d), Self::Byte(s)) => put(d, i, s, j),
+            (Self::Char(d), Self::Char(s)) | (Self::UByte(d), Self::UByte(s)) => put(d, i, s, j),
+            (Self::Short(d), Self::Short(s)) => put(d, i, s, j),
+            (Self::Int(d), Self::Int(s)) => put(d, i, s, j),
+            (Self::Float(d), Self::Float(s)) => put(d, i, s, j),
+            (Self::Double(d), Self::Double(s)) => put(d, i, s, j),
+            (Self::UShort(d), Self::UShort(s)) => put(d, i, s, j),
+            (Self::UInt(d), Self::UInt(s)) => put(d, i, s, j),
+            (Self::Int64(d), Self::Int64(s)) => put(d, i, s, j),
+            (Self::UInt64(d), Self::UInt64(s)) => put(d, i, s, j),
+            (Self::String(d), Self::String(s)) => put(d, i, s, j),
+            (Self::User(d), Self::User(s)) => put(d, i, s, j),
+            _ => false,
+        }
+    }
+
     /// The value at `i` as an integer, for integer (and char) arrays and enums.
     pub fn integer_at(&self, i: usize) -> Option<i128> {
         match self {
