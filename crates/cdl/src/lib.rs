@@ -5,8 +5,10 @@
 
 pub mod escape;
 pub mod number;
+pub mod parse;
 pub mod writer;
 
+pub use parse::{parse_header, CdlHeader, Constant, DataEntry, DataReader, DataToken, ParseError};
 pub use writer::{
     write_dataset, write_ncml, Annotations, DataSource, DumpOptions, FloatDigits, IndexLang,
     WriteError,

@@ -1,0 +1,222 @@
+//! Data lists: the pull tokenizer for one `name = ... ;` entry of a `data:` section.
+
+use std::io::BufRead;
+
+use super::constant::{Constant, DataToken};
+use super::error::{ErrorKind, ParseError, Position};
+use super::input::Input;
+use super::lexer::{Lexer, Tok, Token};
+
+/// Where a data list is in its grammar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// Just after `=` or `{`: an item, the end, or (as ncgen allows) one leading comma.
+    Start,
+    /// After a leading comma: an item.
+    ItemAfterLeadingComma,
+    /// After a comma: an item.
+    Item,
+    /// After an item: a comma or the end of the (sub)list.
+    Separator,
+    /// The terminating `;` was read.
+    Done,
+}
+
+/// The grammar state of a data list: brace depth and what may come next.
+#[derive(Debug)]
+pub(crate) struct DataList {
+    depth: u32,
+    expect: Expect,
+}
+
+impl DataList {
+    /// A data list starting just after its `=`.
+    pub(crate) fn new() -> Self {
+        Self {
+            depth: 0,
+            expect: Expect::Start,
+        }
+    }
+
+    /// The next token of the list, or `None` after its terminating `;`.
+    pub(crate) fn step<R: BufRead>(
+        &mut self,
+        lex: &mut Lexer<R>,
+    ) -> Result<Option<DataToken>, ParseError> {
+        loop {
+            if self.expect == Expect::Done {
+                return Ok(None);
+            }
+            let tok = lex.next_token()?;
+            match (&tok.kind, self.expect) {
+                (Tok::Punct(b','), Expect::Separator) => self.expect = Expect::Item,
+                (Tok::Punct(b','), Expect::Start) => self.expect = Expect::ItemAfterLeadingComma,
+                (Tok::Punct(b';'), Expect::Start | Expect::Separator) if self.depth == 0 => {
+                    self.expect = Expect::Done;
+                    return Ok(None);
+                }
+                (Tok::Punct(b'}'), Expect::Start | Expect::Separator) if self.depth > 0 => {
+                    self.depth -= 1;
+                    self.expect = Expect::Separator;
+                    return Ok(Some(DataToken::Close(tok.pos)));
+                }
+                (
+                    Tok::Punct(b'{'),
+                    Expect::Start | Expect::Item | Expect::ItemAfterLeadingComma,
+                ) => {
+                    self.depth += 1;
+                    self.expect = Expect::Start;
+                    return Ok(Some(DataToken::Open(tok.pos)));
+                }
+                (_, Expect::Start | Expect::Item | Expect::ItemAfterLeadingComma) => {
+                    if let Some(c) = item_constant(lex, &tok)? {
+                        self.expect = Expect::Separator;
+                        return Ok(Some(DataToken::Constant(c, tok.pos)));
+                    }
+                    return Err(self.unexpected(lex, &tok));
+                }
+                _ => return Err(self.unexpected(lex, &tok)),
+            }
+        }
+    }
+
+    fn unexpected<R: BufRead>(&self, lex: &mut Lexer<R>, tok: &Token) -> ParseError {
+        let end = if self.depth > 0 { "`}`" } else { "`;`" };
+        let (expected, hint) = match self.expect {
+            Expect::Separator => (format!("`,` or {end}"), Some("separate values with commas")),
+            Expect::Item if tok.kind == Tok::Punct(b',') => (
+                "a value".to_string(),
+                Some("two commas in a row: remove one"),
+            ),
+            Expect::Item => ("a value".to_string(), None),
+            _ => (format!("a value or {end}"), None),
+        };
+        let hint = match (&tok.kind, hint) {
+            (Tok::Eof, _) => Some("the data list is not terminated: end it with `;`"),
+            (Tok::Punct(b'}'), _) => Some("unbalanced braces: this `}` closes nothing"),
+            (Tok::Punct(b';'), _) if self.depth > 0 => {
+                Some("unbalanced braces: a `{` is still open")
+            }
+            (_, h) => h,
+        };
+        let mut e = ParseError::expected(tok.pos, tok.len as u32, &expected, &tok.kind.describe());
+        if let Some(h) = hint {
+            e = e.with_hint(h);
+        }
+        lex.input.decorate(&mut e, tok.pos);
+        e
+    }
+}
+
+/// The constant a token stands for as a data item (names become enum constant
+/// references, `name(args)` a function call), or `None` if it is not an item.
+fn item_constant<R: BufRead>(
+    lex: &mut Lexer<R>,
+    tok: &Token,
+) -> Result<Option<Constant>, ParseError> {
+    Ok(match &tok.kind {
+        Tok::Const(c) => Some(c.clone()),
+        Tok::Path(p) => Some(Constant::Name(p.clone())),
+        Tok::Ident(name) => {
+            lex.input.skip_trivia()?;
+            if lex.input.peek()? == Some(b'(') {
+                let _ = lex.next_token()?;
+                Some(call(lex, name.clone())?)
+            } else {
+                Some(Constant::Name(vec![name.clone()]))
+            }
+        }
+        _ => None,
+    })
+}
+
+/// The arguments of a function call after its `(`.
+fn call<R: BufRead>(lex: &mut Lexer<R>, name: String) -> Result<Constant, ParseError> {
+    let mut args = Vec::new();
+    loop {
+        let tok = lex.next_token()?;
+        match tok.kind {
+            Tok::Const(c) => args.push(c),
+            other => {
+                let mut e = ParseError::expected(
+                    tok.pos,
+                    tok.len as u32,
+                    "a constant argument",
+                    &other.describe(),
+                );
+                lex.input.decorate(&mut e, tok.pos);
+                return Err(e);
+            }
+        }
+        let tok = lex.next_token()?;
+        match tok.kind {
+            Tok::Punct(b',') => {}
+            Tok::Punct(b')') => return Ok(Constant::Call { name, args }),
+            other => {
+                let mut e =
+                    ParseError::expected(tok.pos, tok.len as u32, "`,` or `)`", &other.describe());
+                lex.input.decorate(&mut e, tok.pos);
+                return Err(e);
+            }
+        }
+    }
+}
+
+/// Reads the values of one data entry, token by token, from just after its `=` to its
+/// terminating `;`. Memory use is bounded (a fixed-size buffer) whatever the list's
+/// length; numbers are classified without allocating.
+pub struct DataReader<R> {
+    lex: Lexer<R>,
+    list: DataList,
+}
+
+impl<R: BufRead> DataReader<R> {
+    /// A reader of the entry whose first byte after `=` is the next byte of `reader`,
+    /// at `line` and `col` of the source named `source_name`. Offsets in the positions
+    /// returned count from that byte; see [`DataReader::for_entry`] for absolute ones.
+    pub fn new(reader: R, source_name: &str, line: u32, col: u32) -> Self {
+        Self::at(
+            reader,
+            source_name,
+            Position {
+                offset: 0,
+                line,
+                col,
+            },
+        )
+    }
+
+    /// A reader of `entry`, `reader` being positioned at `entry.offset`.
+    pub fn for_entry(reader: R, source_name: &str, entry: &super::DataEntry) -> Self {
+        Self::at(
+            reader,
+            source_name,
+            Position {
+                offset: entry.offset,
+                line: entry.line,
+                col: entry.col,
+            },
+        )
+    }
+
+    fn at(reader: R, source_name: &str, start: Position) -> Self {
+        Self {
+            lex: Lexer::new(Input::new(reader, source_name, start)),
+            list: DataList::new(),
+        }
+    }
+
+    /// The next token, or `None` once the entry's `;` has been read.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> Result<Option<DataToken>, ParseError> {
+        self.list.step(&mut self.lex)
+    }
+
+    /// An error located at `pos` (of `len` characters), with the source line if it is
+    /// still buffered; for callers reporting problems with values they convert.
+    pub fn error_at(&mut self, pos: Position, len: usize, message: &str) -> ParseError {
+        let mut e = ParseError::new(ErrorKind::BadValue, pos, message).with_len(len);
+        self.lex.input.decorate(&mut e, pos);
+        e
+    }
+}
