@@ -394,12 +394,10 @@ impl<R: BufRead> Parser<R> {
             let len_tok = self.next()?;
             match &len_tok.kind {
                 Tok::Keyword(Keyword::Unlimited) => self.scope.add_dim(name, 0, true),
-                Tok::Const(Constant::Int { value, ty })
-                    if matches!(
-                        ty,
-                        AtomicType::Int | AtomicType::UInt | AtomicType::Int64 | AtomicType::UInt64
-                    ) =>
-                {
+                Tok::Const(Constant::Int {
+                    value,
+                    ty: AtomicType::Int | AtomicType::UInt | AtomicType::Int64 | AtomicType::UInt64,
+                }) => {
                     let Ok(len) = usize::try_from(*value) else {
                         let e = self.error(
                             ErrorKind::BadDimension,
