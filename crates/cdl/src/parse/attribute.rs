@@ -200,7 +200,7 @@ fn user_value(scope: &Scope, item: &Item, id: ncmodel::TypeId) -> Result<Value, 
             other => Err((
                 *p,
                 format!(
-                    "expected a member of enum `{}`, found a {}",
+                    "expected a member of enum `{}`, found {}",
                     ut.name,
                     other.describe()
                 ),
@@ -225,7 +225,7 @@ fn user_value(scope: &Scope, item: &Item, id: ncmodel::TypeId) -> Result<Value, 
             other => Err((
                 *p,
                 format!(
-                    "expected an opaque constant `0x...`, found a {}",
+                    "expected an opaque constant `0x...`, found {}",
                     other.describe()
                 ),
             )),

@@ -46,18 +46,18 @@ pub enum Constant {
 }
 
 impl Constant {
-    /// A short description for messages (`integer`, `string`...).
+    /// A short description for messages (`an integer`, `a string`...).
     pub fn describe(&self) -> &'static str {
         match self {
-            Self::Int { .. } => "integer",
-            Self::Float { .. } => "floating-point number",
-            Self::Char(_) => "character constant",
-            Self::Str(_) => "string",
-            Self::Opaque(_) => "opaque constant",
-            Self::Fill => "fill marker `_`",
+            Self::Int { .. } => "an integer",
+            Self::Float { .. } => "a floating-point number",
+            Self::Char(_) => "a character constant",
+            Self::Str(_) => "a string",
+            Self::Opaque(_) => "an opaque constant",
+            Self::Fill => "the fill marker `_`",
             Self::Nil => "`NIL`",
-            Self::Name(_) => "name",
-            Self::Call { .. } => "function call",
+            Self::Name(_) => "a name",
+            Self::Call { .. } => "a function call",
         }
     }
 }

@@ -66,7 +66,7 @@ pub fn infer_type(constants: &[Constant]) -> Result<AtomicType, ConvertError> {
                 return Err(err(
                     i,
                     format!(
-                        "the type of an attribute holding a {} must be given",
+                        "the type of an attribute holding {} must be given",
                         other.describe()
                     ),
                 ))
@@ -150,7 +150,7 @@ pub fn push_constant(out: &mut Values, c: &Constant, target: AtomicType) -> Resu
         (Values::Char(v), Constant::Fill) => v.push(0),
         (Values::Char(_), other) => {
             return Err(format!(
-                "expected a string or character constant for a `char` value, found a {}",
+                "expected a string or character constant for a `char` value, found {}",
                 other.describe()
             ))
         }
@@ -160,7 +160,7 @@ pub fn push_constant(out: &mut Values, c: &Constant, target: AtomicType) -> Resu
         (Values::String(v), Constant::Fill) => v.push(Some(Vec::new())),
         (Values::String(_), other) => {
             return Err(format!(
-                "expected a string for a `string` value, found a {}",
+                "expected a string for a `string` value, found {}",
                 other.describe()
             ))
         }
@@ -172,7 +172,7 @@ pub fn push_constant(out: &mut Values, c: &Constant, target: AtomicType) -> Resu
                 Constant::Float { value, .. } => Num::F(*value),
                 other => {
                     return Err(format!(
-                        "expected a number for a `{}` value, found a {}",
+                        "expected a number for a `{}` value, found {}",
                         target.cdl_name(),
                         other.describe()
                     ))

@@ -277,7 +277,12 @@ impl<R: BufRead> Parser<R> {
                     }
                     Section::Variables => "a variable definition or an attribute",
                 };
-                return Err(self.unexpected(&tok, expected));
+                let e = self.unexpected(&tok, expected);
+                return Err(if tok.kind == Tok::Punct(b';') {
+                    e.with_hint("an extra `;`: remove it")
+                } else {
+                    e
+                });
             }
         }
         self.expect(b';', "at the end of the statement")?;
@@ -315,6 +320,15 @@ impl<R: BufRead> Parser<R> {
                     "`:` and an attribute name"
                 };
                 let e = self.unexpected(&tok, expected);
+                if let (Tok::Keyword(_), Tok::Punct(b'=' | b'(' | b',' | b';')) =
+                    (&first.kind, &tok.kind)
+                {
+                    let word = first.kind.describe().replace("keyword ", "");
+                    return Err(e.with_hint(format!(
+                        "{word} is a reserved word and cannot be a name; escape it (`\\{}`) if you must",
+                        word.trim_matches('`')
+                    )));
+                }
                 return Err(
                     if section == Section::Start || section == Section::Dimensions {
                         e.with_hint("variables are defined in the `variables:` section")

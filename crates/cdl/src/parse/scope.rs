@@ -189,12 +189,14 @@ impl Scope {
     }
 }
 
-/// The candidate closest to `name` (edit distance at most a third of its length, ≥ 1).
+/// The candidate closest to `name` (edit distance at most a third of its length, at
+/// least 2 for names of 4 characters or more).
 pub(crate) fn suggest<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).max(1);
+    let len = name.chars().count();
+    let limit = if len >= 4 { (len / 3).max(2) } else { 1 };
     candidates
         .into_iter()
         .map(|c| (edit_distance(name, c), c))
