@@ -178,5 +178,6 @@ fn large_synthetic_file_streams() {
         }
     }
     assert_eq!(count, rows * cols);
-    assert!((last - (rows * cols - 1) as f64 * 1.5e-3).abs() < 1e-6);
+    let expected = (rows * cols - 1) as f64 * 1.5e-3;
+    assert!((last - expected).abs() < expected * 1e-6, "{last}");
 }
