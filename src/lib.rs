@@ -9,6 +9,7 @@ pub const VERSION: &str = concat!("(nctools) ", env!("CARGO_PKG_VERSION"));
 
 pub mod dump;
 pub mod exit;
+pub mod generate;
 pub mod input;
 pub mod plugins;
 pub mod stub;

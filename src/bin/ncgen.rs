@@ -1,6 +1,5 @@
-//! `ncgen` front end (not implemented yet: prints its version or a clear error).
+//! `ncgen` front end: compile CDL text into a netCDF file.
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    std::process::exit(nctools::stub::run("ncgen", &args));
+    std::process::exit(nctools::generate::main(std::env::args().collect()));
 }

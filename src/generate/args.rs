@@ -1,0 +1,83 @@
+//! ncgen's command line: the options of netCDF-C 4.9's ncgen that produce files.
+
+use clap::{ArgAction, Parser};
+
+/// ncgen's options, as netCDF-C 4.9 names them.
+#[derive(Debug, Parser)]
+#[command(
+    name = "ncgen",
+    version = crate::VERSION,
+    about = "Generate a netCDF file from CDL text (nctools, compatible with netCDF-C 4.9's ncgen)",
+    disable_help_flag = true
+)]
+pub struct GenerateArgs {
+    /// Write a binary netCDF file (the default when -o or -k is given)
+    #[arg(short = 'b')]
+    pub binary: bool,
+    /// Write a binary netCDF file with a .cdf extension (old form of -b)
+    #[arg(short = 'n')]
+    pub cdf_extension: bool,
+    /// Generate C code (not supported by nctools)
+    #[arg(short = 'c')]
+    pub c_code: bool,
+    /// Generate Fortran 77 code (not supported by nctools)
+    #[arg(short = 'f')]
+    pub fortran_code: bool,
+    /// Output language: b (binary netCDF); c, f77 and java are not supported
+    #[arg(short = 'l', value_name = "b|c|f77|java")]
+    pub language: Option<String>,
+    /// Output format: classic (nc3, 1), 64-bit offset (nc6, 2), cdf5 (nc5, 64-bit data, 5),
+    /// netCDF-4 (nc4, 3), netCDF-4 classic model (nc7, 4)
+    #[arg(short = 'k', value_name = "kind")]
+    pub kind: Option<String>,
+    /// Deprecated alias of -k
+    #[arg(short = 'v', value_name = "kind", hide = true)]
+    pub kind_alias: Option<String>,
+    /// Classic format (same as -k classic)
+    #[arg(short = '3')]
+    pub classic: bool,
+    /// netCDF-4 format (same as -k netCDF-4)
+    #[arg(short = '4')]
+    pub netcdf4: bool,
+    /// CDF5 format (same as -k cdf5)
+    #[arg(short = '5')]
+    pub cdf5: bool,
+    /// 64-bit offset format (same as -k "64-bit offset")
+    #[arg(short = '6')]
+    pub offset64: bool,
+    /// netCDF-4 classic model (same as -k "netCDF-4 classic model")
+    #[arg(short = '7')]
+    pub netcdf4_classic: bool,
+    /// Output file name (default: the dataset name with .nc)
+    #[arg(short = 'o', value_name = "file")]
+    pub output: Option<String>,
+    /// No fill: do not pre-fill variables (faster for large files)
+    #[arg(short = 'x')]
+    pub no_fill: bool,
+    /// Dataset name (instead of the one in the CDL)
+    #[arg(short = 'N', value_name = "name")]
+    pub dataset_name: Option<String>,
+    /// Name of the main function in generated code (accepted, unused)
+    #[arg(short = 'M', value_name = "name")]
+    pub main_name: Option<String>,
+    /// Debug level (accepted, unused)
+    #[arg(short = 'D', value_name = "n")]
+    pub debug: Option<String>,
+    /// Log level (accepted, unused)
+    #[arg(short = 'L', value_name = "n")]
+    pub log_level: Option<String>,
+    /// Buffer size (accepted for compatibility, unused)
+    #[arg(short = 'B', value_name = "n")]
+    pub buffer: Option<String>,
+    /// Whole-variable size limit (accepted for compatibility, unused)
+    #[arg(short = 'W', value_name = "n")]
+    pub whole_var: Option<String>,
+    /// Header only: ignore the data sections
+    #[arg(short = 'H')]
+    pub header_only: bool,
+    /// Print help
+    #[arg(short = 'h', long = "help", action = ArgAction::Help)]
+    pub help: Option<bool>,
+    /// The CDL file (`-` or none for standard input)
+    pub input: Option<String>,
+}

@@ -1,0 +1,278 @@
+//! ncgen's data pass: each data entry's values are read as a stream of tokens, converted
+//! to the variable's type in bounded batches and written where they belong.
+
+use std::io::BufRead;
+
+use anyhow::{anyhow, bail, Context};
+use cdl::parse::{push_constant, Constant, DataEntry, DataReader, DataToken, Position};
+use ncio::NcWriter;
+use ncmodel::{AtomicType, Dataset, Group, TypeRef, Values, Var};
+
+use super::chars::CharPacker;
+use super::linear::hyperslabs;
+use super::user_values::UserValueReader;
+
+/// Values converted and written at a time: bounds memory whatever the variable's size.
+const BATCH: usize = 1 << 16;
+
+/// Writes data entries into the variables of a defined file.
+pub struct DataLoader<'a> {
+    dataset: &'a Dataset,
+    writer: &'a NcWriter,
+}
+
+/// Where a variable's values go: its shape and how many values it holds.
+struct SlabTarget<'a> {
+    writer: &'a NcWriter,
+    group_path: &'a [String],
+    name: &'a str,
+    /// Dimension lengths, outermost first (an unlimited outermost one does not matter).
+    shape: Vec<usize>,
+    /// How many values fit (none when the outermost dimension is unlimited).
+    capacity: Option<usize>,
+    /// The index of the next value.
+    position: usize,
+    /// Values given beyond the capacity (dropped, as the reference does).
+    excess: usize,
+}
+
+impl SlabTarget<'_> {
+    /// How many values to gather before a write: whole rows when they are not too long.
+    fn batch_len(&self) -> usize {
+        let row: usize = self.shape.iter().skip(1).product::<usize>().max(1);
+        if row <= BATCH {
+            (BATCH / row) * row
+        } else {
+            BATCH
+        }
+    }
+
+    /// Writes `values` at the current position; values past the capacity are dropped.
+    fn write(&mut self, values: &Values) -> anyhow::Result<()> {
+        let mut n = values.len();
+        if let Some(capacity) = self.capacity {
+            let room = capacity.saturating_sub(self.position);
+            if n > room {
+                self.excess += n - room;
+                n = room;
+            }
+        }
+        let mut offset = 0;
+        for slab in hyperslabs(&self.shape, self.position, n) {
+            let count: usize = slab.count.iter().product();
+            let part = if offset == 0 && count == values.len() {
+                values.clone()
+            } else {
+                values.slice(offset..offset + count)
+            };
+            self.writer
+                .write(self.group_path, self.name, &slab.start, &slab.count, &part)
+                .map_err(|e| anyhow!(e))?;
+            offset += count;
+        }
+        self.position += n;
+        Ok(())
+    }
+}
+
+impl<'a> DataLoader<'a> {
+    /// A loader for the file `writer` defined from `dataset`.
+    pub fn new(dataset: &'a Dataset, writer: &'a NcWriter) -> Self {
+        Self { dataset, writer }
+    }
+
+    /// Reads the values of `entry` and writes them into its variable.
+    pub fn load<R: BufRead>(
+        &mut self,
+        entry: &DataEntry,
+        mut reader: DataReader<R>,
+    ) -> anyhow::Result<()> {
+        let group = find_group(&self.dataset.root, &entry.group_path)
+            .ok_or_else(|| anyhow!("data for {}: no such group", entry.var_name))?;
+        let var = group
+            .var(&entry.var_name)
+            .ok_or_else(|| anyhow!("data for {}: no such variable", entry.var_name))?;
+        let path = full_path(&entry.group_path, &var.name);
+        let mut target = self.target(entry, var)?;
+        let result = match var.type_ref {
+            TypeRef::Atomic(AtomicType::Char) => load_chars(&mut reader, &mut target),
+            TypeRef::Atomic(t) => load_atomic(&mut reader, &mut target, t, fill_value(var, t)),
+            TypeRef::User(_) => {
+                let mut values = UserValueReader::new(self.dataset, var.type_ref);
+                load_user(&mut reader, &mut target, &mut values)
+            }
+        };
+        result.with_context(|| format!("variable {path}"))?;
+        if target.excess > 0 {
+            eprintln!(
+                "ncgen: warning: variable {path}: {} value(s) beyond its size were ignored",
+                target.excess
+            );
+        }
+        Ok(())
+    }
+
+    fn target<'e>(&self, entry: &'e DataEntry, var: &'e Var) -> anyhow::Result<SlabTarget<'e>>
+    where
+        'a: 'e,
+    {
+        let mut shape = Vec::with_capacity(var.dim_ids.len());
+        let mut capacity = Some(1usize);
+        for (i, id) in var.dim_ids.iter().enumerate() {
+            let dim = self
+                .dataset
+                .dim(*id)
+                .ok_or_else(|| anyhow!("variable {}: unknown dimension", var.name))?;
+            if dim.unlimited && i > 0 {
+                bail!(
+                    "variable {}: data for an unlimited dimension that is not the first \
+                     ({}) is not supported yet by nctools' ncgen",
+                    full_path(&entry.group_path, &var.name),
+                    dim.name
+                );
+            }
+            if dim.unlimited {
+                capacity = None;
+                shape.push(1);
+            } else {
+                capacity = capacity.map(|c| c.saturating_mul(dim.len));
+                shape.push(dim.len);
+            }
+        }
+        Ok(SlabTarget {
+            writer: self.writer,
+            group_path: &entry.group_path,
+            name: &entry.var_name,
+            shape,
+            capacity,
+            position: 0,
+            excess: 0,
+        })
+    }
+}
+
+/// The value `_` stands for in the data of a variable of atomic type `t`.
+fn fill_value(var: &Var, t: AtomicType) -> Values {
+    var.atts
+        .iter()
+        .rev()
+        .find(|a| a.name == "_FillValue" && a.values.len() == 1)
+        .map(|a| a.values.clone())
+        .filter(|v| std::mem::discriminant(v) == std::mem::discriminant(&Values::empty(t)))
+        .unwrap_or_else(|| Values::default_fill(t))
+}
+
+fn load_atomic<R: BufRead>(
+    reader: &mut DataReader<R>,
+    target: &mut SlabTarget,
+    t: AtomicType,
+    fill: Values,
+) -> anyhow::Result<()> {
+    let batch_len = target.batch_len();
+    let mut values = Values::empty(t);
+    while let Some(token) = reader.next()? {
+        let (constant, at) = match token {
+            DataToken::Constant(c, at) => (c, at),
+            DataToken::Open(at) | DataToken::Close(at) => {
+                bail!(
+                    "{}: expected a {} value, found braces",
+                    place(&at),
+                    t.cdl_name()
+                )
+            }
+        };
+        push_constant(&mut values, &constant, t).map_err(|m| anyhow!("{}: {m}", place(&at)))?;
+        if constant == Constant::Fill {
+            let last = values.len() - 1;
+            values.set_from(last, &fill, 0);
+        }
+        if values.len() >= batch_len {
+            target.write(&values)?;
+            values = Values::empty(t);
+        }
+    }
+    if !values.is_empty() {
+        target.write(&values)?;
+    }
+    Ok(())
+}
+
+/// `line L, column C`, for messages about data values.
+pub fn place(at: &Position) -> String {
+    format!("line {}, column {}", at.line, at.col)
+}
+
+fn load_chars<R: BufRead>(
+    reader: &mut DataReader<R>,
+    target: &mut SlabTarget,
+) -> anyhow::Result<()> {
+    let mut packer = CharPacker::new(&target.shape);
+    let batch_len = target.batch_len();
+    while let Some(token) = reader.next()? {
+        match token {
+            DataToken::Constant(Constant::Str(text), _) => packer.push_str(&text),
+            DataToken::Constant(Constant::Char(c), _) => packer.push_byte(c),
+            DataToken::Constant(Constant::Fill, _) => packer.push_byte(0),
+            DataToken::Constant(other, at) => {
+                // Like the reference: a warning, and the value is left out.
+                eprintln!(
+                    "ncgen: warning: {}: a {} in char data is not a string or character \
+                     constant; ignored",
+                    place(&at),
+                    other.describe()
+                );
+            }
+            DataToken::Open(at) | DataToken::Close(at) => {
+                bail!("{}: expected a string, found braces", place(&at))
+            }
+        }
+        if packer.pending() >= batch_len {
+            target.write(&Values::Char(packer.take()))?;
+        }
+    }
+    target.write(&Values::Char(packer.take()))?;
+    if target.excess > 0 {
+        bail!(
+            "the strings hold {} character(s) more than the variable's {} (each string \
+             starts a new row of the last dimension)",
+            target.excess,
+            target.capacity.unwrap_or(0)
+        );
+    }
+    Ok(())
+}
+
+fn load_user<R: BufRead>(
+    reader: &mut DataReader<R>,
+    target: &mut SlabTarget,
+    values: &mut UserValueReader,
+) -> anyhow::Result<()> {
+    let batch_len = target.batch_len().min(4096);
+    let mut batch = Vec::with_capacity(batch_len);
+    while let Some(value) = values.next_value(reader)? {
+        batch.push(value);
+        if batch.len() == batch_len {
+            target.write(&Values::User(std::mem::take(&mut batch)))?;
+        }
+    }
+    if !batch.is_empty() {
+        target.write(&Values::User(batch))?;
+    }
+    Ok(())
+}
+
+fn find_group<'g>(root: &'g Group, path: &[String]) -> Option<&'g Group> {
+    path.iter()
+        .try_fold(root, |g, name| g.groups.iter().find(|c| &c.name == name))
+}
+
+fn full_path(group_path: &[String], name: &str) -> String {
+    let mut path = String::new();
+    for g in group_path {
+        path.push('/');
+        path.push_str(g);
+    }
+    path.push('/');
+    path.push_str(name);
+    path
+}

@@ -1,0 +1,79 @@
+//! ncgen's input: a CDL file read twice (header, then each data entry), or standard
+//! input spooled to a temporary file so that it can be read twice too.
+
+use std::fs::File;
+use std::io::{self, BufReader, Seek, SeekFrom};
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Context};
+use cdl::parse::{CdlHeader, DataEntry, DataReader, ParseError};
+
+/// Read buffer of the data pass: large, as data sections can be gigabytes.
+const DATA_BUFFER: usize = 1 << 20;
+
+/// A CDL source that can be read from the start or from any data entry.
+pub struct CdlInput {
+    /// Where the text is.
+    path: PathBuf,
+    /// The name used in messages (`-` reads as `stdin`).
+    name: String,
+    /// Keeps a spooled standard input alive (and removes it at the end).
+    _spool: Option<tempfile::NamedTempFile>,
+}
+
+impl CdlInput {
+    /// Opens the CDL file `path`, or standard input when it is `None` or `-`.
+    pub fn open(path: Option<&str>) -> anyhow::Result<Self> {
+        match path {
+            None | Some("-") => {
+                let mut spool = tempfile::NamedTempFile::new()
+                    .context("creating a temporary file for standard input")?;
+                io::copy(&mut io::stdin().lock(), spool.as_file_mut())
+                    .context("reading standard input")?;
+                Ok(Self {
+                    path: spool.path().to_path_buf(),
+                    name: "stdin".into(),
+                    _spool: Some(spool),
+                })
+            }
+            Some(p) => {
+                let meta = std::fs::metadata(p).map_err(|e| match e.kind() {
+                    io::ErrorKind::NotFound => anyhow!("{p}: no such file"),
+                    _ => anyhow!("{p}: cannot read: {e}"),
+                })?;
+                if meta.is_dir() {
+                    return Err(anyhow!("{p}: is a directory, not a CDL file"));
+                }
+                Ok(Self {
+                    path: PathBuf::from(p),
+                    name: p.to_string(),
+                    _spool: None,
+                })
+            }
+        }
+    }
+
+    fn reader(&self) -> anyhow::Result<File> {
+        File::open(&self.path).with_context(|| format!("{}: cannot read", self.name))
+    }
+
+    /// Parses everything but the data values.
+    pub fn parse_header(&self) -> anyhow::Result<CdlHeader> {
+        let reader = BufReader::with_capacity(DATA_BUFFER, self.reader()?);
+        cdl::parse::parse_header(reader, &self.name).map_err(|e| self.explain(&e))
+    }
+
+    /// A reader of one data entry's values.
+    pub fn data_reader(&self, entry: &DataEntry) -> anyhow::Result<DataReader<BufReader<File>>> {
+        let mut file = self.reader()?;
+        file.seek(SeekFrom::Start(entry.offset))
+            .with_context(|| format!("{}: cannot read", self.name))?;
+        let reader = BufReader::with_capacity(DATA_BUFFER, file);
+        Ok(DataReader::new(reader, &self.name, entry.line, entry.col))
+    }
+
+    /// A parse error rendered with the line it points at.
+    pub fn explain(&self, error: &ParseError) -> anyhow::Error {
+        anyhow!("{}", error.render())
+    }
+}

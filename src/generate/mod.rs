@@ -1,0 +1,94 @@
+//! `ncgen`: CDL text to a netCDF file, with the special attributes of DECISIONS D4/D5.
+//!
+//! Two passes over the input: the first parses the header (every group's types,
+//! dimensions, variables and attributes) and notes where each data entry starts; the file
+//! is then defined in full, and the second pass streams each data entry into its variable
+//! slab by slab. The output is written under a temporary name and renamed at the end, so
+//! a CDL error or a failed filter leaves no file (DECISIONS D7).
+
+mod args;
+mod chars;
+mod data;
+mod input;
+mod linear;
+mod output;
+mod specials;
+mod user_values;
+
+use anyhow::anyhow;
+use clap::Parser;
+
+pub use args::GenerateArgs;
+
+use crate::exit::Failure;
+
+/// Runs ncgen on the command-line arguments (program name first); returns the exit code.
+pub fn main(argv: Vec<String>) -> i32 {
+    let args = match GenerateArgs::try_parse_from(&argv) {
+        Ok(args) => args,
+        Err(e) => return crate::exit::clap_error(e),
+    };
+    match run(&args) {
+        Ok(()) => 0,
+        Err(failure) => failure.report("ncgen"),
+    }
+}
+
+/// Refuses the code-generation modes nctools does not implement.
+fn check_language(args: &GenerateArgs) -> Result<(), Failure> {
+    let language = match (&args.language, args.c_code, args.fortran_code) {
+        (Some(l), _, _) => l.to_ascii_lowercase(),
+        (None, true, _) => "c".into(),
+        (None, false, true) => "f77".into(),
+        (None, false, false) => return Ok(()),
+    };
+    match language.as_str() {
+        "b" | "binary" => Ok(()),
+        "c" | "f77" | "fortran77" | "java" => Err(Failure::runtime(anyhow!(
+            "generating {language} code is not supported by nctools; use -b (or -o FILE) to \
+             write the netCDF file, or the netCDF-C ncgen for code generation"
+        ))),
+        other => Err(Failure::usage(anyhow!(
+            "-l {other}: unknown output language (b, c, f77 or java)"
+        ))),
+    }
+}
+
+fn run(args: &GenerateArgs) -> Result<(), Failure> {
+    check_language(args)?;
+    let requested = output::requested_format(args).map_err(Failure::usage)?;
+    let source = input::CdlInput::open(args.input.as_deref()).map_err(Failure::runtime)?;
+    let header = source.parse_header().map_err(Failure::runtime)?;
+    let mut dataset = header.dataset;
+    let outcome = specials::apply_specials(&mut dataset).map_err(|e| Failure::runtime(e.into()))?;
+    for warning in &outcome.warnings {
+        eprintln!("ncgen: warning: {warning}");
+    }
+    let format = output::output_format(requested, &dataset, &outcome).map_err(Failure::runtime)?;
+    dataset.format = format;
+    let name = args.dataset_name.clone().unwrap_or(header.name);
+    let Some(target) = output::output_path(args, &name, requested.is_some()) else {
+        // No output asked for: like the reference, only check the CDL.
+        return Ok(());
+    };
+    let mut writer = ncio::NcWriter::create(&target, format)
+        .map_err(|e| Failure::runtime(output::explain_write_error(e, &dataset)))?;
+    if args.no_fill {
+        writer
+            .set_no_fill()
+            .map_err(|e| Failure::runtime(anyhow!(e)))?;
+    }
+    writer
+        .define(&dataset)
+        .map_err(|e| Failure::runtime(output::explain_write_error(e, &dataset)))?;
+    if !args.header_only {
+        let mut loader = data::DataLoader::new(&dataset, &writer);
+        for entry in &header.data {
+            let reader = source.data_reader(entry).map_err(Failure::runtime)?;
+            loader.load(entry, reader).map_err(Failure::runtime)?;
+        }
+    }
+    writer
+        .finish()
+        .map_err(|e| Failure::runtime(output::explain_write_error(e, &dataset)))
+}

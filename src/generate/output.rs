@@ -1,0 +1,183 @@
+//! What ncgen writes: the output format and file name, decided from the options, the
+//! CDL's `_Format` and its special attributes, with the checks of DECISIONS D4.
+
+use anyhow::{anyhow, bail};
+use ncmodel::{Dataset, Format, Group};
+
+use super::args::GenerateArgs;
+use super::specials::{format_by_name, SpecialsOutcome};
+
+/// The format given on the command line, if any (`-k`, `-v` or `-3`..`-7`).
+pub fn requested_format(args: &GenerateArgs) -> anyhow::Result<Option<Format>> {
+    let flags = [
+        (args.classic, Format::Classic),
+        (args.netcdf4, Format::Netcdf4),
+        (args.cdf5, Format::Cdf5),
+        (args.offset64, Format::Offset64),
+        (args.netcdf4_classic, Format::Netcdf4Classic),
+    ];
+    let mut format = flags.iter().rev().find(|(set, _)| *set).map(|(_, f)| *f);
+    if let Some(kind) = args.kind.as_ref().or(args.kind_alias.as_ref()) {
+        format = Some(format_by_name(kind).ok_or_else(|| {
+            anyhow!(
+                "-k {kind}: unknown format; use classic (nc3), \"64-bit offset\" (nc6), cdf5 \
+                 (nc5), netCDF-4 (nc4) or \"netCDF-4 classic model\" (nc7)"
+            )
+        })?);
+    }
+    Ok(format)
+}
+
+/// Whether the schema uses anything only netCDF-4 (not its classic model) can hold.
+pub fn needs_enhanced_model(dataset: &Dataset) -> bool {
+    fn group_needs(group: &Group) -> bool {
+        !group.groups.is_empty()
+            || group.dims.iter().filter(|d| d.unlimited).count() > 1
+            || group.vars.iter().any(|v| !is_classic_type(v.type_ref))
+            || group.atts.iter().any(|a| !is_classic_type(a.type_ref))
+            || group
+                .vars
+                .iter()
+                .flat_map(|v| &v.atts)
+                .any(|a| !is_classic_type(a.type_ref))
+    }
+    !dataset.types.is_empty() || group_needs(&dataset.root)
+}
+
+fn is_classic_type(t: ncmodel::TypeRef) -> bool {
+    use ncmodel::AtomicType::{Byte, Char, Double, Float, Int, Short};
+    matches!(
+        t,
+        ncmodel::TypeRef::Atomic(Byte | Char | Short | Int | Float | Double)
+    )
+}
+
+/// The output format: the command line wins, then `_Format`, then netCDF-4 when special
+/// attributes or enhanced features ask for it, else classic.
+pub fn output_format(
+    requested: Option<Format>,
+    dataset: &Dataset,
+    specials: &SpecialsOutcome,
+) -> anyhow::Result<Format> {
+    let format = match (requested, specials.format) {
+        (Some(f), _) | (None, Some(f)) => f,
+        (None, None) if specials.needs_netcdf4 || needs_enhanced_model(dataset) => Format::Netcdf4,
+        (None, None) => Format::Classic,
+    };
+    if format != Format::Netcdf4 && needs_enhanced_model(dataset) {
+        bail!(
+            "the CDL uses netCDF-4 features (groups, user-defined or unsigned/64-bit/string \
+             types, several unlimited dimensions), which the {} format cannot hold; use -k nc4",
+            format.name()
+        );
+    }
+    if format.is_classic_family() && has_filters(&dataset.root) {
+        bail!(
+            "filters need netCDF-4 output, but the {} format was asked for; use -k nc4 or \
+             drop the _Filter/_DeflateLevel/_Shuffle/_Fletcher32 attributes",
+            format.name()
+        );
+    }
+    Ok(format)
+}
+
+fn has_filters(group: &Group) -> bool {
+    group
+        .vars
+        .iter()
+        .any(|v| v.storage.as_ref().is_some_and(|s| !s.filters.is_empty()))
+        || group.groups.iter().any(has_filters)
+}
+
+/// The output file: `-o`, or the dataset name with `.nc` (`.cdf` with `-n`); `None` when
+/// ncgen only checks the syntax (no -o, -k, -b, -l or format flag).
+pub fn output_path(args: &GenerateArgs, dataset_name: &str, format_given: bool) -> Option<String> {
+    if let Some(path) = &args.output {
+        return Some(path.clone());
+    }
+    let asked = args.binary || args.cdf_extension || args.language.is_some() || format_given;
+    let extension = if args.cdf_extension { "cdf" } else { "nc" };
+    asked.then(|| format!("{dataset_name}.{extension}"))
+}
+
+/// A failure of the library while creating the file, explained: an unavailable filter
+/// names the filter and where plugins were looked for (DECISIONS D6).
+pub fn explain_write_error(error: ncio::NcError, _dataset: &Dataset) -> anyhow::Error {
+    if !error.is_filter_error() {
+        return anyhow!(error);
+    }
+    let id = error
+        .context
+        .rsplit("filter ")
+        .next()
+        .and_then(|t| t.trim().parse::<u32>().ok());
+    let filter = match id {
+        Some(id) => match filterspec::known::name_of(id) {
+            Some(name) => format!("filter {id} ({name})"),
+            None => format!("filter {id} (unregistered)"),
+        },
+        None => "a filter".to_string(),
+    };
+    anyhow!(
+        "{}: {filter} is not available ({}); plugins were searched in {}. Install the \
+         plugin there or set HDF5_PLUGIN_PATH, or remove the filter from the CDL; no file \
+         was written",
+        error.context,
+        error.message,
+        crate::plugins::plugin_search_path()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn args(list: &[&str]) -> GenerateArgs {
+        let argv = std::iter::once("ncgen").chain(list.iter().copied());
+        GenerateArgs::try_parse_from(argv).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    #[test]
+    fn format_from_the_command_line() {
+        assert_eq!(
+            requested_format(&args(&["-k", "nc4", "x.cdl"])).ok(),
+            Some(Some(Format::Netcdf4))
+        );
+        assert_eq!(
+            requested_format(&args(&["-3", "x.cdl"])).ok(),
+            Some(Some(Format::Classic))
+        );
+        assert_eq!(
+            requested_format(&args(&["-k", "64-bit offset", "x.cdl"])).ok(),
+            Some(Some(Format::Offset64))
+        );
+        assert_eq!(
+            requested_format(&args(&["-k", "5", "x.cdl"])).ok(),
+            Some(Some(Format::Cdf5))
+        );
+        assert!(requested_format(&args(&["-k", "nc9", "x.cdl"])).is_err());
+        assert_eq!(requested_format(&args(&["x.cdl"])).ok(), Some(None));
+    }
+
+    #[test]
+    fn output_names() {
+        assert_eq!(
+            output_path(&args(&["-o", "a.nc", "x.cdl"]), "d", false),
+            Some("a.nc".into())
+        );
+        assert_eq!(
+            output_path(&args(&["-b", "x.cdl"]), "d", false),
+            Some("d.nc".into())
+        );
+        assert_eq!(
+            output_path(&args(&["-n", "x.cdl"]), "d", false),
+            Some("d.cdf".into())
+        );
+        assert_eq!(
+            output_path(&args(&["x.cdl"]), "d", true),
+            Some("d.nc".into())
+        );
+        assert_eq!(output_path(&args(&["x.cdl"]), "d", false), None);
+    }
+}

@@ -1,0 +1,336 @@
+//! ncgen's special attributes (DECISIONS D4, D5): the `_Storage`, `_ChunkSizes`,
+//! `_Fletcher32`, `_Shuffle`, `_DeflateLevel`, `_Endianness`, `_NoFill`, `_Filter`,
+//! `_Codecs` and quantize attributes of variables, and the global `_Format`, become
+//! storage properties and the output format; they are removed from the attributes.
+
+use filterspec::{codecs_to_filters, known, parse_filter_attribute, FilterSpec, Pipeline};
+use ncmodel::{
+    AtomicType, Attribute, Dataset, Endianness, Format, Group, Layout, Quantize, QuantizeMode,
+    Storage, TypeRef, UserTypeKind, Values, Var,
+};
+
+/// A special attribute whose value cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("variable {var}: {attribute} {problem}")]
+pub struct SpecialError {
+    /// The variable's full path (`/` for global attributes).
+    pub var: String,
+    /// The attribute's name.
+    pub attribute: String,
+    /// What is wrong and what to write instead.
+    pub problem: String,
+}
+
+/// What the special attributes decided.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SpecialsOutcome {
+    /// The format asked for by a global `_Format`, if any.
+    pub format: Option<Format>,
+    /// Whether any netCDF-4-only special attribute was given (then output defaults to
+    /// netCDF-4).
+    pub needs_netcdf4: bool,
+    /// Warnings for the user (filters suppressed on variable-sized types, ...).
+    pub warnings: Vec<String>,
+}
+
+const READ_ONLY_GLOBALS: [&str; 3] = ["_NCProperties", "_IsNetcdf4", "_SuperblockVersion"];
+
+const QUANTIZE: [(&str, QuantizeMode); 3] = [
+    (
+        "_QuantizeBitGroomNumberOfSignificantDigits",
+        QuantizeMode::BitGroom,
+    ),
+    (
+        "_QuantizeGranularBitRoundNumberOfSignificantDigits",
+        QuantizeMode::GranularBitRound,
+    ),
+    (
+        "_QuantizeBitRoundNumberOfSignificantBits",
+        QuantizeMode::BitRound,
+    ),
+];
+
+/// The format named by a `_Format` value (as ncdump -k and ncgen -k spell them).
+pub fn format_by_name(name: &str) -> Option<Format> {
+    Some(match name.trim().to_ascii_lowercase().as_str() {
+        "classic" | "nc3" | "1" => Format::Classic,
+        "64-bit offset" | "64-bit-offset" | "nc6" | "2" => Format::Offset64,
+        "cdf5" | "64-bit data" | "nc5" | "5" => Format::Cdf5,
+        "netcdf-4" | "netcdf4" | "hdf5" | "enhanced" | "nc4" | "3" => Format::Netcdf4,
+        "netcdf-4 classic model" | "netcdf4_classic" | "enhanced-nc3" | "nc7" | "4" => {
+            Format::Netcdf4Classic
+        }
+        _ => return None,
+    })
+}
+
+fn text(att: &Attribute) -> Option<String> {
+    match &att.values {
+        Values::Char(bytes) => Some(String::from_utf8_lossy(bytes).trim_end_matches('\0').into()),
+        Values::String(v) if v.len() == 1 => v[0]
+            .as_ref()
+            .map(|b| String::from_utf8_lossy(b).into_owned()),
+        _ => None,
+    }
+}
+
+fn integers(att: &Attribute) -> Option<Vec<i128>> {
+    (0..att.values.len())
+        .map(|i| att.values.integer_at(i))
+        .collect()
+}
+
+fn boolean(att: &Attribute) -> Option<bool> {
+    if let Some(t) = text(att) {
+        return match t.trim().to_ascii_lowercase().as_str() {
+            "true" | "1" => Some(true),
+            "false" | "0" => Some(false),
+            _ => None,
+        };
+    }
+    match integers(att)?.as_slice() {
+        [v] => Some(*v != 0),
+        _ => None,
+    }
+}
+
+/// Whether values of this type have a variable size (string, vlen, or a compound holding
+/// one, transitively): filters cannot apply to them.
+pub fn is_variable_sized(dataset: &Dataset, t: TypeRef) -> bool {
+    match t {
+        TypeRef::Atomic(a) => a == AtomicType::String,
+        TypeRef::User(id) => match dataset.user_type(id).map(|u| &u.kind) {
+            Some(UserTypeKind::Vlen { .. }) => true,
+            Some(UserTypeKind::Compound { fields }) => fields
+                .iter()
+                .any(|f| is_variable_sized(dataset, f.type_ref)),
+            _ => false,
+        },
+    }
+}
+
+/// Applies the special attributes of every variable and the global ones, in place.
+pub fn apply_specials(dataset: &mut Dataset) -> Result<SpecialsOutcome, SpecialError> {
+    let mut outcome = SpecialsOutcome::default();
+    let root = &mut dataset.root;
+    let mut format_att = None;
+    root.atts.retain(|a| {
+        if a.name == "_Format" {
+            format_att = Some(a.clone());
+            return false;
+        }
+        !READ_ONLY_GLOBALS.contains(&a.name.as_str())
+    });
+    if let Some(att) = format_att {
+        let name = text(&att).unwrap_or_default();
+        outcome.format = Some(format_by_name(&name).ok_or_else(|| SpecialError {
+            var: "/".into(),
+            attribute: "_Format".into(),
+            problem: format!(
+                "names no format: \"{name}\" (use classic, 64-bit offset, cdf5, netCDF-4 \
+                 or netCDF-4 classic model)"
+            ),
+        })?);
+    }
+    let snapshot = dataset.clone();
+    apply_in_group(&snapshot, &mut dataset.root, "", &mut outcome)?;
+    Ok(outcome)
+}
+
+fn apply_in_group(
+    dataset: &Dataset,
+    group: &mut Group,
+    prefix: &str,
+    outcome: &mut SpecialsOutcome,
+) -> Result<(), SpecialError> {
+    for var in &mut group.vars {
+        let path = format!("{prefix}/{}", var.name);
+        apply_to_var(dataset, var, &path, outcome)?;
+    }
+    for child in &mut group.groups {
+        let child_prefix = format!("{prefix}/{}", child.name);
+        apply_in_group(dataset, child, &child_prefix, outcome)?;
+    }
+    Ok(())
+}
+
+/// The special attributes of one variable, as given.
+#[derive(Default)]
+struct VarSpecials {
+    storage: Option<Layout>,
+    chunks: Option<Vec<usize>>,
+    fletcher32: bool,
+    shuffle: bool,
+    deflate: Option<u32>,
+    filters: Vec<FilterSpec>,
+    codecs: Option<Vec<FilterSpec>>,
+    endianness: Option<Endianness>,
+    no_fill: bool,
+    quantize: Option<Quantize>,
+    any: bool,
+}
+
+fn apply_to_var(
+    dataset: &Dataset,
+    var: &mut Var,
+    path: &str,
+    outcome: &mut SpecialsOutcome,
+) -> Result<(), SpecialError> {
+    let mut specials = VarSpecials::default();
+    let mut kept = Vec::with_capacity(var.atts.len());
+    for att in std::mem::take(&mut var.atts) {
+        if !read_special(&att, path, &mut specials)? {
+            kept.push(att);
+        }
+    }
+    var.atts = kept;
+    if !specials.any {
+        return Ok(());
+    }
+    outcome.needs_netcdf4 = true;
+    let mut pipeline = Pipeline::new();
+    if specials.fletcher32 {
+        pipeline.define(FilterSpec::new(known::FLETCHER32, []));
+    }
+    if specials.shuffle {
+        pipeline.define(FilterSpec::new(known::SHUFFLE, []));
+    }
+    if let Some(level) = specials.deflate {
+        pipeline.define(FilterSpec::new(known::DEFLATE, [level]));
+    }
+    let from_filter = std::mem::take(&mut specials.filters);
+    match (&specials.codecs, from_filter.is_empty()) {
+        (Some(codecs), true) => codecs.iter().cloned().for_each(|f| pipeline.define(f)),
+        (Some(codecs), false) if !same_filters(codecs, &from_filter) => {
+            return Err(SpecialError {
+                var: path.into(),
+                attribute: "_Codecs".into(),
+                problem: "disagrees with _Filter: give one of them, or make them name the \
+                          same filters"
+                    .into(),
+            })
+        }
+        _ => from_filter.into_iter().for_each(|f| pipeline.define(f)),
+    }
+    let mut filters = pipeline.filters().to_vec();
+    if !filters.is_empty() && is_variable_sized(dataset, var.type_ref) {
+        outcome.warnings.push(format!(
+            "variable {path}: filters are not applied to variable-sized types ({} suppressed)",
+            filterspec::format_spec_list(&filters)
+        ));
+        filters.clear();
+    }
+    if !filters.is_empty() && var.dim_ids.is_empty() {
+        outcome.warnings.push(format!(
+            "variable {path}: filters cannot apply to a scalar variable ({} ignored)",
+            filterspec::format_spec_list(&filters)
+        ));
+        filters.clear();
+    }
+    let layout = match (specials.storage, specials.chunks) {
+        (Some(Layout::Chunked(_)) | None, Some(chunks)) => Layout::Chunked(chunks),
+        (Some(layout), _) => layout,
+        (None, None) if !filters.is_empty() => Layout::Chunked(Vec::new()),
+        (None, None) => Layout::Other,
+    };
+    var.storage = Some(Storage {
+        layout,
+        filters,
+        endianness: specials.endianness.unwrap_or(Endianness::Native),
+        no_fill: specials.no_fill,
+        quantize: specials.quantize,
+        codecs: None,
+    });
+    Ok(())
+}
+
+fn same_filters(a: &[FilterSpec], b: &[FilterSpec]) -> bool {
+    let stored = |list: &[FilterSpec]| -> Vec<u32> {
+        Pipeline::from_definitions(list.iter().cloned())
+            .ids()
+            .collect()
+    };
+    stored(a) == stored(b)
+}
+
+/// Reads one attribute if it is special; returns whether it was.
+fn read_special(
+    att: &Attribute,
+    path: &str,
+    specials: &mut VarSpecials,
+) -> Result<bool, SpecialError> {
+    let error = |problem: &str| SpecialError {
+        var: path.into(),
+        attribute: att.name.clone(),
+        problem: problem.into(),
+    };
+    match att.name.as_str() {
+        "_Storage" => {
+            let layout = match text(att).map(|t| t.to_ascii_lowercase()).as_deref() {
+                Some("contiguous") => Layout::Contiguous,
+                Some("compact") => Layout::Compact,
+                Some("chunked") => Layout::Chunked(Vec::new()),
+                _ => return Err(error("must be \"contiguous\", \"chunked\" or \"compact\"")),
+            };
+            specials.storage = Some(layout);
+        }
+        "_ChunkSizes" => {
+            let sizes = integers(att)
+                .filter(|v| v.iter().all(|n| *n > 0))
+                .ok_or_else(|| error("must be positive integers, one per dimension"))?;
+            specials.chunks = Some(sizes.into_iter().map(|n| n as usize).collect());
+        }
+        "_Fletcher32" => {
+            specials.fletcher32 =
+                boolean(att).ok_or_else(|| error("must be \"true\" or \"false\""))?;
+        }
+        "_Shuffle" => {
+            specials.shuffle =
+                boolean(att).ok_or_else(|| error("must be \"true\" or \"false\""))?;
+        }
+        "_DeflateLevel" => {
+            let level = match integers(att).as_deref() {
+                Some([v]) if (0..=9).contains(v) => *v as u32,
+                _ => return Err(error("must be one integer from 0 to 9")),
+            };
+            specials.deflate = Some(level);
+        }
+        "_Endianness" => {
+            specials.endianness =
+                Some(match text(att).map(|t| t.to_ascii_lowercase()).as_deref() {
+                    Some("little") => Endianness::Little,
+                    Some("big") => Endianness::Big,
+                    Some("native") => Endianness::Native,
+                    _ => return Err(error("must be \"little\", \"big\" or \"native\"")),
+                });
+        }
+        "_NoFill" => {
+            specials.no_fill =
+                boolean(att).ok_or_else(|| error("must be \"true\" or \"false\""))?;
+        }
+        "_Filter" => {
+            let value = text(att).ok_or_else(|| error("must be a string, like \"307,9\""))?;
+            let specs = parse_filter_attribute(&value)
+                .map_err(|e| error(&format!("is not a filter spec list:\n{}", e.render())))?;
+            // Repeated _Filter attributes append, as the spec says.
+            specials.filters.extend(specs);
+        }
+        "_Codecs" => {
+            let value = text(att).ok_or_else(|| error("must be a JSON string"))?;
+            let filters = codecs_to_filters(&value).map_err(|e| error(&e.to_string()))?;
+            specials.codecs = Some(filters);
+        }
+        name => {
+            let Some((_, mode)) = QUANTIZE.iter().find(|(n, _)| *n == name) else {
+                return Ok(false);
+            };
+            let nsd = match integers(att).as_deref() {
+                Some([v]) if *v > 0 => *v as i32,
+                _ => return Err(error("must be one positive integer")),
+            };
+            specials.quantize = Some(Quantize { mode: *mode, nsd });
+        }
+    }
+    specials.any = true;
+    Ok(true)
+}
