@@ -98,7 +98,16 @@ impl<'a> DataLoader<'a> {
             TypeRef::Atomic(AtomicType::Char) => load_chars(&mut reader, &mut target),
             TypeRef::Atomic(t) => load_atomic(&mut reader, &mut target, t, fill_value(var, t)),
             TypeRef::User(_) => {
-                let mut values = UserValueReader::new(self.dataset, var.type_ref);
+                let var_fill = var
+                    .atts
+                    .iter()
+                    .rev()
+                    .find(|a| a.name == "_FillValue")
+                    .and_then(|a| match &a.values {
+                        Values::User(v) if v.len() == 1 => v.first().cloned(),
+                        _ => None,
+                    });
+                let mut values = UserValueReader::new(self.dataset, var.type_ref, var_fill);
                 load_user(&mut reader, &mut target, &mut values)
             }
         };
@@ -251,6 +260,19 @@ fn load_user<R: BufRead>(
     let mut batch = Vec::with_capacity(batch_len);
     while let Some(value) = values.next_value(reader)? {
         batch.push(value);
+        if batch.len() == batch_len {
+            target.write(&Values::User(std::mem::take(&mut batch)))?;
+        }
+    }
+    // Like the reference, the rest of the last record (or of the variable) gets the
+    // type's fill values: the library's own fill for user types is all zero bytes.
+    let row: usize = target.shape.iter().skip(1).product::<usize>().max(1);
+    let end = match target.capacity {
+        Some(capacity) => capacity,
+        None => (target.position + batch.len()).div_ceil(row) * row,
+    };
+    while target.position + batch.len() < end {
+        batch.push(values.fill_value(values.type_ref()));
         if batch.len() == batch_len {
             target.write(&Values::User(std::mem::take(&mut batch)))?;
         }

@@ -176,6 +176,12 @@ fn apply_to_var(
     path: &str,
     outcome: &mut SpecialsOutcome,
 ) -> Result<(), SpecialError> {
+    for att in &mut var.atts {
+        // `v:_FillValue = ""` on a char variable means NUL, as in the reference.
+        if att.name == "_FillValue" && att.values == Values::Char(Vec::new()) {
+            att.values = Values::Char(vec![0]);
+        }
+    }
     let mut specials = VarSpecials::default();
     let mut kept = Vec::with_capacity(var.atts.len());
     for att in std::mem::take(&mut var.atts) {

@@ -14,12 +14,24 @@ use ncmodel::{AtomicType, CompoundField, Dataset, TypeRef, UserTypeKind, Value, 
 pub struct UserValueReader<'a> {
     dataset: &'a Dataset,
     type_ref: TypeRef,
+    /// The variable's `_FillValue`, which `_` stands for.
+    var_fill: Option<Value>,
 }
 
 impl<'a> UserValueReader<'a> {
-    /// A reader of values of `type_ref` (a user-defined type of `dataset`).
-    pub fn new(dataset: &'a Dataset, type_ref: TypeRef) -> Self {
-        Self { dataset, type_ref }
+    /// A reader of values of `type_ref` (a user-defined type of `dataset`) for a variable
+    /// whose `_FillValue` is `var_fill`.
+    pub fn new(dataset: &'a Dataset, type_ref: TypeRef, var_fill: Option<Value>) -> Self {
+        Self {
+            dataset,
+            type_ref,
+            var_fill,
+        }
+    }
+
+    /// The type of the values read.
+    pub fn type_ref(&self) -> TypeRef {
+        self.type_ref
     }
 
     /// The next value, or `None` at the end of the entry.
@@ -46,14 +58,26 @@ impl<'a> UserValueReader<'a> {
             .dataset
             .user_type(id)
             .ok_or_else(|| anyhow!("unknown type"))?;
+        if let DataToken::Constant(Constant::Fill, _) = first {
+            return Ok(self.fill_value(type_ref));
+        }
         match (&user.kind, first) {
             (UserTypeKind::Compound { fields }, DataToken::Open(_)) => {
                 let mut values = Vec::with_capacity(fields.len());
+                let mut closed = false;
                 for field in fields {
                     let token = next_token(reader, &user.name)?;
+                    if closed || matches!(token, DataToken::Close(_)) {
+                        // Fields left out take their fill values, as in the reference.
+                        closed = true;
+                        values.push(self.field_fill(field));
+                        continue;
+                    }
                     values.push(self.field_values(field, token, reader)?);
                 }
-                expect_close(reader, &user.name)?;
+                if !closed {
+                    expect_close(reader, &user.name)?;
+                }
                 Ok(Value::Compound(values))
             }
             (UserTypeKind::Vlen { base }, DataToken::Open(_)) => {
@@ -95,6 +119,50 @@ impl<'a> UserValueReader<'a> {
                 Ok(Value::Enum(v))
             }
             (kind, _) => bail!("expected {} value of type {}", kind_name(kind), user.name),
+        }
+    }
+
+    /// The value `_` stands for: the variable's `_FillValue` for its own type; otherwise
+    /// each field's default fill value for a compound, an empty vlen, an all-ones opaque,
+    /// the base type's fill for an enum.
+    pub fn fill_value(&self, type_ref: TypeRef) -> Value {
+        if let (true, Some(fill)) = (type_ref == self.type_ref, &self.var_fill) {
+            return fill.clone();
+        }
+        let user = match type_ref {
+            TypeRef::User(id) => self.dataset.user_type(id),
+            TypeRef::Atomic(_) => None,
+        };
+        match user.map(|u| (&u.kind, u.size)) {
+            Some((UserTypeKind::Compound { fields }, _)) => {
+                Value::Compound(fields.iter().map(|f| self.field_fill(f)).collect())
+            }
+            Some((UserTypeKind::Vlen { base }, _)) => Value::Vlen(match base {
+                TypeRef::Atomic(t) => Values::empty(*t),
+                TypeRef::User(_) => Values::User(Vec::new()),
+            }),
+            Some((UserTypeKind::Enum { base, .. }, _)) => {
+                Value::Enum(Values::default_fill(*base).integer_at(0).unwrap_or(0))
+            }
+            Some((UserTypeKind::Opaque, size)) => Value::Opaque(vec![0xff; size]),
+            None => Value::Opaque(Vec::new()),
+        }
+    }
+
+    /// The fill values of one compound field (all its elements).
+    fn field_fill(&self, field: &CompoundField) -> Values {
+        let count: usize = field.dims.iter().product::<usize>().max(1);
+        match field.type_ref {
+            TypeRef::Atomic(t) => {
+                let mut values = Values::empty(t);
+                pad(&mut values, count, t);
+                values
+            }
+            TypeRef::User(_) => Values::User(
+                (0..count)
+                    .map(|_| self.fill_value(field.type_ref))
+                    .collect(),
+            ),
         }
     }
 

@@ -14,8 +14,8 @@ use netcdf_sys::{
     nc_abort, nc_close, nc_create, nc_def_compound, nc_def_dim, nc_def_enum, nc_def_grp,
     nc_def_opaque, nc_def_var, nc_def_var_chunking, nc_def_var_endian, nc_def_var_fill,
     nc_def_var_filter, nc_def_vlen, nc_enddef, nc_insert_array_compound, nc_insert_compound,
-    nc_insert_enum, nc_put_att, nc_put_att_string, nc_put_att_text, nc_put_vara, nc_set_fill, nc_type,
-    NC_GLOBAL,
+    nc_insert_enum, nc_put_att, nc_put_att_string, nc_put_att_text, nc_put_vara, nc_set_fill,
+    nc_type, NC_GLOBAL,
 };
 
 use crate::encode::Layouts;
@@ -323,11 +323,15 @@ impl NcWriter {
                 nc_put_att_text(ncid, varid, name.as_ptr(), text.len(), text.as_ptr().cast())
             },
             Values::String(strings) => {
-                let owned: Vec<CString> = strings
+                // A NULL string (CDL's NIL) is written as a NULL pointer.
+                let owned: Vec<Option<CString>> = strings
                     .iter()
-                    .map(|s| CString::new(s.clone().unwrap_or_default()).unwrap_or_default())
+                    .map(|s| s.clone().map(|b| CString::new(b).unwrap_or_default()))
                     .collect();
-                let mut pointers: Vec<*const c_char> = owned.iter().map(|s| s.as_ptr()).collect();
+                let mut pointers: Vec<*const c_char> = owned
+                    .iter()
+                    .map(|s| s.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()))
+                    .collect();
                 unsafe { nc_put_att_string(ncid, varid, name.as_ptr(), len, pointers.as_mut_ptr()) }
             }
             values => {

@@ -80,22 +80,19 @@ pub fn infer_type(constants: &[Constant]) -> Result<AtomicType, ConvertError> {
     Ok(floating.or(result).unwrap_or(AtomicType::Char))
 }
 
-/// The default fill value of `t` (`NC_FILL_*`), as one value of that type.
-pub fn default_fill(t: AtomicType) -> Values {
-    match t {
-        AtomicType::Byte => Values::Byte(vec![-127]),
-        AtomicType::Char => Values::Char(vec![0]),
-        AtomicType::Short => Values::Short(vec![-32767]),
-        AtomicType::Int => Values::Int(vec![-2_147_483_647]),
-        AtomicType::Float => Values::Float(vec![9.969_21e36]),
-        AtomicType::Double => Values::Double(vec![9.969_209_968_386_869e36]),
-        AtomicType::UByte => Values::UByte(vec![255]),
-        AtomicType::UShort => Values::UShort(vec![65535]),
-        AtomicType::UInt => Values::UInt(vec![4_294_967_295]),
-        AtomicType::Int64 => Values::Int64(vec![-9_223_372_036_854_775_806]),
-        AtomicType::UInt64 => Values::UInt64(vec![18_446_744_073_709_551_614]),
-        AtomicType::String => Values::String(vec![Some(Vec::new())]),
-    }
+/// The number at the start of `text` (C `strtod` on the longest numeric prefix; 0 when
+/// there is none).
+fn leading_number(text: &[u8]) -> f64 {
+    let text = String::from_utf8_lossy(text);
+    let text = text.trim_start();
+    let len = text
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || b"+-.eE".contains(b))
+        .count();
+    (1..=len)
+        .rev()
+        .find_map(|i| text[..i].parse::<f64>().ok())
+        .unwrap_or(0.0)
 }
 
 /// A numeric constant as either an integer or a float.
@@ -164,12 +161,24 @@ pub fn push_constant(out: &mut Values, c: &Constant, target: AtomicType) -> Resu
                 other.describe()
             ))
         }
-        (out, Constant::Fill) => append(out, &default_fill(target)),
+        (out, Constant::Fill) => append(out, &Values::default_fill(target)),
         (out, c) => {
             let num = match c {
                 Constant::Int { value, .. } => Num::I(*value),
                 Constant::Char(b) => Num::I(i128::from(*b)),
                 Constant::Float { value, .. } => Num::F(*value),
+                // ncgen reads `0x10` in numeric data as the number it spells.
+                Constant::Opaque(bytes) => Num::I(
+                    bytes
+                        .iter()
+                        .rev()
+                        .take(8)
+                        .rev()
+                        .fold(0i128, |acc, b| (acc << 8) | i128::from(*b)),
+                ),
+                // ncgen reads a string in numeric data by its leading number, as C's strtod
+                // does: "1900-01-01" is 1900.
+                Constant::Str(text) => Num::F(leading_number(text)),
                 other => {
                     return Err(format!(
                         "expected a number for a `{}` value, found {}",

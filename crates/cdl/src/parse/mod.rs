@@ -26,7 +26,7 @@ use std::io::BufRead;
 use ncmodel::{Dataset, Format, GlobalSpecials};
 
 pub use constant::{Constant, DataToken};
-pub use convert::{convert_constants, default_fill, infer_type, push_constant, ConvertError};
+pub use convert::{convert_constants, infer_type, push_constant, ConvertError};
 pub use data::DataReader;
 pub use error::{Diagnostic, ErrorKind, ParseError, Position};
 

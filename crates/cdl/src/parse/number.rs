@@ -128,6 +128,8 @@ fn classify_integer(negative: bool, core: &[u8], suffix: &[u8]) -> Result<Consta
         }
         b"b" if in_range(-128, 255) => AtomicType::Byte,
         b"s" if in_range(-32768, 65535) => AtomicType::Short,
+        // ncgen 4.9 reads a single `l` as `int` (`5L` is an int attribute), `ll` as int64.
+        b"l" if in_range(i128::from(i32::MIN), i128::from(i32::MAX)) => AtomicType::Int,
         b"l" | b"ll" if in_range(i128::from(i64::MIN), i128::from(i64::MAX)) => AtomicType::Int64,
         b"u" | b"ul" if value <= i128::from(u32::MAX) => AtomicType::UInt,
         b"ul" | b"ull" => AtomicType::UInt64,
