@@ -64,6 +64,7 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     for warning in &outcome.warnings {
         eprintln!("ncgen: warning: {warning}");
     }
+    order_types(&mut dataset);
     let format = output::output_format(requested, &dataset, &outcome).map_err(Failure::runtime)?;
     dataset.format = format;
     let name = args.dataset_name.clone().unwrap_or(header.name);
@@ -91,4 +92,28 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     writer
         .finish()
         .map_err(|e| Failure::runtime(output::explain_write_error(e, &dataset)))
+}
+
+/// Puts the user types in the order the reference ncgen defines them (their ids, and so
+/// the order ncdump lists them): within each group, first the types built only from
+/// atomic types, then the others, each in source order.
+fn order_types(dataset: &mut ncmodel::Dataset) {
+    use ncmodel::{TypeRef, UserTypeKind};
+    let mut groups: Vec<Vec<String>> = Vec::new();
+    for t in &dataset.types {
+        if !groups.contains(&t.group_path) {
+            groups.push(t.group_path.clone());
+        }
+    }
+    let simple = |kind: &UserTypeKind| match kind {
+        UserTypeKind::Compound { fields } => fields
+            .iter()
+            .all(|f| matches!(f.type_ref, TypeRef::Atomic(_))),
+        UserTypeKind::Vlen { base } => matches!(base, TypeRef::Atomic(_)),
+        UserTypeKind::Opaque | UserTypeKind::Enum { .. } => true,
+    };
+    dataset.types.sort_by_key(|t| {
+        let group = groups.iter().position(|g| *g == t.group_path);
+        (group, !simple(&t.kind))
+    });
 }
