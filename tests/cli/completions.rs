@@ -53,3 +53,8 @@ fn check(command: clap::Command) {
 fn ncdump_completions_and_man_page_are_current() {
     check(nctools::dump::DumpArgs::command());
 }
+
+#[test]
+fn ncgen_completions_and_man_page_are_current() {
+    check(nctools::generate::GenerateArgs::command());
+}
