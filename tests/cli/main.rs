@@ -3,6 +3,7 @@
 
 mod completions;
 mod ncdump;
+mod ncgen;
 mod reference_filter_text;
 mod stub_binaries;
 mod support;
