@@ -249,3 +249,335 @@ fn a_fill_in_enum_data_without_fill_value_is_rejected_as_the_reference_does() {
     );
     differential(dir.path(), "enum_fill", &cdl, "nc4", &[]);
 }
+
+/// A one-variable CDL with `attributes` on the float variable `v(x)`.
+fn float_var(dir: &Path, name: &str, attributes: &str) -> PathBuf {
+    write_cdl(
+        dir,
+        name,
+        &format!(
+            "netcdf {name} {{\ndimensions:\n\tx = 4 ;\nvariables:\n\tfloat v(x) ;\n\
+             {attributes}\ndata:\n v = 1, 2, 3, 4 ;\n}}\n"
+        ),
+    )
+}
+
+/// Our ncgen `args` on `cdl` into `name.nc`; must succeed; returns the file.
+fn ours_ok(dir: &Path, name: &str, args: &[&str], cdl: &Path) -> PathBuf {
+    let out = dir.join(format!("{name}.nc"));
+    let done = our_ncgen(args, &out, cdl);
+    assert_eq!(done.code, Some(0), "ncgen {name}: {}", done.stderr);
+    out
+}
+
+#[test]
+fn repeated_filters_append_in_order() {
+    if !have_reference() {
+        return;
+    }
+    let dir = scratch();
+    let cdl = float_var(
+        dir.path(),
+        "repeated",
+        "\t\tv:_Filter = \"32004\" ;\n\t\tv:_Filter = \"307,9\" ;",
+    );
+    let file = ours_ok(dir.path(), "repeated", &["-k", "nc4"], &cdl);
+    // The reference keeps only the last (`_Filter = "307,9"`); the spec appends (D5).
+    assert!(
+        dump(&["-hs"], &file).contains("\t\tv:_Filter = \"32004|307,9\" ;\n"),
+        "{}",
+        dump(&["-hs"], &file)
+    );
+}
+
+#[test]
+fn filter_names_and_codecs_become_filter_ids() {
+    if !have_reference() {
+        return;
+    }
+    let dir = scratch();
+    let named = float_var(dir.path(), "named", "\t\tv:_Filter = \"bzip2,9\" ;");
+    let file = ours_ok(dir.path(), "named", &["-k", "nc4"], &named);
+    assert!(dump(&["-hs"], &file).contains("\t\tv:_Filter = \"307,9\" ;\n"));
+
+    let codecs = float_var(
+        dir.path(),
+        "codecs",
+        "\t\tv:_Codecs = \"[{\\\"id\\\": \\\"bz2\\\", \\\"level\\\": 5}]\" ;",
+    );
+    let file = ours_ok(dir.path(), "codecs", &[], &codecs);
+    let header = dump(&["-hs"], &file);
+    assert!(header.contains("\t\tv:_Filter = \"307,5\" ;\n"), "{header}");
+}
+
+#[test]
+fn codecs_that_disagree_or_are_unknown_are_errors() {
+    let dir = scratch();
+    let disagree = float_var(
+        dir.path(),
+        "disagree",
+        "\t\tv:_Codecs = \"[{\\\"id\\\": \\\"zstd\\\", \\\"level\\\": 5}]\" ;\n\
+         \t\tv:_Filter = \"307,9\" ;",
+    );
+    let out = dir.path().join("disagree.nc");
+    let done = our_ncgen(&[], &out, &disagree);
+    assert_eq!(done.code, Some(1));
+    assert!(done.stderr.contains("_Codecs"), "{}", done.stderr);
+    assert!(!out.exists());
+
+    let unknown = float_var(
+        dir.path(),
+        "unknown",
+        "\t\tv:_Codecs = \"[{\\\"id\\\": \\\"nosuchcodec\\\"}]\" ;",
+    );
+    let out = dir.path().join("unknown.nc");
+    let done = our_ncgen(&[], &out, &unknown);
+    assert_eq!(done.code, Some(1));
+    assert!(done.stderr.contains("nosuchcodec"), "{}", done.stderr);
+    assert!(!out.exists());
+}
+
+#[test]
+fn quantize_attributes_under_their_spec_names_are_kept() {
+    if !have_reference() {
+        return;
+    }
+    let dir = scratch();
+    for (i, attribute) in [
+        "_QuantizeBitGroomNumberOfSignificantDigits = 3",
+        "_QuantizeGranularBitRoundNumberOfSignificantDigits = 3",
+        "_QuantizeBitRoundNumberOfSignificantBits = 5",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let name = format!("quantize{i}");
+        let cdl = float_var(dir.path(), &name, &format!("\t\tv:{attribute} ;"));
+        let file = ours_ok(dir.path(), &name, &[], &cdl);
+        let header = dump(&["-hs"], &file);
+        assert!(
+            header.contains(&format!("\t\tv:{attribute} ;\n")),
+            "{header}"
+        );
+        assert_eq!(dump(&["-k"], &file), "netCDF-4\n");
+    }
+}
+
+#[test]
+fn read_only_global_attributes_are_accepted_and_ignored() {
+    if !have_reference() {
+        return;
+    }
+    let dir = scratch();
+    let cdl = write_cdl(
+        dir.path(),
+        "globals",
+        "netcdf globals {\nvariables:\n\tint v ;\n\n// global attributes:\n\
+         \t\t:_NCProperties = \"version=2,netcdf=4.9.2\" ;\n\t\t:_IsNetcdf4 = 1 ;\n\
+         \t\t:_SuperblockVersion = 2 ;\n\t\t:title = \"t\" ;\ndata:\n v = 1 ;\n}\n",
+    );
+    let file = ours_ok(dir.path(), "globals", &[], &cdl);
+    let header = dump(&["-h"], &file);
+    assert!(header.contains("\t\t:title = \"t\" ;\n"), "{header}");
+    assert!(!header.contains("_IsNetcdf4"), "{header}");
+    assert!(!header.contains("_SuperblockVersion"), "{header}");
+}
+
+#[test]
+fn a_filter_on_a_string_variable_is_dropped_with_a_warning() {
+    if !have_reference() {
+        return;
+    }
+    let dir = scratch();
+    let cdl = write_cdl(
+        dir.path(),
+        "strfilter",
+        "netcdf strfilter {\ndimensions:\n\tx = 2 ;\nvariables:\n\tstring sv(x) ;\n\
+         \t\tsv:_Filter = \"307,9\" ;\ndata:\n sv = \"a\", \"b\" ;\n}\n",
+    );
+    let out = dir.path().join("strfilter.nc");
+    let done = our_ncgen(&[], &out, &cdl);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert!(done.stderr.contains("warning"), "{}", done.stderr);
+    assert!(done.stderr.contains("sv"), "{}", done.stderr);
+    assert!(done.stderr.contains("307,9"), "{}", done.stderr);
+    let header = dump(&["-hs"], &out);
+    assert!(!header.contains("_Filter"), "{header}");
+    assert!(dump(&[], &out).contains(" sv = \"a\", \"b\" ;"));
+}
+
+#[test]
+fn a_filter_in_a_classic_file_is_an_error_and_leaves_no_file() {
+    let dir = scratch();
+    let cdl = float_var(dir.path(), "classicfilter", "\t\tv:_Filter = \"307,9\" ;");
+    let out = dir.path().join("classicfilter.nc");
+    let done = our_ncgen(&["-k", "nc3"], &out, &cdl);
+    assert_eq!(done.code, Some(1));
+    assert!(done.stderr.contains("_Filter"), "{}", done.stderr);
+    assert!(!out.exists());
+}
+
+#[test]
+fn special_attributes_alone_make_netcdf4_output() {
+    if !have_reference() {
+        return;
+    }
+    let dir = scratch();
+    let cdl = float_var(dir.path(), "deflated", "\t\tv:_DeflateLevel = 1 ;");
+    let file = ours_ok(dir.path(), "deflated", &[], &cdl);
+    assert_eq!(dump(&["-k"], &file), "netCDF-4\n");
+    // and the same CDL without the attribute makes a classic file, as the reference does
+    let plain = float_var(dir.path(), "plain", "");
+    let file = ours_ok(dir.path(), "plain", &[], &plain);
+    assert_eq!(dump(&["-k"], &file), "classic\n");
+}
+
+const SYNTAX_ERROR: &str =
+    "netcdf e {\ndimensions:\n\tx = 2 ;\nvariables:\n\tint v(x) \n\tint w ;\n}\n";
+
+#[test]
+fn a_syntax_error_points_at_the_place_and_writes_nothing() {
+    let dir = scratch();
+    let cdl = write_cdl(dir.path(), "bad", SYNTAX_ERROR);
+    let out = dir.path().join("bad.nc");
+    let done = our_ncgen(&[], &out, &cdl);
+    assert_eq!(done.code, Some(1));
+    assert!(done.stderr.contains("bad.cdl:6:2"), "{}", done.stderr);
+    assert!(done.stderr.contains("\n  |  ^^^"), "{}", done.stderr);
+    assert!(!out.exists());
+
+    // an existing output file is left as it was
+    fs::write(&out, b"precious").unwrap_or_else(|e| panic!("{e}"));
+    let done = our_ncgen(&[], &out, &cdl);
+    assert_eq!(done.code, Some(1));
+    assert_eq!(fs::read(&out).unwrap_or_default(), b"precious");
+}
+
+#[test]
+fn a_missing_input_is_one_clear_line() {
+    let dir = scratch();
+    let missing = dir.path().join("nothere.cdl");
+    let done = our_ncgen(&[], &dir.path().join("x.nc"), &missing);
+    assert_eq!(done.code, Some(1));
+    assert_eq!(done.stderr.lines().count(), 1, "{}", done.stderr);
+    assert!(
+        done.stderr.contains("nothere.cdl: no such file"),
+        "{}",
+        done.stderr
+    );
+}
+
+#[test]
+fn code_generation_is_not_supported_and_bad_kinds_are_usage_errors() {
+    let dir = scratch();
+    let cdl = float_var(dir.path(), "code", "");
+    for args in [&["-l", "c"][..], &["-c"]] {
+        let done = Test::ours("ncgen").args(args).arg(&cdl).run();
+        assert_eq!(done.code, Some(1), "{args:?}");
+        assert!(done.stderr.contains("not supported"), "{}", done.stderr);
+    }
+    let done = our_ncgen(&["-k", "bogus"], &dir.path().join("x.nc"), &cdl);
+    assert_eq!(done.code, Some(2));
+    assert!(done.stderr.contains("bogus"), "{}", done.stderr);
+}
+
+#[test]
+fn version_names_the_tool_and_the_project() {
+    let done = Test::ours("ncgen").arg("--version").run();
+    assert_eq!(done.code, Some(0));
+    assert_eq!(
+        done.stdout,
+        format!("ncgen (nctools) {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn standard_input_is_read_with_a_dash_or_no_file() {
+    if !have_reference() {
+        return;
+    }
+    let dir = scratch();
+    let cdl = fs::read(case("ncgen", "records")).unwrap_or_default();
+    let expected_file = dir.path().join("records.nc");
+    let Some(ncgen) = reference("ncgen") else {
+        return;
+    };
+    let made = run(Command::new(ncgen)
+        .arg("-o")
+        .arg(&expected_file)
+        .arg(case("ncgen", "records")));
+    assert_eq!(made.code, Some(0));
+    let expected = dump(&[], &expected_file);
+    for dash in [true, false] {
+        let sub = dir.path().join(if dash { "dash" } else { "none" });
+        fs::create_dir_all(&sub).unwrap_or_else(|e| panic!("{e}"));
+        let out = sub.join("records.nc");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_ncgen"))
+            .arg("-o")
+            .arg(&out)
+            .args(if dash { &["-"][..] } else { &[] })
+            .stdin(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{e}"));
+        if let Some(mut stdin) = child.stdin.take() {
+            std::io::Write::write_all(&mut stdin, &cdl).unwrap_or_else(|e| panic!("{e}"));
+        }
+        let done: Run = child
+            .wait_with_output()
+            .unwrap_or_else(|e| panic!("{e}"))
+            .into();
+        assert_eq!(done.code, Some(0), "{}", done.stderr);
+        assert_eq!(dump(&[], &out), expected);
+    }
+}
+
+#[test]
+fn without_an_output_option_only_the_syntax_is_checked() {
+    let Some(ncgen) = reference("ncgen") else {
+        return;
+    };
+    let dir = scratch();
+    let good = case("ncgen", "records");
+    let bad = write_cdl(dir.path(), "bad", SYNTAX_ERROR);
+    for (cdl, code) in [(&good, 0), (&bad, 1)] {
+        let theirs = run(Command::new(&ncgen).arg(cdl).current_dir(dir.path()));
+        let ours = run(Command::new(env!("CARGO_BIN_EXE_ncgen"))
+            .arg(cdl)
+            .current_dir(dir.path()));
+        assert_eq!(theirs.code, Some(code));
+        assert_eq!(ours.code, Some(code), "{}", ours.stderr);
+    }
+    let left: Vec<_> = fs::read_dir(dir.path())
+        .map(|d| d.filter_map(Result::ok).map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert_eq!(left, vec![std::ffi::OsString::from("bad.cdl")]);
+}
+
+#[test]
+fn a_round_trip_through_ncdump_gives_the_same_cdl() {
+    if !have_reference() {
+        return;
+    }
+    let dir = scratch();
+    // types.cdl is left out: ncdump prints the enum member `ultra violet` unescaped.
+    for (dir_name, name) in [
+        ("ncdump", "groups"),
+        ("ncgen", "usertypes"),
+        ("ncgen", "utf8"),
+    ] {
+        let first = ours_ok(dir.path(), name, &["-k", "nc4"], &case(dir_name, name));
+        let cdl_text = dump(&[], &first);
+        let again = dir.path().join("again");
+        fs::create_dir_all(&again).unwrap_or_else(|e| panic!("{e}"));
+        let cdl = write_cdl(&again, name, &cdl_text);
+        let second = ours_ok(&again, name, &["-k", "nc4"], &cdl);
+        let text = dump(&[], &second);
+        if text != cdl_text {
+            panic!(
+                "{name}: round trip differs at {}",
+                first_difference(&cdl_text, &text)
+            );
+        }
+    }
+}
