@@ -112,6 +112,13 @@ impl<'a> DataLoader<'a> {
             }
         };
         result.with_context(|| format!("variable {path}"))?;
+        if target.excess > 0 && matches!(var.type_ref, TypeRef::User(_)) {
+            // The reference refuses these ("Datalist longer than ...").
+            bail!(
+                "variable {path}: the data has {} value(s) more than the variable holds",
+                target.excess
+            );
+        }
         if target.excess > 0 {
             eprintln!(
                 "ncgen: warning: variable {path}: {} value(s) beyond its size were ignored",

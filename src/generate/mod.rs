@@ -67,6 +67,9 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     order_types(&mut dataset);
     let format = output::output_format(requested, &dataset, &outcome).map_err(Failure::runtime)?;
     dataset.format = format;
+    if format != ncmodel::Format::Netcdf4 {
+        output::strings_to_text(&mut dataset.root);
+    }
     let name = args.dataset_name.clone().unwrap_or(header.name);
     let Some(target) = output::output_path(args, &name, requested.is_some()) else {
         // No output asked for: like the reference, only check the CDL.

@@ -2,7 +2,7 @@
 //! CDL's `_Format` and its special attributes, with the checks of DECISIONS D4.
 
 use anyhow::{anyhow, bail};
-use ncmodel::{Dataset, Format, Group};
+use ncmodel::{Dataset, Format, Group, Values};
 
 use super::args::GenerateArgs;
 use super::specials::{format_by_name, SpecialsOutcome};
@@ -34,14 +34,37 @@ pub fn needs_enhanced_model(dataset: &Dataset) -> bool {
         !group.groups.is_empty()
             || group.dims.iter().filter(|d| d.unlimited).count() > 1
             || group.vars.iter().any(|v| !is_classic_type(v.type_ref))
-            || group.atts.iter().any(|a| !is_classic_type(a.type_ref))
+            || group.atts.iter().any(|a| !classic_attribute(a))
             || group
                 .vars
                 .iter()
                 .flat_map(|v| &v.atts)
-                .any(|a| !is_classic_type(a.type_ref))
+                .any(|a| !classic_attribute(a))
     }
     !dataset.types.is_empty() || group_needs(&dataset.root)
+}
+
+/// Whether the classic model can hold the attribute: a classic type, or one string
+/// (written as text, as the reference does).
+fn classic_attribute(att: &ncmodel::Attribute) -> bool {
+    is_classic_type(att.type_ref) || matches!(&att.values, Values::String(v) if v.len() == 1)
+}
+
+/// Rewrites single-string attributes as text attributes, for classic-model output.
+pub fn strings_to_text(group: &mut Group) {
+    let atts = group
+        .atts
+        .iter_mut()
+        .chain(group.vars.iter_mut().flat_map(|v| v.atts.iter_mut()));
+    for att in atts {
+        if let Values::String(v) = &att.values {
+            if let [Some(text)] = v.as_slice() {
+                att.values = Values::Char(text.clone());
+                att.type_ref = ncmodel::TypeRef::Atomic(ncmodel::AtomicType::Char);
+            }
+        }
+    }
+    group.groups.iter_mut().for_each(strings_to_text);
 }
 
 fn is_classic_type(t: ncmodel::TypeRef) -> bool {
@@ -71,22 +94,34 @@ pub fn output_format(
             format.name()
         );
     }
-    if format.is_classic_family() && has_filters(&dataset.root) {
-        bail!(
-            "filters need netCDF-4 output, but the {} format was asked for; use -k nc4 or \
-             drop the _Filter/_DeflateLevel/_Shuffle/_Fletcher32 attributes",
-            format.name()
-        );
+    if format.is_classic_family() {
+        if let Some(var) = netcdf4_storage_var(&dataset.root) {
+            bail!(
+                "variable {var}: its filters or storage attributes (_Filter, _DeflateLevel, \
+                 _Shuffle, _Fletcher32, _Storage, _ChunkSizes, _Endianness, quantize) need \
+                 netCDF-4 output, but the {} format was asked for; use -k nc4 or drop them",
+                format.name()
+            );
+        }
     }
     Ok(format)
 }
 
-fn has_filters(group: &Group) -> bool {
+/// The first variable whose storage properties only netCDF-4 can hold (filters, a
+/// chosen layout, a byte order, quantization; `_NoFill` works everywhere).
+fn netcdf4_storage_var(group: &Group) -> Option<String> {
+    let needs = |s: &ncmodel::Storage| {
+        !s.filters.is_empty()
+            || s.layout != ncmodel::Layout::Other
+            || s.endianness != ncmodel::Endianness::Native
+            || s.quantize.is_some()
+    };
     group
         .vars
         .iter()
-        .any(|v| v.storage.as_ref().is_some_and(|s| !s.filters.is_empty()))
-        || group.groups.iter().any(has_filters)
+        .find(|v| v.storage.as_ref().is_some_and(needs))
+        .map(|v| v.name.clone())
+        .or_else(|| group.groups.iter().find_map(netcdf4_storage_var))
 }
 
 /// The output file: `-o`, or the dataset name with `.nc` (`.cdf` with `-n`); `None` when
