@@ -68,7 +68,13 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     let format = output::output_format(requested, &dataset, &outcome).map_err(Failure::runtime)?;
     dataset.format = format;
     if format != ncmodel::Format::Netcdf4 {
-        output::strings_to_text(&mut dataset.root);
+        for att in output::drop_string_attributes(&mut dataset.root) {
+            eprintln!(
+                "ncgen: warning: string attribute {att} left out: the {} format has no \
+                 string type (declare it as char, without `string`, to keep it)",
+                format.name()
+            );
+        }
     }
     let name = args.dataset_name.clone().unwrap_or(header.name);
     let Some(target) = output::output_path(args, &name, requested.is_some()) else {

@@ -45,26 +45,32 @@ pub fn needs_enhanced_model(dataset: &Dataset) -> bool {
 }
 
 /// Whether the classic model can hold the attribute: a classic type, or one string
-/// (written as text, as the reference does).
+/// (left out with a warning, as the reference leaves it out).
 fn classic_attribute(att: &ncmodel::Attribute) -> bool {
     is_classic_type(att.type_ref) || matches!(&att.values, Values::String(v) if v.len() == 1)
 }
 
-/// Rewrites single-string attributes as text attributes, for classic-model output.
-pub fn strings_to_text(group: &mut Group) {
-    let atts = group
+/// Removes the `string` attributes, which the classic model cannot hold, as the reference
+/// does; returns their paths (`var:att`, or `:att` for global ones) for warnings.
+pub fn drop_string_attributes(group: &mut Group) -> Vec<String> {
+    let is_string = |a: &ncmodel::Attribute| matches!(a.values, Values::String(_));
+    let mut dropped: Vec<String> = group
         .atts
-        .iter_mut()
-        .chain(group.vars.iter_mut().flat_map(|v| v.atts.iter_mut()));
-    for att in atts {
-        if let Values::String(v) = &att.values {
-            if let [Some(text)] = v.as_slice() {
-                att.values = Values::Char(text.clone());
-                att.type_ref = ncmodel::TypeRef::Atomic(ncmodel::AtomicType::Char);
-            }
-        }
+        .iter()
+        .filter(|a| is_string(a))
+        .map(|a| format!(":{}", a.name))
+        .collect();
+    group.atts.retain(|a| !is_string(a));
+    for var in &mut group.vars {
+        dropped.extend(
+            var.atts
+                .iter()
+                .filter(|a| is_string(a))
+                .map(|a| format!("{}:{}", var.name, a.name)),
+        );
+        var.atts.retain(|a| !is_string(a));
     }
-    group.groups.iter_mut().for_each(strings_to_text);
+    dropped
 }
 
 fn is_classic_type(t: ncmodel::TypeRef) -> bool {
