@@ -58,8 +58,20 @@ impl<'a> UserValueReader<'a> {
             .dataset
             .user_type(id)
             .ok_or_else(|| anyhow!("unknown type"))?;
-        if let DataToken::Constant(Constant::Fill, _) = first {
-            return Ok(self.fill_value(type_ref));
+        if let DataToken::Constant(Constant::Fill, at) = first {
+            let fill = self.fill_value(type_ref);
+            if let (Value::Enum(v), UserTypeKind::Enum { members, .. }) = (&fill, &user.kind) {
+                if !members.iter().any(|(_, m)| m == v) {
+                    // As the reference: the type's default fill is no member of the enum.
+                    bail!(
+                        "{}: `_` needs a _FillValue for enum {}: its default fill {v} is not \
+                         one of its constants",
+                        place(&at),
+                        user.name
+                    );
+                }
+            }
+            return Ok(fill);
         }
         match (&user.kind, first) {
             (UserTypeKind::Compound { fields }, DataToken::Open(_)) => {
@@ -123,7 +135,8 @@ impl<'a> UserValueReader<'a> {
     }
 
     /// The value `_` stands for: the variable's `_FillValue` for its own type; otherwise
-    /// each field's default fill value for a compound, an empty vlen, an all-ones opaque,
+    /// each field's default fill value for a compound, a vlen of one fill value, an all-ones
+    /// opaque,
     /// the base type's fill for an enum.
     pub fn fill_value(&self, type_ref: TypeRef) -> Value {
         if let (true, Some(fill)) = (type_ref == self.type_ref, &self.var_fill) {
@@ -137,9 +150,10 @@ impl<'a> UserValueReader<'a> {
             Some((UserTypeKind::Compound { fields }, _)) => {
                 Value::Compound(fields.iter().map(|f| self.field_fill(f)).collect())
             }
+            // As the reference: one element, the base type's fill.
             Some((UserTypeKind::Vlen { base }, _)) => Value::Vlen(match base {
-                TypeRef::Atomic(t) => Values::empty(*t),
-                TypeRef::User(_) => Values::User(Vec::new()),
+                TypeRef::Atomic(t) => Values::default_fill(*t),
+                TypeRef::User(_) => Values::User(vec![self.fill_value(*base)]),
             }),
             Some((UserTypeKind::Enum { base, .. }, _)) => {
                 Value::Enum(Values::default_fill(*base).integer_at(0).unwrap_or(0))
