@@ -202,6 +202,7 @@ fn a_second_unlimited_dimension_is_written_as_the_reference() {
 /// BitGroom with 3 significant digits keeps each value within the spec's error margin
 /// (4.9e-4 relative) and changes the ones that need more digits.
 #[test]
+#[allow(clippy::approx_constant)] // the values of tests/data/ncdump/filters.cdl
 fn quantize_attributes_quantize_the_data() {
     if !have_reference() {
         return;
