@@ -1,6 +1,7 @@
 //! ncgen's data pass: each data entry's values are read as a stream of tokens, converted
 //! to the variable's type in bounded batches and written where they belong.
 
+use std::borrow::Cow;
 use std::io::BufRead;
 
 use anyhow::{anyhow, bail, Context};
@@ -60,10 +61,11 @@ impl SlabTarget<'_> {
         let mut offset = 0;
         for slab in hyperslabs(&self.shape, self.position, n) {
             let count: usize = slab.count.iter().product();
+            // Batches are whole rows where possible: then one slab takes them all, uncopied.
             let part = if offset == 0 && count == values.len() {
-                values.clone()
+                Cow::Borrowed(values)
             } else {
-                values.slice(offset..offset + count)
+                Cow::Owned(values.slice(offset..offset + count))
             };
             self.writer
                 .write(self.group_path, self.name, &slab.start, &slab.count, &part)

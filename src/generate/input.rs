@@ -69,7 +69,7 @@ impl CdlInput {
         file.seek(SeekFrom::Start(entry.offset))
             .with_context(|| format!("{}: cannot read", self.name))?;
         let reader = BufReader::with_capacity(DATA_BUFFER, file);
-        Ok(DataReader::new(reader, &self.name, entry.line, entry.col))
+        Ok(DataReader::for_entry(reader, &self.name, entry))
     }
 
     /// A parse error rendered with the line it points at.

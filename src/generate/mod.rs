@@ -82,7 +82,7 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
         return Ok(());
     };
     let mut writer = ncio::NcWriter::create(&target, format)
-        .map_err(|e| Failure::runtime(output::explain_write_error(e, &dataset)))?;
+        .map_err(|e| Failure::runtime(output::explain_write_error(e)))?;
     if args.no_fill {
         writer
             .set_no_fill()
@@ -90,7 +90,7 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     }
     writer
         .define(&dataset)
-        .map_err(|e| Failure::runtime(output::explain_write_error(e, &dataset)))?;
+        .map_err(|e| Failure::runtime(output::explain_write_error(e)))?;
     if !args.header_only {
         let mut loader = data::DataLoader::new(&dataset, &writer);
         for entry in &header.data {
@@ -100,7 +100,7 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     }
     writer
         .finish()
-        .map_err(|e| Failure::runtime(output::explain_write_error(e, &dataset)))
+        .map_err(|e| Failure::runtime(output::explain_write_error(e)))
 }
 
 /// Puts the user types in the order the reference ncgen defines them (their ids, and so

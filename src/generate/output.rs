@@ -143,7 +143,7 @@ pub fn output_path(args: &GenerateArgs, dataset_name: &str, format_given: bool) 
 
 /// A failure of the library while creating the file, explained: an unavailable filter
 /// names the filter and where plugins were looked for (DECISIONS D6).
-pub fn explain_write_error(error: ncio::NcError, _dataset: &Dataset) -> anyhow::Error {
+pub fn explain_write_error(error: ncio::NcError) -> anyhow::Error {
     if !error.is_filter_error() {
         return anyhow!(error);
     }

@@ -35,21 +35,6 @@ pub struct SpecialsOutcome {
 
 const READ_ONLY_GLOBALS: [&str; 3] = ["_NCProperties", "_IsNetcdf4", "_SuperblockVersion"];
 
-const QUANTIZE: [(&str, QuantizeMode); 3] = [
-    (
-        "_QuantizeBitGroomNumberOfSignificantDigits",
-        QuantizeMode::BitGroom,
-    ),
-    (
-        "_QuantizeGranularBitRoundNumberOfSignificantDigits",
-        QuantizeMode::GranularBitRound,
-    ),
-    (
-        "_QuantizeBitRoundNumberOfSignificantBits",
-        QuantizeMode::BitRound,
-    ),
-];
-
 /// The format named by a `_Format` value (as ncdump -k and ncgen -k spell them).
 pub fn format_by_name(name: &str) -> Option<Format> {
     Some(match name.trim().to_ascii_lowercase().as_str() {
@@ -327,14 +312,14 @@ fn read_special(
             specials.codecs = Some(filters);
         }
         name => {
-            let Some((_, mode)) = QUANTIZE.iter().find(|(n, _)| *n == name) else {
+            let Some(mode) = QuantizeMode::from_attribute_name(name) else {
                 return Ok(false);
             };
             let nsd = match integers(att).as_deref() {
                 Some([v]) if *v > 0 => *v as i32,
                 _ => return Err(error("must be one positive integer")),
             };
-            specials.quantize = Some(Quantize { mode: *mode, nsd });
+            specials.quantize = Some(Quantize { mode, nsd });
         }
     }
     specials.any = true;

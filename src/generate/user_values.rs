@@ -296,26 +296,5 @@ fn expect_close<R: BufRead>(reader: &mut DataReader<R>, what: &str) -> anyhow::R
 /// Pads `values` with the type's default fill value up to `count` values.
 fn pad(values: &mut Values, count: usize, t: AtomicType) {
     let fill = Values::default_fill(t);
-    while values.len() < count {
-        let mut one = fill.clone();
-        append(values, &mut one);
-    }
-}
-
-fn append(values: &mut Values, more: &mut Values) {
-    match (values, more) {
-        (Values::Byte(a), Values::Byte(b)) => a.append(b),
-        (Values::Char(a), Values::Char(b)) | (Values::UByte(a), Values::UByte(b)) => a.append(b),
-        (Values::Short(a), Values::Short(b)) => a.append(b),
-        (Values::Int(a), Values::Int(b)) => a.append(b),
-        (Values::Float(a), Values::Float(b)) => a.append(b),
-        (Values::Double(a), Values::Double(b)) => a.append(b),
-        (Values::UShort(a), Values::UShort(b)) => a.append(b),
-        (Values::UInt(a), Values::UInt(b)) => a.append(b),
-        (Values::Int64(a), Values::Int64(b)) => a.append(b),
-        (Values::UInt64(a), Values::UInt64(b)) => a.append(b),
-        (Values::String(a), Values::String(b)) => a.append(b),
-        (Values::User(a), Values::User(b)) => a.append(b),
-        _ => {}
-    }
+    while values.len() < count && values.extend_from(&fill) {}
 }

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{reference, run, scratch, Run, Test};
+use crate::support::{first_difference, reference, run, scratch, Run, Test};
 
 /// A CDL case of tests/data/ncdump.
 fn case(name: &str) -> PathBuf {
@@ -58,22 +58,6 @@ fn assert_same(name: &str, args: &[&str], file: &Path) {
     if ours.stdout != theirs.stdout {
         let diff = first_difference(&theirs.stdout, &ours.stdout);
         panic!("{name} {args:?}: output differs from the reference at {diff}");
-    }
-}
-
-fn first_difference(theirs: &str, ours: &str) -> String {
-    let pair = theirs
-        .lines()
-        .zip(ours.lines())
-        .enumerate()
-        .find(|(_, (a, b))| a != b);
-    match pair {
-        Some((i, (a, b))) => format!("line {}:\n  reference: {a}\n  ours:      {b}", i + 1),
-        None => format!(
-            "the end (reference {} lines, ours {})",
-            theirs.lines().count(),
-            ours.lines().count()
-        ),
     }
 }
 

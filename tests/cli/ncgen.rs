@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{reference, run, scratch, Run, Test};
+use crate::support::{first_difference, reference, run, scratch, Run, Test};
 
 const NCDUMP_CASES: &[&str] = &[
     "cformat", "classic", "filters", "groups", "names",
@@ -74,22 +74,6 @@ fn dump(args: &[&str], file: &Path) -> String {
 /// Whether both reference tools are there (else a visible SKIPPED, or a failure in CI).
 fn have_reference() -> bool {
     reference("ncgen").is_some() && reference("ncdump").is_some()
-}
-
-fn first_difference(theirs: &str, ours: &str) -> String {
-    let pair = theirs
-        .lines()
-        .zip(ours.lines())
-        .enumerate()
-        .find(|(_, (a, b))| a != b);
-    match pair {
-        Some((i, (a, b))) => format!("line {}:\n  reference: {a}\n  ours:      {b}", i + 1),
-        None => format!(
-            "the end (reference {} lines, ours {})",
-            theirs.lines().count(),
-            ours.lines().count()
-        ),
-    }
 }
 
 /// Drops the data lines of variable `var` (from ` var = ` to the line ending in `;`).
@@ -211,25 +195,34 @@ fn quantize_attributes_quantize_the_data() {
     let out = dir.path().join("filters.nc");
     let made = our_ncgen(&["-k", "nc4"], &out, &case("ncdump", "filters"));
     assert_eq!(made.code, Some(0), "ours: {}", made.stderr);
-    let text = dump(&["-v", "quantized"], &out);
-    let data = text
-        .split("quantized =")
-        .nth(1)
-        .and_then(|t| t.split(';').next())
-        .unwrap_or_else(|| panic!("no data for quantized in:\n{text}"));
-    let written: Vec<f64> = data
-        .split(',')
-        .map(|v| v.trim().parse().unwrap_or_else(|e| panic!("{v}: {e}")))
-        .collect();
     let given = [
         3.14159, 2.71828, 1.41421, 1.73205, 0.5, 0.25, 0.125, 100.123456,
     ];
+    assert_quantized(&written_values(&out, "quantized"), &given, 4.9e-4);
+}
+
+/// The data of the numeric variable `var` of `file`, as the reference ncdump prints it.
+fn written_values(file: &Path, var: &str) -> Vec<f64> {
+    let text = dump(&["-v", var], file);
+    let data = text
+        .split(&format!(" {var} ="))
+        .nth(1)
+        .and_then(|t| t.split(';').next())
+        .unwrap_or_else(|| panic!("no data for {var} in:\n{text}"));
+    data.split(',')
+        .map(|v| v.trim().parse().unwrap_or_else(|e| panic!("{v}: {e}")))
+        .collect()
+}
+
+/// Each written value is within `margin` (relative) of the given one, and at least one
+/// changed: the data was quantized, not copied.
+fn assert_quantized(written: &[f64], given: &[f64], margin: f64) {
     assert_eq!(written.len(), given.len());
     for (w, g) in written.iter().zip(given) {
-        assert!(((w - g) / g).abs() <= 4.9e-4, "{g} written as {w}");
+        assert!(((w - g) / g).abs() <= margin, "{g} written as {w}");
     }
     assert!(
-        written.iter().zip(given).any(|(w, g)| *w != g),
+        written.iter().zip(given).any(|(w, g)| w != g),
         "no value was quantized: {written:?}"
     );
 }
@@ -352,21 +345,35 @@ fn codecs_that_disagree_or_are_unknown_are_errors() {
 }
 
 #[test]
+#[allow(clippy::approx_constant)] // data values, not the constants
 fn quantize_attributes_under_their_spec_names_are_kept() {
     if !have_reference() {
         return;
     }
     let dir = scratch();
-    for (i, attribute) in [
-        "_QuantizeBitGroomNumberOfSignificantDigits = 3",
-        "_QuantizeGranularBitRoundNumberOfSignificantDigits = 3",
-        "_QuantizeBitRoundNumberOfSignificantBits = 5",
+    let given = [3.14159, 2.71828, 100.123456];
+    // The spec's error margins: BitGroom and Granular BitRound at 3 significant digits,
+    // BitRound at 5 bits (0.5 * 2^-5).
+    for (i, (attribute, margin)) in [
+        ("_QuantizeBitGroomNumberOfSignificantDigits = 3", 4.9e-4),
+        (
+            "_QuantizeGranularBitRoundNumberOfSignificantDigits = 3",
+            2.2e-3,
+        ),
+        ("_QuantizeBitRoundNumberOfSignificantBits = 5", 0.5 / 32.0),
     ]
     .iter()
     .enumerate()
     {
         let name = format!("quantize{i}");
-        let cdl = float_var(dir.path(), &name, &format!("\t\tv:{attribute} ;"));
+        let cdl = write_cdl(
+            dir.path(),
+            &name,
+            &format!(
+                "netcdf {name} {{\ndimensions:\n\tx = 3 ;\nvariables:\n\tfloat v(x) ;\n\
+                 \t\tv:{attribute} ;\ndata:\n v = 3.14159, 2.71828, 100.123456 ;\n}}\n"
+            ),
+        );
         let file = ours_ok(dir.path(), &name, &[], &cdl);
         let header = dump(&["-hs"], &file);
         assert!(
@@ -374,6 +381,7 @@ fn quantize_attributes_under_their_spec_names_are_kept() {
             "{header}"
         );
         assert_eq!(dump(&["-k"], &file), "netCDF-4\n");
+        assert_quantized(&written_values(&file, "v"), &given, *margin);
     }
 }
 

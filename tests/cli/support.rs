@@ -105,3 +105,20 @@ pub fn scratch() -> tempfile::TempDir {
         Err(e) => panic!("cannot make a scratch directory: {e}"),
     }
 }
+
+/// Where two outputs first differ, as a line number with both lines, for messages.
+pub fn first_difference(theirs: &str, ours: &str) -> String {
+    let pair = theirs
+        .lines()
+        .zip(ours.lines())
+        .enumerate()
+        .find(|(_, (a, b))| a != b);
+    match pair {
+        Some((i, (a, b))) => format!("line {}:\n  reference: {a}\n  ours:      {b}", i + 1),
+        None => format!(
+            "the end (reference {} lines, ours {})",
+            theirs.lines().count(),
+            ours.lines().count()
+        ),
+    }
+}

@@ -126,25 +126,11 @@ fn read_codecs(
 /// as ordinary attributes; asking `nc_inq_var_quantize` instead makes HDF5 print errors
 /// for every variable without them).
 pub(crate) fn quantize_from_attributes(atts: &[Attribute]) -> Option<Quantize> {
-    let modes = [
-        (
-            "_QuantizeBitGroomNumberOfSignificantDigits",
-            QuantizeMode::BitGroom,
-        ),
-        (
-            "_QuantizeGranularBitRoundNumberOfSignificantDigits",
-            QuantizeMode::GranularBitRound,
-        ),
-        (
-            "_QuantizeBitRoundNumberOfSignificantBits",
-            QuantizeMode::BitRound,
-        ),
-    ];
     atts.iter().find_map(|att| {
-        let (_, mode) = modes.iter().find(|(name, _)| *name == att.name)?;
+        let mode = QuantizeMode::from_attribute_name(&att.name)?;
         let nsd = att.values.integer_at(0)?;
         Some(Quantize {
-            mode: *mode,
+            mode,
             nsd: i32::try_from(nsd).ok()?,
         })
     })

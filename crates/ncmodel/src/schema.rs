@@ -186,6 +186,26 @@ pub enum QuantizeMode {
     BitRound,
 }
 
+impl QuantizeMode {
+    /// Every mode, in the order of the spec.
+    pub const ALL: [QuantizeMode; 3] = [Self::BitGroom, Self::GranularBitRound, Self::BitRound];
+
+    /// The attribute that records this mode and its digits (or bits), under the spec's
+    /// name.
+    pub fn attribute_name(self) -> &'static str {
+        match self {
+            Self::BitGroom => "_QuantizeBitGroomNumberOfSignificantDigits",
+            Self::GranularBitRound => "_QuantizeGranularBitRoundNumberOfSignificantDigits",
+            Self::BitRound => "_QuantizeBitRoundNumberOfSignificantBits",
+        }
+    }
+
+    /// The mode recorded by the attribute `name`, if it is a quantize attribute.
+    pub fn from_attribute_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|m| m.attribute_name() == name)
+    }
+}
+
 /// Quantization applied when writing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Quantize {

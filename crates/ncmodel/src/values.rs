@@ -126,6 +126,29 @@ impl Values {
         }
     }
 
+    /// Appends the values of `other`; returns false (and changes nothing) when the two
+    /// arrays differ in type.
+    pub fn extend_from(&mut self, other: &Values) -> bool {
+        match (self, other) {
+            (Self::Byte(a), Self::Byte(b)) => a.extend_from_slice(b),
+            (Self::Char(a), Self::Char(b)) | (Self::UByte(a), Self::UByte(b)) => {
+                a.extend_from_slice(b)
+            }
+            (Self::Short(a), Self::Short(b)) => a.extend_from_slice(b),
+            (Self::Int(a), Self::Int(b)) => a.extend_from_slice(b),
+            (Self::Float(a), Self::Float(b)) => a.extend_from_slice(b),
+            (Self::Double(a), Self::Double(b)) => a.extend_from_slice(b),
+            (Self::UShort(a), Self::UShort(b)) => a.extend_from_slice(b),
+            (Self::UInt(a), Self::UInt(b)) => a.extend_from_slice(b),
+            (Self::Int64(a), Self::Int64(b)) => a.extend_from_slice(b),
+            (Self::UInt64(a), Self::UInt64(b)) => a.extend_from_slice(b),
+            (Self::String(a), Self::String(b)) => a.extend_from_slice(b),
+            (Self::User(a), Self::User(b)) => a.extend_from_slice(b),
+            _ => return false,
+        }
+        true
+    }
+
     /// Sets value `i` to value `j` of `other`; returns false (and changes nothing) when
     /// the two arrays differ in type or an index is out of range.
     pub fn set_from(&mut self, i: usize, other: &Values, j: usize) -> bool {

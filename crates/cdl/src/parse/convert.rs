@@ -161,7 +161,9 @@ pub fn push_constant(out: &mut Values, c: &Constant, target: AtomicType) -> Resu
                 other.describe()
             ))
         }
-        (out, Constant::Fill) => append(out, &Values::default_fill(target)),
+        (out, Constant::Fill) => {
+            out.extend_from(&Values::default_fill(target));
+        }
         (out, c) => {
             let num = match c {
                 Constant::Int { value, .. } => Num::I(*value),
@@ -217,26 +219,5 @@ fn push_number(out: &mut Values, num: Num, target: AtomicType) {
         }),
         Values::Double(v) => v.push(float(&num)),
         Values::Char(_) | Values::String(_) | Values::User(_) => {}
-    }
-}
-
-/// Appends `more` to `out` (same variant; other combinations are ignored).
-fn append(out: &mut Values, more: &Values) {
-    match (out, more) {
-        (Values::Byte(a), Values::Byte(b)) => a.extend_from_slice(b),
-        (Values::Char(a), Values::Char(b)) | (Values::UByte(a), Values::UByte(b)) => {
-            a.extend_from_slice(b)
-        }
-        (Values::Short(a), Values::Short(b)) => a.extend_from_slice(b),
-        (Values::Int(a), Values::Int(b)) => a.extend_from_slice(b),
-        (Values::Float(a), Values::Float(b)) => a.extend_from_slice(b),
-        (Values::Double(a), Values::Double(b)) => a.extend_from_slice(b),
-        (Values::UShort(a), Values::UShort(b)) => a.extend_from_slice(b),
-        (Values::UInt(a), Values::UInt(b)) => a.extend_from_slice(b),
-        (Values::Int64(a), Values::Int64(b)) => a.extend_from_slice(b),
-        (Values::UInt64(a), Values::UInt64(b)) => a.extend_from_slice(b),
-        (Values::String(a), Values::String(b)) => a.extend_from_slice(b),
-        (Values::User(a), Values::User(b)) => a.extend_from_slice(b),
-        _ => {}
     }
 }

@@ -12,19 +12,10 @@ pub(crate) struct FillValue<'a> {
 
 /// The default fill value of an atomic type; ncdump uses none for bytes.
 fn default_fill(t: AtomicType) -> Option<Values> {
-    Some(match t {
-        AtomicType::Byte | AtomicType::UByte => return None,
-        AtomicType::Char => Values::Char(vec![0]),
-        AtomicType::Short => Values::Short(vec![-32767]),
-        AtomicType::Int => Values::Int(vec![-2147483647]),
-        AtomicType::Float => Values::Float(vec![9.969_21e36]),
-        AtomicType::Double => Values::Double(vec![9.969_209_968_386_869e36]),
-        AtomicType::UShort => Values::UShort(vec![65535]),
-        AtomicType::UInt => Values::UInt(vec![4294967295]),
-        AtomicType::Int64 => Values::Int64(vec![-9223372036854775806]),
-        AtomicType::UInt64 => Values::UInt64(vec![18446744073709551614]),
-        AtomicType::String => Values::String(vec![Some(Vec::new())]),
-    })
+    match t {
+        AtomicType::Byte | AtomicType::UByte => None,
+        _ => Some(Values::default_fill(t)),
+    }
 }
 
 fn float_equals(fill: f32, v: f32) -> bool {
