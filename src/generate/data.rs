@@ -11,6 +11,7 @@ use ncmodel::{AtomicType, Dataset, Group, TypeRef, Values, Var};
 
 use super::chars::CharPacker;
 use super::linear::hyperslabs;
+use super::nested::read_nested;
 use super::user_values::UserValueReader;
 
 /// Values converted and written at a time: bounds memory whatever the variable's size.
@@ -95,7 +96,13 @@ impl<'a> DataLoader<'a> {
             .var(&entry.var_name)
             .ok_or_else(|| anyhow!("data for {}: no such variable", entry.var_name))?;
         let path = full_path(&entry.group_path, &var.name);
-        let mut target = self.target(entry, var)?;
+        let dims = self.dims(var)?;
+        if dims.iter().skip(1).any(|d| d.1) {
+            return self
+                .load_nested(entry, var, &dims, &mut reader)
+                .with_context(|| format!("variable {path}"));
+        }
+        let mut target = self.target(entry, &dims);
         let result = match var.type_ref {
             TypeRef::Atomic(AtomicType::Char) => load_chars(&mut reader, &mut target),
             TypeRef::Atomic(t) => load_atomic(&mut reader, &mut target, t, fill_value(var, t)),
@@ -130,42 +137,60 @@ impl<'a> DataLoader<'a> {
         Ok(())
     }
 
-    fn target<'e>(&self, entry: &'e DataEntry, var: &'e Var) -> anyhow::Result<SlabTarget<'e>>
+    /// Where the values of `entry` go, given the variable's dimensions (length,
+    /// unlimited); an unlimited outermost dimension grows with the data.
+    fn target<'e>(&self, entry: &'e DataEntry, dims: &[(usize, bool)]) -> SlabTarget<'e>
     where
         'a: 'e,
     {
-        let mut shape = Vec::with_capacity(var.dim_ids.len());
-        let mut capacity = Some(1usize);
-        for (i, id) in var.dim_ids.iter().enumerate() {
-            let dim = self
-                .dataset
-                .dim(*id)
-                .ok_or_else(|| anyhow!("variable {}: unknown dimension", var.name))?;
-            if dim.unlimited && i > 0 {
-                bail!(
-                    "variable {}: data for an unlimited dimension that is not the first \
-                     ({}) is not supported yet by nctools' ncgen",
-                    full_path(&entry.group_path, &var.name),
-                    dim.name
-                );
-            }
-            if dim.unlimited {
-                capacity = None;
-                shape.push(1);
-            } else {
-                capacity = capacity.map(|c| c.saturating_mul(dim.len));
-                shape.push(dim.len);
-            }
-        }
-        Ok(SlabTarget {
+        let unlimited_first = dims.first().is_some_and(|d| d.1);
+        SlabTarget {
             writer: self.writer,
             group_path: &entry.group_path,
             name: &entry.var_name,
-            shape,
-            capacity,
+            shape: dims
+                .iter()
+                .map(|&(len, unlimited)| if unlimited { 1 } else { len })
+                .collect(),
+            capacity: (!unlimited_first).then(|| dims.iter().map(|d| d.0).product()),
             position: 0,
             excess: 0,
-        })
+        }
+    }
+
+    /// The variable's dimensions: length (0 for unlimited ones) and whether unlimited.
+    fn dims(&self, var: &Var) -> anyhow::Result<Vec<(usize, bool)>> {
+        var.dim_ids
+            .iter()
+            .map(|id| {
+                let dim = self
+                    .dataset
+                    .dim(*id)
+                    .ok_or_else(|| anyhow!("variable {}: unknown dimension", var.name))?;
+                Ok((if dim.unlimited { 0 } else { dim.len }, dim.unlimited))
+            })
+            .collect()
+    }
+
+    /// Writes the data of a variable with an unlimited dimension after the first.
+    fn load_nested<R: BufRead>(
+        &self,
+        entry: &DataEntry,
+        var: &Var,
+        dims: &[(usize, bool)],
+        reader: &mut DataReader<R>,
+    ) -> anyhow::Result<()> {
+        let TypeRef::Atomic(t) = var.type_ref else {
+            bail!(
+                "data of a user-defined type for an unlimited dimension that is not the \
+                 first is not supported yet by nctools' ncgen"
+            );
+        };
+        let data = read_nested(reader, dims, t, &fill_value(var, t))?;
+        let mut target = self.target(entry, dims);
+        target.capacity = Some(data.shape.iter().product());
+        target.shape = data.shape;
+        target.write(&data.values)
     }
 }
 

@@ -11,6 +11,7 @@ mod chars;
 mod data;
 mod input;
 mod linear;
+mod nested;
 mod output;
 mod specials;
 mod user_values;
