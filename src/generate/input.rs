@@ -6,7 +6,7 @@ use std::io::{self, BufReader, Seek, SeekFrom};
 use std::path::PathBuf;
 
 use anyhow::{anyhow, Context};
-use cdl::parse::{CdlHeader, DataEntry, DataReader, ParseError};
+use cdl::parse::{CdlHeader, DataEntry, DataReader, Dialect, ParseError};
 
 /// Read buffer of the data pass: large, as data sections can be gigabytes.
 const DATA_BUFFER: usize = 1 << 20;
@@ -57,10 +57,10 @@ impl CdlInput {
         File::open(&self.path).with_context(|| format!("{}: cannot read", self.name))
     }
 
-    /// Parses everything but the data values.
-    pub fn parse_header(&self) -> anyhow::Result<CdlHeader> {
+    /// Parses everything but the data values, with the type names `dialect` reserves.
+    pub fn parse_header(&self, dialect: Dialect) -> anyhow::Result<CdlHeader> {
         let reader = BufReader::with_capacity(DATA_BUFFER, self.reader()?);
-        cdl::parse::parse_header(reader, &self.name).map_err(|e| self.explain(&e))
+        cdl::parse::parse_header_as(reader, &self.name, dialect).map_err(|e| self.explain(&e))
     }
 
     /// A reader of one data entry's values.

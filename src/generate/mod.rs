@@ -17,7 +17,9 @@ mod specials;
 mod user_values;
 
 use anyhow::anyhow;
+use cdl::parse::Dialect;
 use clap::Parser;
+use ncmodel::Format;
 
 pub use args::GenerateArgs;
 
@@ -59,7 +61,13 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     check_language(args)?;
     let requested = output::requested_format(args).map_err(Failure::usage)?;
     let source = input::CdlInput::open(args.input.as_deref()).map_err(Failure::runtime)?;
-    let header = source.parse_header().map_err(Failure::runtime)?;
+    // Like the reference, a classic-model -k makes the netCDF-4 type names plain names.
+    let dialect = match requested {
+        Some(Format::Classic | Format::Offset64 | Format::Netcdf4Classic) => Dialect::Classic,
+        Some(Format::Cdf5) => Dialect::Cdf5,
+        Some(Format::Netcdf4) | None => Dialect::Enhanced,
+    };
+    let header = source.parse_header(dialect).map_err(Failure::runtime)?;
     let mut dataset = header.dataset;
     let outcome = specials::apply_specials(&mut dataset).map_err(|e| Failure::runtime(e.into()))?;
     for warning in &outcome.warnings {
@@ -68,7 +76,7 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     order_types(&mut dataset);
     let format = output::output_format(requested, &dataset, &outcome).map_err(Failure::runtime)?;
     dataset.format = format;
-    if format != ncmodel::Format::Netcdf4 {
+    if format != Format::Netcdf4 {
         for att in output::drop_string_attributes(&mut dataset.root) {
             eprintln!(
                 "ncgen: warning: string attribute {att} left out: the {} format has no \

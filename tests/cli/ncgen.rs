@@ -601,3 +601,51 @@ fn a_round_trip_through_ncdump_gives_the_same_cdl() {
         }
     }
 }
+
+/// As in the reference, netCDF-4 type names are plain names with a classic-model `-k`
+/// (`int string(string)`), reserved words with `-k nc4`, and only `string` is a name with
+/// CDF5; both tools agree on each kind.
+#[test]
+fn type_names_are_names_in_the_classic_model() {
+    if !have_reference() {
+        return;
+    }
+    let dir = scratch();
+    let cdl = write_cdl(
+        dir.path(),
+        "keywords",
+        "netcdf keywords {\ndimensions:\n\tstring = 3 ;\n\tint64 = 2 ;\nvariables:\n\
+         \tint string(string) ;\n\t\tstring:uint = 7 ;\n\tint int64(int64) ;\ndata:\n\
+         \tstring = 1, 2, 3 ;\n}\n",
+    );
+    for (kind, accepted) in [
+        ("nc3", true),
+        ("nc6", true),
+        ("nc7", true),
+        ("nc5", false),
+        ("nc4", false),
+    ] {
+        let ours = dir.path().join(format!("ours-{kind}.nc"));
+        let theirs = dir.path().join(format!("ref-{kind}.nc"));
+        let ran = our_ncgen(&["-k", kind], &ours, &cdl);
+        let reference = reference_ncgen(&["-k", kind], &theirs, &cdl);
+        assert_eq!(
+            ran.code == Some(0),
+            accepted,
+            "ours -k {kind}: {}",
+            ran.stderr
+        );
+        assert_eq!(reference.code == Some(0), accepted, "reference -k {kind}");
+        if accepted {
+            let ours_text = dump(&[], &ours).replacen(&format!("ours-{kind}"), "x", 1);
+            let ref_text = dump(&[], &theirs).replacen(&format!("ref-{kind}"), "x", 1);
+            assert_eq!(ours_text, ref_text, "-k {kind}");
+            assert!(
+                ours_text.contains("\tint string(string) ;\n"),
+                "{ours_text}"
+            );
+        } else {
+            assert!(!ours.exists(), "-k {kind}: no file on error");
+        }
+    }
+}

@@ -94,6 +94,35 @@ fn keyword_text(k: Keyword) -> &'static str {
     }
 }
 
+/// Which netCDF-4 type names are reserved words. ncgen decides it from `-k`: with a
+/// classic-model kind (`nc3`, `nc6`, `nc7`) `string`, `int64`, `ubyte`... are ordinary
+/// names (`int string(string)` is valid CDL there); with CDF5 only `string` is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Dialect {
+    /// Every type name is reserved (netCDF-4, and when no kind is given).
+    #[default]
+    Enhanced,
+    /// CDF5: the unsigned and 64-bit types are reserved, `string` is a name.
+    Cdf5,
+    /// The classic model: only the six classic types are reserved.
+    Classic,
+}
+
+impl Dialect {
+    /// Whether the type `t`'s name is reserved in this dialect.
+    fn reserves(self, t: AtomicType) -> bool {
+        use AtomicType as T;
+        match self {
+            Self::Enhanced => true,
+            Self::Cdf5 => t != T::String,
+            Self::Classic => matches!(
+                t,
+                T::Char | T::Byte | T::Short | T::Int | T::Float | T::Double
+            ),
+        }
+    }
+}
+
 /// The reserved word spelled `word`, if any (section words without their colon).
 fn keyword(word: &str) -> Option<Keyword> {
     use AtomicType as T;
@@ -161,6 +190,8 @@ pub(crate) struct Lexer<R> {
     pub(crate) input: Input<R>,
     /// Scratch space for the text of numbers (reused: no allocation per number).
     scratch: Vec<u8>,
+    /// Which type names are reserved.
+    pub(crate) dialect: Dialect,
 }
 
 impl<R: BufRead> Lexer<R> {
@@ -169,6 +200,7 @@ impl<R: BufRead> Lexer<R> {
         Self {
             input,
             scratch: Vec::with_capacity(64),
+            dialect: Dialect::default(),
         }
     }
 
@@ -269,8 +301,10 @@ impl<R: BufRead> Lexer<R> {
     fn word(&mut self, pos: Position) -> Result<Tok, ParseError> {
         let (name, escaped) = self.name_text(pos)?;
         if !escaped {
-            if let Some(k) = keyword(&name) {
-                return Ok(Tok::Keyword(k));
+            match keyword(&name) {
+                Some(Keyword::Type(t)) if !self.dialect.reserves(t) => {}
+                Some(k) => return Ok(Tok::Keyword(k)),
+                None => {}
             }
             if let Some(c) = special_float(&name) {
                 return Ok(Tok::Const(c));

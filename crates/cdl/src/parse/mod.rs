@@ -29,6 +29,7 @@ pub use constant::{Constant, DataToken};
 pub use convert::{convert_constants, infer_type, push_constant, ConvertError};
 pub use data::DataReader;
 pub use error::{Diagnostic, ErrorKind, ParseError, Position};
+pub use lexer::Dialect;
 
 /// The result of [`parse_header`]: the schema, the dataset name and the data entries.
 #[derive(Debug, Clone, PartialEq)]
@@ -60,7 +61,17 @@ pub struct DataEntry {
 /// schema, and the positions of the data entries (whose values are checked lexically
 /// and for balanced braces, but neither converted nor kept).
 pub fn parse_header<R: BufRead>(reader: R, source_name: &str) -> Result<CdlHeader, ParseError> {
+    parse_header_as(reader, source_name, Dialect::Enhanced)
+}
+
+/// [`parse_header`] with the type names that `dialect` reserves (ncgen's `-k` decides it).
+pub fn parse_header_as<R: BufRead>(
+    reader: R,
+    source_name: &str,
+    dialect: Dialect,
+) -> Result<CdlHeader, ParseError> {
     let mut parser = header::Parser::new(reader, source_name);
+    parser.lex.dialect = dialect;
     let name = parser.file()?;
     let data = std::mem::take(&mut parser.data);
     let (root, types) = parser.scope.finish();
