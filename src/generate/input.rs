@@ -53,6 +53,11 @@ impl CdlInput {
         }
     }
 
+    /// The name used in messages: the path, or `stdin`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
     fn reader(&self) -> anyhow::Result<File> {
         File::open(&self.path).with_context(|| format!("{}: cannot read", self.name))
     }

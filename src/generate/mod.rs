@@ -104,7 +104,9 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
         let mut loader = data::DataLoader::new(&dataset, &writer);
         for entry in &header.data {
             let reader = source.data_reader(entry).map_err(Failure::runtime)?;
-            loader.load(entry, reader).map_err(Failure::runtime)?;
+            loader
+                .load(entry, reader)
+                .map_err(|e| Failure::runtime(e.context(source.name().to_string())))?;
         }
     }
     writer

@@ -195,8 +195,19 @@ impl<'a> UserValueReader<'a> {
             bytes.resize(count, 0);
             return Ok(Values::Char(bytes));
         }
-        let braced =
-            field.dims.iter().product::<usize>() > 1 && matches!(first, DataToken::Open(_));
+        let array = field.dims.iter().product::<usize>() > 1;
+        let braced = array && matches!(first, DataToken::Open(_));
+        if array && !braced {
+            // As the reference ("Datalist longer than the number of compound fields").
+            let at = match &first {
+                DataToken::Constant(_, at) | DataToken::Open(at) | DataToken::Close(at) => *at,
+            };
+            bail!(
+                "{}: the {count} values of array field {} go in braces, like {{1, 2, 3}}",
+                place(&at),
+                field.name
+            );
+        }
         let mut elements = Elements::new(field.type_ref);
         let mut token = if braced {
             next_token(reader, &field.name)?
