@@ -424,17 +424,21 @@ impl<R: BufRead> Lexer<R> {
             }
         }
         let result = classify_number(&text);
-        let len = text.len();
-        let shown = String::from_utf8_lossy(&text).into_owned();
+        let result = match result {
+            Ok(c) => Ok(c),
+            // The text is shown only on error: no allocation per number on the hot path.
+            Err(why) => {
+                let shown = String::from_utf8_lossy(&text).into_owned();
+                Err(self.error_at(
+                    ErrorKind::BadNumber,
+                    pos,
+                    text.len(),
+                    format!("bad number `{shown}`: {why}"),
+                ))
+            }
+        };
         self.scratch = text;
-        result.map_err(|why| {
-            self.error_at(
-                ErrorKind::BadNumber,
-                pos,
-                len,
-                format!("bad number `{shown}`: {why}"),
-            )
-        })
+        result
     }
 
     /// A string constant (the cursor is on the opening quote).
