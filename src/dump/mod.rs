@@ -6,8 +6,7 @@ mod source;
 use std::io::{self, BufWriter, Write};
 
 use anyhow::anyhow;
-use cdl::{Annotations, DumpOptions, FloatDigits, IndexLang, WriteError};
-use clap::Parser;
+use cdl::{Annotations, DumpOptions, FloatDigits, IndexLang, TimeStrings, WriteError};
 
 pub use args::DumpArgs;
 use source::FileSource;
@@ -22,11 +21,26 @@ pub fn main(argv: Vec<String>) -> i32 {
         eprint!("{usage}");
         return 0;
     }
-    let args = match DumpArgs::try_parse_from(&argv) {
+    let matches = match <DumpArgs as clap::CommandFactory>::command().try_get_matches_from(&argv) {
+        Ok(matches) => matches,
+        Err(e) => return crate::exit::clap_error(e),
+    };
+    let args = match <DumpArgs as clap::FromArgMatches>::from_arg_matches(&matches) {
         Ok(args) => args,
         Err(e) => return crate::exit::clap_error(e),
     };
-    match run(&args) {
+    // Like the reference, the last of -t and -i decides.
+    let last = |id: &str| {
+        let given = matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine);
+        given.then(|| matches.indices_of(id).and_then(Iterator::max))?
+    };
+    let times = match (last("times"), last("iso_times")) {
+        (Some(t), Some(i)) if t > i => TimeStrings::Blank,
+        (_, Some(_)) => TimeStrings::Iso,
+        (Some(_), None) => TimeStrings::Blank,
+        (None, None) => TimeStrings::Off,
+    };
+    match run(&args, times) {
         Ok(()) => 0,
         Err(failure) => failure.report("ncdump"),
     }
@@ -86,7 +100,7 @@ fn split_list(values: &[String]) -> Option<Vec<String>> {
     (!values.is_empty()).then_some(names)
 }
 
-fn options(args: &DumpArgs) -> Result<DumpOptions, Failure> {
+fn options(args: &DumpArgs, times: TimeStrings) -> Result<DumpOptions, Failure> {
     let annotations = match (&args.brief, &args.full) {
         (_, Some(lang)) => Annotations::Full(index_lang("f", lang)?),
         (Some(lang), None) => Annotations::Brief(index_lang("b", lang)?),
@@ -128,16 +142,12 @@ fn options(args: &DumpArgs) -> Result<DumpOptions, Failure> {
         },
         variables: split_list(&args.variables),
         groups: split_list(&args.groups),
+        times,
     })
 }
 
-fn run(args: &DumpArgs) -> Result<(), Failure> {
-    let options = options(args)?;
-    if args.times || args.iso_times {
-        return Err(Failure::runtime(anyhow!(
-            "date-time output (-t, -i) is not supported yet by nctools; use the netCDF-C ncdump"
-        )));
-    }
+fn run(args: &DumpArgs, times: TimeStrings) -> Result<(), Failure> {
+    let options = options(args, times)?;
     let file = crate::input::open(&args.file).map_err(Failure::runtime)?;
     let dataset = file.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
     if args.kind {
@@ -165,6 +175,7 @@ fn run(args: &DumpArgs) -> Result<(), Failure> {
         Ok(()) => Ok(()),
         Err(WriteError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         Err(WriteError::Io(e)) => Err(Failure::runtime(anyhow!(e).context("writing output"))),
+        Err(e @ WriteError::TimeType { .. }) => Err(Failure::runtime(anyhow!(e))),
         Err(WriteError::Data { path, source: e }) => {
             let message = source.describe_failure(&path, &e);
             Err(Failure::runtime(anyhow!(message)))

@@ -8,6 +8,7 @@ use ncmodel::{AtomicType, Attribute, Format, TypeRef, UserTypeKind, Values};
 use super::names::Scope;
 use super::value::{opaque_text, ValueText};
 use super::CdlWriter;
+use crate::calendar::TimeAxis;
 use crate::escape::{escape_name, quote_attribute_text, quote_string_attribute, NULL_STRING};
 use crate::number::{attribute_double, attribute_float};
 
@@ -23,12 +24,15 @@ fn join<T, B: AsRef<[u8]>>(values: &[T], text: impl Fn(&T) -> B) -> Vec<u8> {
 }
 
 impl<W: Write> CdlWriter<'_, W> {
-    /// Writes one attribute line of a variable (or of the group, with `var_name` empty).
+    /// Writes one attribute line of a variable (or of the group, with `var_name` empty),
+    /// with the values of a numeric attribute as date-times in a comment if `axis` is the
+    /// variable's time axis.
     pub(crate) fn attribute(
         &mut self,
         scope: &Scope<'_>,
         var_name: &str,
         att: &Attribute,
+        axis: Option<&TimeAxis>,
     ) -> io::Result<()> {
         let dataset = self.dataset;
         let prefix = match att.type_ref {
@@ -44,7 +48,12 @@ impl<W: Write> CdlWriter<'_, W> {
         } else {
             self.attribute_values(att)?;
         }
-        self.put(" ;\n")
+        self.put(" ;")?;
+        let numeric = matches!(att.type_ref, TypeRef::Atomic(t) if !matches!(t, AtomicType::Char | AtomicType::String));
+        if let Some(axis) = axis.filter(|_| numeric && !att.values.is_empty()) {
+            self.time_comment(axis, &att.values)?;
+        }
+        self.put("\n")
     }
 
     fn attribute_values(&mut self, att: &Attribute) -> io::Result<()> {

@@ -162,6 +162,14 @@ impl<W: Write> CdlWriter<'_, W> {
             self.put(" =\n  ")?;
             self.line_pos = 2 + self.indent;
         }
+        let is_char = var.type_ref == TypeRef::Atomic(AtomicType::Char);
+        let axis = self.data_axis(var).filter(|_| !is_char);
+        let numeric = matches!(var.type_ref, TypeRef::Atomic(t) if t != AtomicType::String);
+        if axis.is_some() && !numeric {
+            return Err(WriteError::TimeType {
+                path: scope.var_path(&var.name),
+            });
+        }
         let fill = FillValue::of(var, self.dataset);
         let c_format = self.c_format(var);
         let texts = ValueText {
@@ -193,6 +201,11 @@ impl<W: Write> CdlWriter<'_, W> {
                     text.clear();
                     if fill.matches(&values, i) {
                         text.extend_from_slice(FILL.as_bytes());
+                    } else if let Some((axis, value)) = axis
+                        .as_ref()
+                        .and_then(|a| Some((a, super::times::number_at(&values, i)?)))
+                    {
+                        self.time_text(axis, value, text);
                     } else if let Some(format) = &c_format {
                         texts.push_c_format(text, format, &values, i);
                     } else {

@@ -149,8 +149,13 @@ impl<W: Write> CdlWriter<'_, W> {
         }
         line.push_str(" ;\n");
         self.put(&line)?;
+        let own_axis = self
+            .time_separator()
+            .and_then(|_| super::times::own_axis(var));
         for att in &var.atts {
-            self.attribute(scope, &var.name, att)?;
+            let axis = self.attribute_axis(own_axis);
+            self.attribute(scope, &var.name, att, axis.as_ref())?;
+            self.note_bounds(var, att);
         }
         if self.options.special_attributes {
             self.var_specials(var)?;
@@ -279,7 +284,7 @@ impl<W: Write> CdlWriter<'_, W> {
             })?;
         }
         for att in atts {
-            self.attribute(scope, "", att)?;
+            self.attribute(scope, "", att, None)?;
         }
         if root && specials {
             self.global_specials()?;

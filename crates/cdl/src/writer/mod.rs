@@ -9,6 +9,7 @@ mod header;
 mod names;
 mod ncml;
 mod slabs;
+mod times;
 mod value;
 
 use std::io::{self, Write};
@@ -16,6 +17,7 @@ use std::io::{self, Write};
 use ncmodel::{Dataset, Group, Values, Var};
 
 pub use ncml::write_ncml;
+pub use times::TimeStrings;
 
 /// Which language's index conventions annotations use (`-b c`, `-f fortran`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -87,6 +89,8 @@ pub struct DumpOptions {
     /// Groups whose data to write (`-g`): full paths, or simple names matching groups of
     /// that name anywhere, `/` for the root; `None` for all.
     pub groups: Option<Vec<String>>,
+    /// Values of time variables as date-time strings (`-t`, `-i`).
+    pub times: TimeStrings,
 }
 
 impl Default for DumpOptions {
@@ -102,6 +106,7 @@ impl Default for DumpOptions {
             digits: FloatDigits::default(),
             variables: None,
             groups: None,
+            times: TimeStrings::Off,
         }
     }
 }
@@ -135,6 +140,13 @@ pub enum WriteError<E: std::error::Error + 'static> {
         /// The reader's error.
         source: E,
     },
+    /// A time variable (with `-t` or `-i`) is not of a numeric type; ncdump stops there
+    /// too.
+    #[error("to_double: type not numeric primitive (variable {path} has time units)")]
+    TimeType {
+        /// The variable's full path.
+        path: String,
+    },
 }
 
 /// Writes `dataset` as CDL to `out`, reading data from `source` as it goes.
@@ -151,6 +163,7 @@ pub fn write_dataset<W: Write, S: DataSource>(
         indent: 0,
         line_pos: 0,
         max_line: options.max_line_len.saturating_sub(2),
+        bounds: None,
     };
     writer.put(format!(
         "netcdf {} {{\n",
@@ -174,6 +187,8 @@ pub(crate) struct CdlWriter<'a, W: Write> {
     line_pos: usize,
     /// Maximum line length for wrapping (`-l` minus 2).
     max_line: usize,
+    /// The last `bounds` attribute written (with `-t`, `-i`).
+    bounds: Option<times::BoundsLink>,
 }
 
 /// The indent of continued data lines.
