@@ -45,7 +45,7 @@ pub struct DumpArgs {
     #[arg(short = 't')]
     pub times: bool,
     /// Output time data as date-time strings with ISO-8601 'T' separator
-    #[arg(short = 'i')]
+    #[arg(short = 'i', visible_short_alias = 'T')]
     pub iso_times: bool,
     /// Data and metadata for group(s) GRP1,... only
     #[arg(short = 'g', value_name = "grp1[,...]", action = ArgAction::Append)]

@@ -6,10 +6,9 @@ use std::io::BufRead;
 use ncmodel::{AtomicType, TypeRef, Var};
 
 use super::constant::Constant;
-use super::data::DataList;
 use super::error::{ErrorKind, ParseError, Position};
 use super::input::Input;
-use super::lexer::{Keyword, Lexer, Tok, Token};
+use super::lexer::{atomic_type_named, Keyword, Lexer, Tok, Token};
 use super::scope::{suggest, Scope};
 use super::DataEntry;
 
@@ -375,6 +374,14 @@ impl<R: BufRead> Parser<R> {
         if let Some(id) = found {
             return Ok(TypeRef::User(id));
         }
+        // A type name that the dialect leaves unreserved is still a type where a type is
+        // expected (`string v:att = ...` with a classic -k), as in the reference.
+        if let Some(t) = match &tok.kind {
+            Tok::Ident(n) => atomic_type_named(n),
+            _ => None,
+        } {
+            return Ok(TypeRef::Atomic(t));
+        }
         let shown = match &tok.kind {
             Tok::Path(p) => format!("/{}", p.join("/")),
             Tok::Ident(n) => n.clone(),
@@ -564,8 +571,8 @@ impl<R: BufRead> Parser<R> {
                 line: eq.pos.line,
                 col: eq.pos.col + 1,
             });
-            let mut list = DataList::new();
-            while list.step(&mut self.lex)?.is_some() {}
+            // The values are read and checked by the data pass (DataReader).
+            self.lex.input.skip_data_list()?;
         }
     }
 }

@@ -123,6 +123,14 @@ impl Dialect {
     }
 }
 
+/// The atomic type named `word` (`int`, `string`, `long`...), reserved or not.
+pub(crate) fn atomic_type_named(word: &str) -> Option<AtomicType> {
+    match keyword(word) {
+        Some(Keyword::Type(t)) => Some(t),
+        _ => None,
+    }
+}
+
 /// The reserved word spelled `word`, if any (section words without their colon).
 fn keyword(word: &str) -> Option<Keyword> {
     use AtomicType as T;

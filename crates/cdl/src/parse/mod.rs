@@ -19,6 +19,7 @@ mod input;
 mod lexer;
 mod number;
 mod scope;
+mod skip;
 mod types_section;
 
 use std::io::BufRead;
