@@ -30,24 +30,38 @@ pub fn requested_format(args: &GenerateArgs) -> anyhow::Result<Option<Format>> {
 
 /// Whether the schema uses anything only netCDF-4 (not its classic model) can hold.
 pub fn needs_enhanced_model(dataset: &Dataset) -> bool {
-    fn group_needs(group: &Group) -> bool {
-        !group.groups.is_empty()
-            || group.dims.iter().filter(|d| d.unlimited).count() > 1
-            || group.vars.iter().any(|v| !is_classic_type(v.type_ref))
-            || group.atts.iter().any(|a| !classic_attribute(a))
-            || group
-                .vars
-                .iter()
-                .flat_map(|v| &v.atts)
-                .any(|a| !classic_attribute(a))
-    }
-    !dataset.types.is_empty() || group_needs(&dataset.root)
+    !fits(dataset, Format::Classic)
 }
 
-/// Whether the classic model can hold the attribute: a classic type, or one string
-/// (left out with a warning, as the reference leaves it out).
-fn classic_attribute(att: &ncmodel::Attribute) -> bool {
-    is_classic_type(att.type_ref) || matches!(&att.values, Values::String(v) if v.len() == 1)
+/// Whether `format` can hold the schema: no groups, user types or second unlimited
+/// dimension outside netCDF-4, and only the types the format has (CDF5 adds the unsigned
+/// and 64-bit integers).
+fn fits(dataset: &Dataset, format: Format) -> bool {
+    fn group_fits(group: &Group, format: Format) -> bool {
+        let att_fits = |a: &ncmodel::Attribute| {
+            // One string is left out with a warning, as the reference leaves it out.
+            holds_type(format, a.type_ref) || matches!(&a.values, Values::String(v) if v.len() == 1)
+        };
+        group.groups.is_empty()
+            && group.dims.iter().filter(|d| d.unlimited).count() <= 1
+            && group.vars.iter().all(|v| holds_type(format, v.type_ref))
+            && group.atts.iter().all(att_fits)
+            && group.vars.iter().flat_map(|v| &v.atts).all(att_fits)
+    }
+    format == Format::Netcdf4 || (dataset.types.is_empty() && group_fits(&dataset.root, format))
+}
+
+/// Whether `format` has the type `t`.
+fn holds_type(format: Format, t: ncmodel::TypeRef) -> bool {
+    use ncmodel::AtomicType::{
+        Byte, Char, Double, Float, Int, Int64, Short, UByte, UInt, UInt64, UShort,
+    };
+    match (format, t) {
+        (Format::Netcdf4, _) => true,
+        (_, ncmodel::TypeRef::Atomic(Byte | Char | Short | Int | Float | Double)) => true,
+        (Format::Cdf5, ncmodel::TypeRef::Atomic(UByte | UShort | UInt | Int64 | UInt64)) => true,
+        _ => false,
+    }
 }
 
 /// Removes the `string` attributes, which the classic model cannot hold, as the reference
@@ -73,14 +87,6 @@ pub fn drop_string_attributes(group: &mut Group) -> Vec<String> {
     dropped
 }
 
-fn is_classic_type(t: ncmodel::TypeRef) -> bool {
-    use ncmodel::AtomicType::{Byte, Char, Double, Float, Int, Short};
-    matches!(
-        t,
-        ncmodel::TypeRef::Atomic(Byte | Char | Short | Int | Float | Double)
-    )
-}
-
 /// The output format: the command line wins, then `_Format`, then netCDF-4 when special
 /// attributes or enhanced features ask for it, else classic.
 pub fn output_format(
@@ -93,10 +99,11 @@ pub fn output_format(
         (None, None) if specials.needs_netcdf4 || needs_enhanced_model(dataset) => Format::Netcdf4,
         (None, None) => Format::Classic,
     };
-    if format != Format::Netcdf4 && needs_enhanced_model(dataset) {
+    if !fits(dataset, format) {
         bail!(
-            "the CDL uses netCDF-4 features (groups, user-defined or unsigned/64-bit/string \
-             types, several unlimited dimensions), which the {} format cannot hold; use -k nc4",
+            "the CDL uses netCDF-4 features (groups, user-defined or string types, several \
+             unlimited dimensions, or unsigned/64-bit types outside CDF5), which the {} format \
+             cannot hold; use -k nc4",
             format.name()
         );
     }

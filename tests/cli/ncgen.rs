@@ -649,3 +649,44 @@ fn type_names_are_names_in_the_classic_model() {
         }
     }
 }
+
+/// CDF5 holds the unsigned and 64-bit types: ours writes them as declared (netCDF-C 4.9's
+/// ncgen writes an `int64` variable as `int`, and 9223372036854775807 reads back as -1).
+#[test]
+fn cdf5_keeps_64_bit_and_unsigned_types() {
+    if !have_reference() {
+        return;
+    }
+    let dir = scratch();
+    let cdl = write_cdl(
+        dir.path(),
+        "wide",
+        "netcdf wide {\ndimensions:\n\td = 2 ;\nvariables:\n\tint64 i(d) ;\n\tuint64 u(d) ;\n\
+         \tubyte b(d) ;\ndata:\n i = 9223372036854775807, -9223372036854775807 ;\n\
+         u = 18446744073709551615, 1 ;\n b = 255, 0 ;\n}\n",
+    );
+    let file = ours_ok(dir.path(), "wide", &["-k", "nc5"], &cdl);
+    assert_eq!(dump(&["-k"], &file), "cdf5\n");
+    let text = dump(&[], &file);
+    for line in [
+        "\tint64 i(d) ;\n",
+        "\tuint64 u(d) ;\n",
+        "\tubyte b(d) ;\n",
+        " i = 9223372036854775807, -9223372036854775807 ;\n",
+        " u = 18446744073709551615, 1 ;\n",
+        " b = 255, 0 ;\n",
+    ] {
+        assert!(text.contains(line), "missing {line:?} in:\n{text}");
+    }
+    // A string variable still needs netCDF-4.
+    let strings = write_cdl(
+        dir.path(),
+        "strings",
+        "netcdf strings {\nvariables:\n\tstring s ;\n}\n",
+    );
+    let out = dir.path().join("strings.nc");
+    let done = our_ncgen(&["-k", "nc5"], &out, &strings);
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(done.stderr.contains("use -k nc4"), "{}", done.stderr);
+    assert!(!out.exists());
+}
