@@ -56,12 +56,18 @@ fn holds_type(format: Format, t: ncmodel::TypeRef) -> bool {
     use ncmodel::AtomicType::{
         Byte, Char, Double, Float, Int, Int64, Short, UByte, UInt, UInt64, UShort,
     };
-    match (format, t) {
-        (Format::Netcdf4, _) => true,
-        (_, ncmodel::TypeRef::Atomic(Byte | Char | Short | Int | Float | Double)) => true,
-        (Format::Cdf5, ncmodel::TypeRef::Atomic(UByte | UShort | UInt | Int64 | UInt64)) => true,
-        _ => false,
-    }
+    matches!(
+        (format, t),
+        (Format::Netcdf4, _)
+            | (
+                _,
+                ncmodel::TypeRef::Atomic(Byte | Char | Short | Int | Float | Double)
+            )
+            | (
+                Format::Cdf5,
+                ncmodel::TypeRef::Atomic(UByte | UShort | UInt | Int64 | UInt64)
+            )
+    )
 }
 
 /// Removes the `string` attributes, which the classic model cannot hold, as the reference
