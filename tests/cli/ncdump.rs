@@ -337,3 +337,149 @@ fn bad_options_exit_2() {
     );
     assert!(bare.stderr.contains("Usage: ncdump"), "{}", bare.stderr);
 }
+
+/// Option sets of the date-time tests: -t and -i alone, with each other (the last wins),
+/// with annotations, line lengths, precision, selections and the header only.
+const TIME_OPTION_SETS: &[&[&str]] = &[
+    &["-t"],
+    &["-i"],
+    &["-ti"],
+    &["-it"],
+    &["-t", "-i"],
+    &["-i", "-t"],
+    &["-t", "-h"],
+    &["-t", "-c"],
+    &["-t", "-l", "50"],
+    &["-i", "-l", "200"],
+    &["-t", "-f", "c"],
+    &["-i", "-b", "f"],
+    &["-t", "-p", "3"],
+    &["-t", "-v", "time_bnds,t,noleap"],
+    &["-i", "-v", "tb"],
+    &["-t", "-g", "sub"],
+    &["-t", "-s"],
+];
+
+#[test]
+fn date_times_match_the_reference() {
+    let dir = scratch();
+    for kind in ["nc4", "nc3"] {
+        let name = if kind == "nc4" {
+            "times"
+        } else {
+            "times_classic"
+        };
+        let Some(file) = build_times(dir.path(), name, kind) else {
+            return;
+        };
+        for args in TIME_OPTION_SETS {
+            assert_same(&format!("times (-k {kind})"), args, &file);
+        }
+    }
+}
+
+/// The times case, or for a classic kind its root group without the 64-bit integers.
+fn build_times(dir: &Path, name: &str, kind: &str) -> Option<PathBuf> {
+    if kind == "nc4" {
+        return build(dir, "times", kind);
+    }
+    let ncgen = reference("ncgen")?;
+    let text = std::fs::read_to_string(case("times")).unwrap_or_default();
+    let root = text.split("\ngroup: sub").next().unwrap_or_default();
+    let classic: String = root
+        .replace("netcdf times", &format!("netcdf {name}"))
+        .lines()
+        .filter(|l| !l.contains("i64"))
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        + "}\n";
+    let cdl = dir.join(format!("{name}.cdl"));
+    std::fs::write(&cdl, classic).unwrap_or_else(|e| panic!("writing {cdl:?}: {e}"));
+    let out = dir.join(format!("{name}.nc"));
+    let made = run(Command::new(ncgen)
+        .args(["-k", kind, "-o"])
+        .arg(&out)
+        .arg(&cdl));
+    assert_eq!(
+        made.code,
+        Some(0),
+        "reference ncgen -k {kind} {name}: {}",
+        made.stderr
+    );
+    Some(out)
+}
+
+#[test]
+fn date_time_quirks_match_the_reference() {
+    // An empty `bounds` attribute lends its variable's units to the attributes of all
+    // later variables, only the last `bounds` attribute counts, and a time variable of
+    // type string stops the dump with exit status 1 after its name.
+    let dir = scratch();
+    let Some(file) = build(dir.path(), "times_quirks", "nc4") else {
+        return;
+    };
+    for args in [
+        &["-t"][..],
+        &["-i"],
+        &["-t", "-h"],
+        &["-t", "-v", "t,later,after"],
+    ] {
+        assert_same("times_quirks", args, &file);
+    }
+}
+
+#[test]
+fn date_times_of_the_corpus_cases_match_the_reference() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/netcdf-c");
+    let Some(ncgen) = reference("ncgen") else {
+        return;
+    };
+    let dir = scratch();
+    for name in [
+        "ncdump_ref_times",
+        "ncdump_ref_times_nc4",
+        "ncdump_tst_calendars",
+        "ncdump_tst_calendars_nc4",
+        "ncdump_ref_test_360_day_1900",
+        "ncdump_ref_test_365_day_1900",
+        "ncdump_ref_test_366_day_1900",
+    ] {
+        let cdl = corpus.join(format!("{name}.cdl"));
+        if !cdl.exists() {
+            return; // the shared corpus is not checked out here
+        }
+        let out = dir.path().join(format!("{name}.nc"));
+        let made = run(Command::new(&ncgen)
+            .args(["-k", "nc4", "-o"])
+            .arg(&out)
+            .arg(&cdl));
+        assert_eq!(
+            made.code,
+            Some(0),
+            "reference ncgen {name}: {}",
+            made.stderr
+        );
+        for args in [
+            &["-t"][..],
+            &["-i"],
+            &["-t", "-l", "40"],
+            &["-i", "-f", "c"],
+        ] {
+            assert_same(name, args, &out);
+        }
+    }
+}
+
+#[test]
+fn capital_t_is_our_alias_of_i() {
+    // The reference has no -T (it refuses it); ours keeps it as an alias of -i
+    // (docs/ncdump.md, "Where we differ").
+    let dir = scratch();
+    let Some(file) = build(dir.path(), "times", "nc4") else {
+        return;
+    };
+    let ours = our_dump(&["-T"], &file, &[]);
+    let theirs = reference_dump(&["-i"], &file, &[]);
+    assert_eq!(ours.code, Some(0), "-T: ours said {}", ours.stderr);
+    assert_eq!(ours.stdout, theirs.stdout);
+}
