@@ -213,12 +213,12 @@ fn load_atomic<R: BufRead>(
 ) -> anyhow::Result<()> {
     let batch_len = target.batch_len();
     let mut values = Values::empty(t);
-    while let Some(token) = reader.next()? {
+    while let Some(token) = next_token(reader)? {
         let (constant, at) = match token {
             DataToken::Constant(c, at) => (c, at),
             DataToken::Open(at) | DataToken::Close(at) => {
                 bail!(
-                    "{}: expected a {} value, found braces",
+                    "{}: expected a value of type {}, found braces",
                     place(&at),
                     t.cdl_name()
                 )
@@ -240,9 +240,25 @@ fn load_atomic<R: BufRead>(
     Ok(())
 }
 
-/// `line L, column C`, for messages about data values.
+/// `line L, column C`, for messages about data values (the file name and variable are
+/// added around them).
 pub fn place(at: &Position) -> String {
     format!("line {}, column {}", at.line, at.col)
+}
+
+/// The next token of a data entry; a syntax error reads like the other data errors.
+pub fn next_token<R: BufRead>(reader: &mut DataReader<R>) -> anyhow::Result<Option<DataToken>> {
+    reader.next().map_err(|e| {
+        let at = Position {
+            offset: 0,
+            line: e.line,
+            col: e.col,
+        };
+        match &e.hint {
+            Some(hint) => anyhow!("{}: {} ({hint})", place(&at), e.message),
+            None => anyhow!("{}: {}", place(&at), e.message),
+        }
+    })
 }
 
 fn load_chars<R: BufRead>(
@@ -251,7 +267,7 @@ fn load_chars<R: BufRead>(
 ) -> anyhow::Result<()> {
     let mut packer = CharPacker::new(&target.shape);
     let batch_len = target.batch_len();
-    while let Some(token) = reader.next()? {
+    while let Some(token) = next_token(reader)? {
         match token {
             DataToken::Constant(Constant::Str(text), _) => packer.push_str(&text),
             DataToken::Constant(Constant::Char(c), _) => packer.push_byte(c),

@@ -14,7 +14,7 @@ use anyhow::{anyhow, bail};
 use cdl::parse::{push_constant, Constant, DataReader, DataToken, Position};
 use ncmodel::{AtomicType, Values};
 
-use super::data::place;
+use super::data::{next_token, place};
 
 /// A variable's data with the lengths its braces give.
 pub struct NestedData {
@@ -66,7 +66,7 @@ fn read_list<R: BufRead>(
 ) -> anyhow::Result<Vec<Node>> {
     let mut nodes = Vec::new();
     loop {
-        match reader.next()? {
+        match next_token(reader)? {
             Some(DataToken::Constant(c, at)) => nodes.push(Node::Leaf(c, at)),
             Some(DataToken::Open(at)) => nodes.push(Node::Group(read_list(reader, Some(at))?, at)),
             Some(DataToken::Close(at)) => match open {

@@ -172,12 +172,14 @@ pub fn explain_write_error(error: ncio::NcError) -> anyhow::Error {
         },
         None => "a filter".to_string(),
     };
+    let place = error
+        .context
+        .rsplit_once(": filter ")
+        .map_or(error.context.as_str(), |(place, _)| place);
     anyhow!(
-        "{}: {filter} is not available ({}); plugins were searched in {}. Install the \
+        "{place}: {filter} is not available; plugins were searched in {}. Install the \
          plugin there or set HDF5_PLUGIN_PATH, or remove the filter from the CDL; no file \
          was written",
-        error.context,
-        error.message,
         crate::plugins::plugin_search_path()
     )
 }

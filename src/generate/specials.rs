@@ -11,7 +11,7 @@ use ncmodel::{
 
 /// A special attribute whose value cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("variable {var}: {attribute} {problem}")]
+#[error("{}{attribute}: {problem}", owner(var))]
 pub struct SpecialError {
     /// The variable's full path (`/` for global attributes).
     pub var: String,
@@ -19,6 +19,15 @@ pub struct SpecialError {
     pub attribute: String,
     /// What is wrong and what to write instead.
     pub problem: String,
+}
+
+/// How a message names the owner of an attribute: `variable /v:` or `global attribute `.
+fn owner(var: &str) -> String {
+    if var == "/" {
+        "global attribute ".to_string()
+    } else {
+        format!("variable {var}: ")
+    }
 }
 
 /// What the special attributes decided.
@@ -112,7 +121,7 @@ pub fn apply_specials(dataset: &mut Dataset) -> Result<SpecialsOutcome, SpecialE
             var: "/".into(),
             attribute: "_Format".into(),
             problem: format!(
-                "names no format: \"{name}\" (use classic, 64-bit offset, cdf5, netCDF-4 \
+                "no such format: \"{name}\" (use classic, 64-bit offset, cdf5, netCDF-4 \
                  or netCDF-4 classic model)"
             ),
         })?);
@@ -302,7 +311,7 @@ fn read_special(
         "_Filter" => {
             let value = text(att).ok_or_else(|| error("must be a string, like \"307,9\""))?;
             let specs = parse_filter_attribute(&value)
-                .map_err(|e| error(&format!("is not a filter spec list:\n{}", e.render())))?;
+                .map_err(|e| error(&format!("not a filter spec list:\n{}", e.render())))?;
             // Repeated _Filter attributes append, as the spec says.
             specials.filters.extend(specs);
         }

@@ -7,7 +7,7 @@ use std::io::BufRead;
 use anyhow::{anyhow, bail};
 use cdl::parse::{convert_constants, Constant, DataReader, DataToken};
 
-use super::data::place;
+use super::data::{self, place};
 use ncmodel::{AtomicType, CompoundField, Dataset, TypeRef, UserTypeKind, Value, Values};
 
 /// Reads values of one user-defined type from a data entry's tokens.
@@ -39,7 +39,7 @@ impl<'a> UserValueReader<'a> {
         &mut self,
         reader: &mut DataReader<R>,
     ) -> anyhow::Result<Option<Value>> {
-        match reader.next()? {
+        match data::next_token(reader)? {
             None => Ok(None),
             Some(token) => self.user_value(self.type_ref, token, reader).map(Some),
         }
@@ -268,7 +268,9 @@ impl Elements {
     ) -> anyhow::Result<()> {
         match (self, token) {
             (Self::Atomic(_, constants), DataToken::Constant(c, _)) => constants.push(c),
-            (Self::Atomic(t, _), _) => bail!("expected a {} constant, found braces", t.cdl_name()),
+            (Self::Atomic(t, _), _) => {
+                bail!("expected a value of type {}, found braces", t.cdl_name())
+            }
             (Self::User(t, list), token) => list.push(values.user_value(*t, token, reader)?),
         }
         Ok(())
@@ -292,9 +294,7 @@ fn kind_name(kind: &UserTypeKind) -> &'static str {
 }
 
 fn next_token<R: BufRead>(reader: &mut DataReader<R>, what: &str) -> anyhow::Result<DataToken> {
-    reader
-        .next()?
-        .ok_or_else(|| anyhow!("the data ends inside a value of {what}"))
+    data::next_token(reader)?.ok_or_else(|| anyhow!("the data ends inside a value of {what}"))
 }
 
 fn expect_close<R: BufRead>(reader: &mut DataReader<R>, what: &str) -> anyhow::Result<()> {

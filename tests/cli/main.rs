@@ -4,6 +4,7 @@
 mod completions;
 mod ncdump;
 mod ncgen;
+mod ncgen_errors;
 mod reference_filter_text;
 mod stub_binaries;
 mod support;

@@ -70,6 +70,12 @@ impl Test {
         self
     }
 
+    /// Runs it in the directory `dir`.
+    pub fn current_dir(mut self, dir: &Path) -> Self {
+        self.command.current_dir(dir);
+        self
+    }
+
     /// Runs it.
     pub fn run(mut self) -> Run {
         run(&mut self.command)
