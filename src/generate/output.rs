@@ -213,6 +213,39 @@ mod tests {
             Some(Some(Format::Cdf5))
         );
         assert!(requested_format(&args(&["-k", "nc9", "x.cdl"])).is_err());
+        // Every -k the reference ncgen 4.9 accepts, and the format `ncdump -k` then shows.
+        for (kind, format) in [
+            ("1", Format::Classic),
+            ("classic", Format::Classic),
+            ("nc3", Format::Classic),
+            ("2", Format::Offset64),
+            ("64-bit offset", Format::Offset64),
+            ("64-bit-offset", Format::Offset64),
+            ("nc6", Format::Offset64),
+            ("5", Format::Cdf5),
+            ("cdf5", Format::Cdf5),
+            ("cdf-5", Format::Cdf5),
+            ("64-bit data", Format::Cdf5),
+            ("64-bit-data", Format::Cdf5),
+            ("nc5", Format::Cdf5),
+            ("3", Format::Netcdf4),
+            ("netCDF-4", Format::Netcdf4),
+            ("netcdf4", Format::Netcdf4),
+            ("hdf5", Format::Netcdf4),
+            ("enhanced", Format::Netcdf4),
+            ("nc4", Format::Netcdf4),
+            ("4", Format::Netcdf4Classic),
+            ("netCDF-4 classic model", Format::Netcdf4Classic),
+            ("netCDF-4-classic", Format::Netcdf4Classic),
+            ("enhanced-nc3", Format::Netcdf4Classic),
+            ("nc7", Format::Netcdf4Classic),
+        ] {
+            assert_eq!(
+                requested_format(&args(&["-k", kind, "x.cdl"])).ok(),
+                Some(Some(format)),
+                "-k {kind}"
+            );
+        }
         assert_eq!(requested_format(&args(&["x.cdl"])).ok(), Some(None));
     }
 

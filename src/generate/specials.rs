@@ -49,11 +49,14 @@ pub fn format_by_name(name: &str) -> Option<Format> {
     Some(match name.trim().to_ascii_lowercase().as_str() {
         "classic" | "nc3" | "1" => Format::Classic,
         "64-bit offset" | "64-bit-offset" | "nc6" | "2" => Format::Offset64,
-        "cdf5" | "64-bit data" | "nc5" | "5" => Format::Cdf5,
+        "cdf5" | "cdf-5" | "64-bit data" | "64-bit-data" | "nc5" | "5" => Format::Cdf5,
         "netcdf-4" | "netcdf4" | "hdf5" | "enhanced" | "nc4" | "3" => Format::Netcdf4,
-        "netcdf-4 classic model" | "netcdf4_classic" | "enhanced-nc3" | "nc7" | "4" => {
-            Format::Netcdf4Classic
-        }
+        "netcdf-4 classic model"
+        | "netcdf-4-classic"
+        | "netcdf4_classic"
+        | "enhanced-nc3"
+        | "nc7"
+        | "4" => Format::Netcdf4Classic,
         _ => return None,
     })
 }
