@@ -7,9 +7,12 @@
 /// The version line every tool prints after its name.
 pub const VERSION: &str = concat!("(nctools) ", env!("CARGO_PKG_VERSION"));
 
+pub mod copy;
 pub mod dump;
 pub mod exit;
+pub mod formats;
 pub mod generate;
 pub mod input;
+pub mod interrupt;
 pub mod plugins;
 pub mod stub;

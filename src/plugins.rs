@@ -8,3 +8,44 @@ pub fn plugin_search_path() -> String {
         Err(_) => format!("{dirs} (HDF5's default; set HDF5_PLUGIN_PATH to change it)"),
     }
 }
+
+/// The filter (id and name) a failed `nc_def_var_filter` was about, from the error's
+/// context (`...: filter ID`).
+fn filter_of(error: &ncio::NcError) -> String {
+    let id = error
+        .context
+        .rsplit("filter ")
+        .next()
+        .and_then(|t| t.trim().parse::<u32>().ok());
+    match id {
+        Some(id) => describe_filter(id),
+        None => "a filter".to_string(),
+    }
+}
+
+/// `filter 307 (bzip2)`, or `filter 40000 (unregistered)`.
+pub fn describe_filter(id: u32) -> String {
+    match filterspec::known::name_of(id) {
+        Some(name) => format!("filter {id} ({name})"),
+        None => format!("filter {id} (unregistered)"),
+    }
+}
+
+/// A failure of the library while creating a file, explained: an unavailable filter names
+/// the filter, where plugins were looked for and what to do (`remedy`, e.g. "remove the
+/// filter from the CDL") (DECISIONS D6).
+pub fn explain_write_error(error: ncio::NcError, remedy: &str) -> anyhow::Error {
+    if !error.is_filter_error() {
+        return anyhow::anyhow!(error);
+    }
+    let place = error
+        .context
+        .rsplit_once(": filter ")
+        .map_or(error.context.as_str(), |(place, _)| place);
+    anyhow::anyhow!(
+        "{place}: {} is not available; plugins were searched in {}. Install the plugin \
+         there or set HDF5_PLUGIN_PATH, or {remedy}; no file was written",
+        filter_of(&error),
+        plugin_search_path()
+    )
+}

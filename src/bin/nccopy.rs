@@ -1,6 +1,5 @@
-//! `nccopy` front end (not implemented yet: prints its version or a clear error).
+//! `nccopy` front end: copy a netCDF file, converting its format, filters or chunking.
 
 fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    std::process::exit(nctools::stub::run("nccopy", &args));
+    std::process::exit(nctools::copy::main(std::env::args().collect()));
 }

@@ -5,7 +5,8 @@ use anyhow::{anyhow, bail};
 use ncmodel::{Dataset, Format, Group, Values};
 
 use super::args::GenerateArgs;
-use super::specials::{format_by_name, SpecialsOutcome};
+use super::specials::SpecialsOutcome;
+use crate::formats::{fits, format_by_name};
 
 /// The format given on the command line, if any (`-k`, `-v` or `-3`..`-7`).
 pub fn requested_format(args: &GenerateArgs) -> anyhow::Result<Option<Format>> {
@@ -31,43 +32,6 @@ pub fn requested_format(args: &GenerateArgs) -> anyhow::Result<Option<Format>> {
 /// Whether the schema uses anything only netCDF-4 (not its classic model) can hold.
 pub fn needs_enhanced_model(dataset: &Dataset) -> bool {
     !fits(dataset, Format::Classic)
-}
-
-/// Whether `format` can hold the schema: no groups, user types or second unlimited
-/// dimension outside netCDF-4, and only the types the format has (CDF5 adds the unsigned
-/// and 64-bit integers).
-fn fits(dataset: &Dataset, format: Format) -> bool {
-    fn group_fits(group: &Group, format: Format) -> bool {
-        let att_fits = |a: &ncmodel::Attribute| {
-            // One string is left out with a warning, as the reference leaves it out.
-            holds_type(format, a.type_ref) || matches!(&a.values, Values::String(v) if v.len() == 1)
-        };
-        group.groups.is_empty()
-            && group.dims.iter().filter(|d| d.unlimited).count() <= 1
-            && group.vars.iter().all(|v| holds_type(format, v.type_ref))
-            && group.atts.iter().all(att_fits)
-            && group.vars.iter().flat_map(|v| &v.atts).all(att_fits)
-    }
-    format == Format::Netcdf4 || (dataset.types.is_empty() && group_fits(&dataset.root, format))
-}
-
-/// Whether `format` has the type `t`.
-fn holds_type(format: Format, t: ncmodel::TypeRef) -> bool {
-    use ncmodel::AtomicType::{
-        Byte, Char, Double, Float, Int, Int64, Short, UByte, UInt, UInt64, UShort,
-    };
-    matches!(
-        (format, t),
-        (Format::Netcdf4, _)
-            | (
-                _,
-                ncmodel::TypeRef::Atomic(Byte | Char | Short | Int | Float | Double)
-            )
-            | (
-                Format::Cdf5,
-                ncmodel::TypeRef::Atomic(UByte | UShort | UInt | Int64 | UInt64)
-            )
-    )
 }
 
 /// Removes the `string` attributes, which the classic model cannot hold, as the reference
@@ -157,31 +121,7 @@ pub fn output_path(args: &GenerateArgs, dataset_name: &str, format_given: bool) 
 /// A failure of the library while creating the file, explained: an unavailable filter
 /// names the filter and where plugins were looked for (DECISIONS D6).
 pub fn explain_write_error(error: ncio::NcError) -> anyhow::Error {
-    if !error.is_filter_error() {
-        return anyhow!(error);
-    }
-    let id = error
-        .context
-        .rsplit("filter ")
-        .next()
-        .and_then(|t| t.trim().parse::<u32>().ok());
-    let filter = match id {
-        Some(id) => match filterspec::known::name_of(id) {
-            Some(name) => format!("filter {id} ({name})"),
-            None => format!("filter {id} (unregistered)"),
-        },
-        None => "a filter".to_string(),
-    };
-    let place = error
-        .context
-        .rsplit_once(": filter ")
-        .map_or(error.context.as_str(), |(place, _)| place);
-    anyhow!(
-        "{place}: {filter} is not available; plugins were searched in {}. Install the \
-         plugin there or set HDF5_PLUGIN_PATH, or remove the filter from the CDL; no file \
-         was written",
-        crate::plugins::plugin_search_path()
-    )
+    crate::plugins::explain_write_error(error, "remove the filter from the CDL")
 }
 
 #[cfg(test)]

@@ -5,8 +5,8 @@
 
 use filterspec::{codecs_to_filters, known, parse_filter_attribute, FilterSpec, Pipeline};
 use ncmodel::{
-    AtomicType, Attribute, Dataset, Endianness, Format, Group, Layout, Quantize, QuantizeMode,
-    Storage, TypeRef, UserTypeKind, Values, Var,
+    Attribute, Dataset, Endianness, Format, Group, Layout, Quantize, QuantizeMode, Storage, Values,
+    Var,
 };
 
 /// A special attribute whose value cannot be used.
@@ -44,23 +44,6 @@ pub struct SpecialsOutcome {
 
 const READ_ONLY_GLOBALS: [&str; 3] = ["_NCProperties", "_IsNetcdf4", "_SuperblockVersion"];
 
-/// The format named by a `_Format` value (as ncdump -k and ncgen -k spell them).
-pub fn format_by_name(name: &str) -> Option<Format> {
-    Some(match name.trim().to_ascii_lowercase().as_str() {
-        "classic" | "nc3" | "1" => Format::Classic,
-        "64-bit offset" | "64-bit-offset" | "nc6" | "2" => Format::Offset64,
-        "cdf5" | "cdf-5" | "64-bit data" | "64-bit-data" | "nc5" | "5" => Format::Cdf5,
-        "netcdf-4" | "netcdf4" | "hdf5" | "enhanced" | "nc4" | "3" => Format::Netcdf4,
-        "netcdf-4 classic model"
-        | "netcdf-4-classic"
-        | "netcdf4_classic"
-        | "enhanced-nc3"
-        | "nc7"
-        | "4" => Format::Netcdf4Classic,
-        _ => return None,
-    })
-}
-
 fn text(att: &Attribute) -> Option<String> {
     match &att.values {
         Values::Char(bytes) => Some(String::from_utf8_lossy(bytes).trim_end_matches('\0').into()),
@@ -91,21 +74,6 @@ fn boolean(att: &Attribute) -> Option<bool> {
     }
 }
 
-/// Whether values of this type have a variable size (string, vlen, or a compound holding
-/// one, transitively): filters cannot apply to them.
-pub fn is_variable_sized(dataset: &Dataset, t: TypeRef) -> bool {
-    match t {
-        TypeRef::Atomic(a) => a == AtomicType::String,
-        TypeRef::User(id) => match dataset.user_type(id).map(|u| &u.kind) {
-            Some(UserTypeKind::Vlen { .. }) => true,
-            Some(UserTypeKind::Compound { fields }) => fields
-                .iter()
-                .any(|f| is_variable_sized(dataset, f.type_ref)),
-            _ => false,
-        },
-    }
-}
-
 /// Applies the special attributes of every variable and the global ones, in place.
 pub fn apply_specials(dataset: &mut Dataset) -> Result<SpecialsOutcome, SpecialError> {
     let mut outcome = SpecialsOutcome::default();
@@ -120,14 +88,17 @@ pub fn apply_specials(dataset: &mut Dataset) -> Result<SpecialsOutcome, SpecialE
     });
     if let Some(att) = format_att {
         let name = text(&att).unwrap_or_default();
-        outcome.format = Some(format_by_name(&name).ok_or_else(|| SpecialError {
-            var: "/".into(),
-            attribute: "_Format".into(),
-            problem: format!(
-                "no such format: \"{name}\" (use classic, 64-bit offset, cdf5, netCDF-4 \
+        outcome.format =
+            Some(
+                crate::formats::format_by_name(&name).ok_or_else(|| SpecialError {
+                    var: "/".into(),
+                    attribute: "_Format".into(),
+                    problem: format!(
+                        "no such format: \"{name}\" (use classic, 64-bit offset, cdf5, netCDF-4 \
                  or netCDF-4 classic model)"
-            ),
-        })?);
+                    ),
+                })?,
+            );
     }
     let snapshot = dataset.clone();
     apply_in_group(&snapshot, &mut dataset.root, "", &mut outcome)?;
@@ -216,7 +187,7 @@ fn apply_to_var(
         _ => from_filter.into_iter().for_each(|f| pipeline.define(f)),
     }
     let mut filters = pipeline.filters().to_vec();
-    if !filters.is_empty() && is_variable_sized(dataset, var.type_ref) {
+    if !filters.is_empty() && dataset.is_variable_sized(var.type_ref) {
         outcome.warnings.push(format!(
             "variable {path}: filters are not applied to variable-sized types ({} suppressed)",
             filterspec::format_spec_list(&filters)

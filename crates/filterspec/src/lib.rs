@@ -42,7 +42,8 @@ pub use pipeline::Pipeline;
 pub use precedence::{decide, PrecedenceOutcome, PrecedenceRow, VarRequest};
 pub use requests::{FilterRequests, UnmatchedName};
 pub use selector::{
-    escape_path, parse_filter_arg, FilterAction, FilterArg, NamedVar, VarPath, VarSelection,
+    escape_path, parse_filter_arg, parse_var_selection, FilterAction, FilterArg, NamedVar, VarPath,
+    VarSelection,
 };
 pub use spec::{format_spec_list, parse_spec, parse_spec_list, FilterSpec};
 pub use suggest::{close_matches, edit_distance};

@@ -78,6 +78,15 @@ impl FilterRequests {
         Ok(())
     }
 
+    /// Whether any `-F` asks for output filters (`VARS,SPECLIST`).
+    pub fn has_output_filters(&self) -> bool {
+        self.all.is_some()
+            || self
+                .explicit
+                .iter()
+                .any(|(_, action)| matches!(action, FilterAction::Specs(_)))
+    }
+
     /// Whether `-F none` or `-F '*,none'` was given.
     pub fn global_none(&self) -> bool {
         self.global_none

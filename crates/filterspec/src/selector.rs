@@ -120,6 +120,21 @@ pub fn parse_filter_arg(input: &str) -> Result<FilterArg, SpecError> {
     })
 }
 
+/// Parses the `VARS` part of an argument shaped like `-F`'s, `VARS,REST`: `*` or names
+/// joined by `&`, ending at the first unescaped `,`. Returns the selection and the byte
+/// range of `REST` (nctools' `--quantize VARS,ALGORITHM,N` uses it).
+pub fn parse_var_selection(input: &str) -> Result<(VarSelection, Range<usize>), SpecError> {
+    let Some(comma) = first_unescaped(input, ',')? else {
+        let trimmed = trim_range(input, 0..input.len());
+        return Err(SpecError::new(
+            SpecErrorKind::MissingFilterSpec,
+            trimmed,
+            input,
+        ));
+    };
+    Ok((parse_var_list(input, 0..comma)?, comma + 1..input.len()))
+}
+
 /// The byte offset of the first `target` not escaped by a backslash.
 fn first_unescaped(input: &str, target: char) -> Result<Option<usize>, SpecError> {
     let mut chars = input.char_indices();

@@ -78,6 +78,20 @@ fn temporary_path(target: &Path) -> PathBuf {
 impl NcWriter {
     /// Starts writing `target` (a path, or an NCZarr URL written in place) in `format`.
     pub fn create(target: &str, format: Format) -> Result<Self, NcError> {
+        Self::create_with(target, format, false)
+    }
+
+    /// Like [`NcWriter::create`]; with `in_memory`, the file is built in memory and
+    /// written out when finished (nccopy's `-w`).
+    pub fn create_with(target: &str, format: Format, in_memory: bool) -> Result<Self, NcError> {
+        const NC_DISKLESS: c_int = 0x0008;
+        const NC_PERSIST: c_int = 0x4000;
+        let mode = cmode(format)
+            | if in_memory {
+                NC_DISKLESS | NC_PERSIST
+            } else {
+                0
+            };
         let temp = (!target.contains("://")).then(|| temporary_path(Path::new(target)));
         let path = temp
             .as_ref()
@@ -85,7 +99,7 @@ impl NcWriter {
         let c_path = c_name(&path, || target.to_string())?;
         let mut ncid: c_int = -1;
         // SAFETY: c_path is a valid C string and ncid a valid out-pointer.
-        let status = locked(|| unsafe { nc_create(c_path.as_ptr(), cmode(format), &mut ncid) });
+        let status = locked(|| unsafe { nc_create(c_path.as_ptr(), mode, &mut ncid) });
         check(status, || format!("{target}: creating"))?;
         Ok(Self {
             ncid,
@@ -97,6 +111,18 @@ impl NcWriter {
             vars: HashMap::new(),
             finished: false,
         })
+    }
+
+    /// The target path or URL.
+    pub(crate) fn target(&self) -> &str {
+        &self.target
+    }
+
+    /// The group id and variable id of a defined variable.
+    pub(crate) fn slot(&self, group_path: &[String], name: &str) -> Option<(c_int, c_int)> {
+        self.vars
+            .get(&(group_path.to_vec(), name.to_string()))
+            .map(|s| (s.ncid, s.varid))
     }
 
     fn context(&self, what: &str) -> impl Fn() -> String {
@@ -304,11 +330,12 @@ impl NcWriter {
             )
         };
         check(status, &context)?;
-        for att in &var.atts {
-            self.put_attribute(ncid, varid, att)?;
-        }
+        // Storage first: turning fill off after `_FillValue` is written would delete it.
         if let (true, Some(storage)) = (netcdf4, &var.storage) {
             define_storage(ncid, varid, storage, &context)?;
+        }
+        for att in &var.atts {
+            self.put_attribute(ncid, varid, att)?;
         }
         Ok(varid)
     }

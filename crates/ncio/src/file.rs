@@ -19,6 +19,14 @@ pub struct NcFile {
 impl NcFile {
     /// Opens `path` (a file path or an NCZarr URL) read-only.
     pub fn open(path: &str) -> Result<Self, NcError> {
+        Self::open_with(path, false)
+    }
+
+    /// Like [`NcFile::open`]; with `in_memory`, the whole file is read into memory first
+    /// (nccopy's `-r`).
+    pub fn open_with(path: &str, in_memory: bool) -> Result<Self, NcError> {
+        const NC_DISKLESS: c_int = 0x0008;
+        let mode = NC_NOWRITE | if in_memory { NC_DISKLESS } else { 0 };
         let c_path = CString::new(path).map_err(|_| NcError {
             code: -1,
             message: "path contains a NUL byte".into(),
@@ -26,7 +34,7 @@ impl NcFile {
         })?;
         let mut ncid: c_int = -1;
         // SAFETY: c_path is a valid C string and ncid a valid out-pointer.
-        let status = locked(|| unsafe { nc_open(c_path.as_ptr(), NC_NOWRITE, &mut ncid) });
+        let status = locked(|| unsafe { nc_open(c_path.as_ptr(), mode, &mut ncid) });
         check(status, || path.to_string())?;
         Ok(Self {
             ncid,

@@ -7,7 +7,9 @@
 //!   `file:///tmp/x.zarr#mode=nczarr,file`;
 //! - [`NcFile::schema`] reads the whole schema into an [`ncmodel::Dataset`];
 //! - [`NcFile::read_slab`] reads a hyperslab of any variable as [`ncmodel::Values`];
-//! - [`NcWriter`] creates a file from a schema and writes slabs, atomically.
+//! - [`NcWriter`] creates a file from a schema and writes slabs, atomically;
+//! - [`RawBuffer`], [`NcFile::read_raw`] and [`NcWriter::write_raw`] move atomic data as
+//!   raw bytes (nccopy's fast path).
 #![allow(unsafe_code)]
 
 mod attribute;
@@ -18,6 +20,7 @@ mod error;
 mod ffi;
 mod file;
 mod plugins;
+mod raw;
 mod schema;
 mod storage;
 
@@ -25,3 +28,4 @@ pub use create::NcWriter;
 pub use error::NcError;
 pub use file::NcFile;
 pub use plugins::plugin_search_paths;
+pub use raw::{is_raw_type, set_default_chunk_cache, RawBuffer, VarHandle};

@@ -70,6 +70,29 @@ impl Dataset {
         self.types.iter().find(|t| t.id == id)
     }
 
+    /// Whether values of this type have a variable size (string, vlen, or a compound
+    /// holding one, transitively): filters cannot apply to them (DECISIONS D4).
+    pub fn is_variable_sized(&self, t: TypeRef) -> bool {
+        match t {
+            TypeRef::Atomic(a) => a == crate::types::AtomicType::String,
+            TypeRef::User(id) => match self.user_type(id).map(|u| &u.kind) {
+                Some(crate::types::UserTypeKind::Vlen { .. }) => true,
+                Some(crate::types::UserTypeKind::Compound { fields }) => {
+                    fields.iter().any(|f| self.is_variable_sized(f.type_ref))
+                }
+                _ => false,
+            },
+        }
+    }
+
+    /// The size in bytes of one value of `t` (a pointer's size for strings and vlens).
+    pub fn type_size(&self, t: TypeRef) -> usize {
+        match t {
+            TypeRef::Atomic(a) => a.size(),
+            TypeRef::User(id) => self.user_type(id).map_or(1, |u| u.size),
+        }
+    }
+
     /// The dimension with this id, searching every group.
     pub fn dim(&self, id: i32) -> Option<&Dim> {
         self.root.find_dim(id)

@@ -1,0 +1,109 @@
+//! nccopy's command line: every option of netCDF-C 4.9's nccopy, plus `--dry-run` and
+//! `--quantize` (ours).
+
+use clap::{ArgAction, Parser};
+
+/// nccopy's options, as netCDF-C 4.9 names them.
+#[derive(Debug, Parser)]
+#[command(
+    name = "nccopy",
+    version = crate::VERSION,
+    about = "Copy a netCDF file, optionally changing its format, filters, chunking or \
+             quantization (nctools, compatible with netCDF-C 4.9's nccopy)",
+    disable_help_flag = true,
+    disable_version_flag = true,
+    after_help = "Filter specs (-F): none | *,none | VARS,none | VARS,SPECLIST, where VARS is * or \
+                  full variable paths joined by & and SPECLIST is filters joined by |, each \
+                  ID[,P1,P2,...] with ID a number or a name (bzip2, zstd, deflate, ...). \
+                  Example: nccopy -F 'temp&/g/rh,bzip2,9|shuffle' in.nc out.nc"
+)]
+pub struct CopyArgs {
+    /// Output format: classic (nc3, 1), 64-bit offset (nc6, 2), cdf5 (nc5, 5), netCDF-4
+    /// (nc4, 3), netCDF-4 classic model (nc7, 4)
+    #[arg(short = 'k', value_name = "kind")]
+    pub kind: Option<String>,
+    /// Classic format (same as -k classic)
+    #[arg(short = '3')]
+    pub classic: bool,
+    /// netCDF-4 format (same as -k netCDF-4)
+    #[arg(short = '4')]
+    pub netcdf4: bool,
+    /// CDF5 format (same as -k cdf5)
+    #[arg(short = '5')]
+    pub cdf5: bool,
+    /// 64-bit offset format (same as -k "64-bit offset")
+    #[arg(short = '6')]
+    pub offset64: bool,
+    /// netCDF-4 classic model (same as -k "netCDF-4 classic model")
+    #[arg(short = '7')]
+    pub netcdf4_classic: bool,
+    /// Deflate level 1-9 for every variable (0 removes deflate only)
+    #[arg(short = 'd', value_name = "n")]
+    pub deflate: Option<String>,
+    /// Shuffle every filtered variable
+    #[arg(short = 's')]
+    pub shuffle: bool,
+    /// Make unlimited dimensions fixed-size
+    #[arg(short = 'u')]
+    pub fix_unlimited: bool,
+    /// Build the output in memory and write it at the end
+    #[arg(short = 'w')]
+    pub output_in_memory: bool,
+    /// Chunking: dim/n,dim2/n2,... (per dimension), var:n1,n2,... (per variable),
+    /// var:contiguous, var:compact, var: (unchunked), / (no chunking at all); repeatable
+    #[arg(short = 'c', value_name = "chunkspec", action = ArgAction::Append)]
+    pub chunkspecs: Vec<String>,
+    /// Copy the data of these variables only (all declarations are kept)
+    #[arg(short = 'v', value_name = "var1,...")]
+    pub data_vars: Option<String>,
+    /// Copy these variables only (with all dimensions and group attributes)
+    #[arg(short = 'V', value_name = "var1,...")]
+    pub only_vars: Option<String>,
+    /// Copy the data of these groups only
+    #[arg(short = 'g', value_name = "grp1,...")]
+    pub data_groups: Option<String>,
+    /// Copy these groups only
+    #[arg(short = 'G', value_name = "grp1,...")]
+    pub only_groups: Option<String>,
+    /// Copy buffer size in bytes (suffix K, M, G or T; default 16M): bounds the memory used
+    #[arg(short = 'm', value_name = "bufsize")]
+    pub buffer_size: Option<String>,
+    /// Chunk cache size per variable in bytes (suffix K, M, G or T)
+    #[arg(short = 'h', value_name = "chunk_cache")]
+    pub chunk_cache: Option<String>,
+    /// Number of chunk slots in each variable's chunk cache
+    #[arg(short = 'e', value_name = "cache_elems")]
+    pub cache_elems: Option<String>,
+    /// Read the whole input into memory first
+    #[arg(short = 'r')]
+    pub input_in_memory: bool,
+    /// Filters for output variables (see below); repeatable
+    #[arg(short = 'F', value_name = "filterspec", action = ArgAction::Append)]
+    pub filters: Vec<String>,
+    /// Log level (accepted for compatibility; libnetcdf logging is not built in)
+    #[arg(short = 'L', value_name = "n")]
+    pub log_level: Option<String>,
+    /// Minimum size in bytes of a fixed-size variable that keeps or gets chunking
+    /// (default 8192)
+    #[arg(short = 'M', value_name = "n")]
+    pub min_chunk_size: Option<String>,
+    /// Print each output variable's filters and why (FULL_PATH<TAB>FILTERS<TAB>WHY), write
+    /// nothing
+    #[arg(long = "dry-run")]
+    pub dry_run: bool,
+    /// Quantize float and double variables: VARS,ALGORITHM,N with ALGORITHM bitgroom or
+    /// granularbr (N significant digits) or bitround (N bits); repeatable
+    #[arg(long = "quantize", value_name = "VARS,ALGORITHM,N", action = ArgAction::Append)]
+    pub quantize: Vec<String>,
+    /// Print help
+    #[arg(long = "help", action = ArgAction::Help)]
+    pub help: Option<bool>,
+    /// Print version
+    #[arg(long = "version", action = ArgAction::Version)]
+    pub version: Option<bool>,
+    /// The input file (or NCZarr URL)
+    pub input: String,
+    /// The output file (or NCZarr URL); not needed with --dry-run
+    #[arg(required_unless_present = "dry_run")]
+    pub output: Option<String>,
+}

@@ -1,0 +1,258 @@
+//! `nccopy`: copy a netCDF file, converting its format, filters, chunking or
+//! quantization on the way (DECISIONS D2, D4, D6, D7).
+//!
+//! The copy is planned first ([`plan::make_plan`]: the output schema and each variable's
+//! pipeline with the rule that decided it), which is all `--dry-run` needs. Then every
+//! variable that will be read is checked for unavailable filters (D6) before anything is
+//! written; the output is defined in full, and the data streams variable by variable in
+//! slabs of whole output chunks bounded by `-m` ([`transfer`]). The output is written
+//! under a temporary name and renamed at the end (D7).
+
+mod args;
+mod chunking;
+mod chunkspec;
+mod default_chunks;
+mod options;
+mod plan;
+mod progress;
+mod quantize;
+mod select;
+mod slabs;
+mod transfer;
+
+use std::io::Write;
+
+use anyhow::{anyhow, Context};
+use clap::Parser;
+use ncio::NcFile;
+
+pub use args::CopyArgs;
+pub use plan::{make_plan, CopyOptions, CopyPlan, VarPlan};
+
+use crate::exit::Failure;
+use crate::interrupt::{Interrupted, EXIT_INTERRUPTED};
+
+/// Runs nccopy on the command-line arguments (program name first); returns the exit code.
+pub fn main(argv: Vec<String>) -> i32 {
+    crate::interrupt::install();
+    let args = match CopyArgs::try_parse_from(&argv) {
+        Ok(args) => args,
+        Err(e) => return crate::exit::clap_error(e),
+    };
+    match run(&args) {
+        Ok(()) => 0,
+        Err(failure) if failure.error.is::<Interrupted>() => {
+            failure.report("nccopy");
+            EXIT_INTERRUPTED
+        }
+        Err(failure) => failure.report("nccopy"),
+    }
+}
+
+fn run(args: &CopyArgs) -> Result<(), Failure> {
+    let options = options::copy_options(args).map_err(Failure::usage)?;
+    let buffer_bytes = match &args.buffer_size {
+        Some(text) => options::parse_size("-m", text).map_err(Failure::usage)?,
+        None => options::DEFAULT_BUFFER_BYTES,
+    };
+    let cache = cache_settings(args).map_err(Failure::usage)?;
+    if let Some((bytes, slots)) = cache {
+        ncio::set_default_chunk_cache(bytes, slots).map_err(|e| Failure::runtime(e.into()))?;
+    }
+    let input = NcFile::open_with(&args.input, args.input_in_memory)
+        .map_err(|e| Failure::runtime(anyhow!("{}: {}", args.input, e.message)))?;
+    let dataset = input.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
+    let format = options::output_format(&options, dataset.format);
+    options::check_classic_output(&options, format).map_err(Failure::usage)?;
+    check_names(&options, &dataset).map_err(Failure::runtime)?;
+    let plan = make_plan(&dataset, &options, format).map_err(Failure::runtime)?;
+    check_output_format(&plan, format).map_err(Failure::runtime)?;
+    for warning in &plan.warnings {
+        eprintln!("nccopy: warning: {warning}");
+    }
+    if args.dry_run {
+        return print_plan(&plan).map_err(Failure::runtime);
+    }
+    check_input_filters(&input, &plan).map_err(Failure::runtime)?;
+    let Some(target) = args.output.as_deref() else {
+        return Err(Failure::usage(anyhow!(
+            "an output file is required (or --dry-run)"
+        )));
+    };
+    let copy = Copy {
+        input: &input,
+        dataset: &dataset,
+        plan: &plan,
+        buffer_bytes: buffer_bytes.max(1),
+        tune_caches: cache.is_none(),
+    };
+    copy.write(target, args.output_in_memory)
+        .map_err(Failure::runtime)
+}
+
+/// `-h` and `-e`: the chunk cache size and slots, when either is given.
+fn cache_settings(args: &CopyArgs) -> anyhow::Result<Option<(usize, usize)>> {
+    if args.chunk_cache.is_none() && args.cache_elems.is_none() {
+        return Ok(None);
+    }
+    let bytes = match &args.chunk_cache {
+        Some(text) => options::parse_size("-h", text)?,
+        None => 16 << 20,
+    };
+    let slots = match &args.cache_elems {
+        Some(text) => options::parse_size("-e", text)?,
+        None => 4133,
+    };
+    Ok(Some((bytes, slots.max(1))))
+}
+
+/// Every name on the command line must name something in the input (DECISIONS D2: a
+/// misspelled `-F` variable is an error, not a silently unfiltered copy).
+fn check_names(options: &CopyOptions, dataset: &ncmodel::Dataset) -> anyhow::Result<()> {
+    let vars = select::all_var_paths(&dataset.root);
+    if let Some(unmatched) = options.filters.unmatched(&vars).first() {
+        let hint = match unmatched.suggestions.first() {
+            Some(close) => format!("; did you mean {close}?"),
+            None => "; `ncdump -h` lists the variables".to_string(),
+        };
+        anyhow::bail!(
+            "-F: the input has no variable {}{hint} (no output was written)",
+            unmatched.path
+        );
+    }
+    for path in options.quantize.explicit_paths() {
+        if !vars.contains(path) {
+            anyhow::bail!("--quantize: the input has no variable {path}");
+        }
+    }
+    for (path, _) in &options.chunks.vars {
+        if !vars.contains(path) {
+            anyhow::bail!("-c {path}:...: the input has no variable {path}");
+        }
+    }
+    for (dim, _) in &options.chunks.dims {
+        if !has_dim(&dataset.root, dim) {
+            anyhow::bail!("-c {dim}/...: the input has no dimension {dim}");
+        }
+    }
+    options.selection.check(&dataset.root)
+}
+
+fn has_dim(group: &ncmodel::Group, name: &str) -> bool {
+    group.dims.iter().any(|d| d.name == name) || group.groups.iter().any(|g| has_dim(g, name))
+}
+
+/// The output format must hold what is copied (groups, user types, strings, the
+/// netCDF-4 integer types, several unlimited dimensions).
+fn check_output_format(plan: &CopyPlan, format: ncmodel::Format) -> anyhow::Result<()> {
+    if crate::formats::fits(&plan.dataset, format)
+        && !has_string_attributes(&plan.dataset.root, format)
+    {
+        return Ok(());
+    }
+    anyhow::bail!(
+        "the input uses netCDF-4 features (groups, user-defined or string types, several \
+         unlimited dimensions, or unsigned/64-bit integer types outside cdf5) that the {} \
+         format cannot hold; use -k nc4, or leave them out with -V/-G",
+        format.name()
+    )
+}
+
+fn has_string_attributes(group: &ncmodel::Group, format: ncmodel::Format) -> bool {
+    let string = |a: &ncmodel::Attribute| {
+        a.type_ref == ncmodel::TypeRef::Atomic(ncmodel::AtomicType::String)
+    };
+    format != ncmodel::Format::Netcdf4
+        && (group.atts.iter().any(string)
+            || group.vars.iter().flat_map(|v| &v.atts).any(string)
+            || group
+                .groups
+                .iter()
+                .any(|g| has_string_attributes(g, format)))
+}
+
+fn print_plan(plan: &CopyPlan) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    for var in &plan.vars {
+        writeln!(out, "{}", var.plan_line())?;
+    }
+    out.flush()?;
+    Ok(())
+}
+
+/// DECISIONS D6: a variable whose data is read through an unavailable filter stops the
+/// copy before anything is written.
+fn check_input_filters(input: &NcFile, plan: &CopyPlan) -> anyhow::Result<()> {
+    for var in plan.vars.iter().filter(|v| v.copy_data) {
+        let missing: Vec<String> = var
+            .input_filters
+            .ids()
+            .filter(|id| !input.filter_available(*id))
+            .map(crate::plugins::describe_filter)
+            .collect();
+        if !missing.is_empty() {
+            anyhow::bail!(
+                "{}: cannot read variable {}: {} not available; plugins were searched in {}. \
+                 Install the plugin there or set HDF5_PLUGIN_PATH, or leave the variable's \
+                 data out with -v/-V; no output was written",
+                input.path(),
+                var.path,
+                missing.join(", ") + if missing.len() == 1 { " is" } else { " are" },
+                crate::plugins::plugin_search_path()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// One copy, once planned.
+struct Copy<'a> {
+    input: &'a NcFile,
+    dataset: &'a ncmodel::Dataset,
+    plan: &'a CopyPlan,
+    buffer_bytes: usize,
+    tune_caches: bool,
+}
+
+impl Copy<'_> {
+    fn write(&self, target: &str, in_memory: bool) -> anyhow::Result<()> {
+        let format = self.plan.dataset.format;
+        let explain = |e| crate::plugins::explain_write_error(e, "drop the filter from -F");
+        let mut writer = ncio::NcWriter::create_with(target, format, in_memory)
+            .map_err(|e| anyhow!("{target}: {}", e.message))?;
+        if format.is_classic_family() && self.plan.vars.iter().all(|v| v.copy_data) {
+            writer.set_no_fill().map_err(|e| anyhow!(e))?;
+        }
+        writer.define(&self.plan.dataset).map_err(explain)?;
+        let total = self
+            .plan
+            .vars
+            .iter()
+            .filter(|v| v.copy_data)
+            .map(|v| transfer::data_bytes(self.dataset, v))
+            .sum();
+        let progress = progress::Progress::new(total);
+        let transfer = transfer::Transfer {
+            input: self.input,
+            dataset: self.dataset,
+            writer: &writer,
+            buffer_bytes: self.buffer_bytes,
+            tune_caches: self.tune_caches,
+            netcdf4_out: !format.is_classic_family(),
+            netcdf4_in: !self.dataset.format.is_classic_family(),
+        };
+        for var in self.plan.vars.iter().filter(|v| v.copy_data) {
+            transfer.copy_var(var, &progress).map_err(|e| {
+                if e.is::<Interrupted>() || e.root_cause().is::<Interrupted>() {
+                    anyhow!(Interrupted)
+                } else {
+                    e
+                }
+            })?;
+        }
+        progress.finish();
+        writer
+            .finish()
+            .with_context(|| format!("{target}: finishing the output"))
+    }
+}

@@ -1,0 +1,157 @@
+//! Moving the data: variable by variable, in hyperslabs of whole output chunks
+//! ([`SlabPlan`]) bounded by the copy buffer (`-m`). Atomic types move as raw bytes;
+//! strings and user-defined types through decoded values.
+
+use anyhow::{anyhow, Context};
+use ncio::{is_raw_type, NcFile, NcWriter, RawBuffer, VarHandle};
+use ncmodel::{Dataset, Layout};
+
+use super::plan::VarPlan;
+use super::progress::Progress;
+use super::slabs::SlabPlan;
+
+/// The settings of one data transfer.
+pub struct Transfer<'a> {
+    /// The input file.
+    pub input: &'a NcFile,
+    /// Its schema.
+    pub dataset: &'a Dataset,
+    /// The output being written.
+    pub writer: &'a NcWriter,
+    /// The copy buffer size in bytes.
+    pub buffer_bytes: usize,
+    /// Whether chunk caches are tuned here (not when `-h` or `-e` is given).
+    pub tune_caches: bool,
+    /// Whether the output is netCDF-4 (chunked layouts).
+    pub netcdf4_out: bool,
+    /// Whether the input is netCDF-4.
+    pub netcdf4_in: bool,
+}
+
+/// The number of bytes of data that [`Transfer::copy_var`] moves for `plan`.
+pub fn data_bytes(dataset: &Dataset, plan: &VarPlan) -> u64 {
+    let values: usize = plan.shape.iter().product();
+    (values as u64).saturating_mul(dataset.type_size(plan.type_ref) as u64)
+}
+
+impl Transfer<'_> {
+    /// Copies the data of one variable.
+    pub fn copy_var(&self, plan: &VarPlan, progress: &Progress) -> anyhow::Result<()> {
+        let groups = &plan.path.groups;
+        let handle = self
+            .writer
+            .handle(groups, &plan.path.name)
+            .ok_or_else(|| anyhow!("variable {} was not defined in the output", plan.path))?;
+        let layout = if self.netcdf4_out {
+            self.writer.layout(handle, plan.shape.len())?
+        } else {
+            Layout::Contiguous
+        };
+        let unit = match &layout {
+            Layout::Chunked(sizes) => sizes.clone(),
+            _ => vec![1; plan.shape.len()],
+        };
+        let size = self.dataset.type_size(plan.type_ref).max(1);
+        let slabs = SlabPlan::new(&plan.shape, &unit, self.buffer_bytes / size);
+        if slabs.is_empty() {
+            return Ok(());
+        }
+        self.tune(plan, handle, &unit, true)?;
+        let result = if is_raw_type(plan.type_ref) {
+            self.copy_raw(plan, handle, &slabs, size, progress)
+        } else {
+            self.copy_values(plan, &slabs, size, progress)
+        };
+        self.tune(plan, handle, &unit, false)?;
+        result.with_context(|| format!("copying the data of variable {}", plan.path))
+    }
+
+    /// Before a variable (`starting`): no output chunk cache (each slab writes whole
+    /// chunks) and none on the input when its chunks are the output's. After it: both
+    /// caches emptied, so that memory stays bounded whatever the number of variables.
+    fn tune(
+        &self,
+        plan: &VarPlan,
+        handle: VarHandle,
+        unit: &[usize],
+        starting: bool,
+    ) -> anyhow::Result<()> {
+        if !self.tune_caches {
+            return Ok(());
+        }
+        if self.netcdf4_out && starting {
+            self.writer.set_var_cache(handle, 0)?;
+        }
+        if self.netcdf4_in {
+            let same_chunks = self.input_chunks(plan).is_some_and(|chunks| chunks == unit);
+            if same_chunks || !starting {
+                self.input
+                    .set_var_cache(plan.input_group, plan.input_varid, 0)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn input_chunks(&self, plan: &VarPlan) -> Option<&[usize]> {
+        let var = find_input_var(self.dataset, plan)?;
+        match &var.storage.as_ref()?.layout {
+            Layout::Chunked(sizes) => Some(sizes),
+            _ => None,
+        }
+    }
+
+    fn copy_raw(
+        &self,
+        plan: &VarPlan,
+        handle: VarHandle,
+        slabs: &SlabPlan,
+        size: usize,
+        progress: &Progress,
+    ) -> anyhow::Result<()> {
+        let mut buffer = RawBuffer::new();
+        for (start, count) in slabs.slabs() {
+            progress.check_interrupt()?;
+            self.input.read_raw(
+                plan.input_group,
+                plan.input_varid,
+                &start,
+                &count,
+                size,
+                &mut buffer,
+            )?;
+            self.writer.write_raw(handle, &start, &count, &buffer)?;
+            progress.advance(buffer.len() as u64);
+        }
+        Ok(())
+    }
+
+    fn copy_values(
+        &self,
+        plan: &VarPlan,
+        slabs: &SlabPlan,
+        size: usize,
+        progress: &Progress,
+    ) -> anyhow::Result<()> {
+        let var = find_input_var(self.dataset, plan)
+            .ok_or_else(|| anyhow!("variable {} is not in the input", plan.path))?;
+        for (start, count) in slabs.slabs() {
+            progress.check_interrupt()?;
+            let values =
+                self.input
+                    .read_slab(self.dataset, plan.input_group, var, &start, &count)?;
+            self.writer
+                .write(&plan.path.groups, &plan.path.name, &start, &count, &values)?;
+            progress.advance((count.iter().product::<usize>() * size) as u64);
+        }
+        Ok(())
+    }
+}
+
+/// The input variable of a plan.
+fn find_input_var<'d>(dataset: &'d Dataset, plan: &VarPlan) -> Option<&'d ncmodel::Var> {
+    let mut group = &dataset.root;
+    for name in &plan.path.groups {
+        group = group.groups.iter().find(|g| &g.name == name)?;
+    }
+    group.var(&plan.path.name)
+}
