@@ -15,4 +15,3 @@ pub mod generate;
 pub mod input;
 pub mod interrupt;
 pub mod plugins;
-pub mod stub;

@@ -58,7 +58,7 @@ impl ChunkSpecs {
                 "compact" => VarChunking::Compact,
                 list => VarChunking::Sizes(
                     list.split(',')
-                        .map(|n| chunk_length(arg, n))
+                        .map(|n| var_chunk_length(arg, n))
                         .collect::<anyhow::Result<_>>()?,
                 ),
             };
@@ -93,6 +93,14 @@ fn chunk_length(arg: &str, text: &str) -> anyhow::Result<usize> {
     match text.trim().parse::<usize>() {
         Ok(n) if n > 0 => Ok(n),
         _ => bail!("-c {arg}: `{text}` is not a chunk length (a positive integer)"),
+    }
+}
+
+/// A chunk length of the `var:` form: 0 leaves the dimension to the default.
+fn var_chunk_length(arg: &str, text: &str) -> anyhow::Result<usize> {
+    match text.trim() {
+        "0" => Ok(0),
+        _ => chunk_length(arg, text),
     }
 }
 
@@ -166,7 +174,14 @@ mod tests {
 
     #[test]
     fn variable_forms_first_spec_wins() {
-        let specs = parse(&["t:1,90", "/g/v:compact", "w:", "x:contiguous", "t:5,5"]);
+        let specs = parse(&[
+            "t:1,90",
+            "/g/v:compact",
+            "w:",
+            "x:contiguous",
+            "t:5,5",
+            "z:0,4",
+        ]);
         assert_eq!(
             specs.vars,
             vec![
@@ -196,7 +211,7 @@ mod tests {
 
     #[test]
     fn bad_specs_are_errors() {
-        for bad in ["time", "time/x", "t:1,0", "/1", "t:a"] {
+        for bad in ["time", "time/x", "time/0", "/1", "t:a", "t:-1"] {
             assert!(ChunkSpecs::parse([bad]).is_err(), "{bad}");
         }
     }

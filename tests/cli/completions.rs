@@ -58,3 +58,8 @@ fn ncdump_completions_and_man_page_are_current() {
 fn ncgen_completions_and_man_page_are_current() {
     check(nctools::generate::GenerateArgs::command());
 }
+
+#[test]
+fn nccopy_completions_and_man_page_are_current() {
+    check(nctools::copy::CopyArgs::command());
+}

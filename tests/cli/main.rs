@@ -6,5 +6,5 @@ mod ncdump;
 mod ncgen;
 mod ncgen_errors;
 mod reference_filter_text;
-mod stub_binaries;
 mod support;
+mod versions;
