@@ -98,6 +98,10 @@ pub fn copy_options(args: &CopyArgs) -> anyhow::Result<CopyOptions> {
             data_groups: list("-g", &args.data_groups)?,
             only_groups: list("-G", &args.only_groups)?,
         },
+        zarr_output: args
+            .output
+            .as_deref()
+            .is_some_and(|o| o.contains("://") && o.contains("zarr")),
     })
 }
 

@@ -29,6 +29,9 @@ pub struct CopyOptions {
     pub min_chunk_bytes: usize,
     /// `-v`, `-V`, `-g`, `-G`.
     pub selection: Selection,
+    /// Whether the output is an NCZarr dataset (always chunked: no contiguous or compact
+    /// layout to ask for).
+    pub zarr_output: bool,
 }
 
 impl CopyOptions {
@@ -186,7 +189,10 @@ impl Planner<'_> {
                 chunks: &self.options.chunks,
                 min_chunk_bytes: self.options.min_chunk_bytes,
             };
-            let layout = choose_layout(&choice)?;
+            let mut layout = choose_layout(&choice)?;
+            if self.options.zarr_output && !matches!(layout, ncmodel::Layout::Chunked(_)) {
+                layout = ncmodel::Layout::Other;
+            }
             // Like the reference, written variables are not pre-filled (it is faster);
             // the library does that for atomic types
             // other than strings only. Variables whose data is not copied
