@@ -21,20 +21,70 @@ pub fn format_by_name(name: &str) -> Option<Format> {
 
 /// Whether `format` can hold the schema: no groups, user types or second unlimited
 /// dimension outside netCDF-4, and only the types the format has (CDF5 adds the unsigned
-/// and 64-bit integers).
+/// and 64-bit integers). A single `string` attribute fits: ncgen leaves it out with a
+/// warning, as the reference does.
 pub fn fits(dataset: &Dataset, format: Format) -> bool {
-    fn group_fits(group: &Group, format: Format) -> bool {
-        let att_fits = |a: &ncmodel::Attribute| {
-            // One string is left out with a warning, as the reference leaves it out.
-            holds_type(format, a.type_ref) || matches!(&a.values, Values::String(v) if v.len() == 1)
-        };
-        group.groups.is_empty()
-            && group.dims.iter().filter(|d| d.unlimited).count() <= 1
-            && group.vars.iter().all(|v| holds_type(format, v.type_ref))
-            && group.atts.iter().all(att_fits)
-            && group.vars.iter().flat_map(|v| &v.atts).all(att_fits)
+    misfit(dataset, format, false).is_none()
+}
+
+/// The first part of the schema that `format` cannot hold, described for a message
+/// (`group /g`, `variable /v of type string`, ...), or `None` when it all fits. With
+/// `strict_strings`, every `string` attribute is a misfit.
+pub fn misfit(dataset: &Dataset, format: Format, strict_strings: bool) -> Option<String> {
+    if format == Format::Netcdf4 {
+        return None;
     }
-    format == Format::Netcdf4 || (dataset.types.is_empty() && group_fits(&dataset.root, format))
+    if let Some(child) = dataset.root.groups.first() {
+        return Some(format!("group /{}", child.name));
+    }
+    if let Some(user) = dataset.types.first() {
+        return Some(format!("user-defined type {}", user.name));
+    }
+    group_misfit(&dataset.root, "", format, strict_strings)
+}
+
+fn group_misfit(group: &Group, prefix: &str, format: Format, strict: bool) -> Option<String> {
+    let att_fits = |a: &ncmodel::Attribute| {
+        holds_type(format, a.type_ref)
+            || (!strict && matches!(&a.values, Values::String(v) if v.len() == 1))
+    };
+    let type_name = |t: ncmodel::TypeRef| match t {
+        ncmodel::TypeRef::Atomic(a) => a.cdl_name().to_string(),
+        ncmodel::TypeRef::User(_) => "a user-defined type".to_string(),
+    };
+    if let Some(child) = group.groups.first() {
+        return Some(format!("group {prefix}/{}", child.name));
+    }
+    if let Some(dim) = group.dims.iter().filter(|d| d.unlimited).nth(1) {
+        return Some(format!(
+            "a second unlimited dimension, {prefix}/{}",
+            dim.name
+        ));
+    }
+    if let Some(var) = group.vars.iter().find(|v| !holds_type(format, v.type_ref)) {
+        return Some(format!(
+            "variable {prefix}/{} of type {}",
+            var.name,
+            type_name(var.type_ref)
+        ));
+    }
+    if let Some(att) = group.atts.iter().find(|a| !att_fits(a)) {
+        return Some(format!(
+            "global attribute {} of type {}",
+            att.name,
+            type_name(att.type_ref)
+        ));
+    }
+    group.vars.iter().find_map(|v| {
+        v.atts.iter().find(|a| !att_fits(a)).map(|a| {
+            format!(
+                "attribute {prefix}/{}:{} of type {}",
+                v.name,
+                a.name,
+                type_name(a.type_ref)
+            )
+        })
+    })
 }
 
 /// Whether `format` has the type `t`.

@@ -22,7 +22,8 @@ pub enum VarChunking {
 pub struct ChunkSpecs {
     /// `/` or `//`: no chunking anywhere.
     pub unchunked: bool,
-    /// Per-dimension chunk lengths (`None`: the dimension's length), in the order given.
+    /// Per-dimension chunk lengths (`None`: the dimension's length) of the last
+    /// dimension spec.
     pub dims: Vec<(String, Option<usize>)>,
     /// Per-variable chunking; the first spec of a variable wins (later ones are ignored,
     /// as in the reference).
@@ -47,7 +48,9 @@ impl ChunkSpecs {
     fn add(&mut self, arg: &str) -> anyhow::Result<()> {
         let text = arg.trim();
         if text == "/" || text == "//" {
+            // Like a dimension spec, it replaces the dimension specs before it.
             self.unchunked = true;
+            self.dims.clear();
             return Ok(());
         }
         if let Some((name, sizes)) = split_unescaped(text, ':') {
@@ -67,6 +70,10 @@ impl ChunkSpecs {
             }
             return Ok(());
         }
+        // Each dimension spec replaces the dimension specs (and `/`) before it, as in the
+        // reference.
+        self.unchunked = false;
+        self.dims.clear();
         for item in split_all_unescaped(text, ',') {
             let Some((dim, length)) = split_unescaped(item, '/') else {
                 bail!(
@@ -200,6 +207,16 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_dimension_spec_replaces_the_ones_before() {
+        let specs = parse(&["x/10", "y/20"]);
+        assert_eq!(specs.dims, vec![("y".to_string(), Some(20))]);
+        assert!(!parse(&["/", "x/10"]).unchunked);
+        let last_slash = parse(&["x/10", "/"]);
+        assert!(last_slash.unchunked && last_slash.dims.is_empty());
+        assert_eq!(parse(&["x/10", "v:1"]).dims.len(), 1);
     }
 
     #[test]

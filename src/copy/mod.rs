@@ -66,7 +66,7 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     options::check_classic_output(&options, format).map_err(Failure::usage)?;
     check_names(&options, &dataset).map_err(Failure::runtime)?;
     let plan = make_plan(&dataset, &options, format).map_err(Failure::runtime)?;
-    check_output_format(&plan, format).map_err(Failure::runtime)?;
+    check_output_format(&plan, &args.input, format).map_err(Failure::runtime)?;
     for warning in &plan.warnings {
         eprintln!("nccopy: warning: {warning}");
     }
@@ -74,6 +74,7 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         return print_plan(&plan).map_err(Failure::runtime);
     }
     check_input_filters(&input, &plan).map_err(Failure::runtime)?;
+    check_output_filters(&input, &plan).map_err(Failure::runtime)?;
     let Some(target) = args.output.as_deref() else {
         return Err(Failure::usage(anyhow!(
             "an output file is required (or --dry-run)"
@@ -144,31 +145,19 @@ fn has_dim(group: &ncmodel::Group, name: &str) -> bool {
 
 /// The output format must hold what is copied (groups, user types, strings, the
 /// netCDF-4 integer types, several unlimited dimensions).
-fn check_output_format(plan: &CopyPlan, format: ncmodel::Format) -> anyhow::Result<()> {
-    if crate::formats::fits(&plan.dataset, format)
-        && !has_string_attributes(&plan.dataset.root, format)
-    {
+fn check_output_format(
+    plan: &CopyPlan,
+    input: &str,
+    format: ncmodel::Format,
+) -> anyhow::Result<()> {
+    let Some(what) = crate::formats::misfit(&plan.dataset, format, true) else {
         return Ok(());
-    }
+    };
     anyhow::bail!(
-        "the input uses netCDF-4 features (groups, user-defined or string types, several \
-         unlimited dimensions, or unsigned/64-bit integer types outside cdf5) that the {} \
-         format cannot hold; use -k nc4, or leave them out with -V/-G",
+        "{input}: the {} format cannot hold its {what}; use -k nc4, or leave that out with \
+         -V/-G; no output was written",
         format.name()
     )
-}
-
-fn has_string_attributes(group: &ncmodel::Group, format: ncmodel::Format) -> bool {
-    let string = |a: &ncmodel::Attribute| {
-        a.type_ref == ncmodel::TypeRef::Atomic(ncmodel::AtomicType::String)
-    };
-    format != ncmodel::Format::Netcdf4
-        && (group.atts.iter().any(string)
-            || group.vars.iter().flat_map(|v| &v.atts).any(string)
-            || group
-                .groups
-                .iter()
-                .any(|g| has_string_attributes(g, format)))
 }
 
 fn print_plan(plan: &CopyPlan) -> anyhow::Result<()> {
@@ -193,14 +182,34 @@ fn check_input_filters(input: &NcFile, plan: &CopyPlan) -> anyhow::Result<()> {
         if !missing.is_empty() {
             anyhow::bail!(
                 "{}: cannot read variable {}: {} not available; plugins were searched in {}. \
-                 Install the plugin there or set HDF5_PLUGIN_PATH, or leave the variable's \
-                 data out with -v/-V; no output was written",
+                 Install the plugin there or set HDF5_PLUGIN_PATH, or leave the variable out \
+                 with -V; no output was written",
                 input.path(),
                 var.path,
                 missing.join(", ") + if missing.len() == 1 { " is" } else { " are" },
                 crate::plugins::plugin_search_path()
             );
         }
+    }
+    Ok(())
+}
+
+/// Every output filter must be available before anything is written (DECISIONS D6).
+fn check_output_filters(input: &NcFile, plan: &CopyPlan) -> anyhow::Result<()> {
+    for var in &plan.vars {
+        let Some(id) = var.pipeline.ids().find(|id| !input.filter_available(*id)) else {
+            continue;
+        };
+        let path = filterspec::escape_path(&var.path);
+        anyhow::bail!(
+            "cannot write variable {} with {}: it is not available; plugins were searched in \
+             {}. Install the plugin there or set HDF5_PLUGIN_PATH, or write the variable \
+             unfiltered with -F '{path},none' (-F none for every variable); no output was \
+             written",
+            var.path,
+            crate::plugins::describe_filter(id),
+            crate::plugins::plugin_search_path()
+        );
     }
     Ok(())
 }

@@ -130,16 +130,16 @@ pub fn check_classic_output(options: &CopyOptions, format: Format) -> anyhow::Re
         return Ok(());
     }
     let what = if options.filters.has_output_filters() {
-        "-F filters"
+        "-F filters need"
     } else if options.quantize.is_set() {
-        "--quantize"
+        "--quantize needs"
     } else if options.chunks.is_set() {
-        "-c chunking"
+        "-c chunking needs"
     } else {
-        "-d/-s compression"
+        "-d/-s compression needs"
     };
     bail!(
-        "{what} need netCDF-4 output, but -k asks for the {} format; drop -k (or use -k nc4 \
+        "{what} netCDF-4 output, but -k asks for the {} format; drop -k (or use -k nc4 \
          or -k nc7)",
         format.name()
     )

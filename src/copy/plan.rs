@@ -112,6 +112,11 @@ pub fn make_plan(
     };
     let mut groups = Vec::new();
     planner.plan_group(&mut dataset.root, &mut groups)?;
+    // Types defined in groups left out (-G) go with them.
+    let selection = &options.selection;
+    dataset
+        .types
+        .retain(|t| selection.keeps_group(&t.group_path));
     Ok(CopyPlan {
         dataset,
         vars: planner.vars,

@@ -2,6 +2,9 @@
 //! the reference netCDF-C tools. One test binary; each module reads like a user's session.
 
 mod completions;
+mod nccopy;
+mod nccopy_errors;
+mod nccopy_filters;
 mod ncdump;
 mod ncgen;
 mod ncgen_errors;

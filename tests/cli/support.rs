@@ -128,3 +128,35 @@ pub fn first_difference(theirs: &str, ours: &str) -> String {
         ),
     }
 }
+
+/// A file under tests/data (e.g. `nccopy/shapes.cdl`).
+pub fn test_data(relative: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(relative)
+}
+
+/// Runs the reference tool `name` (which must be installed: check with [`reference`]
+/// first) with `args`.
+pub fn run_reference<I, S>(name: &str, args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let Some(tool) = reference(name) else {
+        panic!("the reference {name} vanished");
+    };
+    run(Command::new(tool).args(args))
+}
+
+/// The text of `text` from its first line equal to `marker` on (empty if none).
+pub fn from_line<'a>(text: &'a str, marker: &str) -> &'a str {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_end() == marker {
+            return &text[offset..];
+        }
+        offset += line.len();
+    }
+    ""
+}

@@ -290,7 +290,9 @@ impl NcWriter {
             self.dims.insert(dim.id, dimid);
         }
         for var in &group.vars {
-            let varid = self.define_var(ncid, var, netcdf4)?;
+            let full: String = path.iter().map(|g| format!("/{g}")).collect();
+            let full = format!("{full}/{}", var.name);
+            let varid = self.define_var(ncid, var, &full, netcdf4)?;
             let slot = VarSlot {
                 ncid,
                 varid,
@@ -309,8 +311,14 @@ impl NcWriter {
         Ok(())
     }
 
-    fn define_var(&mut self, ncid: c_int, var: &Var, netcdf4: bool) -> Result<c_int, NcError> {
-        let context = self.context(&format!("defining variable {}", var.name));
+    fn define_var(
+        &mut self,
+        ncid: c_int,
+        var: &Var,
+        full_path: &str,
+        netcdf4: bool,
+    ) -> Result<c_int, NcError> {
+        let context = self.context(&format!("defining variable {full_path}"));
         let name = c_name(&var.name, &context)?;
         let dims: Vec<c_int> = var
             .dim_ids

@@ -53,10 +53,9 @@ impl NcFile {
     }
 
     /// Whether the filter `id` can be used here (built into HDF5, registered, or found as a
-    /// plugin).
+    /// plugin); see [`crate::filter_available`].
     pub fn filter_available(&self, id: u32) -> bool {
-        // SAFETY: plain query on an open file.
-        locked(|| unsafe { netcdf_sys::nc_inq_filter_avail(self.ncid, id) }) == 0
+        crate::plugins::filter_available(id)
     }
 
     /// Reads the whole schema: groups, dimensions, types, variables, attributes, storage.

@@ -27,5 +27,5 @@ mod storage;
 pub use create::NcWriter;
 pub use error::NcError;
 pub use file::NcFile;
-pub use plugins::plugin_search_paths;
+pub use plugins::{filter_available, plugin_search_paths};
 pub use raw::{is_raw_type, set_default_chunk_cache, RawBuffer, VarHandle};

@@ -26,3 +26,17 @@ pub fn plugin_search_paths() -> Vec<String> {
             .collect()
     })
 }
+
+/// Whether HDF5 can use the filter `id`: built in, registered, or loadable as a plugin
+/// from the search path. Works whatever files are open (netCDF-3 ones included).
+pub fn filter_available(id: u32) -> bool {
+    let Ok(id) = hdf5_metno_sys::h5z::H5Z_filter_t::try_from(id) else {
+        return false;
+    };
+    // SAFETY: H5open initialises the library if needed; H5Zfilter_avail only queries
+    // HDF5's filter table and plugin path.
+    locked(|| unsafe {
+        hdf5_metno_sys::h5::H5open();
+        hdf5_metno_sys::h5z::H5Zfilter_avail(id) > 0
+    })
+}
