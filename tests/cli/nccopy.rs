@@ -907,3 +907,66 @@ fn quantize_beyond_the_type_precision_is_an_error() {
     assert_eq!(done.code, Some(0), "{}", done.stderr);
     assert!(dump(&["-hs"], &out).contains("pres:_QuantizeBitRoundNumberOfSignificantBits = 52 ;"));
 }
+
+/// Writes a classic file of one variable of `n` floats with our ncgen.
+fn big_classic(dir: &Path, n: usize) -> PathBuf {
+    let mut cdl = format!(
+        "netcdf big {{\ndimensions:\n\tx = {n} ;\nvariables:\n\tfloat v(x) ;\ndata:\n v = "
+    );
+    cdl.push_str(&vec!["1.5"; n].join(", "));
+    cdl.push_str(" ;\n}\n");
+    let source = dir.join("big.cdl");
+    let file = dir.join("big.nc");
+    fs::write(&source, cdl).unwrap_or_else(|e| panic!("{e}"));
+    let made = Test::ours("ncgen")
+        .args(["-k", "classic", "-o"])
+        .arg(&file)
+        .arg(&source)
+        .run();
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    file
+}
+
+#[test]
+fn ctrl_c_stops_the_copy_and_leaves_no_file() {
+    let dir = scratch();
+    let file = big_classic(dir.path(), 2_000_000);
+    let out_dir = dir.path().join("out");
+    fs::create_dir_all(&out_dir).unwrap_or_else(|e| panic!("{e}"));
+    let out = out_dir.join("out.nc");
+    fs::write(&out, "precious").unwrap_or_else(|e| panic!("{e}"));
+    // A 4-byte copy buffer: one value per slab, a copy of several seconds.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nccopy"))
+        .args(["-m", "4"])
+        .arg(&file)
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start nccopy: {e}"));
+    std::thread::sleep(std::time::Duration::from_millis(700));
+    let killed = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run kill: {e}"));
+    assert!(killed.success());
+    let done = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("nccopy did not finish: {e}"));
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted; no output was written"),
+        "{stderr}"
+    );
+    assert_eq!(fs::read_to_string(&out).unwrap_or_default(), "precious");
+    let left: Vec<_> = fs::read_dir(&out_dir)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .collect();
+    assert_eq!(
+        left,
+        vec![std::ffi::OsString::from("out.nc")],
+        "temporary files left"
+    );
+}
