@@ -240,7 +240,15 @@ impl Planner<'_> {
         let outcome = decide(requests.global_none(), requests.request_for(path), input);
         let mut why = vec![outcome.row.to_string()];
         let mut pipeline = outcome.pipeline;
-        let deflate = self.options.deflate;
+        let mut deflate = self.options.deflate;
+        if matches!(deflate.level, Some(1..)) && pipeline.contains(known::SZIP) {
+            // libnetcdf refuses deflate next to szip.
+            self.warnings.push(format!(
+                "variable {path}: -d is not applied: the variable keeps szip, which the \
+                 library does not combine with deflate"
+            ));
+            deflate.level = None;
+        }
         let after = deflate.apply(&pipeline);
         if after != pipeline {
             if deflate.level.is_some() && after.get(known::DEFLATE) != pipeline.get(known::DEFLATE)

@@ -76,7 +76,7 @@ impl Transfer<'_> {
         unit: &[usize],
         starting: bool,
     ) -> anyhow::Result<()> {
-        if !self.tune_caches {
+        if !self.tune_caches || !reopen_safe(self.dataset, plan) {
             return Ok(());
         }
         if self.netcdf4_out && starting {
@@ -145,6 +145,21 @@ impl Transfer<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether libnetcdf can change the variable's chunk cache: it reopens the HDF5 dataset
+/// by the variable's name, which is the wrong dataset when a dimension of that name is
+/// not the variable's first one (libnetcdf then stores the variable under another name).
+fn reopen_safe(dataset: &Dataset, plan: &VarPlan) -> bool {
+    let first_dim = find_input_var(dataset, plan)
+        .and_then(|v| v.dim_ids.first())
+        .and_then(|id| dataset.dim(*id))
+        .map(|d| d.name.as_str());
+    first_dim == Some(plan.path.name.as_str()) || !has_dim_named(&dataset.root, &plan.path.name)
+}
+
+fn has_dim_named(group: &ncmodel::Group, name: &str) -> bool {
+    group.dims.iter().any(|d| d.name == name) || group.groups.iter().any(|g| has_dim_named(g, name))
 }
 
 /// The input variable of a plan.
