@@ -41,7 +41,6 @@ impl SlabPlan {
     }
 
     /// The slab shape (before clipping at the variable's end).
-    #[cfg(test)]
     pub fn slab_shape(&self) -> &[usize] {
         &self.slab
     }

@@ -56,48 +56,40 @@ impl Transfer<'_> {
         if slabs.is_empty() {
             return Ok(());
         }
-        self.tune(plan, handle, &unit, true)?;
+        let slab_bytes = slabs.slab_shape().iter().product::<usize>() * size;
+        self.tune(plan, handle, slab_bytes, true)?;
         let result = if is_raw_type(plan.type_ref) {
             self.copy_raw(plan, handle, &slabs, size, progress)
         } else {
             self.copy_values(plan, &slabs, size, progress)
         };
-        self.tune(plan, handle, &unit, false)?;
+        self.tune(plan, handle, slab_bytes, false)?;
         result.with_context(|| format!("copying the data of variable {}", plan.path))
     }
 
-    /// Before a variable (`starting`): no output chunk cache (each slab writes whole
-    /// chunks) and none on the input when its chunks are the output's. After it: both
-    /// caches emptied, so that memory stays bounded whatever the number of variables.
+    /// Before a variable (`starting`): an output chunk cache that holds one slab's chunks,
+    /// so that each chunk is assembled in memory and written once, whole. After it: both
+    /// the output's and the input's caches emptied, so that memory stays bounded whatever
+    /// the number of variables.
     fn tune(
         &self,
         plan: &VarPlan,
         handle: VarHandle,
-        unit: &[usize],
+        slab_bytes: usize,
         starting: bool,
     ) -> anyhow::Result<()> {
         if !self.tune_caches || !reopen_safe(self.dataset, plan) {
             return Ok(());
         }
-        if self.netcdf4_out && starting {
-            self.writer.set_var_cache(handle, 0)?;
+        if self.netcdf4_out {
+            let bytes = if starting { slab_bytes + (1 << 20) } else { 0 };
+            self.writer.set_var_cache(handle, bytes)?;
         }
-        if self.netcdf4_in {
-            let same_chunks = self.input_chunks(plan).is_some_and(|chunks| chunks == unit);
-            if same_chunks || !starting {
-                self.input
-                    .set_var_cache(plan.input_group, plan.input_varid, 0)?;
-            }
+        if self.netcdf4_in && !starting {
+            self.input
+                .set_var_cache(plan.input_group, plan.input_varid, 0)?;
         }
         Ok(())
-    }
-
-    fn input_chunks(&self, plan: &VarPlan) -> Option<&[usize]> {
-        let var = find_input_var(self.dataset, plan)?;
-        match &var.storage.as_ref()?.layout {
-            Layout::Chunked(sizes) => Some(sizes),
-            _ => None,
-        }
     }
 
     fn copy_raw(
