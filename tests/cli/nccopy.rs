@@ -936,7 +936,7 @@ fn ctrl_c_stops_the_copy_and_leaves_no_file() {
     let out = out_dir.join("out.nc");
     fs::write(&out, "precious").unwrap_or_else(|e| panic!("{e}"));
     // A 4-byte copy buffer: one value per slab, a copy of several seconds.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nccopy"))
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_nccopy"))
         .args(["-m", "4"])
         .arg(&file)
         .arg(&out)
