@@ -12,6 +12,7 @@ mod args;
 mod chunking;
 mod chunkspec;
 mod default_chunks;
+mod direct;
 mod options;
 mod plan;
 mod progress;
@@ -249,6 +250,8 @@ impl Copy<'_> {
             tune_caches: self.tune_caches,
             netcdf4_out: !format.is_classic_family(),
             netcdf4_in: !self.dataset.format.is_classic_family(),
+            direct_chunks: std::env::var("NCTOOLS_DIRECT_CHUNKS").map_or(true, |v| v != "0"),
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
         };
         for var in self.plan.vars.iter().filter(|v| v.copy_data) {
             transfer.copy_var(var, &progress).map_err(|e| {

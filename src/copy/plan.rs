@@ -66,6 +66,9 @@ pub struct VarPlan {
     pub why: String,
     /// The input filters its data must be read through.
     pub input_filters: Pipeline,
+    /// Whether its chunks may be encoded here and written directly (netCDF-4 output,
+    /// filtered, fixed-size, not quantized, stored in the machine's byte order).
+    pub direct_candidate: bool,
 }
 
 impl VarPlan {
@@ -215,7 +218,19 @@ impl Planner<'_> {
                 codecs: None,
             });
         }
+        let direct_candidate = var.storage.as_ref().is_some_and(|st| {
+            !st.filters.is_empty()
+                && st.quantize.is_none()
+                && matches!(st.layout, ncmodel::Layout::Chunked(_))
+                && (st.endianness == ncmodel::Endianness::Native
+                    || (st.endianness == ncmodel::Endianness::Little
+                        && cfg!(target_endian = "little")))
+        }) && !var
+            .dim_ids
+            .iter()
+            .any(|id| self.input.dim(*id).is_none_or(|d| d.unlimited));
         self.vars.push(VarPlan {
+            direct_candidate,
             copy_data: self.options.selection.copies_data(&path),
             path,
             input_group,

@@ -3,9 +3,12 @@
 //! strings and user-defined types through decoded values.
 
 use anyhow::{anyhow, Context};
-use ncio::{is_raw_type, NcFile, NcWriter, RawBuffer, VarHandle};
+use ncio::{is_raw_type, DirectChunkWriter, NcFile, NcWriter, RawBuffer, VarHandle};
 use ncmodel::{Dataset, Layout};
 
+use h5filters::ChunkEncoder;
+
+use super::direct::{write_slab, SlabChunks};
 use super::plan::VarPlan;
 use super::progress::Progress;
 use super::slabs::SlabPlan;
@@ -26,6 +29,11 @@ pub struct Transfer<'a> {
     pub netcdf4_out: bool,
     /// Whether the input is netCDF-4.
     pub netcdf4_in: bool,
+    /// Whether filtered chunks may be encoded here, on `threads` threads, and written
+    /// directly.
+    pub direct_chunks: bool,
+    /// Threads for encoding chunks.
+    pub threads: usize,
 }
 
 /// The number of bytes of data that [`Transfer::copy_var`] moves for `plan`.
@@ -58,8 +66,12 @@ impl Transfer<'_> {
         }
         let slab_bytes = slabs.slab_shape().iter().product::<usize>() * size;
         self.tune(plan, handle, slab_bytes, true)?;
-        let result = if is_raw_type(plan.type_ref) {
-            self.copy_raw(plan, handle, &slabs, size, progress)
+        let direct = self.direct(plan, &layout, size)?;
+        let result = if let Some((writer, encoder)) = &direct {
+            let chunks = (writer, encoder, unit.as_slice());
+            self.copy_raw(plan, handle, &slabs, size, progress, Some(chunks))
+        } else if is_raw_type(plan.type_ref) {
+            self.copy_raw(plan, handle, &slabs, size, progress, None)
         } else {
             self.copy_values(plan, &slabs, size, progress)
         };
@@ -92,6 +104,31 @@ impl Transfer<'_> {
         Ok(())
     }
 
+    /// The direct chunk writer and encoder of a variable whose chunks can be encoded here
+    /// (DIRECT_CHUNKS permitting).
+    fn direct(
+        &self,
+        plan: &VarPlan,
+        layout: &Layout,
+        size: usize,
+    ) -> anyhow::Result<Option<(DirectChunkWriter, ChunkEncoder)>> {
+        let usable = self.direct_chunks
+            && plan.direct_candidate
+            && is_raw_type(plan.type_ref)
+            && matches!(layout, Layout::Chunked(sizes) if !sizes.is_empty())
+            && reopen_safe(self.dataset, plan);
+        if !usable {
+            return Ok(None);
+        }
+        let Some(encoder) = ChunkEncoder::new(plan.pipeline.filters(), size) else {
+            return Ok(None);
+        };
+        Ok(self
+            .writer
+            .direct_chunks(&plan.path.groups, &plan.path.name)?
+            .map(|writer| (writer, encoder)))
+    }
+
     fn copy_raw(
         &self,
         plan: &VarPlan,
@@ -99,6 +136,7 @@ impl Transfer<'_> {
         slabs: &SlabPlan,
         size: usize,
         progress: &Progress,
+        direct: Option<(&DirectChunkWriter, &ChunkEncoder, &[usize])>,
     ) -> anyhow::Result<()> {
         let mut buffer = RawBuffer::new();
         for (start, count) in slabs.slabs() {
@@ -111,7 +149,18 @@ impl Transfer<'_> {
                 size,
                 &mut buffer,
             )?;
-            self.writer.write_raw(handle, &start, &count, &buffer)?;
+            match direct {
+                Some((writer, encoder, chunk)) => {
+                    let chunks = SlabChunks {
+                        start: &start,
+                        count: &count,
+                        chunk,
+                        size,
+                    };
+                    write_slab(writer, encoder, &chunks, buffer.as_bytes(), self.threads)?;
+                }
+                None => self.writer.write_raw(handle, &start, &count, &buffer)?,
+            }
             progress.advance(buffer.len() as u64);
         }
         Ok(())

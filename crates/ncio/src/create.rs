@@ -53,6 +53,8 @@ pub struct NcWriter {
     dims: HashMap<i32, c_int>,
     vars: HashMap<(Vec<String>, String), VarSlot>,
     finished: bool,
+    /// Whether HDF5 may open the file beside libnetcdf (a local netCDF-4 file on disk).
+    direct_ok: bool,
 }
 
 fn cmode(format: Format) -> c_int {
@@ -101,6 +103,9 @@ impl NcWriter {
         // SAFETY: c_path is a valid C string and ncid a valid out-pointer.
         let status = locked(|| unsafe { nc_create(c_path.as_ptr(), mode, &mut ncid) });
         check(status, || format!("{target}: creating"))?;
+        let direct_ok = !in_memory
+            && temp.is_some()
+            && matches!(format, Format::Netcdf4 | Format::Netcdf4Classic);
         Ok(Self {
             ncid,
             target: target.to_string(),
@@ -110,7 +115,13 @@ impl NcWriter {
             dims: HashMap::new(),
             vars: HashMap::new(),
             finished: false,
+            direct_ok,
         })
+    }
+
+    /// The file HDF5 may open beside libnetcdf for direct chunk writes, if any.
+    pub(crate) fn direct_path(&self) -> Option<&Path> {
+        self.temp.as_deref().filter(|_| self.direct_ok)
     }
 
     /// The target path or URL.

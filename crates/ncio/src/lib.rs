@@ -15,6 +15,7 @@
 mod attribute;
 mod create;
 mod decode;
+mod direct;
 mod encode;
 mod error;
 mod ffi;
@@ -25,6 +26,7 @@ mod schema;
 mod storage;
 
 pub use create::NcWriter;
+pub use direct::DirectChunkWriter;
 pub use error::NcError;
 pub use file::NcFile;
 pub use plugins::{filter_available, plugin_search_paths};
