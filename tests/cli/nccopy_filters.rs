@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::nccopy::{check_copy, dump, have_reference, input, ours};
+use crate::nccopy::{check_copy, data_of, dump, have_reference, input, ours, storage_of};
 use crate::support::scratch;
 
 /// `precedence.nc`: /plain contiguous and unfiltered, /zipped deflated (2) and shuffled,
@@ -920,4 +920,48 @@ fn a_failed_copy_leaves_an_existing_output_untouched() {
     let done = ours(&["-d", "12"], &file, Some(&out));
     assert_eq!(done.code, Some(2), "{}", done.stderr);
     assert_eq!(fs::read_to_string(&out).unwrap_or_default(), "precious");
+}
+
+#[test]
+fn chunks_encoded_here_read_back_like_those_hdf5_encodes() {
+    if !have_reference() {
+        return;
+    }
+    let dir = scratch();
+    let file = input(dir.path(), "shapes", "netCDF-4");
+    // Fixed-size filtered variables take the direct chunk path (encoded on every core by
+    // h5filters); NCTOOLS_DIRECT_CHUNKS=0 makes HDF5's own pipeline encode them.
+    // (args, whether the chunks tile the variables exactly: then every chunk is encoded
+    // from the same bytes as HDF5's, and the files have the same size; edge chunks are
+    // padded differently).
+    for (args, exact) in [
+        (&["-d", "1", "-s", "-c", "x/7,y/11"][..], false),
+        (&["-d", "1", "-s", "-c", "x/20,y/30", "-V", "big"], true),
+        (
+            &["-F", "*,bzip2,9|shuffle", "-c", "x/40,y/6", "-V", "big"],
+            true,
+        ),
+        (&["-F", "big&small,zlib,9"], false),
+    ] {
+        let direct = dir.path().join("direct.nc");
+        let pipeline = dir.path().join("pipeline.nc");
+        let done = ours(args, &file, Some(&direct));
+        assert_eq!(done.code, Some(0), "{args:?}: {}", done.stderr);
+        let done = crate::support::Test::ours("nccopy")
+            .envs(&[("NCTOOLS_DIRECT_CHUNKS", "0")])
+            .args(args)
+            .arg(&file)
+            .arg(&pipeline)
+            .run();
+        assert_eq!(done.code, Some(0), "{args:?}: {}", done.stderr);
+        assert_eq!(data_of(&direct), data_of(&pipeline), "{args:?}");
+        assert_eq!(storage_of(&direct), storage_of(&pipeline), "{args:?}");
+        if !args.contains(&"-V") {
+            assert_eq!(data_of(&direct), data_of(&file), "{args:?}");
+        }
+        if exact {
+            let size = |p: &Path| fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+            assert_eq!(size(&direct), size(&pipeline), "{args:?}");
+        }
+    }
 }
