@@ -23,11 +23,19 @@ fn filter_of(error: &ncio::NcError) -> String {
     }
 }
 
-/// `filter 307 (bzip2)`, or `filter 40000 (unregistered)`.
+/// `filter 307 (bzip2)`, or `filter 40000 (unregistered)`; for a filter nctools carries
+/// but `NCTOOLS_BUILTIN_FILTERS=0` turned off, it says so:
+/// `filter 307 (bzip2; built into nctools, turned off by NCTOOLS_BUILTIN_FILTERS=0)`.
 pub fn describe_filter(id: u32) -> String {
-    match filterspec::known::name_of(id) {
-        Some(name) => format!("filter {id} ({name})"),
-        None => format!("filter {id} (unregistered)"),
+    let name = filterspec::known::name_of(id).unwrap_or("unregistered");
+    let carried = h5filters::BUILTIN_FILTERS.iter().any(|f| f.id == id);
+    if carried && !h5filters::builtins_enabled() {
+        format!(
+            "filter {id} ({name}; built into nctools, turned off by {}=0)",
+            h5filters::DISABLE_VARIABLE
+        )
+    } else {
+        format!("filter {id} ({name})")
     }
 }
 

@@ -3,7 +3,6 @@
 
 use anyhow::anyhow;
 use cdl::{DataSource, DumpOptions};
-use filterspec::known;
 use ncio::{NcError, NcFile};
 use ncmodel::{Dataset, Group, Values, Var};
 
@@ -32,9 +31,9 @@ impl<'a> FileSource<'a> {
         let missing: Vec<String> = filters
             .iter()
             .filter(|f| !self.file.filter_available(f.id))
-            .map(|f| match known::name_of(f.id) {
-                Some(name) => format!("{} ({name})", f.id),
-                None => format!("{} (unregistered)", f.id),
+            .map(|f| {
+                let text = crate::plugins::describe_filter(f.id);
+                text.trim_start_matches("filter ").to_string()
             })
             .collect();
         let what = if missing.is_empty() {

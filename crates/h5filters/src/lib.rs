@@ -1,10 +1,20 @@
-//! HDF5 filters implemented in Rust. For now: encoding a whole chunk exactly as HDF5's
-//! filter pipeline would (shuffle, deflate, bzip2), so that nccopy can compress chunks on
-//! several threads and hand them to HDF5's direct chunk write; the result decodes with
-//! HDF5's own filters and the standard plugins.
+//! HDF5 filters implemented in Rust, carried inside the nctools binaries:
+//!
+//! - [`register_builtin_filters`]: bzip2 (307), lz4 (32004) and zstd (32015) registered
+//!   in-process with HDF5 at start-up, so they work with no plugin installed (turned off by
+//!   `NCTOOLS_BUILTIN_FILTERS=0`); their chunks are those of the standard plugins
+//!   ([`wire`]);
+//! - [`ChunkEncoder`]: a whole chunk encoded exactly as HDF5's pipeline would (shuffle,
+//!   deflate, bzip2), so that nccopy can compress on several threads and hand the chunks
+//!   to HDF5's direct chunk write.
 
 mod codec;
 mod encoder;
+mod register;
+pub mod wire;
 
 pub use codec::{bzip2_compress, bzip2_decompress, deflate, inflate, shuffle, unshuffle};
 pub use encoder::{ChunkEncoder, EncodeError};
+pub use register::{
+    builtins_enabled, register_builtin_filters, BuiltinFilter, BUILTIN_FILTERS, DISABLE_VARIABLE,
+};

@@ -1,0 +1,196 @@
+//! The built-in filters registered with HDF5 (`H5Zregister`) at start-up of each binary, so
+//! that bzip2 (307), lz4 (32004) and zstd (32015) work with no plugin installed. Their
+//! chunks are those of the standard plugins (see [`crate::wire`]). Buffers handed to HDF5
+//! come from HDF5's allocator; corrupt input makes the filter fail (HDF5 reports a filter
+//! error), never crash.
+#![allow(unsafe_code)]
+
+use std::ffi::{c_uint, c_void, CStr};
+
+use hdf5_metno_sys as hdf5_sys;
+use hdf5_sys::h5z::{H5Z_class2_t, H5Z_filter_t, H5Z_CLASS_T_VERS, H5Z_FLAG_REVERSE};
+
+use crate::wire::{self, Direction};
+
+/// The environment variable that turns the built-in filters off (`0`), so that external
+/// plugins can be tested.
+pub const DISABLE_VARIABLE: &str = "NCTOOLS_BUILTIN_FILTERS";
+
+/// A filter nctools carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BuiltinFilter {
+    /// The HDF5 filter id.
+    pub id: u32,
+    /// The name HDF5 records with the filter.
+    pub name: &'static CStr,
+}
+
+/// The filters nctools carries, in id order.
+pub const BUILTIN_FILTERS: [BuiltinFilter; 3] = [
+    BuiltinFilter {
+        id: wire::BZIP2,
+        name: c"bzip2 (nctools built-in)",
+    },
+    BuiltinFilter {
+        id: wire::LZ4,
+        name: c"lz4 (nctools built-in)",
+    },
+    BuiltinFilter {
+        id: wire::ZSTD,
+        name: c"zstd (nctools built-in)",
+    },
+];
+
+/// Whether the built-in filters are turned on (`NCTOOLS_BUILTIN_FILTERS` is not `0`).
+pub fn builtins_enabled() -> bool {
+    std::env::var(DISABLE_VARIABLE).map_or(true, |v| v.trim() != "0")
+}
+
+/// Registers every built-in filter with HDF5, unless `NCTOOLS_BUILTIN_FILTERS=0`. Returns
+/// the ids registered. Safe to call more than once.
+pub fn register_builtin_filters() -> Vec<u32> {
+    if !builtins_enabled() {
+        return Vec::new();
+    }
+    let _guard = hdf5_sys::LOCK.lock();
+    // SAFETY: H5open initialises the library; harmless when it already is.
+    unsafe { hdf5_sys::h5::H5open() };
+    BUILTIN_FILTERS
+        .iter()
+        .filter(|f| {
+            let class = H5Z_class2_t {
+                version: H5Z_CLASS_T_VERS as i32,
+                id: f.id as H5Z_filter_t,
+                encoder_present: 1,
+                decoder_present: 1,
+                name: f.name.as_ptr(),
+                can_apply: None,
+                set_local: None,
+                filter: Some(run_filter_for(f.id)),
+            };
+            // SAFETY: the class is fully initialised; HDF5 copies it; the name is static.
+            unsafe { hdf5_sys::h5z::H5Zregister((&class as *const H5Z_class2_t).cast()) >= 0 }
+        })
+        .map(|f| f.id)
+        .collect()
+}
+
+type FilterFn = unsafe extern "C" fn(
+    c_uint,
+    usize,
+    *const c_uint,
+    usize,
+    *mut usize,
+    *mut *mut c_void,
+) -> usize;
+
+fn run_filter_for(id: u32) -> FilterFn {
+    match id {
+        wire::BZIP2 => bzip2_filter,
+        wire::LZ4 => lz4_filter,
+        _ => zstd_filter,
+    }
+}
+
+unsafe extern "C" fn bzip2_filter(
+    flags: c_uint,
+    cd_nelmts: usize,
+    cd_values: *const c_uint,
+    nbytes: usize,
+    buf_size: *mut usize,
+    buf: *mut *mut c_void,
+) -> usize {
+    run(
+        wire::BZIP2,
+        flags,
+        cd_nelmts,
+        cd_values,
+        nbytes,
+        buf_size,
+        buf,
+    )
+}
+
+unsafe extern "C" fn lz4_filter(
+    flags: c_uint,
+    cd_nelmts: usize,
+    cd_values: *const c_uint,
+    nbytes: usize,
+    buf_size: *mut usize,
+    buf: *mut *mut c_void,
+) -> usize {
+    run(
+        wire::LZ4,
+        flags,
+        cd_nelmts,
+        cd_values,
+        nbytes,
+        buf_size,
+        buf,
+    )
+}
+
+unsafe extern "C" fn zstd_filter(
+    flags: c_uint,
+    cd_nelmts: usize,
+    cd_values: *const c_uint,
+    nbytes: usize,
+    buf_size: *mut usize,
+    buf: *mut *mut c_void,
+) -> usize {
+    run(
+        wire::ZSTD,
+        flags,
+        cd_nelmts,
+        cd_values,
+        nbytes,
+        buf_size,
+        buf,
+    )
+}
+
+/// One call of a filter by HDF5: reads `nbytes` of `*buf`, replaces `*buf` with a new
+/// buffer from HDF5's allocator holding the result, and returns its length (0 on failure,
+/// which HDF5 reports as a filter error).
+///
+/// # Safety
+/// HDF5's filter-callback contract: `*buf` holds at least `nbytes` bytes allocated by
+/// HDF5, `cd_values` holds `cd_nelmts` values, `buf_size` and `buf` are valid pointers.
+unsafe fn run(
+    id: u32,
+    flags: c_uint,
+    cd_nelmts: usize,
+    cd_values: *const c_uint,
+    nbytes: usize,
+    buf_size: *mut usize,
+    buf: *mut *mut c_void,
+) -> usize {
+    if buf.is_null() || (*buf).is_null() || buf_size.is_null() {
+        return 0;
+    }
+    let params: &[u32] = if cd_values.is_null() || cd_nelmts == 0 {
+        &[]
+    } else {
+        std::slice::from_raw_parts(cd_values, cd_nelmts)
+    };
+    let input = std::slice::from_raw_parts((*buf).cast::<u8>(), nbytes);
+    let direction = if flags & H5Z_FLAG_REVERSE != 0 {
+        Direction::Decode
+    } else {
+        Direction::Encode
+    };
+    // A panic must not cross into C: it becomes a filter failure.
+    let result = std::panic::catch_unwind(|| wire::apply(id, direction, params, input));
+    let Ok(Ok(output)) = result else {
+        return 0;
+    };
+    let out = hdf5_sys::h5::H5allocate_memory(output.len().max(1), 0);
+    if out.is_null() {
+        return 0;
+    }
+    std::ptr::copy_nonoverlapping(output.as_ptr(), out.cast::<u8>(), output.len());
+    hdf5_sys::h5::H5free_memory(*buf);
+    *buf = out;
+    *buf_size = output.len().max(1);
+    output.len()
+}
