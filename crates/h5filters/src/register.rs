@@ -1,5 +1,7 @@
 //! The built-in filters registered with HDF5 (`H5Zregister`) at start-up of each binary, so
-//! that bzip2 (307), lz4 (32004) and zstd (32015) work with no plugin installed. Their
+//! that bzip2 (307), blosc (32001), lz4 (32004) and zstd (32015) work with no plugin
+//! installed. Blosc's `set_local` rewrites its first four parameters as the standard
+//! plugin does. Their
 //! chunks are those of the standard plugins (see [`crate::wire`]). Buffers handed to HDF5
 //! come from HDF5's allocator; corrupt input makes the filter fail (HDF5 reports a filter
 //! error), never crash.
@@ -8,6 +10,8 @@
 use std::ffi::{c_uint, c_void, CStr};
 
 use hdf5_metno_sys as hdf5_sys;
+use hdf5_sys::h5::herr_t;
+use hdf5_sys::h5i::hid_t;
 use hdf5_sys::h5z::{H5Z_class2_t, H5Z_filter_t, H5Z_CLASS_T_VERS, H5Z_FLAG_REVERSE};
 
 use crate::wire::{self, Direction};
@@ -26,10 +30,14 @@ pub struct BuiltinFilter {
 }
 
 /// The filters nctools carries, in id order.
-pub const BUILTIN_FILTERS: [BuiltinFilter; 3] = [
+pub const BUILTIN_FILTERS: [BuiltinFilter; 4] = [
     BuiltinFilter {
         id: wire::BZIP2,
         name: c"bzip2 (nctools built-in)",
+    },
+    BuiltinFilter {
+        id: wire::BLOSC,
+        name: c"blosc (nctools built-in)",
     },
     BuiltinFilter {
         id: wire::LZ4,
@@ -65,7 +73,7 @@ pub fn register_builtin_filters() -> Vec<u32> {
                 decoder_present: 1,
                 name: f.name.as_ptr(),
                 can_apply: None,
-                set_local: None,
+                set_local: (f.id == wire::BLOSC).then_some(blosc_set_local as SetLocalFn),
                 filter: Some(run_filter_for(f.id)),
             };
             // SAFETY: the class is fully initialised; HDF5 copies it; the name is static.
@@ -84,12 +92,91 @@ type FilterFn = unsafe extern "C" fn(
     *mut *mut c_void,
 ) -> usize;
 
+type SetLocalFn = extern "C" fn(hid_t, hid_t, hid_t) -> herr_t;
+
 fn run_filter_for(id: u32) -> FilterFn {
     match id {
         wire::BZIP2 => bzip2_filter,
+        wire::BLOSC => blosc_filter,
         wire::LZ4 => lz4_filter,
         _ => zstd_filter,
     }
+}
+
+/// Blosc's `set_local`: records the filter revision, format version, element size and
+/// chunk size in bytes in the first four parameters, as the standard plugin does.
+extern "C" fn blosc_set_local(dcpl: hid_t, type_id: hid_t, _space: hid_t) -> herr_t {
+    use hdf5_sys::h5p::{H5Pget_chunk, H5Pget_filter_by_id2, H5Pmodify_filter};
+    use hdf5_sys::h5t::{H5T_class_t, H5Tclose, H5Tget_class, H5Tget_size, H5Tget_super};
+    let mut flags: c_uint = 0;
+    let mut count: usize = 8;
+    let mut values = [0 as c_uint; 8];
+    let mut dims = [0 as hdf5_sys::h5::hsize_t; 32];
+    // SAFETY: all out-pointers are valid and sized as declared to HDF5.
+    unsafe {
+        let status = H5Pget_filter_by_id2(
+            dcpl,
+            wire::BLOSC as H5Z_filter_t,
+            &mut flags,
+            &mut count,
+            values.as_mut_ptr(),
+            0,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        );
+        if status < 0 {
+            return -1;
+        }
+        let ndims = H5Pget_chunk(dcpl, dims.len() as i32, dims.as_mut_ptr());
+        let size = H5Tget_size(type_id);
+        if ndims <= 0 || size == 0 {
+            return -1;
+        }
+        let mut base = size;
+        if H5Tget_class(type_id) == H5T_class_t::H5T_ARRAY {
+            let sup = H5Tget_super(type_id);
+            base = H5Tget_size(sup);
+            H5Tclose(sup);
+        }
+        if base > 255 {
+            base = 1;
+        }
+        let chunk_bytes = dims[..ndims as usize]
+            .iter()
+            .fold(size as u64, |b, d| b.saturating_mul(*d));
+        let given = &values[..count.min(values.len())];
+        let params = crate::blosc::local_params(
+            given,
+            base as u32,
+            chunk_bytes.min(u64::from(u32::MAX)) as u32,
+        );
+        H5Pmodify_filter(
+            dcpl,
+            wire::BLOSC as H5Z_filter_t,
+            flags,
+            params.len(),
+            params.as_ptr(),
+        )
+    }
+}
+
+unsafe extern "C" fn blosc_filter(
+    flags: c_uint,
+    cd_nelmts: usize,
+    cd_values: *const c_uint,
+    nbytes: usize,
+    buf_size: *mut usize,
+    buf: *mut *mut c_void,
+) -> usize {
+    run(
+        wire::BLOSC,
+        flags,
+        cd_nelmts,
+        cd_values,
+        nbytes,
+        buf_size,
+        buf,
+    )
 }
 
 unsafe extern "C" fn bzip2_filter(

@@ -5,7 +5,8 @@
 //! - lz4 (32004): the HDF Group plugin's framing: the original size (8 bytes, big-endian),
 //!   the block size (4 bytes, big-endian), then per block its compressed size (4 bytes,
 //!   big-endian) and the LZ4 block, stored raw when compressing does not make it smaller;
-//!   parameter: block size in bytes (default 1 GiB, at most the chunk size).
+//!   parameter: block size in bytes (default 1 GiB, at most the chunk size);
+//! - blosc (32001): one blosc1 frame (see [`crate::blosc`]).
 
 use crate::codec;
 
@@ -15,6 +16,8 @@ pub const BZIP2: u32 = 307;
 pub const LZ4: u32 = 32004;
 /// The zstd filter id.
 pub const ZSTD: u32 = 32015;
+/// The blosc filter id.
+pub const BLOSC: u32 = crate::blosc::BLOSC;
 
 /// The lz4 plugin's default block size.
 const LZ4_DEFAULT_BLOCK: usize = 1 << 30;
@@ -83,6 +86,8 @@ pub fn apply(
         (ZSTD, Direction::Decode) => zstd::stream::decode_all(input).map_err(codec_error(id)),
         (LZ4, Direction::Encode) => Ok(lz4_encode(params, input)),
         (LZ4, Direction::Decode) => lz4_decode(input),
+        (BLOSC, Direction::Encode) => crate::blosc::encode(params, input),
+        (BLOSC, Direction::Decode) => crate::blosc::decode(input),
         _ => Err(WireError::Unknown(id)),
     }
 }
