@@ -205,6 +205,10 @@ mod tests {
                     VarPath::new(Vec::<String>::new(), "x"),
                     VarChunking::Contiguous
                 ),
+                (
+                    VarPath::new(Vec::<String>::new(), "z"),
+                    VarChunking::Sizes(vec![0, 4])
+                ),
             ]
         );
     }
