@@ -120,7 +120,11 @@ impl Transfer<'_> {
         if !usable {
             return Ok(None);
         }
-        let Some(encoder) = ChunkEncoder::new(plan.pipeline.filters(), size) else {
+        let chunk_bytes = match layout {
+            Layout::Chunked(sizes) => sizes.iter().product::<usize>() * size,
+            _ => 0,
+        };
+        let Some(encoder) = ChunkEncoder::new(plan.pipeline.filters(), size, chunk_bytes) else {
             return Ok(None);
         };
         Ok(self

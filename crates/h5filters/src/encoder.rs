@@ -1,11 +1,13 @@
 //! A filter pipeline, in HDF5's stored order, applied to whole chunks: what HDF5 would
-//! write for them. Only pipelines made entirely of filters implemented here are encoded;
-//! for any other, [`ChunkEncoder::new`] answers `None` and HDF5 must do the work.
+//! write for them. Only pipelines made entirely of filters implemented here (shuffle,
+//! deflate and the built-ins: bzip2, blosc, lz4, zstd) are encoded; for any other,
+//! [`ChunkEncoder::new`] answers `None` and HDF5 must do the work.
 
 use filterspec::known::{BZIP2, DEFLATE, SHUFFLE};
 use filterspec::FilterSpec;
 
 use crate::codec;
+use crate::wire::{self, Direction};
 
 /// A chunk could not be encoded.
 #[derive(Debug, thiserror::Error)]
@@ -18,11 +20,13 @@ pub struct EncodeError {
     pub source: std::io::Error,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Step {
     Shuffle(usize),
     Deflate(u32),
     Bzip2(u32),
+    /// A built-in filter of [`wire`] with its parameters (after `set_local`).
+    Builtin(u32, Vec<u32>),
 }
 
 /// Encodes chunks through a pipeline of filters implemented here.
@@ -32,10 +36,10 @@ pub struct ChunkEncoder {
 }
 
 impl ChunkEncoder {
-    /// The encoder of `filters` (in stored order) for elements of `element` bytes, or
-    /// `None` when a filter is not implemented here or its parameters are not the usual
-    /// ones.
-    pub fn new(filters: &[FilterSpec], element: usize) -> Option<Self> {
+    /// The encoder of `filters` (in stored order) for elements of `element` bytes and
+    /// chunks of `chunk_bytes`, or `None` when a filter is not implemented here or its
+    /// parameters are not the usual ones.
+    pub fn new(filters: &[FilterSpec], element: usize, chunk_bytes: usize) -> Option<Self> {
         let steps = filters
             .iter()
             .map(|f| match (f.id, f.params.as_slice()) {
@@ -44,6 +48,15 @@ impl ChunkEncoder {
                 (DEFLATE, [level]) if *level <= 9 => Some(Step::Deflate(*level)),
                 (BZIP2, []) => Some(Step::Bzip2(9)),
                 (BZIP2, [level]) if (1..=9).contains(level) => Some(Step::Bzip2(*level)),
+                (wire::LZ4 | wire::ZSTD, params) => Some(Step::Builtin(f.id, params.to_vec())),
+                (wire::BLOSC, params) => Some(Step::Builtin(
+                    f.id,
+                    crate::blosc::local_params(
+                        params,
+                        u32::try_from(element).ok()?,
+                        u32::try_from(chunk_bytes).ok()?,
+                    ),
+                )),
                 _ => None,
             })
             .collect::<Option<Vec<_>>>()?;
@@ -54,16 +67,21 @@ impl ChunkEncoder {
     pub fn encode(&self, data: &[u8]) -> Result<Vec<u8>, EncodeError> {
         let mut bytes = data.to_vec();
         for step in &self.steps {
-            bytes = match *step {
-                Step::Shuffle(size) => codec::shuffle(&bytes, size),
+            bytes = match step {
+                Step::Shuffle(size) => codec::shuffle(&bytes, *size),
                 Step::Deflate(level) => {
-                    codec::deflate(&bytes, level).map_err(|source| EncodeError {
+                    codec::deflate(&bytes, *level).map_err(|source| EncodeError {
                         id: DEFLATE,
                         source,
                     })?
                 }
-                Step::Bzip2(level) => codec::bzip2_compress(&bytes, level)
+                Step::Bzip2(level) => codec::bzip2_compress(&bytes, *level)
                     .map_err(|source| EncodeError { id: BZIP2, source })?,
+                Step::Builtin(id, params) => wire::apply(*id, Direction::Encode, params, &bytes)
+                    .map_err(|e| EncodeError {
+                        id: *id,
+                        source: std::io::Error::other(e.to_string()),
+                    })?,
             };
         }
         Ok(bytes)
@@ -77,18 +95,20 @@ mod tests {
     #[test]
     fn only_pipelines_made_of_implemented_filters() {
         let spec = |id, params: &[u32]| FilterSpec::new(id, params.to_vec());
-        assert!(ChunkEncoder::new(&[spec(2, &[4]), spec(1, &[1])], 4).is_some());
-        assert!(ChunkEncoder::new(&[spec(307, &[9])], 4).is_some());
-        assert!(ChunkEncoder::new(&[spec(3, &[])], 4).is_none());
-        assert!(ChunkEncoder::new(&[spec(32015, &[3])], 4).is_none());
-        assert!(ChunkEncoder::new(&[spec(307, &[0])], 4).is_none());
+        assert!(ChunkEncoder::new(&[spec(2, &[4]), spec(1, &[1])], 4, 64).is_some());
+        assert!(ChunkEncoder::new(&[spec(307, &[9])], 4, 64).is_some());
+        assert!(ChunkEncoder::new(&[spec(3, &[])], 4, 64).is_none());
+        assert!(ChunkEncoder::new(&[spec(32015, &[3])], 4, 64).is_some());
+        assert!(ChunkEncoder::new(&[spec(32001, &[])], 4, 64).is_some());
+        assert!(ChunkEncoder::new(&[spec(40000, &[])], 4, 64).is_none());
+        assert!(ChunkEncoder::new(&[spec(307, &[0])], 4, 64).is_none());
     }
 
     #[test]
     fn encodes_in_stored_order() -> Result<(), EncodeError> {
         let spec = |id, params: &[u32]| FilterSpec::new(id, params.to_vec());
         let data: Vec<u8> = (0..4096u32).flat_map(|i| (i / 7).to_le_bytes()).collect();
-        let encoder = ChunkEncoder::new(&[spec(2, &[4]), spec(1, &[1])], 4);
+        let encoder = ChunkEncoder::new(&[spec(2, &[4]), spec(1, &[1])], 4, 16384);
         let encoded = encoder
             .map(|e| e.encode(&data))
             .transpose()?
