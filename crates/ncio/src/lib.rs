@@ -8,6 +8,8 @@
 //! - [`NcFile::schema`] reads the whole schema into an [`ncmodel::Dataset`];
 //! - [`NcFile::read_slab`] reads a hyperslab of any variable as [`ncmodel::Values`];
 //! - [`NcWriter`] creates a file from a schema and writes slabs, atomically;
+//! - [`scan_plugins`] lists the filter plugins of HDF5's search path with their ids;
+//!   [`stored_sizes`] tells how many bytes variables take on disk;
 //! - [`RawBuffer`], [`NcFile::read_raw`] and [`NcWriter::write_raw`] move atomic data as
 //!   raw bytes (nccopy's fast path).
 #![allow(unsafe_code)]
@@ -20,14 +22,18 @@ mod encode;
 mod error;
 mod ffi;
 mod file;
+mod plugin_scan;
 mod plugins;
 mod raw;
 mod schema;
 mod storage;
+mod storage_size;
 
 pub use create::NcWriter;
 pub use direct::DirectChunkWriter;
 pub use error::NcError;
 pub use file::NcFile;
+pub use plugin_scan::{filter_plugins_enabled, scan_plugin_dirs, scan_plugins, PluginFile};
 pub use plugins::{filter_available, plugin_search_paths};
 pub use raw::{is_raw_type, set_default_chunk_cache, RawBuffer, VarHandle};
+pub use storage_size::stored_sizes;
