@@ -16,5 +16,8 @@ complete -c ncdump -s i -s T -d 'Output time data as date-time strings with ISO-
 complete -c ncdump -s w -d 'With client-side caching of variables for DAP URLs'
 complete -c ncdump -s x -d 'Output XML (NcML) instead of CDL'
 complete -c ncdump -s F -d 'Output _Filter and _Codecs instead of _Fletcher32, _Shuffle, and _Deflate'
+complete -c ncdump -l list-filters -d 'List every filter nctools knows and every plugin found, with where each comes from (built-in, HDF5, plugin file, not available)'
+complete -c ncdump -l filters -d 'Show each filtered variable\'s pipeline with its parameters decoded, whether each filter is available here, and stored vs. uncompressed size (reads no data)'
+complete -c ncdump -l json -d 'With --list-filters or --filters: print JSON for scripts'
 complete -c ncdump -l help -d 'Print help'
 complete -c ncdump -s V -l version -d 'Print version'

@@ -14,4 +14,5 @@ pub mod formats;
 pub mod generate;
 pub mod input;
 pub mod interrupt;
+pub mod inventory;
 pub mod plugins;

@@ -95,6 +95,13 @@ pub struct CopyArgs {
     /// granularbr (N significant digits) or bitround (N bits); repeatable
     #[arg(long = "quantize", value_name = "VARS,ALGORITHM,N", action = ArgAction::Append)]
     pub quantize: Vec<String>,
+    /// List every filter nctools knows and every plugin found, with where each comes
+    /// from (built-in, HDF5, plugin file, not available)
+    #[arg(long = "list-filters")]
+    pub list_filters: bool,
+    /// With --list-filters: print JSON for scripts
+    #[arg(long = "json", requires = "list_filters")]
+    pub json: bool,
     /// Print help
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
@@ -102,8 +109,9 @@ pub struct CopyArgs {
     #[arg(long = "version", action = ArgAction::Version)]
     pub version: Option<bool>,
     /// The input file (or NCZarr URL)
-    pub input: String,
+    #[arg(required_unless_present = "list_filters")]
+    pub input: Option<String>,
     /// The output file (or NCZarr URL); not needed with --dry-run
-    #[arg(required_unless_present = "dry_run")]
+    #[arg(required_unless_present_any = ["dry_run", "list_filters"])]
     pub output: Option<String>,
 }

@@ -167,7 +167,9 @@ fn chunked(
                 }
                 len
             }
-            (None, Some(input)) => input[d],
+            // After -u the dimension is fixed: a chunk may not be longer than it.
+            (None, Some(input)) if unlimited[d] => input[d],
+            (None, Some(input)) => input[d].min(choice.shape[d]).max(1),
             (None, None) => {
                 let all = defaults.get_or_insert_with(|| {
                     default_chunks(choice.shape, unlimited, choice.type_size())

@@ -1,7 +1,8 @@
 //! Filtered output without HDF5's single-threaded filter pipeline: each slab read from the
 //! input is cut into its output chunks, which are encoded on every core by `h5filters`
-//! (shuffle, deflate, bzip2: the bytes HDF5 would store) and written with HDF5's direct
-//! chunk write, in order.
+//! (shuffle, deflate and the built-in filters: the bytes HDF5 would store) and written
+//! with HDF5's direct chunk write, in order. Edge chunks are padded with zeros, as HDF5
+//! pads them for variables without fill values (the only ones sent here).
 
 use h5filters::ChunkEncoder;
 use ncio::DirectChunkWriter;
@@ -81,7 +82,7 @@ impl SlabChunks<'_> {
 /// Encodes every chunk of the slab `bytes` on up to `threads` threads and writes them in
 /// order.
 pub fn write_slab(
-    writer: &DirectChunkWriter,
+    writer: &DirectChunkWriter<'_>,
     encoder: &ChunkEncoder,
     chunks: &SlabChunks<'_>,
     bytes: &[u8],
@@ -103,8 +104,12 @@ pub fn write_slab(
         workers
             .into_iter()
             .map(|w| {
-                w.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a compression thread failed")))
+                w.join().unwrap_or_else(|_| {
+                    Err(anyhow::anyhow!(
+                        "a compression thread failed; rerun with NCTOOLS_DIRECT_CHUNKS=0 to let \
+                         HDF5 compress"
+                    ))
+                })
             })
             .collect()
     });

@@ -52,6 +52,12 @@ pub fn main(argv: Vec<String>) -> i32 {
 }
 
 fn run(args: &CopyArgs) -> Result<(), Failure> {
+    if args.list_filters {
+        return crate::inventory::print_filter_list(args.json).map_err(Failure::runtime);
+    }
+    let Some(source) = args.input.as_deref() else {
+        return Err(Failure::usage(anyhow!("an input file is required")));
+    };
     let options = options::copy_options(args).map_err(Failure::usage)?;
     let buffer_bytes = match &args.buffer_size {
         Some(text) => options::parse_size("-m", text).map_err(Failure::usage)?,
@@ -61,14 +67,14 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     if let Some((bytes, slots)) = cache {
         ncio::set_default_chunk_cache(bytes, slots).map_err(|e| Failure::runtime(e.into()))?;
     }
-    let input = NcFile::open_with(&args.input, args.input_in_memory)
-        .map_err(|e| Failure::runtime(anyhow!("{}: {}", args.input, e.message)))?;
+    let input = NcFile::open_with(source, args.input_in_memory)
+        .map_err(|e| Failure::runtime(anyhow!("{source}: {}", e.message)))?;
     let dataset = input.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
     let format = options::output_format(&options, dataset.format);
     options::check_classic_output(&options, format).map_err(Failure::usage)?;
     check_names(&options, &dataset).map_err(Failure::runtime)?;
     let plan = make_plan(&dataset, &options, format).map_err(Failure::runtime)?;
-    check_output_format(&plan, &args.input, format).map_err(Failure::runtime)?;
+    check_output_format(&plan, source, format).map_err(Failure::runtime)?;
     for warning in &plan.warnings {
         eprintln!("nccopy: warning: {warning}");
     }

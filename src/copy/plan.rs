@@ -219,7 +219,9 @@ impl Planner<'_> {
             });
         }
         let direct_candidate = var.storage.as_ref().is_some_and(|st| {
+            // Edge chunks are padded with zeros, as HDF5 pads them without fill values.
             !st.filters.is_empty()
+                && st.no_fill
                 && st.quantize.is_none()
                 && matches!(st.layout, ncmodel::Layout::Chunked(_))
                 && (st.endianness == ncmodel::Endianness::Native
@@ -279,14 +281,6 @@ impl Planner<'_> {
             return (pipeline, why.join(", "));
         }
         let explicit = requests.is_explicit(path);
-        if self.input.is_variable_sized(var.type_ref) {
-            self.warnings.push(format!(
-                "variable {path}: filters are not applied to variable-length types ({} \
-                 suppressed)",
-                filterspec::format_spec_list(pipeline.filters())
-            ));
-            return (Pipeline::new(), "variable-length type".into());
-        }
         if var.dim_ids.is_empty() {
             if explicit {
                 self.warnings.push(format!(
@@ -295,6 +289,14 @@ impl Planner<'_> {
                 ));
             }
             return (Pipeline::new(), "scalar".into());
+        }
+        if self.input.is_variable_sized(var.type_ref) {
+            self.warnings.push(format!(
+                "variable {path}: filters are not applied to variable-length types ({} \
+                 suppressed)",
+                filterspec::format_spec_list(pipeline.filters())
+            ));
+            return (Pipeline::new(), "variable-length type".into());
         }
         let size = self.input.type_size(var.type_ref) as u32;
         let stored = Pipeline::from_stored(

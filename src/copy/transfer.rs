@@ -51,7 +51,7 @@ impl Transfer<'_> {
             .handle(groups, &plan.path.name)
             .ok_or_else(|| anyhow!("variable {} was not defined in the output", plan.path))?;
         let layout = if self.netcdf4_out {
-            self.writer.layout(handle, plan.shape.len())?
+            self.writer.layout(handle)?
         } else {
             Layout::Contiguous
         };
@@ -66,14 +66,17 @@ impl Transfer<'_> {
         }
         let slab_bytes = slabs.slab_shape().iter().product::<usize>() * size;
         self.tune(plan, handle, slab_bytes, true)?;
-        let direct = self.direct(plan, &layout, size)?;
-        let result = if let Some((writer, encoder)) = &direct {
-            let chunks = (writer, encoder, unit.as_slice());
-            self.copy_raw(plan, handle, &slabs, size, progress, Some(chunks))
-        } else if is_raw_type(plan.type_ref) {
-            self.copy_raw(plan, handle, &slabs, size, progress, None)
-        } else {
-            self.copy_values(plan, &slabs, size, progress)
+        let result = match self.direct(plan, &layout, size) {
+            // The direct writer is closed at the end of this arm, before the caches are
+            // emptied (libnetcdf reopens the dataset for that).
+            Some((writer, encoder)) => {
+                let chunks = (&writer, &encoder, unit.as_slice());
+                self.copy_raw(plan, handle, &slabs, size, progress, Some(chunks))
+            }
+            None if is_raw_type(plan.type_ref) => {
+                self.copy_raw(plan, handle, &slabs, size, progress, None)
+            }
+            None => self.copy_values(plan, &slabs, size, progress),
         };
         self.tune(plan, handle, slab_bytes, false)?;
         result.with_context(|| format!("copying the data of variable {}", plan.path))
@@ -105,32 +108,29 @@ impl Transfer<'_> {
     }
 
     /// The direct chunk writer and encoder of a variable whose chunks can be encoded here
-    /// (DIRECT_CHUNKS permitting).
+    /// (see [`VarPlan::direct_candidate`]), unless `NCTOOLS_DIRECT_CHUNKS=0`.
     fn direct(
         &self,
         plan: &VarPlan,
         layout: &Layout,
         size: usize,
-    ) -> anyhow::Result<Option<(DirectChunkWriter, ChunkEncoder)>> {
-        let usable = self.direct_chunks
-            && plan.direct_candidate
-            && is_raw_type(plan.type_ref)
-            && matches!(layout, Layout::Chunked(sizes) if !sizes.is_empty())
-            && reopen_safe(self.dataset, plan);
-        if !usable {
-            return Ok(None);
+    ) -> Option<(DirectChunkWriter<'_>, ChunkEncoder)> {
+        let Layout::Chunked(sizes) = layout else {
+            return None;
+        };
+        if !self.direct_chunks
+            || !plan.direct_candidate
+            || !is_raw_type(plan.type_ref)
+            || sizes.is_empty()
+        {
+            return None;
         }
-        let chunk_bytes = match layout {
-            Layout::Chunked(sizes) => sizes.iter().product::<usize>() * size,
-            _ => 0,
-        };
-        let Some(encoder) = ChunkEncoder::new(plan.pipeline.filters(), size, chunk_bytes) else {
-            return Ok(None);
-        };
-        Ok(self
+        let chunk_bytes = sizes.iter().product::<usize>() * size;
+        let encoder = ChunkEncoder::new(plan.pipeline.filters(), size, chunk_bytes)?;
+        let writer = self
             .writer
-            .direct_chunks(&plan.path.groups, &plan.path.name)?
-            .map(|writer| (writer, encoder)))
+            .direct_chunks(&plan.path.groups, &plan.path.name)?;
+        Some((writer, encoder))
     }
 
     fn copy_raw(
@@ -140,7 +140,7 @@ impl Transfer<'_> {
         slabs: &SlabPlan,
         size: usize,
         progress: &Progress,
-        direct: Option<(&DirectChunkWriter, &ChunkEncoder, &[usize])>,
+        direct: Option<(&DirectChunkWriter<'_>, &ChunkEncoder, &[usize])>,
     ) -> anyhow::Result<()> {
         let mut buffer = RawBuffer::new();
         for (start, count) in slabs.slabs() {
@@ -150,7 +150,6 @@ impl Transfer<'_> {
                 plan.input_varid,
                 &start,
                 &count,
-                size,
                 &mut buffer,
             )?;
             match direct {

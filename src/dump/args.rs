@@ -65,9 +65,21 @@ pub struct DumpArgs {
     /// Set log level to n (>= 0); ignored, as logging is not enabled
     #[arg(short = 'L', value_name = "n")]
     pub log_level: Option<String>,
+    /// List every filter nctools knows and every plugin found, with where each comes
+    /// from (built-in, HDF5, plugin file, not available)
+    #[arg(long = "list-filters")]
+    pub list_filters: bool,
+    /// Show each filtered variable's pipeline with its parameters decoded, whether each
+    /// filter is available here, and stored vs. uncompressed size (reads no data)
+    #[arg(long = "filters")]
+    pub inspect_filters: bool,
+    /// With --list-filters or --filters: print JSON for scripts
+    #[arg(long = "json")]
+    pub json: bool,
     /// Print help
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
     /// Name of netCDF file (or URL)
-    pub file: String,
+    #[arg(required_unless_present = "list_filters")]
+    pub file: Option<String>,
 }

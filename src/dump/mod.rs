@@ -101,7 +101,7 @@ fn split_list(values: &[String]) -> Option<Vec<String>> {
     (!values.is_empty()).then_some(names)
 }
 
-fn options(args: &DumpArgs, times: TimeStrings) -> Result<DumpOptions, Failure> {
+fn options(args: &DumpArgs, path: &str, times: TimeStrings) -> Result<DumpOptions, Failure> {
     let annotations = match (&args.brief, &args.full) {
         (_, Some(lang)) => Annotations::Full(index_lang("f", lang)?),
         (Some(lang), None) => Annotations::Brief(index_lang("b", lang)?),
@@ -127,10 +127,7 @@ fn options(args: &DumpArgs, times: TimeStrings) -> Result<DumpOptions, Failure> 
         }
     }
     Ok(DumpOptions {
-        name: args
-            .name
-            .clone()
-            .unwrap_or_else(|| dataset_name(&args.file)),
+        name: args.name.clone().unwrap_or_else(|| dataset_name(path)),
         header_only: args.header,
         coordinates_only: args.coordinates,
         special_attributes: args.special,
@@ -147,26 +144,51 @@ fn options(args: &DumpArgs, times: TimeStrings) -> Result<DumpOptions, Failure> 
     })
 }
 
+/// `--list-filters` and `--filters` (ours), with `--json`; `None` when neither is asked for.
+fn filter_reports(args: &DumpArgs) -> Option<Result<(), Failure>> {
+    if args.list_filters {
+        return Some(crate::inventory::print_filter_list(args.json).map_err(Failure::runtime));
+    }
+    if !args.inspect_filters {
+        return args.json.then(|| {
+            Err(Failure::usage(anyhow!(
+                "--json goes with --list-filters or --filters"
+            )))
+        });
+    }
+    let path = args.file.as_deref().unwrap_or_default();
+    let mut out = BufWriter::new(io::stdout().lock());
+    let result = crate::inventory::inspect_file(path, args.json, &mut out)
+        .and_then(|()| out.flush().map_err(anyhow::Error::from));
+    Some(result.map_err(Failure::runtime))
+}
+
 fn run(args: &DumpArgs, times: TimeStrings) -> Result<(), Failure> {
-    let options = options(args, times)?;
-    let file = crate::input::open(&args.file).map_err(Failure::runtime)?;
+    if let Some(result) = filter_reports(args) {
+        return result;
+    }
+    let Some(path) = args.file.as_deref() else {
+        return Err(Failure::usage(anyhow!("no input file given")));
+    };
+    let options = options(args, path, times)?;
+    let file = crate::input::open(path).map_err(Failure::runtime)?;
     let dataset = file.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
     if args.kind {
         let mut out = io::stdout().lock();
         writeln!(out, "{}", dataset.format.name()).map_err(|e| Failure::runtime(e.into()))?;
         return Ok(());
     }
-    source::check_selection(&dataset, &options, &args.file).map_err(Failure::runtime)?;
+    source::check_selection(&dataset, &options, path).map_err(Failure::runtime)?;
     if args.xml {
         if dataset.format == ncmodel::Format::Netcdf4 {
             return Err(Failure::runtime(anyhow!(
                 "{}: NcML output (-x) is only possible for the classic model; this is a \
                  netCDF-4 file",
-                args.file
+                path
             )));
         }
         let out = BufWriter::new(io::stdout().lock());
-        return cdl::write_ncml(out, &dataset, &options, &args.file)
+        return cdl::write_ncml(out, &dataset, &options, path)
             .map_err(|e| Failure::runtime(anyhow!(e).context("writing output")));
     }
     let stdout = io::stdout();

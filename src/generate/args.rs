@@ -75,6 +75,13 @@ pub struct GenerateArgs {
     /// Header only: ignore the data sections
     #[arg(short = 'H')]
     pub header_only: bool,
+    /// List every filter nctools knows and every plugin found, with where each comes
+    /// from (built-in, HDF5, plugin file, not available)
+    #[arg(long = "list-filters")]
+    pub list_filters: bool,
+    /// With --list-filters: print JSON for scripts
+    #[arg(long = "json", requires = "list_filters")]
+    pub json: bool,
     /// Print help
     #[arg(short = 'h', long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,

@@ -59,6 +59,9 @@ fn check_language(args: &GenerateArgs) -> Result<(), Failure> {
 }
 
 fn run(args: &GenerateArgs) -> Result<(), Failure> {
+    if args.list_filters {
+        return crate::inventory::print_filter_list(args.json).map_err(Failure::runtime);
+    }
     check_language(args)?;
     let requested = output::requested_format(args).map_err(Failure::usage)?;
     let source = input::CdlInput::open(args.input.as_deref()).map_err(Failure::runtime)?;

@@ -2,6 +2,7 @@
 //! the reference netCDF-C tools. One test binary; each module reads like a user's session.
 
 mod completions;
+mod filters_inspect;
 mod nccopy;
 mod nccopy_errors;
 mod nccopy_filters;

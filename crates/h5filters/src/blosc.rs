@@ -14,8 +14,7 @@ use std::ffi::{c_char, c_int, c_void, CStr};
 
 use crate::wire::WireError;
 
-/// The blosc filter id.
-pub const BLOSC: u32 = 32001;
+pub use filterspec::known::BLOSC;
 
 /// The filter revision the HDF Group plugin records in parameter 0.
 pub const FILTER_REVISION: u32 = 2;

@@ -11,20 +11,19 @@ use crate::wire::{self, Direction};
 
 /// A chunk could not be encoded.
 #[derive(Debug, thiserror::Error)]
-#[error("encoding a chunk with filter {id}: {source}")]
-pub struct EncodeError {
-    /// The filter that failed.
-    pub id: u32,
-    /// Why.
-    #[source]
-    pub source: std::io::Error,
+pub enum EncodeError {
+    /// Deflate failed.
+    #[error("encoding a chunk with deflate: {0}")]
+    Deflate(#[source] std::io::Error),
+    /// A built-in filter failed.
+    #[error("encoding a chunk: {0}")]
+    Builtin(#[from] wire::WireError),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Step {
     Shuffle(usize),
     Deflate(u32),
-    Bzip2(u32),
     /// A built-in filter of [`wire`] with its parameters (after `set_local`).
     Builtin(u32, Vec<u32>),
 }
@@ -46,8 +45,10 @@ impl ChunkEncoder {
                 (SHUFFLE, []) => Some(Step::Shuffle(element)),
                 (SHUFFLE, [size]) => Some(Step::Shuffle(*size as usize)),
                 (DEFLATE, [level]) if *level <= 9 => Some(Step::Deflate(*level)),
-                (BZIP2, []) => Some(Step::Bzip2(9)),
-                (BZIP2, [level]) if (1..=9).contains(level) => Some(Step::Bzip2(*level)),
+                (BZIP2, []) => Some(Step::Builtin(BZIP2, vec![9])),
+                (BZIP2, [level]) if (1..=9).contains(level) => {
+                    Some(Step::Builtin(BZIP2, vec![*level]))
+                }
                 (wire::LZ4 | wire::ZSTD, params) => Some(Step::Builtin(f.id, params.to_vec())),
                 (wire::BLOSC, params) => Some(Step::Builtin(
                     f.id,
@@ -70,18 +71,9 @@ impl ChunkEncoder {
             bytes = match step {
                 Step::Shuffle(size) => codec::shuffle(&bytes, *size),
                 Step::Deflate(level) => {
-                    codec::deflate(&bytes, *level).map_err(|source| EncodeError {
-                        id: DEFLATE,
-                        source,
-                    })?
+                    codec::deflate(&bytes, *level).map_err(EncodeError::Deflate)?
                 }
-                Step::Bzip2(level) => codec::bzip2_compress(&bytes, *level)
-                    .map_err(|source| EncodeError { id: BZIP2, source })?,
-                Step::Builtin(id, params) => wire::apply(*id, Direction::Encode, params, &bytes)
-                    .map_err(|e| EncodeError {
-                        id: *id,
-                        source: std::io::Error::other(e.to_string()),
-                    })?,
+                Step::Builtin(id, params) => wire::apply(*id, Direction::Encode, params, &bytes)?,
             };
         }
         Ok(bytes)

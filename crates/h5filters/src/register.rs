@@ -20,13 +20,24 @@ use crate::wire::{self, Direction};
 /// plugins can be tested.
 pub const DISABLE_VARIABLE: &str = "NCTOOLS_BUILTIN_FILTERS";
 
+/// The type of HDF5 filter callbacks.
+type FilterFn = unsafe extern "C" fn(
+    c_uint,
+    usize,
+    *const c_uint,
+    usize,
+    *mut usize,
+    *mut *mut c_void,
+) -> usize;
+
 /// A filter nctools carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub struct BuiltinFilter {
     /// The HDF5 filter id.
     pub id: u32,
     /// The name HDF5 records with the filter.
     pub name: &'static CStr,
+    callback: FilterFn,
 }
 
 /// The filters nctools carries, in id order.
@@ -34,18 +45,22 @@ pub const BUILTIN_FILTERS: [BuiltinFilter; 4] = [
     BuiltinFilter {
         id: wire::BZIP2,
         name: c"bzip2 (nctools built-in)",
+        callback: filter::<{ wire::BZIP2 }>,
     },
     BuiltinFilter {
         id: wire::BLOSC,
         name: c"blosc (nctools built-in)",
+        callback: filter::<{ wire::BLOSC }>,
     },
     BuiltinFilter {
         id: wire::LZ4,
         name: c"lz4 (nctools built-in)",
+        callback: filter::<{ wire::LZ4 }>,
     },
     BuiltinFilter {
         id: wire::ZSTD,
         name: c"zstd (nctools built-in)",
+        callback: filter::<{ wire::ZSTD }>,
     },
 ];
 
@@ -74,7 +89,7 @@ pub fn register_builtin_filters() -> Vec<u32> {
                 name: f.name.as_ptr(),
                 can_apply: None,
                 set_local: (f.id == wire::BLOSC).then_some(blosc_set_local as SetLocalFn),
-                filter: Some(run_filter_for(f.id)),
+                filter: Some(f.callback),
             };
             // SAFETY: the class is fully initialised; HDF5 copies it; the name is static.
             unsafe { hdf5_sys::h5z::H5Zregister((&class as *const H5Z_class2_t).cast()) >= 0 }
@@ -83,25 +98,7 @@ pub fn register_builtin_filters() -> Vec<u32> {
         .collect()
 }
 
-type FilterFn = unsafe extern "C" fn(
-    c_uint,
-    usize,
-    *const c_uint,
-    usize,
-    *mut usize,
-    *mut *mut c_void,
-) -> usize;
-
 type SetLocalFn = extern "C" fn(hid_t, hid_t, hid_t) -> herr_t;
-
-fn run_filter_for(id: u32) -> FilterFn {
-    match id {
-        wire::BZIP2 => bzip2_filter,
-        wire::BLOSC => blosc_filter,
-        wire::LZ4 => lz4_filter,
-        _ => zstd_filter,
-    }
-}
 
 /// Blosc's `set_local`: records the filter revision, format version, element size and
 /// chunk size in bytes in the first four parameters, as the standard plugin does.
@@ -160,7 +157,11 @@ extern "C" fn blosc_set_local(dcpl: hid_t, type_id: hid_t, _space: hid_t) -> her
     }
 }
 
-unsafe extern "C" fn blosc_filter(
+/// The callback HDF5 calls for the built-in filter `ID`.
+///
+/// # Safety
+/// HDF5's filter-callback contract (see [`run`]).
+unsafe extern "C" fn filter<const ID: u32>(
     flags: c_uint,
     cd_nelmts: usize,
     cd_values: *const c_uint,
@@ -168,72 +169,7 @@ unsafe extern "C" fn blosc_filter(
     buf_size: *mut usize,
     buf: *mut *mut c_void,
 ) -> usize {
-    run(
-        wire::BLOSC,
-        flags,
-        cd_nelmts,
-        cd_values,
-        nbytes,
-        buf_size,
-        buf,
-    )
-}
-
-unsafe extern "C" fn bzip2_filter(
-    flags: c_uint,
-    cd_nelmts: usize,
-    cd_values: *const c_uint,
-    nbytes: usize,
-    buf_size: *mut usize,
-    buf: *mut *mut c_void,
-) -> usize {
-    run(
-        wire::BZIP2,
-        flags,
-        cd_nelmts,
-        cd_values,
-        nbytes,
-        buf_size,
-        buf,
-    )
-}
-
-unsafe extern "C" fn lz4_filter(
-    flags: c_uint,
-    cd_nelmts: usize,
-    cd_values: *const c_uint,
-    nbytes: usize,
-    buf_size: *mut usize,
-    buf: *mut *mut c_void,
-) -> usize {
-    run(
-        wire::LZ4,
-        flags,
-        cd_nelmts,
-        cd_values,
-        nbytes,
-        buf_size,
-        buf,
-    )
-}
-
-unsafe extern "C" fn zstd_filter(
-    flags: c_uint,
-    cd_nelmts: usize,
-    cd_values: *const c_uint,
-    nbytes: usize,
-    buf_size: *mut usize,
-    buf: *mut *mut c_void,
-) -> usize {
-    run(
-        wire::ZSTD,
-        flags,
-        cd_nelmts,
-        cd_values,
-        nbytes,
-        buf_size,
-        buf,
-    )
+    run(ID, flags, cd_nelmts, cd_values, nbytes, buf_size, buf)
 }
 
 /// One call of a filter by HDF5: reads `nbytes` of `*buf`, replaces `*buf` with a new

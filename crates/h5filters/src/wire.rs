@@ -10,14 +10,7 @@
 
 use crate::codec;
 
-/// The bzip2 filter id.
-pub const BZIP2: u32 = 307;
-/// The lz4 filter id.
-pub const LZ4: u32 = 32004;
-/// The zstd filter id.
-pub const ZSTD: u32 = 32015;
-/// The blosc filter id.
-pub const BLOSC: u32 = crate::blosc::BLOSC;
+pub use filterspec::known::{BLOSC, BZIP2, LZ4, ZSTD};
 
 /// The lz4 plugin's default block size.
 const LZ4_DEFAULT_BLOCK: usize = 1 << 30;
@@ -117,38 +110,50 @@ fn lz4_encode(params: &[u32], input: &[u8]) -> Vec<u8> {
 
 fn lz4_decode(input: &[u8]) -> Result<Vec<u8>, WireError> {
     let corrupt = |what| WireError::Corrupt { id: LZ4, what };
-    let header = input
-        .get(..12)
-        .ok_or_else(|| corrupt("shorter than its header"))?;
-    let total = u64::from_be_bytes(header[..8].try_into().map_err(|_| corrupt("header"))?);
-    let block =
-        u32::from_be_bytes(header[8..12].try_into().map_err(|_| corrupt("header"))?) as usize;
-    let total = usize::try_from(total).map_err(|_| corrupt("original size too large"))?;
+    let word = |at: usize, len: usize| -> Result<u64, WireError> {
+        let end = at.checked_add(len).ok_or_else(|| corrupt("truncated"))?;
+        let bytes = input.get(at..end).ok_or_else(|| corrupt("truncated"))?;
+        Ok(bytes.iter().fold(0u64, |v, b| (v << 8) | u64::from(*b)))
+    };
+    let total = usize::try_from(word(0, 8)?).map_err(|_| corrupt("original size too large"))?;
+    let block = usize::try_from(word(8, 4)?).map_err(|_| corrupt("block size"))?;
+    // LZ4 expands at most 255 times: a header claiming more is corrupt (and must not make
+    // us allocate it).
+    if total > input.len().saturating_mul(255) {
+        return Err(corrupt("original size larger than the chunk can hold"));
+    }
     if block == 0 && total > 0 {
         return Err(corrupt("block size 0"));
     }
-    let mut out = Vec::with_capacity(total.min(64 << 20));
+    let mut out = Vec::with_capacity(total);
     let mut at = 12;
     while out.len() < total {
-        let size_bytes = input.get(at..at + 4).ok_or_else(|| corrupt("truncated"))?;
-        let stored =
-            u32::from_be_bytes(size_bytes.try_into().map_err(|_| corrupt("truncated"))?) as usize;
+        let stored = usize::try_from(word(at, 4)?).map_err(|_| corrupt("block size"))?;
         at += 4;
-        let expected = block.min(total - out.len());
-        let data = input
-            .get(at..at + stored)
+        let end = at
+            .checked_add(stored)
             .ok_or_else(|| corrupt("truncated block"))?;
-        at += stored;
+        let data = input
+            .get(at..end)
+            .ok_or_else(|| corrupt("truncated block"))?;
+        at = end;
+        let expected = block.min(total - out.len());
         if stored == expected {
             out.extend_from_slice(data);
-        } else {
-            let decoded = lz4_flex::block::decompress(data, expected)
-                .map_err(|_| corrupt("a block does not decompress"))?;
-            if decoded.len() != expected {
-                return Err(corrupt("a block decompresses to the wrong size"));
-            }
-            out.extend_from_slice(&decoded);
+            continue;
         }
+        if expected > stored.saturating_mul(255).saturating_add(16) {
+            return Err(corrupt("a block claims more than it can hold"));
+        }
+        let decoded = lz4_flex::block::decompress(data, expected)
+            .map_err(|_| corrupt("a block does not decompress"))?;
+        if decoded.len() != expected {
+            return Err(corrupt("a block decompresses to the wrong size"));
+        }
+        out.extend_from_slice(&decoded);
+    }
+    if at != input.len() {
+        return Err(corrupt("bytes after the last block"));
     }
     Ok(out)
 }

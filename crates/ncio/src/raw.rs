@@ -6,7 +6,8 @@ use std::ffi::{c_int, c_void};
 
 use ncmodel::{Layout, TypeRef};
 use netcdf_sys::{
-    nc_get_vara, nc_inq_var_chunking, nc_put_vara, nc_set_chunk_cache, nc_set_var_chunk_cache,
+    nc_get_vara, nc_inq_type, nc_inq_var_chunking, nc_inq_varndims, nc_inq_vartype, nc_put_vara,
+    nc_set_chunk_cache, nc_set_var_chunk_cache, nc_type,
 };
 
 use crate::create::NcWriter;
@@ -79,28 +80,80 @@ fn values_in(count: &[usize]) -> usize {
     count.iter().product()
 }
 
+/// What libnetcdf says of a variable that raw transfers rely on: its number of
+/// dimensions and the size of one value. Must be called with the library lock held.
+fn raw_shape(
+    ncid: c_int,
+    varid: c_int,
+    owner: &dyn Fn() -> String,
+) -> Result<(usize, usize), NcError> {
+    let mut ndims: c_int = 0;
+    let mut xtype: nc_type = 0;
+    let mut size: usize = 0;
+    // SAFETY: plain queries with valid out-pointers (a NULL name is allowed).
+    unsafe {
+        check(nc_inq_varndims(ncid, varid, &mut ndims), owner)?;
+        check(nc_inq_vartype(ncid, varid, &mut xtype), owner)?;
+        check(
+            nc_inq_type(ncid, xtype, std::ptr::null_mut(), &mut size),
+            owner,
+        )?;
+    }
+    if !is_raw_type(TypeRef::Atomic(
+        ncmodel::AtomicType::from_nc_type(xtype).unwrap_or(ncmodel::AtomicType::String),
+    )) {
+        return Err(NcError {
+            code: -45,
+            message: "not an atomic type of fixed size".into(),
+            context: owner(),
+        });
+    }
+    Ok((usize::try_from(ndims).unwrap_or(0), size))
+}
+
+/// Fails unless `start` and `count` have one entry per dimension (`ndims`).
+fn check_rank(
+    ndims: usize,
+    start: &[usize],
+    count: &[usize],
+    owner: &dyn Fn() -> String,
+) -> Result<(), NcError> {
+    if start.len() == ndims && count.len() == ndims {
+        return Ok(());
+    }
+    Err(NcError {
+        code: -40,
+        message: format!(
+            "a hyperslab of {} dimensions for a variable of {ndims}",
+            count.len()
+        ),
+        context: owner(),
+    })
+}
+
 impl NcFile {
     /// Reads the hyperslab `start`/`count` of the variable `varid` of the group
-    /// `group_ncid` into `buf` as raw values of `size` bytes each; the variable must be of
-    /// an atomic type other than `string` ([`is_raw_type`]).
+    /// `group_ncid` into `buf` as raw values; the variable must be of an atomic type other
+    /// than `string` ([`is_raw_type`]). The rank and type are checked here.
     pub fn read_raw(
         &self,
         group_ncid: c_int,
         varid: c_int,
         start: &[usize],
         count: &[usize],
-        size: usize,
         buf: &mut RawBuffer,
     ) -> Result<(), NcError> {
-        buf.resize(values_in(count) * size);
-        let ptr = buf.as_mut_ptr();
-        // SAFETY: start/count have one entry per dimension of the variable and the buffer
-        // holds count's product of values of its type.
-        let status = locked(|| unsafe {
-            nc_get_vara(group_ncid, varid, start.as_ptr(), count.as_ptr(), ptr)
-        });
-        check(status, || {
-            format!("{}: reading variable id {varid}", self.path())
+        let owner = || format!("{}: reading variable id {varid}", self.path());
+        locked(|| {
+            let (ndims, size) = raw_shape(group_ncid, varid, &owner)?;
+            check_rank(ndims, start, count, &owner)?;
+            buf.resize(values_in(count) * size);
+            let ptr = buf.as_mut_ptr();
+            // SAFETY: start/count have one entry per dimension of the variable and the
+            // buffer holds count's product of values of its type (both checked above).
+            let status =
+                unsafe { nc_get_vara(group_ncid, varid, start.as_ptr(), count.as_ptr(), ptr) };
+            check(status, owner)
         })
     }
 
@@ -148,7 +201,7 @@ impl NcWriter {
     }
 
     /// Writes raw values (as [`NcFile::read_raw`] reads them) to the hyperslab
-    /// `start`/`count` of the variable.
+    /// `start`/`count` of the variable. The rank, type and buffer length are checked here.
     pub fn write_raw(
         &self,
         var: VarHandle,
@@ -156,32 +209,50 @@ impl NcWriter {
         count: &[usize],
         buf: &RawBuffer,
     ) -> Result<(), NcError> {
-        let ptr = buf.as_ptr();
-        // SAFETY: the buffer holds count's product of values of the variable's type (the
-        // caller read them with the same type and count).
-        let status = locked(|| unsafe {
-            nc_put_vara(var.ncid, var.varid, start.as_ptr(), count.as_ptr(), ptr)
-        });
-        check(status, || {
-            format!("{}: writing variable id {}", self.target(), var.varid)
+        let owner = || format!("{}: writing variable id {}", self.target(), var.varid);
+        locked(|| {
+            let (ndims, size) = raw_shape(var.ncid, var.varid, &owner)?;
+            check_rank(ndims, start, count, &owner)?;
+            if buf.len() < values_in(count) * size {
+                return Err(NcError {
+                    code: -40,
+                    message: "the buffer is shorter than the hyperslab".into(),
+                    context: owner(),
+                });
+            }
+            let ptr = buf.as_ptr();
+            // SAFETY: start/count have one entry per dimension and the buffer holds at
+            // least count's product of values of the variable's type (checked above).
+            let status =
+                unsafe { nc_put_vara(var.ncid, var.varid, start.as_ptr(), count.as_ptr(), ptr) };
+            check(status, owner)
         })
     }
 
-    /// The layout the library gave the variable (chunk sizes included), with `ndims`
-    /// dimensions; classic files answer [`Layout::Contiguous`].
-    pub fn layout(&self, var: VarHandle, ndims: usize) -> Result<Layout, NcError> {
-        let mut code: c_int = 0;
-        let mut chunks = vec![0usize; ndims.max(1)];
-        // SAFETY: chunks holds one entry per dimension.
-        let status = locked(|| unsafe {
-            nc_inq_var_chunking(var.ncid, var.varid, &mut code, chunks.as_mut_ptr())
-        });
-        check(status, || format!("{}: chunking", self.target()))?;
-        chunks.truncate(ndims);
-        Ok(match code {
-            0 => Layout::Chunked(chunks),
-            2 => Layout::Compact,
-            _ => Layout::Contiguous,
+    /// The layout the library gave the variable (chunk sizes included); classic files
+    /// answer [`Layout::Contiguous`].
+    pub fn layout(&self, var: VarHandle) -> Result<Layout, NcError> {
+        let owner = || format!("{}: chunking", self.target());
+        locked(|| {
+            let mut ndims: c_int = 0;
+            // SAFETY: plain query with a valid out-pointer.
+            check(
+                unsafe { nc_inq_varndims(var.ncid, var.varid, &mut ndims) },
+                owner,
+            )?;
+            let ndims = usize::try_from(ndims).unwrap_or(0);
+            let mut code: c_int = 0;
+            let mut chunks = vec![0usize; ndims.max(1)];
+            // SAFETY: chunks holds one entry per dimension of the variable.
+            let status =
+                unsafe { nc_inq_var_chunking(var.ncid, var.varid, &mut code, chunks.as_mut_ptr()) };
+            check(status, owner)?;
+            chunks.truncate(ndims);
+            Ok(match code {
+                0 => Layout::Chunked(chunks),
+                2 => Layout::Compact,
+                _ => Layout::Contiguous,
+            })
         })
     }
 }

@@ -1,0 +1,170 @@
+//! Where the implementation of a filter comes from on this machine.
+
+use std::path::{Path, PathBuf};
+
+use ncio::PluginFile;
+
+/// Filters native to HDF5: deflate, shuffle, fletcher32, szip (when HDF5 was built with
+/// it), nbit, scaleoffset.
+const HDF5_NATIVE: [u32; 6] = [1, 2, 3, 4, 5, 6];
+
+/// Where a filter's implementation comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// Carried inside nctools (`h5filters`) and registered at start-up.
+    Builtin,
+    /// Native to HDF5 (or otherwise registered with it).
+    Hdf5,
+    /// The plugin file at this path.
+    Plugin(PathBuf),
+    /// Nowhere: the filter is not available.
+    None,
+}
+
+/// A filter's availability: its source, and a note for the reader (why it is missing,
+/// what else provides it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Availability {
+    /// Where it comes from.
+    pub source: Source,
+    /// A remark, such as `built into nctools, turned off by NCTOOLS_BUILTIN_FILTERS=0`.
+    pub note: Option<String>,
+}
+
+impl Availability {
+    /// Whether the filter can be used here.
+    pub fn available(&self) -> bool {
+        self.source != Source::None
+    }
+
+    /// The source as scripts read it: `builtin`, `hdf5`, `plugin` or `none`.
+    pub fn source_key(&self) -> &'static str {
+        match self.source {
+            Source::Builtin => "builtin",
+            Source::Hdf5 => "hdf5",
+            Source::Plugin(_) => "plugin",
+            Source::None => "none",
+        }
+    }
+
+    /// The plugin file, for a filter that comes from one.
+    pub fn path(&self) -> Option<&Path> {
+        match &self.source {
+            Source::Plugin(path) => Some(path),
+            _ => None,
+        }
+    }
+
+    /// The source as people read it, without the note: `built-in`, `HDF5`, `plugin PATH`,
+    /// `not available`.
+    pub fn source_text(&self) -> String {
+        match &self.source {
+            Source::Builtin => "built-in".to_string(),
+            Source::Hdf5 => "HDF5".to_string(),
+            Source::Plugin(path) => format!("plugin {}", path.display()),
+            Source::None => "not available".to_string(),
+        }
+    }
+
+    /// The source as people read it: `built-in`, `HDF5`, `plugin PATH`, `not available`,
+    /// followed by the note in parentheses.
+    pub fn describe(&self) -> String {
+        let source = self.source_text();
+        match &self.note {
+            Some(note) => format!("{source} ({note})"),
+            None => source,
+        }
+    }
+}
+
+/// What this process can use: the built-in filters' state and the plugins of HDF5's
+/// search path, each loaded once to read its filter id.
+#[derive(Debug, Clone)]
+pub struct Inventory {
+    plugins: Vec<PluginFile>,
+    plugins_enabled: bool,
+}
+
+impl Inventory {
+    /// Scans HDF5's plugin search path (loading every plugin file once).
+    pub fn scan() -> Self {
+        Self {
+            plugins: ncio::scan_plugins(),
+            plugins_enabled: ncio::filter_plugins_enabled(),
+        }
+    }
+
+    /// The plugin files found, in search order.
+    pub fn plugins(&self) -> &[PluginFile] {
+        &self.plugins
+    }
+
+    /// Where the filter `id` comes from here, in the order HDF5 uses them: a registered
+    /// filter (nctools' built-ins, HDF5's native ones) before a plugin file, and the first
+    /// plugin of the search path that provides the id.
+    pub fn availability(&self, id: u32) -> Availability {
+        let carried = h5filters::BUILTIN_FILTERS.iter().any(|f| f.id == id);
+        let turned_off = carried && !h5filters::builtins_enabled();
+        let providers: Vec<&PluginFile> =
+            self.plugins.iter().filter(|p| p.id == Some(id)).collect();
+        if carried && !turned_off && ncio::filter_available(id) {
+            let shadowed: Vec<String> = providers
+                .iter()
+                .map(|p| format!("plugin {} not used", p.path.display()))
+                .collect();
+            return Availability {
+                source: Source::Builtin,
+                note: (!shadowed.is_empty()).then(|| shadowed.join("; ")),
+            };
+        }
+        if HDF5_NATIVE.contains(&id) {
+            return if ncio::filter_available(id) {
+                Availability {
+                    source: Source::Hdf5,
+                    note: None,
+                }
+            } else {
+                Availability {
+                    source: Source::None,
+                    note: Some("this HDF5 library was built without it".to_string()),
+                }
+            };
+        }
+        let off_note = turned_off.then(|| {
+            format!(
+                "built into nctools, turned off by {}=0",
+                h5filters::DISABLE_VARIABLE
+            )
+        });
+        if let Some(first) = providers.first() {
+            if !self.plugins_enabled {
+                return Availability {
+                    source: Source::None,
+                    note: Some(format!(
+                        "{} is not loaded: HDF5_PLUGIN_PRELOAD turns plugins off",
+                        first.path.display()
+                    )),
+                };
+            }
+            let others: Vec<String> = providers[1..]
+                .iter()
+                .map(|p| format!("also in {}", p.path.display()))
+                .collect();
+            let notes: Vec<String> = off_note.into_iter().chain(others).collect();
+            return Availability {
+                source: Source::Plugin(first.path.clone()),
+                note: (!notes.is_empty()).then(|| notes.join("; ")),
+            };
+        }
+        if ncio::filter_available(id) {
+            return Availability {
+                source: Source::Hdf5,
+                note: Some("registered with HDF5".to_string()),
+            };
+        }
+        Availability {
+            source: Source::None,
+            note: off_note,
+        }
+    }
+}

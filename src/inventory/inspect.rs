@@ -1,0 +1,306 @@
+//! `ncdump --filters FILE`: each variable with filters (every group, full paths), its
+//! pipeline in stored order with parameters decoded by meaning and where each filter is
+//! available, and its stored size against its uncompressed size. Only headers and
+//! storage sizes are read, never data, so it works when filters are missing.
+
+use std::io::Write;
+
+use anyhow::anyhow;
+use filterspec::FilterSpec;
+use ncmodel::{Dataset, Group, Layout, TypeRef, Var};
+use serde_json::{json, Value};
+
+use super::availability::{Availability, Inventory};
+use super::params::{describe_params, Decoded};
+
+/// One filter of a variable's pipeline, as the report shows it.
+#[derive(Debug, Clone)]
+struct FilterReport {
+    spec: FilterSpec,
+    decoded: Decoded,
+    availability: Availability,
+}
+
+impl FilterReport {
+    /// `bzip2 (307)`, or `unknown (40000)`.
+    fn title(&self) -> String {
+        let name = filterspec::known::name_of(self.spec.id).unwrap_or("unknown");
+        format!("{name} ({})", self.spec.id)
+    }
+
+    /// `available: built-in`, `available: plugin PATH`, or `not available (WHY)`.
+    fn where_from(&self) -> String {
+        if self.availability.available() {
+            // Notes (plugins shadowed, built-ins turned off) are --list-filters' business.
+            format!("available: {}", self.availability.source_text())
+        } else {
+            self.availability.describe()
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        json!({
+            "id": self.spec.id,
+            "name": filterspec::known::name_of(self.spec.id),
+            "params": self.spec.params,
+            "decoded": self.decoded.fields,
+            "description": self.decoded.text,
+            "source": self.availability.source_key(),
+            "path": self.availability.path().map(|p| p.display().to_string()),
+            "available": self.availability.available(),
+            "note": self.availability.note,
+        })
+    }
+}
+
+/// One filtered variable of a file, as `ncdump --filters` reports it.
+#[derive(Debug, Clone)]
+pub struct VarReport {
+    /// The full path (`/v`, `/g/v`).
+    pub path: String,
+    /// The CDL type name.
+    pub type_name: String,
+    /// Dimension names and lengths, outermost first.
+    pub dims: Vec<(String, usize)>,
+    /// The layout.
+    pub layout: Layout,
+    /// Bytes of the data uncompressed: product of the dimension lengths and the type size.
+    pub uncompressed_bytes: u64,
+    /// Bytes stored on disk (after filters), if they can be told.
+    pub stored_bytes: Option<u64>,
+    filters: Vec<FilterReport>,
+}
+
+impl VarReport {
+    /// `float(time=4, lat=6, lon=8)`, or `float` for a scalar.
+    fn declaration(&self) -> String {
+        if self.dims.is_empty() {
+            return self.type_name.clone();
+        }
+        let dims: Vec<String> = self.dims.iter().map(|(n, l)| format!("{n}={l}")).collect();
+        format!("{}({})", self.type_name, dims.join(", "))
+    }
+
+    fn layout_text(&self) -> String {
+        match &self.layout {
+            Layout::Chunked(chunks) => {
+                let sizes: Vec<String> = chunks.iter().map(usize::to_string).collect();
+                format!("chunks {}", sizes.join("x"))
+            }
+            Layout::Contiguous => "contiguous".to_string(),
+            Layout::Compact => "compact".to_string(),
+            Layout::Other => "other layout".to_string(),
+        }
+    }
+
+    fn ratio(&self) -> Option<f64> {
+        let stored = self.stored_bytes.filter(|s| *s > 0)?;
+        (self.uncompressed_bytes > 0).then(|| stored as f64 / self.uncompressed_bytes as f64)
+    }
+
+    /// `stored 1.2 KiB of 7.5 KiB uncompressed (ratio 0.16)`.
+    fn size_text(&self) -> String {
+        let whole = human_size(self.uncompressed_bytes);
+        match (self.stored_bytes, self.ratio()) {
+            (Some(stored), Some(ratio)) => format!(
+                "stored {} of {whole} uncompressed (ratio {ratio:.2})",
+                human_size(stored)
+            ),
+            (Some(_), None) => {
+                format!("nothing stored yet (no data written); {whole} uncompressed")
+            }
+            (None, _) => {
+                format!("stored size unknown (not read through HDF5); {whole} uncompressed")
+            }
+        }
+    }
+
+    fn to_json(&self) -> Value {
+        let (layout, chunks) = match &self.layout {
+            Layout::Chunked(chunks) => ("chunked", json!(chunks)),
+            Layout::Contiguous => ("contiguous", Value::Null),
+            Layout::Compact => ("compact", Value::Null),
+            Layout::Other => ("other", Value::Null),
+        };
+        let dims: Vec<Value> = self
+            .dims
+            .iter()
+            .map(|(name, len)| json!({ "name": name, "length": len }))
+            .collect();
+        let filters: Vec<Value> = self.filters.iter().map(FilterReport::to_json).collect();
+        json!({
+            "variable": self.path,
+            "type": self.type_name,
+            "dims": dims,
+            "layout": layout,
+            "chunks": chunks,
+            "filters": filters,
+            "stored_bytes": self.stored_bytes,
+            "uncompressed_bytes": self.uncompressed_bytes,
+            "ratio": self.ratio().map(|r| (r * 10_000.0).round() / 10_000.0),
+        })
+    }
+}
+
+/// `768 B`, `1.2 KiB`, `3.4 MiB`, `5.6 GiB`.
+fn human_size(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KiB", "MiB", "GiB", "TiB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// Every variable with filters in `group` and below, with its full path.
+fn filtered_vars<'a>(group: &'a Group, prefix: &str, found: &mut Vec<(String, &'a Var)>) {
+    for var in &group.vars {
+        if var.storage.as_ref().is_some_and(|s| !s.filters.is_empty()) {
+            found.push((format!("{prefix}/{}", var.name), var));
+        }
+    }
+    for child in &group.groups {
+        filtered_vars(child, &format!("{prefix}/{}", child.name), found);
+    }
+}
+
+fn type_name(dataset: &Dataset, t: TypeRef) -> String {
+    match t {
+        TypeRef::Atomic(a) => a.cdl_name().to_string(),
+        TypeRef::User(id) => dataset
+            .user_type(id)
+            .map_or_else(|| format!("type {}", id.0), |u| u.name.clone()),
+    }
+}
+
+/// The reports of every filtered variable of `dataset`; `stored` gives stored sizes by
+/// full path, in the order of the variables.
+fn reports(
+    dataset: &Dataset,
+    inventory: &Inventory,
+    stored: impl FnOnce(&[String]) -> Vec<Option<u64>>,
+) -> Vec<VarReport> {
+    let mut vars = Vec::new();
+    filtered_vars(&dataset.root, "", &mut vars);
+    let paths: Vec<String> = vars.iter().map(|(p, _)| p.clone()).collect();
+    let sizes = if paths.is_empty() {
+        Vec::new()
+    } else {
+        stored(&paths)
+    };
+    vars.into_iter()
+        .enumerate()
+        .map(|(i, (path, var))| {
+            let dims: Vec<(String, usize)> = var
+                .dim_ids
+                .iter()
+                .map(|id| {
+                    dataset
+                        .dim(*id)
+                        .map_or_else(|| (format!("dim{id}"), 0), |d| (d.name.clone(), d.len))
+                })
+                .collect();
+            let elements: u64 = dims.iter().map(|(_, len)| *len as u64).product();
+            let storage = var.storage.as_ref();
+            let filters = storage
+                .map(|s| s.filters.as_slice())
+                .unwrap_or_default()
+                .iter()
+                .map(|spec| FilterReport {
+                    spec: spec.clone(),
+                    decoded: describe_params(spec.id, &spec.params),
+                    availability: inventory.availability(spec.id),
+                })
+                .collect();
+            VarReport {
+                path,
+                type_name: type_name(dataset, var.type_ref),
+                dims,
+                layout: storage.map_or(Layout::Other, |s| s.layout.clone()),
+                uncompressed_bytes: elements * dataset.type_size(var.type_ref) as u64,
+                stored_bytes: sizes.get(i).copied().flatten(),
+                filters,
+            }
+        })
+        .collect()
+}
+
+/// Writes the filter report of the file at `path` to `out`, as text or (`json`) as a JSON
+/// array with one object per filtered variable.
+pub fn inspect_file(path: &str, json: bool, out: &mut impl Write) -> anyhow::Result<()> {
+    let file = crate::input::open(path)?;
+    let dataset = file.schema().map_err(|e| anyhow!(e))?;
+    drop(file);
+    let inventory = Inventory::scan();
+    let reports = reports(&dataset, &inventory, |paths| {
+        if path.contains("://") {
+            vec![None; paths.len()]
+        } else {
+            ncio::stored_sizes(path, paths)
+        }
+    });
+    if json {
+        let all: Vec<Value> = reports.iter().map(VarReport::to_json).collect();
+        serde_json::to_writer_pretty(&mut *out, &all)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    write_text(out, path, &reports)
+}
+
+fn write_text(out: &mut impl Write, path: &str, reports: &[VarReport]) -> anyhow::Result<()> {
+    if reports.is_empty() {
+        writeln!(out, "{path}: no variable has filters")?;
+        return Ok(());
+    }
+    let all_filters = || reports.iter().flat_map(|r| &r.filters);
+    let title_width = all_filters().map(|f| f.title().len()).max().unwrap_or(0);
+    let text_width = all_filters()
+        .map(|f| f.decoded.text.len())
+        .max()
+        .unwrap_or(0);
+    for (i, report) in reports.iter().enumerate() {
+        if i > 0 {
+            writeln!(out)?;
+        }
+        writeln!(
+            out,
+            "{}  {}  {}",
+            report.path,
+            report.declaration(),
+            report.layout_text()
+        )?;
+        for (n, filter) in report.filters.iter().enumerate() {
+            writeln!(
+                out,
+                "  {}. {:<title_width$}  {:<text_width$}  {}",
+                n + 1,
+                filter.title(),
+                filter.decoded.text,
+                filter.where_from()
+            )?;
+        }
+        writeln!(out, "  {}", report.size_text())?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_in_binary_units() {
+        assert_eq!(human_size(0), "0 B");
+        assert_eq!(human_size(1023), "1023 B");
+        assert_eq!(human_size(1024), "1.0 KiB");
+        assert_eq!(human_size(1536), "1.5 KiB");
+        assert_eq!(human_size(5 << 20), "5.0 MiB");
+        assert_eq!(human_size(3 << 30), "3.0 GiB");
+    }
+}

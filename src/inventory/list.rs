@@ -1,0 +1,211 @@
+//! `--list-filters`: every filter of the known table (DECISIONS D3) and every plugin of
+//! HDF5's search path, with where each comes from; an aligned table or JSON.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use filterspec::known::KNOWN_FILTERS;
+use serde::Serialize;
+
+use super::availability::{Availability, Inventory};
+
+/// One line of `--list-filters` (one object of `--list-filters --json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FilterEntry {
+    /// The filter id; `None` for a plugin file that could not be loaded.
+    pub id: Option<u32>,
+    /// Every name of the known table, canonical first (empty for an unknown id).
+    pub names: Vec<String>,
+    /// The NCZarr codec id, if any.
+    pub codec: Option<String>,
+    /// `builtin`, `hdf5`, `plugin` or `none`.
+    pub source: &'static str,
+    /// The plugin file that provides it (or that failed to load).
+    pub path: Option<String>,
+    /// Whether the filter can be used here.
+    pub available: bool,
+    /// A remark for the reader (why it is missing, what else provides it).
+    pub note: Option<String>,
+}
+
+impl FilterEntry {
+    fn new(id: u32, names: Vec<String>, codec: Option<String>, found: &Availability) -> Self {
+        Self {
+            id: Some(id),
+            names,
+            codec,
+            source: found.source_key(),
+            path: found.path().map(|p| p.display().to_string()),
+            available: found.available(),
+            note: found.note.clone(),
+        }
+    }
+
+    /// The SOURCE column: `built-in`, `HDF5`, `plugin PATH`, `not available`, with the note.
+    fn describe(&self) -> String {
+        let source = match (self.source, &self.path) {
+            ("builtin", _) => "built-in".to_string(),
+            ("hdf5", _) => "HDF5".to_string(),
+            ("plugin", Some(path)) => format!("plugin {path}"),
+            _ => "not available".to_string(),
+        };
+        match &self.note {
+            Some(note) => format!("{source} ({note})"),
+            None => source,
+        }
+    }
+}
+
+/// Every known filter and every plugin found, by id (plugins that could not be loaded
+/// last, by path).
+pub fn filter_entries(inventory: &Inventory) -> Vec<FilterEntry> {
+    let mut by_id: BTreeMap<u32, FilterEntry> = KNOWN_FILTERS
+        .iter()
+        .map(|known| {
+            let names = known.names.iter().map(|n| n.to_string()).collect();
+            let codec = known.codec.map(str::to_string);
+            let entry = FilterEntry::new(known.id, names, codec, &inventory.availability(known.id));
+            (known.id, entry)
+        })
+        .collect();
+    let mut broken = Vec::new();
+    for plugin in inventory.plugins() {
+        match plugin.id {
+            Some(id) => {
+                by_id.entry(id).or_insert_with(|| {
+                    let mut entry =
+                        FilterEntry::new(id, Vec::new(), None, &inventory.availability(id));
+                    if let Some(name) = &plugin.name {
+                        let named = format!("the plugin calls it \"{name}\"");
+                        entry.note = Some(match entry.note.take() {
+                            Some(note) => format!("{named}; {note}"),
+                            None => named,
+                        });
+                    }
+                    entry
+                });
+            }
+            None => broken.push(FilterEntry {
+                id: None,
+                names: Vec::new(),
+                codec: None,
+                source: "none",
+                path: Some(plugin.path.display().to_string()),
+                available: false,
+                note: Some(
+                    plugin
+                        .error
+                        .clone()
+                        .unwrap_or_else(|| "unusable".to_string()),
+                ),
+            }),
+        }
+    }
+    by_id.into_values().chain(broken).collect()
+}
+
+/// Writes the list of filters to `out`: an aligned table followed by where plugins were
+/// searched, or (`json`) a JSON array of [`FilterEntry`] objects.
+pub fn list_filters(out: &mut impl Write, json: bool) -> anyhow::Result<()> {
+    let entries = filter_entries(&Inventory::scan());
+    if json {
+        serde_json::to_writer_pretty(&mut *out, &entries)?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    let rows: Vec<[String; 4]> = entries
+        .iter()
+        .map(|e| {
+            let dash = || "-".to_string();
+            let id = e.id.map_or_else(|| "?".to_string(), |id| id.to_string());
+            let names = if e.names.is_empty() {
+                dash()
+            } else {
+                e.names.join(", ")
+            };
+            let codec = e.codec.clone().unwrap_or_else(dash);
+            let source = match (e.id, &e.path) {
+                (None, Some(path)) => {
+                    format!(
+                        "not available: {path} ({})",
+                        e.note.as_deref().unwrap_or("")
+                    )
+                }
+                _ => e.describe(),
+            };
+            [id, names, codec, source]
+        })
+        .collect();
+    let header = ["ID", "NAMES", "CODEC", "SOURCE"].map(str::to_string);
+    let widths: Vec<usize> = (0..3)
+        .map(|col| {
+            std::iter::once(&header)
+                .chain(&rows)
+                .map(|r| r[col].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for row in std::iter::once(&header).chain(&rows) {
+        writeln!(
+            out,
+            "{:<w0$}  {:<w1$}  {:<w2$}  {}",
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2]
+        )?;
+    }
+    writeln!(
+        out,
+        "\nplugins searched in {}",
+        crate::plugins::plugin_search_path()
+    )?;
+    if !h5filters::builtins_enabled() {
+        writeln!(
+            out,
+            "nctools' built-in filters are turned off by {}=0",
+            h5filters::DISABLE_VARIABLE
+        )?;
+    }
+    Ok(())
+}
+
+/// Prints the list of filters on standard output (`--list-filters`, `--json`).
+pub fn print_filter_list(json: bool) -> anyhow::Result<()> {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    list_filters(&mut out, json)?;
+    out.flush()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sources_read_as_documented() {
+        let entry = |source, path: Option<&str>, note: Option<&str>| FilterEntry {
+            id: Some(307),
+            names: vec!["bzip2".into()],
+            codec: None,
+            source,
+            path: path.map(str::to_string),
+            available: source != "none",
+            note: note.map(str::to_string),
+        };
+        assert_eq!(entry("builtin", None, None).describe(), "built-in");
+        assert_eq!(entry("hdf5", None, None).describe(), "HDF5");
+        assert_eq!(
+            entry("plugin", Some("/p/libh5bz2.so"), None).describe(),
+            "plugin /p/libh5bz2.so"
+        );
+        assert_eq!(
+            entry("none", None, Some("why")).describe(),
+            "not available (why)"
+        );
+    }
+}
