@@ -23,13 +23,17 @@ fn filter_of(error: &ncio::NcError) -> String {
     }
 }
 
-/// `filter 307 (bzip2)`, or `filter 40000 (unregistered)`; for a filter nctools carries
-/// but `NCTOOLS_BUILTIN_FILTERS=0` turned off, it says so:
-/// `filter 307 (bzip2; built into nctools, turned off by NCTOOLS_BUILTIN_FILTERS=0)`.
+/// How missing-filter messages (DECISIONS D6) name a filter, saying whether nctools
+/// carries it: `filter 32013 (zfp; not built into nctools)`, `filter 40000 (unregistered;
+/// not built into nctools)`, or for one of nctools' own turned off by
+/// `NCTOOLS_BUILTIN_FILTERS=0`: `filter 307 (bzip2; built into nctools, turned off by
+/// NCTOOLS_BUILTIN_FILTERS=0)`.
 pub fn describe_filter(id: u32) -> String {
     let name = filterspec::known::name_of(id).unwrap_or("unregistered");
     let carried = h5filters::BUILTIN_FILTERS.iter().any(|f| f.id == id);
-    if carried && !h5filters::builtins_enabled() {
+    if !carried {
+        format!("filter {id} ({name}; not built into nctools)")
+    } else if !h5filters::builtins_enabled() {
         format!(
             "filter {id} ({name}; built into nctools, turned off by {}=0)",
             h5filters::DISABLE_VARIABLE

@@ -3,6 +3,7 @@
 
 mod completions;
 mod filters_inspect;
+mod filters_interop;
 mod nccopy;
 mod nccopy_errors;
 mod nccopy_filters;

@@ -38,13 +38,17 @@ impl ChunkEncoder {
     /// The encoder of `filters` (in stored order) for elements of `element` bytes and
     /// chunks of `chunk_bytes`, or `None` when a filter is not implemented here or its
     /// parameters are not the usual ones.
+    /// The built-in filters are used only while they are turned on
+    /// ([`crate::builtins_enabled`]): otherwise the plugins HDF5 finds do the work.
     pub fn new(filters: &[FilterSpec], element: usize, chunk_bytes: usize) -> Option<Self> {
+        let builtins = crate::builtins_enabled();
         let steps = filters
             .iter()
             .map(|f| match (f.id, f.params.as_slice()) {
                 (SHUFFLE, []) => Some(Step::Shuffle(element)),
                 (SHUFFLE, [size]) => Some(Step::Shuffle(*size as usize)),
                 (DEFLATE, [level]) if *level <= 9 => Some(Step::Deflate(*level)),
+                (BZIP2 | wire::LZ4 | wire::ZSTD | wire::BLOSC, _) if !builtins => None,
                 (BZIP2, []) => Some(Step::Builtin(BZIP2, vec![9])),
                 (BZIP2, [level]) if (1..=9).contains(level) => {
                     Some(Step::Builtin(BZIP2, vec![*level]))

@@ -96,13 +96,21 @@ fn lz4_encode(params: &[u32], input: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&(input.len() as u64).to_be_bytes());
     out.extend_from_slice(&(block as u32).to_be_bytes());
     for piece in input.chunks(block) {
-        let compressed = lz4_flex::block::compress(piece);
-        if compressed.len() >= piece.len() {
+        // Compress straight into the output, after room for the block's size.
+        let at = out.len();
+        out.resize(
+            at + 4 + lz4_flex::block::get_maximum_output_size(piece.len()),
+            0,
+        );
+        let written =
+            lz4_flex::block::compress_into(piece, &mut out[at + 4..]).unwrap_or(usize::MAX);
+        if written >= piece.len() {
+            out.truncate(at);
             out.extend_from_slice(&(piece.len() as u32).to_be_bytes());
             out.extend_from_slice(piece);
         } else {
-            out.extend_from_slice(&(compressed.len() as u32).to_be_bytes());
-            out.extend_from_slice(&compressed);
+            out[at..at + 4].copy_from_slice(&(written as u32).to_be_bytes());
+            out.truncate(at + 4 + written);
         }
     }
     out
