@@ -145,13 +145,15 @@ impl Transfer<'_> {
         let mut buffer = RawBuffer::new();
         for (start, count) in slabs.slabs() {
             progress.check_interrupt()?;
-            self.input.read_raw(
-                plan.input_group,
-                plan.input_varid,
-                &start,
-                &count,
-                &mut buffer,
-            )?;
+            self.input
+                .read_raw(
+                    plan.input_group,
+                    plan.input_varid,
+                    &start,
+                    &count,
+                    &mut buffer,
+                )
+                .map_err(|e| read_error(plan, e))?;
             match direct {
                 Some((writer, encoder, chunk)) => {
                     let chunks = SlabChunks {
@@ -204,6 +206,20 @@ fn reopen_safe(dataset: &Dataset, plan: &VarPlan) -> bool {
 
 fn has_dim_named(group: &ncmodel::Group, name: &str) -> bool {
     group.dims.iter().any(|d| d.name == name) || group.groups.iter().any(|g| has_dim_named(g, name))
+}
+
+/// A failed read, explained: HDF5 failing inside a filtered variable is a chunk its
+/// filters cannot decode.
+fn read_error(plan: &VarPlan, error: ncio::NcError) -> anyhow::Error {
+    if error.is_hdf5_error() && !plan.input_filters.is_empty() {
+        return anyhow!(
+            "{}: HDF5 failed decoding a chunk through its filters ({}); the chunk is probably \
+             corrupt; no output was written",
+            error.context,
+            plan.input_filters
+        );
+    }
+    anyhow!(error)
 }
 
 /// The input variable of a plan.

@@ -21,13 +21,22 @@ impl<'a> FileSource<'a> {
     /// The message for a failed read of the variable at `path`: for a filter failure, the
     /// filters that are not available and where they were looked for.
     pub fn describe_failure(&self, path: &str, error: &NcError) -> String {
-        if !error.is_filter_error() {
-            return format!("{}: variable {path}: {}", self.file.path(), error.message);
-        }
         let filters = find_var(&self.dataset.root, path)
             .and_then(|v| v.storage.as_ref())
             .map(|s| s.filters.clone())
             .unwrap_or_default();
+        if !error.is_filter_error() {
+            if !filters.is_empty() && error.is_hdf5_error() {
+                // A filter that is there but fails: a chunk it cannot decode.
+                return format!(
+                    "{}: cannot read variable {path}: HDF5 failed decoding a chunk through \
+                     its filters ({}); the chunk is probably corrupt",
+                    self.file.path(),
+                    filterspec::format_spec_list(&filters)
+                );
+            }
+            return format!("{}: variable {path}: {}", self.file.path(), error.message);
+        }
         let missing: Vec<String> = filters
             .iter()
             .filter(|f| !self.file.filter_available(f.id))

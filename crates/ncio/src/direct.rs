@@ -15,11 +15,8 @@ use hdf5_metno_sys::h5p::H5P_DEFAULT;
 use hdf5_metno_sys::h5s::{H5Sclose, H5Sget_simple_extent_ndims};
 
 use crate::create::NcWriter;
-use crate::error::NcError;
+use crate::error::{NcError, NC_EHDFERR};
 use crate::ffi::locked;
-
-/// libnetcdf's code for an HDF5 failure.
-const NC_EHDFERR: i32 = -101;
 
 /// One dataset of the file being written, open for direct chunk writes. It borrows the
 /// writer, so it is closed before the file is finished or abandoned.

@@ -1,5 +1,8 @@
 //! Errors from libnetcdf, with what was being done.
 
+/// libnetcdf's code for an HDF5 failure.
+pub(crate) const NC_EHDFERR: i32 = -101;
+
 /// libnetcdf's "NetCDF: Filter error" codes: a filter failed or is not available.
 const FILTER_CODES: [i32; 2] = [-132, -136];
 
@@ -16,6 +19,12 @@ pub struct NcError {
 }
 
 impl NcError {
+    /// Whether HDF5 itself failed (`NC_EHDFERR`): for a filtered variable, usually a chunk
+    /// its filters cannot decode.
+    pub fn is_hdf5_error(&self) -> bool {
+        self.code == NC_EHDFERR
+    }
+
     /// Whether the failure came from a filter (failed or unavailable).
     pub fn is_filter_error(&self) -> bool {
         FILTER_CODES.contains(&self.code) || self.message.contains("Filter error")
