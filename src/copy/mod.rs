@@ -129,26 +129,34 @@ fn check_names(options: &CopyOptions, dataset: &ncmodel::Dataset) -> anyhow::Res
             unmatched.path
         );
     }
-    for path in options.quantize.explicit_paths() {
-        if !vars.contains(path) {
-            anyhow::bail!("--quantize: the input has no variable {path}");
-        }
+    let texts: Vec<String> = vars.iter().map(ToString::to_string).collect();
+    let unknown = |option: &str, path: &filterspec::VarPath| {
+        let wanted = path.to_string();
+        let close = filterspec::close_matches(&wanted, texts.iter().map(String::as_str));
+        let hint = close
+            .first()
+            .map_or(String::new(), |c| format!("; did you mean {c}?"));
+        anyhow::anyhow!("{option}: the input has no variable {wanted}{hint}")
+    };
+    if let Some(path) = options
+        .quantize
+        .explicit_paths()
+        .find(|p| !vars.contains(p))
+    {
+        return Err(unknown("--quantize", path));
     }
-    for (path, _) in &options.chunks.vars {
-        if !vars.contains(path) {
-            anyhow::bail!("-c {path}:...: the input has no variable {path}");
-        }
+    if let Some((path, _)) = options.chunks.vars.iter().find(|(p, _)| !vars.contains(p)) {
+        return Err(unknown(&format!("-c {path}:..."), path));
     }
     for (dim, _) in &options.chunks.dims {
-        if !has_dim(&dataset.root, dim) {
-            anyhow::bail!("-c {dim}/...: the input has no dimension {dim}");
+        if !select::has_dim_named(&dataset.root, dim) {
+            anyhow::bail!(
+                "-c {dim}/...: the input has no dimension {dim}; `ncdump -h` lists the \
+                 dimensions"
+            );
         }
     }
     options.selection.check(&dataset.root)
-}
-
-fn has_dim(group: &ncmodel::Group, name: &str) -> bool {
-    group.dims.iter().any(|d| d.name == name) || group.groups.iter().any(|g| has_dim(g, name))
 }
 
 /// The output format must hold what is copied (groups, user types, strings, the

@@ -81,6 +81,11 @@ pub fn group_text(groups: &[String]) -> String {
     }
 }
 
+/// Whether a dimension called `name` is defined anywhere in the tree.
+pub fn has_dim_named(group: &Group, name: &str) -> bool {
+    group.dims.iter().any(|d| d.name == name) || group.groups.iter().any(|g| has_dim_named(g, name))
+}
+
 /// Every variable of the tree, as full paths, in schema order.
 pub fn all_var_paths(root: &Group) -> Vec<VarPath> {
     fn walk(group: &Group, groups: &mut Vec<String>, out: &mut Vec<VarPath>) {

@@ -201,11 +201,8 @@ fn reopen_safe(dataset: &Dataset, plan: &VarPlan) -> bool {
         .and_then(|v| v.dim_ids.first())
         .and_then(|id| dataset.dim(*id))
         .map(|d| d.name.as_str());
-    first_dim == Some(plan.path.name.as_str()) || !has_dim_named(&dataset.root, &plan.path.name)
-}
-
-fn has_dim_named(group: &ncmodel::Group, name: &str) -> bool {
-    group.dims.iter().any(|d| d.name == name) || group.groups.iter().any(|g| has_dim_named(g, name))
+    first_dim == Some(plan.path.name.as_str())
+        || !super::select::has_dim_named(&dataset.root, &plan.path.name)
 }
 
 /// A failed read, explained: HDF5 failing inside a filtered variable is a chunk its

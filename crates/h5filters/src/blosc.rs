@@ -38,8 +38,20 @@ fn corrupt(what: &'static str) -> WireError {
     WireError::Corrupt { id: BLOSC, what }
 }
 
+/// The most a frame adds to its data.
+pub const MAX_OVERHEAD: usize = blosc_src::BLOSC_MAX_OVERHEAD as usize;
+
 /// Compresses one chunk with the filter's parameters.
 pub fn encode(params: &[u32], input: &[u8]) -> Result<Vec<u8>, WireError> {
+    let mut out = vec![0u8; input.len() + MAX_OVERHEAD];
+    let written = encode_into(params, input, &mut out)?;
+    out.truncate(written);
+    Ok(out)
+}
+
+/// Compresses one chunk into `out`, which holds at least the input's length plus
+/// [`MAX_OVERHEAD`]; returns the frame's length.
+pub fn encode_into(params: &[u32], input: &[u8], out: &mut [u8]) -> Result<usize, WireError> {
     let typesize = params.get(2).copied().filter(|t| *t > 0).unwrap_or(1) as usize;
     let clevel = params.get(4).copied().unwrap_or(5).min(9) as c_int;
     let shuffle = params.get(5).copied().unwrap_or(1).min(2) as c_int;
@@ -52,10 +64,12 @@ pub fn encode(params: &[u32], input: &[u8]) -> Result<Vec<u8>, WireError> {
         ),
     })?;
     let c_name = std::ffi::CString::new(name).map_err(|_| corrupt("compressor name"))?;
-    let capacity = input.len() + blosc_src::BLOSC_MAX_OVERHEAD as usize;
-    let mut out = vec![0u8; capacity];
-    // SAFETY: src holds input.len() bytes, dest `capacity` bytes (enough for any input,
-    // as c-blosc documents); the compressor name is a valid C string.
+    if out.len() < input.len() + MAX_OVERHEAD {
+        return Err(corrupt("the output buffer is too short"));
+    }
+    // SAFETY: src holds input.len() bytes, dest out.len() bytes (at least the input plus
+    // the maximum overhead, enough for any input, as c-blosc documents); the compressor
+    // name is a valid C string.
     let written = unsafe {
         blosc_src::blosc_compress_ctx(
             clevel,
@@ -64,7 +78,7 @@ pub fn encode(params: &[u32], input: &[u8]) -> Result<Vec<u8>, WireError> {
             input.len(),
             input.as_ptr().cast::<c_void>(),
             out.as_mut_ptr().cast::<c_void>(),
-            capacity,
+            out.len(),
             c_name.as_ptr(),
             0,
             1,
@@ -76,36 +90,48 @@ pub fn encode(params: &[u32], input: &[u8]) -> Result<Vec<u8>, WireError> {
             message: format!("c-blosc could not compress ({written})"),
         });
     }
-    out.truncate(written as usize);
-    Ok(out)
+    Ok(written as usize)
 }
 
-/// Decompresses one chunk, after checking that its header agrees with its length.
-pub fn decode(input: &[u8]) -> Result<Vec<u8>, WireError> {
+/// The size a blosc frame decodes to, once its header is checked against its length.
+pub fn decoded_size(input: &[u8]) -> Option<usize> {
     if input.len() < blosc_src::BLOSC_MIN_HEADER_LENGTH as usize {
-        return Err(corrupt("shorter than a blosc header"));
+        return None;
     }
     let mut nbytes: usize = 0;
     // SAFETY: the buffer holds input.len() bytes; c-blosc checks the header against it.
     let valid = unsafe {
         blosc_src::blosc_cbuffer_validate(input.as_ptr().cast::<c_void>(), input.len(), &mut nbytes)
     };
-    if valid < 0 {
+    (valid >= 0).then_some(nbytes)
+}
+
+/// Decompresses one chunk into `out`, whose length is [`decoded_size`].
+pub fn decode_into(input: &[u8], out: &mut [u8]) -> Result<usize, WireError> {
+    if decoded_size(input) != Some(out.len()) {
         return Err(corrupt("the blosc header does not match the chunk"));
     }
-    let mut out = vec![0u8; nbytes];
-    // SAFETY: src is a validated frame of input.len() bytes; dest holds nbytes bytes.
+    // SAFETY: src is a validated frame of input.len() bytes; dest holds out.len() bytes,
+    // the size the header gives.
     let read = unsafe {
         blosc_src::blosc_decompress_ctx(
             input.as_ptr().cast::<c_void>(),
             out.as_mut_ptr().cast::<c_void>(),
-            nbytes,
+            out.len(),
             1,
         )
     };
-    if read < 0 || read as usize != nbytes {
+    if read < 0 || read as usize != out.len() {
         return Err(corrupt("the blosc frame does not decompress"));
     }
+    Ok(out.len())
+}
+
+/// Decompresses one chunk, after checking that its header agrees with its length.
+pub fn decode(input: &[u8]) -> Result<Vec<u8>, WireError> {
+    let size = decoded_size(input).ok_or(corrupt("the blosc header does not match the chunk"))?;
+    let mut out = vec![0u8; size];
+    decode_into(input, &mut out)?;
     Ok(out)
 }
 

@@ -202,6 +202,48 @@ unsafe fn run(
     } else {
         Direction::Encode
     };
+    // Decoding with a known size writes straight into HDF5's memory (no copy).
+    if direction == Direction::Decode {
+        if let Some(size) = wire::decoded_size(id, input) {
+            let out = hdf5_sys::h5::H5allocate_memory(size.max(1), 0);
+            if out.is_null() {
+                return 0;
+            }
+            let target = std::slice::from_raw_parts_mut(out.cast::<u8>(), size);
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                wire::decode_into(id, input, target)
+            }));
+            if !matches!(result, Ok(Ok(_))) {
+                hdf5_sys::h5::H5free_memory(out);
+                return 0;
+            }
+            hdf5_sys::h5::H5free_memory(*buf);
+            *buf = out;
+            *buf_size = size.max(1);
+            return size;
+        }
+    }
+    // Encoding with a known bound also writes straight into HDF5's memory.
+    if direction == Direction::Encode {
+        if let Some(bound) = wire::encoded_bound(id, params, nbytes) {
+            let out = hdf5_sys::h5::H5allocate_memory(bound.max(1), 0);
+            if out.is_null() {
+                return 0;
+            }
+            let target = std::slice::from_raw_parts_mut(out.cast::<u8>(), bound);
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                wire::encode_into(id, params, input, target)
+            }));
+            let Ok(Ok(written)) = result else {
+                hdf5_sys::h5::H5free_memory(out);
+                return 0;
+            };
+            hdf5_sys::h5::H5free_memory(*buf);
+            *buf = out;
+            *buf_size = bound.max(1);
+            return written;
+        }
+    }
     // A panic must not cross into C: it becomes a filter failure.
     let result = std::panic::catch_unwind(|| wire::apply(id, direction, params, input));
     let Ok(Ok(output)) = result else {

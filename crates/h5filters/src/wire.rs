@@ -85,38 +85,146 @@ pub fn apply(
     }
 }
 
-fn lz4_encode(params: &[u32], input: &[u8]) -> Vec<u8> {
+/// The largest encoding of `len` bytes, for the filters that can encode into a buffer
+/// given in advance (zstd, lz4, blosc; not bzip2): [`encode_into`] then writes straight
+/// into it.
+pub fn encoded_bound(id: u32, params: &[u32], len: usize) -> Option<usize> {
+    match id {
+        ZSTD => Some(zstd::zstd_safe::compress_bound(len)),
+        LZ4 => {
+            let block = lz4_block_size(params, len);
+            let blocks = len.div_ceil(block).max(1);
+            Some(12 + blocks * (4 + lz4_flex::block::get_maximum_output_size(block)))
+        }
+        BLOSC => Some(len + blosc_src_overhead()),
+        _ => None,
+    }
+}
+
+fn blosc_src_overhead() -> usize {
+    crate::blosc::MAX_OVERHEAD
+}
+
+/// Encodes one chunk into `out` (at least [`encoded_bound`] long); returns the length
+/// written.
+pub fn encode_into(
+    id: u32,
+    params: &[u32],
+    input: &[u8],
+    out: &mut [u8],
+) -> Result<usize, WireError> {
+    match id {
+        ZSTD => {
+            let level = params.first().map_or(3, |l| *l as i32);
+            zstd::bulk::compress_to_buffer(input, out, level).map_err(codec_error(id))
+        }
+        LZ4 => lz4_encode_into(params, input, out),
+        BLOSC => crate::blosc::encode_into(params, input, out),
+        _ => Err(WireError::Unknown(id)),
+    }
+}
+
+/// The size a chunk decodes to, when its own header says it (zstd frames with a content
+/// size, lz4 and blosc; not bzip2): then [`decode_into`] can write straight into a buffer
+/// of that size. Corrupt headers give `None`; decoding then reports the error.
+pub fn decoded_size(id: u32, input: &[u8]) -> Option<usize> {
+    match id {
+        ZSTD => zstd::zstd_safe::get_frame_content_size(input)
+            .ok()
+            .flatten()
+            .and_then(|n| usize::try_from(n).ok())
+            .filter(|n| *n <= input.len().saturating_mul(32_768)),
+        LZ4 => {
+            let total =
+                usize::try_from(u64::from_be_bytes(input.get(..8)?.try_into().ok()?)).ok()?;
+            (total <= input.len().saturating_mul(255)).then_some(total)
+        }
+        BLOSC => crate::blosc::decoded_size(input),
+        _ => None,
+    }
+}
+
+/// Decodes one chunk into `out`, whose length is [`decoded_size`]; returns the length
+/// written, which must be all of `out`.
+pub fn decode_into(id: u32, input: &[u8], out: &mut [u8]) -> Result<usize, WireError> {
+    let written = match id {
+        ZSTD => zstd::bulk::decompress_to_buffer(input, out).map_err(codec_error(id))?,
+        LZ4 => lz4_decode_into(input, out)?,
+        BLOSC => crate::blosc::decode_into(input, out)?,
+        _ => return Err(WireError::Unknown(id)),
+    };
+    if written != out.len() {
+        return Err(WireError::Corrupt {
+            id,
+            what: "the chunk decodes to another size than its header says",
+        });
+    }
+    Ok(written)
+}
+
+/// The lz4 plugin's block size for a chunk of `len` bytes.
+fn lz4_block_size(params: &[u32], len: usize) -> usize {
     let wanted = params
         .first()
         .map(|b| *b as usize)
         .filter(|b| *b > 0)
         .unwrap_or(LZ4_DEFAULT_BLOCK);
-    let block = wanted.min(input.len()).max(1);
-    let mut out = Vec::with_capacity(input.len() / 2 + 16);
-    out.extend_from_slice(&(input.len() as u64).to_be_bytes());
-    out.extend_from_slice(&(block as u32).to_be_bytes());
-    for piece in input.chunks(block) {
-        // Compress straight into the output, after room for the block's size.
-        let at = out.len();
-        out.resize(
-            at + 4 + lz4_flex::block::get_maximum_output_size(piece.len()),
-            0,
-        );
-        let written =
-            lz4_flex::block::compress_into(piece, &mut out[at + 4..]).unwrap_or(usize::MAX);
-        if written >= piece.len() {
-            out.truncate(at);
-            out.extend_from_slice(&(piece.len() as u32).to_be_bytes());
-            out.extend_from_slice(piece);
-        } else {
-            out[at..at + 4].copy_from_slice(&(written as u32).to_be_bytes());
-            out.truncate(at + 4 + written);
-        }
-    }
+    wanted.min(len).max(1)
+}
+
+fn lz4_encode(params: &[u32], input: &[u8]) -> Vec<u8> {
+    let bound = encoded_bound(LZ4, params, input.len()).unwrap_or(0);
+    let mut out = vec![0u8; bound];
+    let written = lz4_encode_into(params, input, &mut out).unwrap_or(0);
+    out.truncate(written);
     out
 }
 
+/// Encodes the lz4 plugin's framing into `out` (at least [`encoded_bound`] long).
+fn lz4_encode_into(params: &[u32], input: &[u8], out: &mut [u8]) -> Result<usize, WireError> {
+    let short = || WireError::Corrupt {
+        id: LZ4,
+        what: "the output buffer is too short",
+    };
+    let block = lz4_block_size(params, input.len());
+    out.get_mut(..12).ok_or_else(short)?.copy_from_slice(
+        &[
+            (input.len() as u64).to_be_bytes().as_slice(),
+            &(block as u32).to_be_bytes(),
+        ]
+        .concat(),
+    );
+    let mut at = 12;
+    for piece in input.chunks(block) {
+        let room = out.get_mut(at + 4..).ok_or_else(short)?;
+        // Compress straight into the output; a block that does not shrink is stored raw.
+        let written = lz4_flex::block::compress_into(piece, room).unwrap_or(usize::MAX);
+        let stored = if written >= piece.len() {
+            room.get_mut(..piece.len())
+                .ok_or_else(short)?
+                .copy_from_slice(piece);
+            piece.len()
+        } else {
+            written
+        };
+        out[at..at + 4].copy_from_slice(&(stored as u32).to_be_bytes());
+        at += 4 + stored;
+    }
+    Ok(at)
+}
+
 fn lz4_decode(input: &[u8]) -> Result<Vec<u8>, WireError> {
+    let total = decoded_size(LZ4, input).ok_or(WireError::Corrupt {
+        id: LZ4,
+        what: "a header that does not fit the chunk",
+    })?;
+    let mut out = vec![0u8; total];
+    lz4_decode_into(input, &mut out)?;
+    Ok(out)
+}
+
+/// Decodes the lz4 plugin's framing into `out`, whose length is the header's original size.
+fn lz4_decode_into(input: &[u8], out: &mut [u8]) -> Result<usize, WireError> {
     let corrupt = |what| WireError::Corrupt { id: LZ4, what };
     let word = |at: usize, len: usize| -> Result<u64, WireError> {
         let end = at.checked_add(len).ok_or_else(|| corrupt("truncated"))?;
@@ -125,17 +233,14 @@ fn lz4_decode(input: &[u8]) -> Result<Vec<u8>, WireError> {
     };
     let total = usize::try_from(word(0, 8)?).map_err(|_| corrupt("original size too large"))?;
     let block = usize::try_from(word(8, 4)?).map_err(|_| corrupt("block size"))?;
-    // LZ4 expands at most 255 times: a header claiming more is corrupt (and must not make
-    // us allocate it).
-    if total > input.len().saturating_mul(255) {
-        return Err(corrupt("original size larger than the chunk can hold"));
+    if total != out.len() {
+        return Err(corrupt("original size"));
     }
     if block == 0 && total > 0 {
         return Err(corrupt("block size 0"));
     }
-    let mut out = Vec::with_capacity(total);
-    let mut at = 12;
-    while out.len() < total {
+    let (mut done, mut at) = (0usize, 12usize);
+    while done < total {
         let stored = usize::try_from(word(at, 4)?).map_err(|_| corrupt("block size"))?;
         at += 4;
         let end = at
@@ -145,25 +250,23 @@ fn lz4_decode(input: &[u8]) -> Result<Vec<u8>, WireError> {
             .get(at..end)
             .ok_or_else(|| corrupt("truncated block"))?;
         at = end;
-        let expected = block.min(total - out.len());
+        let expected = block.min(total - done);
+        let target = &mut out[done..done + expected];
         if stored == expected {
-            out.extend_from_slice(data);
-            continue;
+            target.copy_from_slice(data);
+        } else {
+            let n = lz4_flex::block::decompress_into(data, target)
+                .map_err(|_| corrupt("a block does not decompress"))?;
+            if n != expected {
+                return Err(corrupt("a block decompresses to the wrong size"));
+            }
         }
-        if expected > stored.saturating_mul(255).saturating_add(16) {
-            return Err(corrupt("a block claims more than it can hold"));
-        }
-        let decoded = lz4_flex::block::decompress(data, expected)
-            .map_err(|_| corrupt("a block does not decompress"))?;
-        if decoded.len() != expected {
-            return Err(corrupt("a block decompresses to the wrong size"));
-        }
-        out.extend_from_slice(&decoded);
+        done += expected;
     }
     if at != input.len() {
         return Err(corrupt("bytes after the last block"));
     }
-    Ok(out)
+    Ok(done)
 }
 
 #[cfg(test)]

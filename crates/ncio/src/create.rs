@@ -86,11 +86,9 @@ impl NcWriter {
     /// Like [`NcWriter::create`]; with `in_memory`, the file is built in memory and
     /// written out when finished (nccopy's `-w`).
     pub fn create_with(target: &str, format: Format, in_memory: bool) -> Result<Self, NcError> {
-        const NC_DISKLESS: c_int = 0x0008;
-        const NC_PERSIST: c_int = 0x4000;
         let mode = cmode(format)
             | if in_memory {
-                NC_DISKLESS | NC_PERSIST
+                netcdf_sys::NC_DISKLESS | netcdf_sys::NC_PERSIST
             } else {
                 0
             };

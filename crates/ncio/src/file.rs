@@ -25,8 +25,12 @@ impl NcFile {
     /// Like [`NcFile::open`]; with `in_memory`, the whole file is read into memory first
     /// (nccopy's `-r`).
     pub fn open_with(path: &str, in_memory: bool) -> Result<Self, NcError> {
-        const NC_DISKLESS: c_int = 0x0008;
-        let mode = NC_NOWRITE | if in_memory { NC_DISKLESS } else { 0 };
+        let mode = NC_NOWRITE
+            | if in_memory {
+                netcdf_sys::NC_DISKLESS
+            } else {
+                0
+            };
         let c_path = CString::new(path).map_err(|_| NcError {
             code: -1,
             message: "path contains a NUL byte".into(),

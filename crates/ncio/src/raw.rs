@@ -6,8 +6,8 @@ use std::ffi::{c_int, c_void};
 
 use ncmodel::{Layout, TypeRef};
 use netcdf_sys::{
-    nc_get_vara, nc_inq_type, nc_inq_var_chunking, nc_inq_varndims, nc_inq_vartype, nc_put_vara,
-    nc_set_chunk_cache, nc_set_var_chunk_cache, nc_type,
+    nc_get_vara, nc_inq_type, nc_inq_varndims, nc_inq_vartype, nc_put_vara, nc_set_chunk_cache,
+    nc_set_var_chunk_cache, nc_type,
 };
 
 use crate::create::NcWriter;
@@ -241,18 +241,7 @@ impl NcWriter {
                 owner,
             )?;
             let ndims = usize::try_from(ndims).unwrap_or(0);
-            let mut code: c_int = 0;
-            let mut chunks = vec![0usize; ndims.max(1)];
-            // SAFETY: chunks holds one entry per dimension of the variable.
-            let status =
-                unsafe { nc_inq_var_chunking(var.ncid, var.varid, &mut code, chunks.as_mut_ptr()) };
-            check(status, owner)?;
-            chunks.truncate(ndims);
-            Ok(match code {
-                0 => Layout::Chunked(chunks),
-                2 => Layout::Compact,
-                _ => Layout::Contiguous,
-            })
+            crate::storage::read_layout(var.ncid, var.varid, ndims, &owner)
         })
     }
 }

@@ -29,18 +29,7 @@ pub(crate) fn read_storage(
     owner: &dyn Fn() -> String,
 ) -> Result<Storage, NcError> {
     let context = || format!("{}: storage", owner());
-    let mut layout_code: c_int = 0;
-    let mut chunks = vec![0usize; ndims.max(1)];
-    // SAFETY: chunks holds one entry per dimension.
-    let status = unsafe { nc_inq_var_chunking(ncid, varid, &mut layout_code, chunks.as_mut_ptr()) };
-    check(status, context)?;
-    chunks.truncate(ndims);
-    let layout = match layout_code {
-        NC_CHUNKED => Layout::Chunked(chunks),
-        NC_CONTIGUOUS => Layout::Contiguous,
-        NC_COMPACT => Layout::Compact,
-        _ => Layout::Other,
-    };
+    let layout = read_layout(ncid, varid, ndims, &context)?;
     let mut endian: c_int = 0;
     // SAFETY: endian is a valid out-pointer.
     check(
@@ -67,6 +56,28 @@ pub(crate) fn read_storage(
         } else {
             None
         },
+    })
+}
+
+/// The layout of a variable with `ndims` dimensions (chunk sizes included).
+/// Must be called with the library lock held.
+pub(crate) fn read_layout(
+    ncid: c_int,
+    varid: c_int,
+    ndims: usize,
+    context: &dyn Fn() -> String,
+) -> Result<Layout, NcError> {
+    let mut layout_code: c_int = 0;
+    let mut chunks = vec![0usize; ndims.max(1)];
+    // SAFETY: chunks holds one entry per dimension.
+    let status = unsafe { nc_inq_var_chunking(ncid, varid, &mut layout_code, chunks.as_mut_ptr()) };
+    check(status, context)?;
+    chunks.truncate(ndims);
+    Ok(match layout_code {
+        NC_CHUNKED => Layout::Chunked(chunks),
+        NC_CONTIGUOUS => Layout::Contiguous,
+        NC_COMPACT => Layout::Compact,
+        _ => Layout::Other,
     })
 }
 
