@@ -51,3 +51,24 @@ pub fn clap_error(error: clap::Error) -> i32 {
     let _ = error.print();
     code
 }
+
+/// Replaces Rust's panic message (a location and a backtrace hint) with one line that
+/// says what to do (DECISIONS D7). A panic inside a built-in filter is caught there and
+/// becomes a filter error, so it prints nothing.
+pub fn install_panic_hook(tool: &'static str) {
+    std::panic::set_hook(Box::new(move |info| {
+        if h5filters::in_filter_callback() {
+            return;
+        }
+        let what = info
+            .payload()
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| info.payload().downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown".to_string());
+        eprintln!(
+            "{tool}: internal error ({what}); this is a bug in nctools: please report it with \
+             the command you ran"
+        );
+    }));
+}

@@ -36,6 +36,7 @@ use crate::interrupt::{Interrupted, EXIT_INTERRUPTED};
 /// Runs nccopy on the command-line arguments (program name first); returns the exit code.
 pub fn main(argv: Vec<String>) -> i32 {
     crate::interrupt::install();
+    crate::exit::install_panic_hook("nccopy");
     h5filters::register_builtin_filters();
     let args = match CopyArgs::try_parse_from(&argv) {
         Ok(args) => args,

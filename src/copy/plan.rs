@@ -6,7 +6,7 @@ use filterspec::{decide, known, DeflateOptions, FilterRequests, Pipeline, VarPat
 use ncmodel::{Dataset, Format, Group, Storage, TypeRef};
 
 use super::chunking::{choose_layout, LayoutChoice};
-use super::chunkspec::ChunkSpecs;
+use super::chunkspec::{ChunkSpecs, VarChunking};
 use super::quantize::{check_digits, QuantizeRequest, QuantizeRequests};
 use super::select::Selection;
 
@@ -198,6 +198,7 @@ impl Planner<'_> {
                 min_chunk_bytes: self.options.min_chunk_bytes,
             };
             let mut layout = choose_layout(&choice)?;
+            self.warn_kept_chunked(&path, &layout);
             if self.options.zarr_output && !matches!(layout, ncmodel::Layout::Chunked(_)) {
                 layout = ncmodel::Layout::Other;
             }
@@ -244,6 +245,26 @@ impl Planner<'_> {
             input_filters,
         });
         Ok(())
+    }
+
+    /// Warns when `-c VAR:contiguous` (or `compact`, or `VAR:`) cannot be honoured: the
+    /// variable needs chunks for its filters or its unlimited dimension.
+    fn warn_kept_chunked(&mut self, path: &VarPath, layout: &ncmodel::Layout) {
+        let asked = self.options.chunks.vars.iter().find(|(p, _)| p == path);
+        let Some((_, spec @ (VarChunking::Contiguous | VarChunking::Compact))) = asked else {
+            return;
+        };
+        if matches!(layout, ncmodel::Layout::Chunked(_)) && !self.options.chunks.unchunked {
+            let what = if *spec == VarChunking::Compact {
+                "compact"
+            } else {
+                "contiguous"
+            };
+            self.warnings.push(format!(
+                "variable {path}: -c asks for {what} storage, but it stays chunked: its filters \
+                 or unlimited dimension need chunks"
+            ));
+        }
     }
 
     /// The output pipeline of a variable and the rules that decided it.

@@ -15,6 +15,7 @@ use crate::exit::Failure;
 
 /// Runs ncdump on the command-line arguments (program name first); returns the exit code.
 pub fn main(argv: Vec<String>) -> i32 {
+    crate::exit::install_panic_hook("ncdump");
     h5filters::register_builtin_filters();
     if argv.len() <= 1 {
         // Like the reference: no arguments prints the usage and succeeds.

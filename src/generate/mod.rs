@@ -27,6 +27,7 @@ use crate::exit::Failure;
 
 /// Runs ncgen on the command-line arguments (program name first); returns the exit code.
 pub fn main(argv: Vec<String>) -> i32 {
+    crate::exit::install_panic_hook("ncgen");
     h5filters::register_builtin_filters();
     let args = match GenerateArgs::try_parse_from(&argv) {
         Ok(args) => args,

@@ -970,3 +970,25 @@ fn ctrl_c_stops_the_copy_and_leaves_no_file() {
         "temporary files left"
     );
 }
+
+#[test]
+fn contiguous_asked_for_a_record_variable_stays_chunked_with_a_warning() {
+    if !have_reference() {
+        return;
+    }
+    let dir = scratch();
+    let file = input(dir.path(), "shapes", "netCDF-4");
+    let out = dir.path().join("out.nc");
+    let done = ours(&["-c", "rec:contiguous"], &file, Some(&out));
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(
+        done.stderr,
+        "nccopy: warning: variable /rec: -c asks for contiguous storage, but it stays \
+         chunked: its filters or unlimited dimension need chunks\n"
+    );
+    assert!(
+        storage_of(&out).contains("/rec chunked("),
+        "{}",
+        storage_of(&out)
+    );
+}

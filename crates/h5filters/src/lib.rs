@@ -18,5 +18,6 @@ pub mod wire;
 pub use codec::{bzip2_compress, bzip2_decompress, deflate, inflate, shuffle, unshuffle};
 pub use encoder::{ChunkEncoder, EncodeError};
 pub use register::{
-    builtins_enabled, register_builtin_filters, BuiltinFilter, BUILTIN_FILTERS, DISABLE_VARIABLE,
+    builtins_enabled, in_filter_callback, register_builtin_filters, BuiltinFilter, BUILTIN_FILTERS,
+    DISABLE_VARIABLE,
 };

@@ -16,6 +16,24 @@ use hdf5_sys::h5z::{H5Z_class2_t, H5Z_filter_t, H5Z_CLASS_T_VERS, H5Z_FLAG_REVER
 
 use crate::wire::{self, Direction};
 
+thread_local! {
+    static IN_FILTER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether this thread is inside a built-in filter called by HDF5: a panic there is
+/// caught and becomes a filter error, so a panic hook should stay quiet.
+pub fn in_filter_callback() -> bool {
+    IN_FILTER.with(std::cell::Cell::get)
+}
+
+/// Runs `f` marked as inside a filter callback.
+fn in_filter<T>(f: impl FnOnce() -> T) -> T {
+    IN_FILTER.with(|flag| flag.set(true));
+    let result = f();
+    IN_FILTER.with(|flag| flag.set(false));
+    result
+}
+
 /// The environment variable that turns the built-in filters off (`0`), so that external
 /// plugins can be tested.
 pub const DISABLE_VARIABLE: &str = "NCTOOLS_BUILTIN_FILTERS";
@@ -169,7 +187,7 @@ unsafe extern "C" fn filter<const ID: u32>(
     buf_size: *mut usize,
     buf: *mut *mut c_void,
 ) -> usize {
-    run(ID, flags, cd_nelmts, cd_values, nbytes, buf_size, buf)
+    in_filter(|| run(ID, flags, cd_nelmts, cd_values, nbytes, buf_size, buf))
 }
 
 /// One call of a filter by HDF5: reads `nbytes` of `*buf`, replaces `*buf` with a new
