@@ -1,4 +1,4 @@
-complete -c nccopy -s k -d 'Output format: classic (nc3, 1), 64-bit offset (nc6, 2), cdf5 (nc5, 5), netCDF-4 (nc4, 3), netCDF-4 classic model (nc7, 4)' -r
+complete -c nccopy -s k -d 'Output format: classic (nc3, 1), 64-bit offset (nc6, 2), cdf5 (nc5, 64-bit data, 5), netCDF-4 (nc4, 3), netCDF-4 classic model (nc7, 4)' -r
 complete -c nccopy -s d -d 'Deflate level 1-9 for every variable (0 removes deflate only)' -r
 complete -c nccopy -s c -d 'Chunking: dim/n,dim2/n2,... (per dimension), var:n1,n2,... (per variable), var:contiguous, var:compact, var: (unchunked), / (no chunking at all); repeatable' -r
 complete -c nccopy -s v -d 'Copy the data of these variables only (all declarations are kept)' -r

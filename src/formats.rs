@@ -1,6 +1,56 @@
 //! The output formats: their names on the command line (`-k`) and what each can hold.
 
+use anyhow::anyhow;
 use ncmodel::{Dataset, Format, Group, Values};
+
+/// The output-format options nccopy and ncgen share: `-k kind` and `-3` to `-7`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct FormatArgs {
+    /// Output format: classic (nc3, 1), 64-bit offset (nc6, 2), cdf5 (nc5, 64-bit data, 5),
+    /// netCDF-4 (nc4, 3), netCDF-4 classic model (nc7, 4)
+    #[arg(short = 'k', value_name = "kind")]
+    pub kind: Option<String>,
+    /// Classic format (same as -k classic)
+    #[arg(short = '3')]
+    pub classic: bool,
+    /// netCDF-4 format (same as -k netCDF-4)
+    #[arg(short = '4')]
+    pub netcdf4: bool,
+    /// CDF5 format (same as -k cdf5)
+    #[arg(short = '5')]
+    pub cdf5: bool,
+    /// 64-bit offset format (same as -k "64-bit offset")
+    #[arg(short = '6')]
+    pub offset64: bool,
+    /// netCDF-4 classic model (same as -k "netCDF-4 classic model")
+    #[arg(short = '7')]
+    pub netcdf4_classic: bool,
+}
+
+impl FormatArgs {
+    /// The format asked for, if any: `-k` (or `alias`, ncgen's old `-v`) wins over the
+    /// flags; of the flags, the last in `-3 -4 -5 -6 -7` order. An unknown kind is an error
+    /// that lists the names.
+    pub fn requested(&self, alias: Option<&String>) -> anyhow::Result<Option<Format>> {
+        let flags = [
+            (self.classic, Format::Classic),
+            (self.netcdf4, Format::Netcdf4),
+            (self.cdf5, Format::Cdf5),
+            (self.offset64, Format::Offset64),
+            (self.netcdf4_classic, Format::Netcdf4Classic),
+        ];
+        let mut format = flags.iter().rev().find(|(set, _)| *set).map(|(_, f)| *f);
+        if let Some(kind) = self.kind.as_ref().or(alias) {
+            format = Some(format_by_name(kind).ok_or_else(|| {
+                anyhow!(
+                    "-k {kind}: unknown format; use classic (nc3), \"64-bit offset\" (nc6), \
+                     cdf5 (nc5), netCDF-4 (nc4) or \"netCDF-4 classic model\" (nc7)"
+                )
+            })?);
+        }
+        Ok(format)
+    }
+}
 
 /// The format named by a `_Format` value (as ncdump -k and ncgen -k spell them).
 pub fn format_by_name(name: &str) -> Option<Format> {

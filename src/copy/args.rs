@@ -18,25 +18,9 @@ use clap::{ArgAction, Parser};
                   Example: nccopy -F 'temp&/g/rh,bzip2,9|shuffle' in.nc out.nc"
 )]
 pub struct CopyArgs {
-    /// Output format: classic (nc3, 1), 64-bit offset (nc6, 2), cdf5 (nc5, 5), netCDF-4
-    /// (nc4, 3), netCDF-4 classic model (nc7, 4)
-    #[arg(short = 'k', value_name = "kind")]
-    pub kind: Option<String>,
-    /// Classic format (same as -k classic)
-    #[arg(short = '3')]
-    pub classic: bool,
-    /// netCDF-4 format (same as -k netCDF-4)
-    #[arg(short = '4')]
-    pub netcdf4: bool,
-    /// CDF5 format (same as -k cdf5)
-    #[arg(short = '5')]
-    pub cdf5: bool,
-    /// 64-bit offset format (same as -k "64-bit offset")
-    #[arg(short = '6')]
-    pub offset64: bool,
-    /// netCDF-4 classic model (same as -k "netCDF-4 classic model")
-    #[arg(short = '7')]
-    pub netcdf4_classic: bool,
+    /// Output format
+    #[command(flatten)]
+    pub format: crate::formats::FormatArgs,
     /// Deflate level 1-9 for every variable (0 removes deflate only)
     #[arg(short = 'd', value_name = "n")]
     pub deflate: Option<String>,

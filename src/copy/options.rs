@@ -38,28 +38,6 @@ pub fn parse_size(option: &str, text: &str) -> anyhow::Result<usize> {
     }
 }
 
-/// The format asked for by `-k` or `-3`..`-7` (the last flag of those wins over earlier
-/// ones; `-k` wins over the flags).
-pub fn requested_format(args: &CopyArgs) -> anyhow::Result<Option<Format>> {
-    let flags = [
-        (args.classic, Format::Classic),
-        (args.netcdf4, Format::Netcdf4),
-        (args.cdf5, Format::Cdf5),
-        (args.offset64, Format::Offset64),
-        (args.netcdf4_classic, Format::Netcdf4Classic),
-    ];
-    let mut format = flags.iter().rev().find(|(set, _)| *set).map(|(_, f)| *f);
-    if let Some(kind) = &args.kind {
-        format = Some(crate::formats::format_by_name(kind).ok_or_else(|| {
-            anyhow!(
-                "-k {kind}: unknown format; use classic (nc3), \"64-bit offset\" (nc6), cdf5 \
-                 (nc5), netCDF-4 (nc4) or \"netCDF-4 classic model\" (nc7)"
-            )
-        })?);
-    }
-    Ok(format)
-}
-
 fn deflate_level(text: &str) -> anyhow::Result<u32> {
     match text.trim().parse::<u32>() {
         Ok(level) if level <= 9 => Ok(level),
@@ -82,7 +60,7 @@ pub fn copy_options(args: &CopyArgs) -> anyhow::Result<CopyOptions> {
         None => DEFAULT_MIN_CHUNK_BYTES,
     };
     Ok(CopyOptions {
-        format: requested_format(args)?,
+        format: args.format.requested(None)?,
         filters,
         deflate: DeflateOptions {
             level,

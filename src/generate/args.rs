@@ -26,28 +26,12 @@ pub struct GenerateArgs {
     /// Output language: b (binary netCDF); c, f77 and java are not supported
     #[arg(short = 'l', value_name = "b|c|f77|java")]
     pub language: Option<String>,
-    /// Output format: classic (nc3, 1), 64-bit offset (nc6, 2), cdf5 (nc5, 64-bit data, 5),
-    /// netCDF-4 (nc4, 3), netCDF-4 classic model (nc7, 4)
-    #[arg(short = 'k', value_name = "kind")]
-    pub kind: Option<String>,
+    /// Output format
+    #[command(flatten)]
+    pub format: crate::formats::FormatArgs,
     /// Deprecated alias of -k
     #[arg(short = 'v', value_name = "kind", hide = true)]
     pub kind_alias: Option<String>,
-    /// Classic format (same as -k classic)
-    #[arg(short = '3')]
-    pub classic: bool,
-    /// netCDF-4 format (same as -k netCDF-4)
-    #[arg(short = '4')]
-    pub netcdf4: bool,
-    /// CDF5 format (same as -k cdf5)
-    #[arg(short = '5')]
-    pub cdf5: bool,
-    /// 64-bit offset format (same as -k "64-bit offset")
-    #[arg(short = '6')]
-    pub offset64: bool,
-    /// netCDF-4 classic model (same as -k "netCDF-4 classic model")
-    #[arg(short = '7')]
-    pub netcdf4_classic: bool,
     /// Output file name (default: the dataset name with .nc)
     #[arg(short = 'o', value_name = "file")]
     pub output: Option<String>,

@@ -1,32 +1,16 @@
 //! What ncgen writes: the output format and file name, decided from the options, the
 //! CDL's `_Format` and its special attributes, with the checks of DECISIONS D4.
 
-use anyhow::{anyhow, bail};
+use anyhow::bail;
 use ncmodel::{Dataset, Format, Group, Values};
 
 use super::args::GenerateArgs;
 use super::specials::SpecialsOutcome;
-use crate::formats::{fits, format_by_name};
+use crate::formats::fits;
 
 /// The format given on the command line, if any (`-k`, `-v` or `-3`..`-7`).
 pub fn requested_format(args: &GenerateArgs) -> anyhow::Result<Option<Format>> {
-    let flags = [
-        (args.classic, Format::Classic),
-        (args.netcdf4, Format::Netcdf4),
-        (args.cdf5, Format::Cdf5),
-        (args.offset64, Format::Offset64),
-        (args.netcdf4_classic, Format::Netcdf4Classic),
-    ];
-    let mut format = flags.iter().rev().find(|(set, _)| *set).map(|(_, f)| *f);
-    if let Some(kind) = args.kind.as_ref().or(args.kind_alias.as_ref()) {
-        format = Some(format_by_name(kind).ok_or_else(|| {
-            anyhow!(
-                "-k {kind}: unknown format; use classic (nc3), \"64-bit offset\" (nc6), cdf5 \
-                 (nc5), netCDF-4 (nc4) or \"netCDF-4 classic model\" (nc7)"
-            )
-        })?);
-    }
-    Ok(format)
+    args.format.requested(args.kind_alias.as_ref())
 }
 
 /// Whether the schema uses anything only netCDF-4 (not its classic model) can hold.
