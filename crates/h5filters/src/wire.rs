@@ -341,3 +341,51 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod robustness {
+    use super::*;
+
+    /// A small deterministic generator (xorshift), so failures reproduce.
+    struct Noise(u64);
+
+    impl Noise {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+    }
+
+    /// Random bytes and mutated valid chunks never crash a decoder: they decode (to
+    /// something) or fail with an error.
+    #[test]
+    fn garbage_and_mutated_chunks_never_crash_a_decoder() {
+        let mut noise = Noise(0x9e37_79b9_7f4a_7c15);
+        let data: Vec<u8> = (0..4000u32).flat_map(|i| (i / 3).to_le_bytes()).collect();
+        for id in [BZIP2, ZSTD, LZ4, BLOSC] {
+            let params = [2, 2, 4, data.len() as u32, 5, 1, 0];
+            let valid = apply(id, Direction::Encode, &params, &data).unwrap_or_default();
+            for round in 0..300 {
+                let len = (noise.next() % 200) as usize;
+                let garbage: Vec<u8> = (0..len).map(|_| noise.next() as u8).collect();
+                let _ = apply(id, Direction::Decode, &params, &garbage);
+                let mut mutated = valid.clone();
+                for _ in 0..(1 + round % 4) {
+                    let at = (noise.next() as usize) % mutated.len().max(1);
+                    if let Some(byte) = mutated.get_mut(at) {
+                        *byte ^= (noise.next() as u8) | 1;
+                    }
+                }
+                let cut = (noise.next() as usize) % (mutated.len() + 1);
+                let _ = apply(id, Direction::Decode, &params, &mutated);
+                let _ = apply(id, Direction::Decode, &params, &mutated[..cut]);
+                if let Some(size) = decoded_size(id, &mutated) {
+                    let mut out = vec![0u8; size];
+                    let _ = decode_into(id, &mutated, &mut out);
+                }
+            }
+        }
+    }
+}
