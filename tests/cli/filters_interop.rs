@@ -243,6 +243,24 @@ fn reads_the_same(label: &str, file: &Path, input: &Path, no_plugins: &str, plug
     );
 }
 
+/// A file ours wrote with a built-in filter: the reference (with `plugins`) sees the
+/// pipeline `stored`, and both tools read the input's data from it.
+fn the_reference_reads_it(
+    label: &str,
+    out: &Path,
+    stored: &str,
+    input: &Path,
+    no_plugins: &str,
+    plugins: &str,
+) {
+    let header = ok(
+        label,
+        theirs("ncdump", plugins, ["-hs".as_ref(), out.as_os_str()]),
+    );
+    assert_eq!(filter_of(&header), stored, "{label}");
+    reads_the_same(label, out, input, no_plugins, plugins);
+}
+
 #[test]
 fn our_nccopy_writes_files_the_reference_reads_with_its_plugins() {
     let Some(plugins) = external_plugins() else {
@@ -263,12 +281,7 @@ fn our_nccopy_writes_files_the_reference_reads_with_its_plugins() {
                 .arg(&out)
                 .run(),
         );
-        let header = ok(
-            &label,
-            theirs("ncdump", &plugins, ["-hs".as_ref(), out.as_os_str()]),
-        );
-        assert_eq!(filter_of(&header), codec.stored, "{label}");
-        reads_the_same(&label, &out, &input, &no_plugins, &plugins);
+        the_reference_reads_it(&label, &out, codec.stored, &input, &no_plugins, &plugins);
     }
 }
 
@@ -292,12 +305,7 @@ fn our_ncgen_writes_files_the_reference_reads_with_its_plugins() {
                 .arg(&source)
                 .run(),
         );
-        let header = ok(
-            &label,
-            theirs("ncdump", &plugins, ["-hs".as_ref(), out.as_os_str()]),
-        );
-        assert_eq!(filter_of(&header), codec.stored, "{label}");
-        reads_the_same(&label, &out, &input, &no_plugins, &plugins);
+        the_reference_reads_it(&label, &out, codec.stored, &input, &no_plugins, &plugins);
     }
 }
 

@@ -24,8 +24,18 @@ pub fn have_reference_nccopy() -> bool {
 /// `tests/data/nccopy/CASE.cdl` built by the reference ncgen as `DIR/CASE.nc` in the
 /// format `kind`.
 pub fn input(dir: &Path, case: &str, kind: &str) -> PathBuf {
-    let out = dir.join(format!("{case}.nc"));
-    let cdl = test_data(&format!("nccopy/{case}.cdl"));
+    reference_build(dir, &format!("nccopy/{case}.cdl"), kind)
+}
+
+/// `tests/data/CDL` (a path below it) built by the reference ncgen in the format `kind`,
+/// as `DIR/STEM.nc`.
+pub fn reference_build(dir: &Path, cdl: &str, kind: &str) -> PathBuf {
+    let source = test_data(cdl);
+    let stem = source
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let out = dir.join(format!("{stem}.nc"));
     let made = run_reference(
         "ncgen",
         [
@@ -33,15 +43,10 @@ pub fn input(dir: &Path, case: &str, kind: &str) -> PathBuf {
             kind.as_ref(),
             "-o".as_ref(),
             out.as_os_str(),
-            cdl.as_os_str(),
+            source.as_os_str(),
         ],
     );
-    assert_eq!(
-        made.code,
-        Some(0),
-        "reference ncgen {case}: {}",
-        made.stderr
-    );
+    assert_eq!(made.code, Some(0), "reference ncgen {cdl}: {}", made.stderr);
     out
 }
 
@@ -546,19 +551,7 @@ fn variable_lists_like_the_reference() {
     let shapes = input(dir.path(), "shapes", "netCDF-4");
     differential(dir.path(), &shapes, &["-V", "big,t"]);
     differential(dir.path(), &shapes, &["-V", "rec"]);
-    let groups = dir.path().join("groups.nc");
-    let cdl = test_data("ncdump/groups.cdl");
-    let made = run_reference(
-        "ncgen",
-        [
-            "-k".as_ref(),
-            "nc4".as_ref(),
-            "-o".as_ref(),
-            groups.as_os_str(),
-            cdl.as_os_str(),
-        ],
-    );
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let groups = reference_build(dir.path(), "ncdump/groups.cdl", "nc4");
     differential(dir.path(), &groups, &["-V", "temp"]);
     differential(dir.path(), &groups, &["-V", "forecast/temp,x"]);
     differential(dir.path(), &groups, &["-V", "pairs,rows,best"]);
@@ -583,19 +576,7 @@ fn group_lists_like_the_reference() {
         return;
     }
     let dir = scratch();
-    let groups = dir.path().join("groups.nc");
-    let cdl = test_data("ncdump/groups.cdl");
-    let made = run_reference(
-        "ncgen",
-        [
-            "-k".as_ref(),
-            "nc4".as_ref(),
-            "-o".as_ref(),
-            groups.as_os_str(),
-            cdl.as_os_str(),
-        ],
-    );
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let groups = reference_build(dir.path(), "ncdump/groups.cdl", "nc4");
     // Data of variables whose group is not listed is garbage in the reference (fill
     // values in ours): compare the headers and the listed groups' variables.
     let cases: &[(&str, &str, &str)] = &[
@@ -629,19 +610,7 @@ fn only_the_root_group_keeps_only_root_types() {
         return;
     }
     let dir = scratch();
-    let groups = dir.path().join("groups.nc");
-    let cdl = test_data("ncdump/groups.cdl");
-    let made = run_reference(
-        "ncgen",
-        [
-            "-k".as_ref(),
-            "nc4".as_ref(),
-            "-o".as_ref(),
-            groups.as_os_str(),
-            cdl.as_os_str(),
-        ],
-    );
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let groups = reference_build(dir.path(), "ncdump/groups.cdl", "nc4");
     let (theirs, ours_out) = both_copy(dir.path(), &groups, &["-G", "/"]);
     same_views("-G /", &theirs, &ours_out, &[&["-h"], &[]]);
 }
@@ -658,19 +627,7 @@ fn groups_and_user_defined_types_are_copied_exactly() {
         "nccopy/kinds.cdl",
         "ncdump/types.cdl",
     ] {
-        let file = dir.path().join("in.nc");
-        let path = test_data(cdl);
-        let made = run_reference(
-            "ncgen",
-            [
-                "-k".as_ref(),
-                "nc4".as_ref(),
-                "-o".as_ref(),
-                file.as_os_str(),
-                path.as_os_str(),
-            ],
-        );
-        assert_eq!(made.code, Some(0), "{cdl}: {}", made.stderr);
+        let file = reference_build(dir.path(), cdl, "nc4");
         differential(dir.path(), &file, &[]);
         differential(dir.path(), &file, &["-k", "nc4"]);
     }

@@ -937,8 +937,9 @@ fn chunks_encoded_here_read_back_like_those_hdf5_encodes() {
     // Fixed-size filtered variables take the direct chunk path (encoded on every core by
     // h5filters); NCTOOLS_DIRECT_CHUNKS=0 makes HDF5's own pipeline encode them.
     // (args, whether the chunks tile the variables exactly: then every chunk is encoded
-    // from the same bytes as HDF5's, and the files have the same size; edge chunks are
-    // padded differently).
+    // from the same bytes as HDF5's, and the files have the same size. Where they do not,
+    // the edge chunks encoded here are padded with zeros, HDF5 pads them otherwise, and
+    // the sizes differ: which shows the direct path was taken, not silently skipped.)
     for (args, exact) in [
         (&["-d", "1", "-s", "-c", "x/7,y/11"][..], false),
         (&["-d", "1", "-s", "-c", "x/20,y/30", "-V", "big"], true),
@@ -964,9 +965,15 @@ fn chunks_encoded_here_read_back_like_those_hdf5_encodes() {
         if !args.contains(&"-V") {
             assert_eq!(data_of(&direct), data_of(&file), "{args:?}");
         }
+        let size = |p: &Path| fs::metadata(p).map(|m| m.len()).unwrap_or(0);
         if exact {
-            let size = |p: &Path| fs::metadata(p).map(|m| m.len()).unwrap_or(0);
             assert_eq!(size(&direct), size(&pipeline), "{args:?}");
+        } else {
+            assert_ne!(
+                size(&direct),
+                size(&pipeline),
+                "{args:?}: no direct chunk write"
+            );
         }
     }
 }
