@@ -11,5 +11,6 @@ mod ncdump;
 mod ncgen;
 mod ncgen_errors;
 mod reference_filter_text;
+mod safety;
 mod support;
 mod versions;

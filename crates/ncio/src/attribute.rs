@@ -35,7 +35,7 @@ pub(crate) fn read_attribute(
     name: &str,
     owner: &dyn Fn() -> String,
 ) -> Result<Attribute, NcError> {
-    let context = || format!("{}: attribute {name}", owner());
+    let context = || format!("{}: attribute {}", owner(), crate::names::shown(name));
     let c = crate::names::c_name(name, context)?;
     let (type_ref, values) = table.get_att(lib, grp, varid, &c, &context)?;
     Ok(Attribute {

@@ -14,7 +14,7 @@ use netcdf_sys::{nc_type, NC_GLOBAL};
 
 use crate::encode::Layouts;
 use crate::error::NcError;
-use crate::names::c_name;
+use crate::names::{c_name, c_new_name, shown};
 use crate::sys::{
     check, define, values, with_lib, ChunkingRequest, FieldShape, Grp, Lib, OpenFile,
     TypeDefinition,
@@ -119,6 +119,12 @@ impl NcWriter {
         self.temp.as_deref().filter(|_| self.direct_ok)
     }
 
+    /// The temporary file the output is written to until [`NcWriter::finish`] renames it
+    /// (`.NAME.nctools-PID.tmp` beside the target); `None` for URLs, written in place.
+    pub fn temporary_path(&self) -> Option<&Path> {
+        self.temp.as_deref()
+    }
+
     /// The target path or URL.
     pub(crate) fn target(&self) -> &str {
         &self.target
@@ -203,8 +209,8 @@ impl NcWriter {
     ) -> Result<(), NcError> {
         ids.insert(path.clone(), grp);
         for child in &group.groups {
-            let context = self.context(&format!("defining group {}", child.name));
-            let name = c_name(&child.name, &context)?;
+            let context = self.context(&format!("defining group {}", shown(&child.name)));
+            let name = c_new_name(&child.name, &context)?;
             let child_grp = define::def_grp(lib, grp, &name, &context)?;
             path.push(child.name.clone());
             self.define_groups(lib, child, child_grp, path, ids)?;
@@ -234,8 +240,8 @@ impl NcWriter {
         grp: Grp<'_>,
         user: &ncmodel::UserType,
     ) -> Result<(), NcError> {
-        let context = self.context(&format!("defining type {}", user.name));
-        let name = c_name(&user.name, &context)?;
+        let context = self.context(&format!("defining type {}", shown(&user.name)));
+        let name = c_new_name(&user.name, &context)?;
         let laid = self
             .layouts
             .user(user.id)
@@ -251,7 +257,7 @@ impl NcWriter {
         match &laid.kind {
             UserTypeKind::Compound { fields } => {
                 for field in fields {
-                    let fname = c_name(&field.name, &context)?;
+                    let fname = c_new_name(&field.name, &context)?;
                     let ftype = self.known_type(field.type_ref, &context)?;
                     let shape = FieldShape(&field.dims);
                     define::insert_field(
@@ -268,7 +274,7 @@ impl NcWriter {
             }
             UserTypeKind::Enum { base, members } => {
                 for (member, value) in members {
-                    let mname = c_name(member, &context)?;
+                    let mname = c_new_name(member, &context)?;
                     let bytes = value.to_ne_bytes();
                     let n = base.size();
                     let start = if cfg!(target_endian = "big") {
@@ -298,8 +304,8 @@ impl NcWriter {
     ) -> Result<(), NcError> {
         let grp = group_ids.get(path.as_slice()).copied().unwrap_or(root);
         for dim in &group.dims {
-            let context = self.context(&format!("defining dimension {}", dim.name));
-            let name = c_name(&dim.name, &context)?;
+            let context = self.context(&format!("defining dimension {}", shown(&dim.name)));
+            let name = c_new_name(&dim.name, &context)?;
             let len = if dim.unlimited { NC_UNLIMITED } else { dim.len };
             let dimid = define::def_dim(lib, grp, &name, len, &context)?;
             self.dims.insert(dim.id, dimid);
@@ -334,8 +340,8 @@ impl NcWriter {
         full_path: &str,
         netcdf4: bool,
     ) -> Result<c_int, NcError> {
-        let context = self.context(&format!("defining variable {full_path}"));
-        let name = c_name(&var.name, &context)?;
+        let context = self.context(&format!("defining variable {}", shown(full_path)));
+        let name = c_new_name(&var.name, &context)?;
         let dims = var
             .dim_ids
             .iter()
@@ -366,8 +372,8 @@ impl NcWriter {
         varid: c_int,
         att: &Attribute,
     ) -> Result<(), NcError> {
-        let context = self.context(&format!("writing attribute {}", att.name));
-        let name = c_name(&att.name, &context)?;
+        let context = self.context(&format!("writing attribute {}", shown(&att.name)));
+        let name = c_new_name(&att.name, &context)?;
         match (&att.type_ref, &att.values) {
             (_, Values::Char(text)) => values::put_att_text(lib, grp, varid, &name, text, &context),
             (_, Values::String(strings)) => {

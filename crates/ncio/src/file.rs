@@ -20,6 +20,12 @@ pub struct NcFile {
     types: OnceLock<Vec<UserType>>,
 }
 
+/// The largest classic file whose malformed header is still handed to libnetcdf. It pads
+/// what is missing past the end of a file with zeros and opens headers cut short (as the
+/// reference ncdump does), so a name it copies is never longer than the file: names are
+/// read into buffers that large.
+const LENIENT_CLASSIC_BYTES: u64 = 16 << 20;
+
 /// How large names read from `path` can be: for a classic file, from its header.
 fn name_capacity(path: &str) -> Result<NameCapacity, NcError> {
     if path.contains("://") {
@@ -28,11 +34,17 @@ fn name_capacity(path: &str) -> Result<NameCapacity, NcError> {
     match crate::classic_names::longest_classic_name(Path::new(path)) {
         Ok(Some(longest)) => Ok(NameCapacity::classic(longest)),
         Ok(None) => Ok(NameCapacity::NETCDF4),
-        Err(malformed) => Err(NcError {
-            code: -51,
-            message: format!("not a valid netCDF file: {malformed}"),
-            context: path.to_string(),
-        }),
+        Err(malformed) => {
+            let len = std::fs::metadata(path).map_or(u64::MAX, |m| m.len());
+            match usize::try_from(len) {
+                Ok(len) if len as u64 <= LENIENT_CLASSIC_BYTES => Ok(NameCapacity::classic(len)),
+                _ => Err(NcError {
+                    code: -51,
+                    message: format!("not a valid netCDF file: {malformed}"),
+                    context: path.to_string(),
+                }),
+            }
+        }
     }
 }
 
