@@ -55,10 +55,8 @@ pub(crate) fn def_grp<'f>(
 ) -> Result<Grp<'f>, NcError> {
     let mut child: c_int = -1;
     // SAFETY: name is NUL-terminated; child is a live out-pointer; the lock is held.
-    check(
-        unsafe { nc_def_grp(parent.id(), name.as_ptr(), &mut child) },
-        context,
-    )?;
+    let status = unsafe { nc_def_grp(parent.id(), name.as_ptr(), &mut child) };
+    check(status, context)?;
     Ok(parent.sibling(child))
 }
 
@@ -72,10 +70,8 @@ pub(crate) fn def_dim(
 ) -> Result<c_int, NcError> {
     let mut dimid: c_int = -1;
     // SAFETY: name is NUL-terminated; dimid is a live out-pointer.
-    check(
-        unsafe { nc_def_dim(grp.id(), name.as_ptr(), len, &mut dimid) },
-        context,
-    )?;
+    let status = unsafe { nc_def_dim(grp.id(), name.as_ptr(), len, &mut dimid) };
+    check(status, context)?;
     Ok(dimid)
 }
 
@@ -133,6 +129,7 @@ pub(crate) fn def_type(
     // SAFETY (each arm): name is NUL-terminated and xtype a live out-pointer; sizes and
     // base types are plain values libnetcdf checks.
     let status = match definition {
+        // SAFETY: as above.
         TypeDefinition::Compound(size) => unsafe { nc_def_compound(g, size, n, &mut xtype) },
         // SAFETY: as above.
         TypeDefinition::Vlen(base) => unsafe { nc_def_vlen(g, n, base, &mut xtype) },
@@ -146,6 +143,7 @@ pub(crate) fn def_type(
 }
 
 /// Inserts a field into a compound type being defined.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn insert_field(
     _lib: &Lib,
     grp: Grp<'_>,
@@ -208,7 +206,7 @@ pub(crate) fn def_chunking(
     let (storage, sizes) = match request {
         ChunkingRequest::Contiguous => (1, None),
         ChunkingRequest::Compact => (2, None),
-        ChunkingRequest::Chunked(sizes) if sizes.is_empty() => (0, None),
+        ChunkingRequest::Chunked([]) => (0, None),
         ChunkingRequest::Chunked(sizes) => {
             let (rank, _) = var_rank_and_type(lib, grp, varid, context)?;
             if sizes.len() != rank {

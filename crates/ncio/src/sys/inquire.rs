@@ -76,12 +76,11 @@ pub(crate) fn format(
     let (mut format, mut formatx, mut mode): (c_int, c_int, c_int) = (0, 0, 0);
     // SAFETY: the group's file is open (grp borrows it); the out-pointers are live locals;
     // the lock is held.
-    check(unsafe { nc_inq_format(grp.id(), &mut format) }, context)?;
+    let status = unsafe { nc_inq_format(grp.id(), &mut format) };
+    check(status, context)?;
     // SAFETY: as above.
-    check(
-        unsafe { nc_inq_format_extended(grp.id(), &mut formatx, &mut mode) },
-        context,
-    )?;
+    let status = unsafe { nc_inq_format_extended(grp.id(), &mut formatx, &mut mode) };
+    check(status, context)?;
     Ok((format, formatx))
 }
 
@@ -185,15 +184,11 @@ pub(crate) fn var_rank_and_type(
     let mut ndims: c_int = 0;
     let mut xtype: nc_type = 0;
     // SAFETY: live out-pointers; the group's file is open; the lock is held.
-    check(
-        unsafe { nc_inq_varndims(grp.id(), varid, &mut ndims) },
-        context,
-    )?;
+    let status = unsafe { nc_inq_varndims(grp.id(), varid, &mut ndims) };
+    check(status, context)?;
     // SAFETY: as above.
-    check(
-        unsafe { nc_inq_vartype(grp.id(), varid, &mut xtype) },
-        context,
-    )?;
+    let status = unsafe { nc_inq_vartype(grp.id(), varid, &mut xtype) };
+    check(status, context)?;
     Ok((count(ndims), xtype))
 }
 
@@ -243,7 +238,8 @@ pub(crate) fn group_natts(
 ) -> Result<usize, NcError> {
     let mut natts: c_int = 0;
     // SAFETY: a live out-pointer; the group's file is open; the lock is held.
-    check(unsafe { nc_inq_natts(grp.id(), &mut natts) }, context)?;
+    let status = unsafe { nc_inq_natts(grp.id(), &mut natts) };
+    check(status, context)?;
     Ok(count(natts))
 }
 
@@ -399,10 +395,8 @@ pub(crate) fn var_endian(
 ) -> Result<c_int, NcError> {
     let mut endian: c_int = 0;
     // SAFETY: a live out-pointer; the lock is held.
-    check(
-        unsafe { nc_inq_var_endian(grp.id(), varid, &mut endian) },
-        context,
-    )?;
+    let status = unsafe { nc_inq_var_endian(grp.id(), varid, &mut endian) };
+    check(status, context)?;
     Ok(endian)
 }
 

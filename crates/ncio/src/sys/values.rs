@@ -207,9 +207,10 @@ impl<'a> TypeTable<'a> {
                     Value::Vlen(unsafe { self.decode_many(*base, vlen.p.cast::<u8>(), vlen.len) })
                 }
             }
-            // SAFETY: an opaque instance is user.size bytes.
             UserTypeKind::Opaque => {
-                Value::Opaque(unsafe { std::slice::from_raw_parts(mem, user.size) }.to_vec())
+                // SAFETY: an opaque instance is user.size bytes.
+                let bytes = unsafe { std::slice::from_raw_parts(mem, user.size) };
+                Value::Opaque(bytes.to_vec())
             }
             UserTypeKind::Enum { base, .. } => {
                 // SAFETY: an enum instance holds one value of its base type (size checked).
@@ -323,6 +324,7 @@ impl TypeTable<'_> {
     }
 
     /// Reads the hyperslab `start`/`count` of `varid`, which must be of type `expected`.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn get_vara(
         &self,
         lib: &Lib,
