@@ -266,3 +266,82 @@ fn a_string_attribute_with_a_nul_is_cut_there_as_by_the_reference() {
     assert!(a.contains("string v:s = \"ab\", \"\" ;"), "{a}");
     assert_eq!(a.replace("theirs", "X"), b.replace("ours", "X"));
 }
+
+/// Writes a classic file of one variable of `n` floats with our ncgen.
+fn big_classic(dir: &Path, n: usize) -> PathBuf {
+    let mut cdl = format!(
+        "netcdf big {{\ndimensions:\n\tx = {n} ;\nvariables:\n\tfloat v(x) ;\ndata:\n v = "
+    );
+    cdl.push_str(&vec!["1.5"; n].join(", "));
+    cdl.push_str(" ;\n}\n");
+    let source = dir.join("big.cdl");
+    let file = dir.join("big.nc");
+    std::fs::write(&source, cdl).unwrap_or_else(|e| panic!("{e}"));
+    let made = Test::ours("ncgen")
+        .args(["-k", "classic", "-o"])
+        .arg(&file)
+        .arg(&source)
+        .run();
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    file
+}
+
+/// Sends `signal` to the process `pid` through the libc (no `kill` program needed);
+/// false once the process is gone.
+fn send_signal(pid: u32, signal: i32) -> bool {
+    let pid = i32::try_from(pid).unwrap_or_else(|e| panic!("{e}"));
+    // SAFETY: kill(2) with a pid we started and a valid signal number touches no memory.
+    #[allow(unsafe_code)]
+    let status = unsafe { libc::kill(pid, signal) };
+    status == 0
+}
+
+#[test]
+fn a_second_ctrl_c_ends_the_copy_at_once_and_leaves_no_file() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = scratch();
+    let file = big_classic(dir.path(), 2_000_000);
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir_all(&out_dir).unwrap_or_else(|e| panic!("{e}"));
+    let out = out_dir.join("out.nc");
+    std::fs::write(&out, "precious").unwrap_or_else(|e| panic!("{e}"));
+    // A 4-byte copy buffer: one value per slab, a copy of several seconds.
+    let child = Command::new(env!("CARGO_BIN_EXE_nccopy"))
+        .args(["-m", "4"])
+        .arg(&file)
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start nccopy: {e}"));
+    let temporary = out_dir.join(format!(".out.nc.nctools-{}.tmp", child.id()));
+    let started = std::time::Instant::now();
+    while !temporary.exists() {
+        assert!(
+            started.elapsed().as_secs() < 60,
+            "no temporary file appeared"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // Ctrl-C pressed again and again until nccopy is gone: whichever press ends it, the
+    // first (a clean stop) or a later one (at once), nothing may be left behind.
+    let mut child = child;
+    let mut presses = 0;
+    while child.try_wait().ok().flatten().is_none() && send_signal(child.id(), libc::SIGINT) {
+        presses += 1;
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    }
+    assert!(presses > 0);
+    let done = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("nccopy did not finish: {e}"));
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    // Either the first interrupt ended it (130), or a later one killed it.
+    let ended = done.status.code() == Some(130) || done.status.signal() == Some(libc::SIGINT);
+    assert!(ended, "{:?}: {stderr}", done.status);
+    assert!(!stderr.contains("bug"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap_or_default(),
+        "precious"
+    );
+    assert_eq!(listing(&out_dir), ["out.nc"], "temporary files left");
+}
