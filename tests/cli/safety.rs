@@ -345,3 +345,33 @@ fn a_second_ctrl_c_ends_the_copy_at_once_and_leaves_no_file() {
     );
     assert_eq!(listing(&out_dir), ["out.nc"], "temporary files left");
 }
+
+#[test]
+fn an_nczarr_attribute_name_of_70000_bytes_is_an_error_not_a_crash() {
+    let dir = scratch();
+    let cdl = dir.path().join("s.cdl");
+    std::fs::write(
+        &cdl,
+        "netcdf s {\ndimensions:\n d = 2 ;\nvariables:\n int v(d) ;\n  v:a = 1 ;\ndata:\n v = 1, 2 ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let store = dir.path().join("s.zarr");
+    let url = format!("file://{}#mode=nczarr,file", store.display());
+    let made = Test::ours("ncgen")
+        .args(["-k", "nc4", "-o", &url])
+        .arg(&cdl)
+        .run();
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    // Names of a Zarr store come from its JSON: nothing bounds them.
+    let attrs = store.join("v/.zattrs");
+    let text = std::fs::read_to_string(&attrs).unwrap_or_else(|e| panic!("{attrs:?}: {e}"));
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    let long = "b".repeat(70_000);
+    if let Some(map) = json.as_object_mut() {
+        map.insert(long, serde_json::json!(7));
+    }
+    std::fs::write(&attrs, json.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let dumped = Test::ours("ncdump").args(["-h", &url]).run();
+    assert_clean_failure(&dumped, "NC_MAX_NAME exceeded");
+    assert!(dumped.stderr.contains("(70000 bytes)"), "{}", dumped.stderr);
+}

@@ -29,7 +29,11 @@ const LENIENT_CLASSIC_BYTES: u64 = 16 << 20;
 /// How large names read from `path` can be: for a classic file, from its header.
 fn name_capacity(path: &str) -> Result<NameCapacity, NcError> {
     if path.contains("://") {
-        return Ok(NameCapacity::NETCDF4);
+        // A store on disk: its largest metadata file bounds its names. Other URLs (remote
+        // stores, DAP) keep the netCDF-4 bound.
+        let largest = crate::zarr_names::store_directory(path)
+            .map_or(0, |dir| crate::zarr_names::largest_metadata(&dir));
+        return Ok(NameCapacity::at_least(largest));
     }
     match crate::classic_names::longest_classic_name(Path::new(path)) {
         Ok(Some(longest)) => Ok(NameCapacity::classic(longest)),

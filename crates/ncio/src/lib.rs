@@ -30,6 +30,7 @@ mod storage;
 mod storage_size;
 #[allow(unsafe_code)]
 mod sys;
+mod zarr_names;
 
 pub use classic_names::{longest_classic_name, MalformedHeader};
 pub use create::NcWriter;

@@ -25,6 +25,13 @@ impl NameCapacity {
     /// Room for names of netCDF-4/HDF5 and NCZarr files.
     pub(crate) const NETCDF4: Self = Self(HDF5_MAX_NAME + 1);
 
+    /// Room for names of netCDF-4 files, or for names of `bytes` bytes if that is more
+    /// (names of a Zarr store, bounded by the size of its metadata files).
+    pub(crate) fn at_least(bytes: u64) -> Self {
+        let bytes = usize::try_from(bytes).unwrap_or(usize::MAX);
+        Self(bytes.saturating_add(1).max(Self::NETCDF4.0))
+    }
+
     /// Room for names of a classic file whose longest name in its header is `longest`
     /// bytes. libnetcdf may normalise names (NFC), which can lengthen them, so four times
     /// that is allowed.
