@@ -286,14 +286,11 @@ fn big_classic(dir: &Path, n: usize) -> PathBuf {
     file
 }
 
-/// Sends `signal` to the process `pid` through the libc (no `kill` program needed);
-/// false once the process is gone.
-fn send_signal(pid: u32, signal: i32) -> bool {
+/// Sends SIGINT to the process `pid` through the libc (no `kill` program needed); false
+/// once the process is gone.
+fn interrupt(pid: u32) -> bool {
     let pid = i32::try_from(pid).unwrap_or_else(|e| panic!("{e}"));
-    // SAFETY: kill(2) with a pid we started and a valid signal number touches no memory.
-    #[allow(unsafe_code)]
-    let status = unsafe { libc::kill(pid, signal) };
-    status == 0
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGINT).is_ok()
 }
 
 #[test]
@@ -326,7 +323,7 @@ fn a_second_ctrl_c_ends_the_copy_at_once_and_leaves_no_file() {
     // first (a clean stop) or a later one (at once), nothing may be left behind.
     let mut child = child;
     let mut presses = 0;
-    while child.try_wait().ok().flatten().is_none() && send_signal(child.id(), libc::SIGINT) {
+    while child.try_wait().ok().flatten().is_none() && interrupt(child.id()) {
         presses += 1;
         std::thread::sleep(std::time::Duration::from_micros(200));
     }
@@ -336,7 +333,8 @@ fn a_second_ctrl_c_ends_the_copy_at_once_and_leaves_no_file() {
         .unwrap_or_else(|e| panic!("nccopy did not finish: {e}"));
     let stderr = String::from_utf8_lossy(&done.stderr);
     // Either the first interrupt ended it (130), or a later one killed it.
-    let ended = done.status.code() == Some(130) || done.status.signal() == Some(libc::SIGINT);
+    let ended = done.status.code() == Some(130)
+        || done.status.signal() == Some(nix::sys::signal::SIGINT as i32);
     assert!(ended, "{:?}: {stderr}", done.status);
     assert!(!stderr.contains("bug"), "{stderr}");
     assert_eq!(
