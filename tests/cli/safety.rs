@@ -138,8 +138,8 @@ fn a_long_classic_dimension_name_dumps_as_the_reference_dumps_the_rest() {
         "{}",
         ours.stderr
     );
-    // The reference reads the name into a 257-byte buffer: its declaration line shows the
-    // first 256 bytes and then whatever followed in its memory. Ours shows the name.
+    // The reference reads the name into a 256-byte array: its declaration line shows the
+    // first 256 bytes, then the bytes of the field that follows it. Ours shows the name.
     let (their_lines, our_lines): (Vec<&str>, Vec<&str>) = (
         theirs.stdout.lines().collect(),
         ours.stdout.lines().collect(),
