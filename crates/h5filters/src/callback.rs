@@ -57,17 +57,18 @@ pub(crate) struct Output<B> {
 
 /// One call of the built-in filter `id` on the chunk `input`, or `None` when it fails
 /// (a corrupt chunk, a chunk that decodes beyond [`limit::callback_limit`], short
-/// memory).
+/// memory, an empty result, which HDF5 would take for a failure).
 pub(crate) fn run_filter<B: OutputBuffer>(
     id: u32,
     direction: Direction,
     params: &[u32],
     input: &[u8],
 ) -> Option<Output<B>> {
-    match direction {
+    let output = match direction {
         Direction::Decode => decode(id, input, limit::callback_limit()),
         Direction::Encode => encode(id, params, input),
-    }
+    };
+    output.filter(|o| o.len > 0)
 }
 
 /// Decodes a chunk to at most `limit` bytes; with a size in its header, straight into

@@ -188,7 +188,9 @@ pub fn encode_into(
 
 /// The size a chunk decodes to, when its own header says it (zstd frames with a content
 /// size, lz4 and blosc; not bzip2): then [`decode_into`] can write straight into a buffer
-/// of that size. Corrupt headers give `None`; decoding then reports the error.
+/// of that size. Corrupt headers give `None`; decoding then reports the error. The size
+/// comes from the file: compare it with the chunk size expected before allocating a
+/// buffer that large ([`decode`] does).
 pub fn decoded_size(id: u32, input: &[u8]) -> Option<usize> {
     match id {
         ZSTD => zstd::zstd_safe::get_frame_content_size(input)

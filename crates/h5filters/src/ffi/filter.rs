@@ -135,18 +135,25 @@ unsafe fn run(id: u32, arguments: Arguments) -> Option<usize> {
     } else {
         Direction::Encode
     };
-    let output: Output<Hdf5Buffer> = callback::run_filter(id, direction, params, input)?;
-    let (out, size) = output.buffer.into_raw();
+    let Output { buffer, len } = callback::run_filter::<Hdf5Buffer>(id, direction, params, input)?;
+    let (out, size) = buffer.into_raw();
+    if len == 0 || len > size {
+        // SAFETY: `out` is the block of `size` bytes from HDF5's allocator just taken
+        // from its owner, freed once, here.
+        unsafe { H5free_memory(out) };
+        return None;
+    }
     // SAFETY: `input` is no longer used; `data` came from HDF5's allocator and this call
     // owns it (the contract), so it is freed once, by that allocator; `buf` and
     // `buf_size` are non-null, aligned and writable (checked above; the contract); HDF5
-    // takes ownership of `out`, a block of `size` bytes from its allocator.
+    // takes ownership of `out`, a block of `size` bytes from its allocator whose first
+    // `len` (checked above: between 1 and `size`) are the result.
     unsafe {
         H5free_memory(data);
         buf.write(out);
         buf_size.write(size);
     }
-    Some(output.len)
+    Some(len)
 }
 
 #[cfg(test)]

@@ -34,7 +34,7 @@ pub(super) extern "C" fn blosc_set_local(dcpl: hid_t, type_id: hid_t, _space: hi
 fn set_local(dcpl: hid_t, type_id: hid_t) -> Option<herr_t> {
     let (flags, given) = filter_params(dcpl)?;
     let dims = chunk_dims(dcpl)?;
-    let size = type_size(type_id).filter(|s| *s > 0)?;
+    let size = type_size(type_id)?;
     let params = crate::blosc::set_local_params(&given, size, base_size(type_id, size), &dims);
     Some(modify_filter(dcpl, flags, &params))
 }
