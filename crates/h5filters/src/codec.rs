@@ -63,8 +63,10 @@ pub enum DecodeError {
 }
 
 /// All the bytes of `reader`, when there are at most `max_output`: reading stops at
-/// `max_output + 1` bytes, so a decompression bomb costs no more than the limit in memory
-/// and time. `expected` is a capacity to reserve at first (clamped to the limit).
+/// `max_output + 1` bytes, so a decompression bomb costs memory and time in proportion
+/// to the limit (the buffer grows by doubling: at most about twice the limit), not to
+/// what it would decode to. `expected` is a capacity to reserve at first (clamped to the
+/// limit).
 pub fn read_bounded(
     reader: impl Read,
     max_output: usize,
