@@ -373,3 +373,31 @@ fn an_nczarr_attribute_name_of_70000_bytes_is_an_error_not_a_crash() {
     assert_clean_failure(&dumped, "NC_MAX_NAME exceeded");
     assert!(dumped.stderr.contains("(70000 bytes)"), "{}", dumped.stderr);
 }
+
+#[test]
+fn a_bzip2_chunk_that_decodes_far_beyond_its_chunk_size_is_refused() {
+    let Some(python) = h5py() else {
+        return;
+    };
+    let dir = scratch();
+    let file = dir.path().join("bomb.nc");
+    // A variable of 4 KiB chunks, one of which is 200 MiB of zeros compressed with bzip2
+    // (a few hundred bytes): before, ncdump decoded all of it.
+    let program = format!(
+        "import bz2, h5py, hdf5plugin, numpy as np\n\
+         with h5py.File({file:?}, 'w') as f:\n    \
+         d = f.create_dataset('v', shape=(2048,), chunks=(1024,), dtype='i4', **hdf5plugin.BZip2())\n    \
+         d[1024:] = np.arange(1024, dtype='i4')\n    \
+         d.id.write_direct_chunk((0,), bz2.compress(bytes(200 << 20)))\n"
+    );
+    let made = run(Command::new(&python).args(["-c", &program]));
+    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    let dumped = Test::ours("ncdump").args(["-v", "v"]).arg(&file).run();
+    assert_clean_failure(&dumped, "probably corrupt");
+    let copied = Test::ours("nccopy")
+        .arg(&file)
+        .arg(dir.path().join("copy.nc"))
+        .run();
+    assert_clean_failure(&copied, "bomb.nc");
+    assert_eq!(listing(dir.path()), ["bomb.nc"]);
+}

@@ -269,6 +269,36 @@ unsafe fn decode_atomic(t: AtomicType, mem: *const u8, n: usize) -> Values {
     unsafe { by_atomic_type!(t, read_unaligned_vec(mem, n)) }
 }
 
+/// The size of one chunk of `varid` before filtering, when it is chunked: what a chunk of it
+/// may decode to (`elem` bytes per element as stored; 16 for strings and vlens, whose
+/// chunks hold heap references).
+fn chunk_bytes(lib: &Lib, grp: Grp<'_>, varid: c_int, elem: usize) -> Option<usize> {
+    let (layout, chunks) = super::inquire::var_chunking(lib, grp, varid, &String::new).ok()?;
+    if layout != 0 {
+        return None;
+    }
+    chunks
+        .iter()
+        .try_fold(elem.max(1), |n, c| n.checked_mul(*c))
+}
+
+/// Runs a libnetcdf transfer of `varid` with the built-in filters' decoded chunks bounded
+/// by the variable's chunk size, so that a small hostile chunk cannot decode to gigabytes.
+fn bounded<T>(lib: &Lib, grp: Grp<'_>, varid: c_int, elem: usize, call: impl FnOnce() -> T) -> T {
+    match chunk_bytes(lib, grp, varid, elem) {
+        Some(bytes) => h5filters::with_decoded_chunk_limit(bytes, call),
+        None => call(),
+    }
+}
+
+/// The size of one stored element of `type_ref` for [`bounded`].
+fn stored_size(type_ref: TypeRef, memory_size: usize) -> usize {
+    match type_ref {
+        TypeRef::Atomic(AtomicType::String) | TypeRef::User(_) => memory_size.max(16),
+        TypeRef::Atomic(a) => a.size(),
+    }
+}
+
 /// The number of values of a hyperslab, checked against the variable's rank.
 fn slab_values(
     rank: usize,
@@ -343,20 +373,26 @@ impl TypeTable<'_> {
             ));
         }
         let n = slab_values(rank, start, count, context)?;
+        let elem = stored_size(expected, self.size(expected).unwrap_or(0));
         self.read(
             lib,
             grp,
             expected,
             n,
-            // SAFETY: start and count have one entry per dimension of the variable (checked
-            // above); the buffer has room for n values of its type.
-            |buf| unsafe { nc_get_vara(grp.id(), varid, start.as_ptr(), count.as_ptr(), buf) },
+            |buf| {
+                bounded(lib, grp, varid, elem, || {
+                    // SAFETY: start and count have one entry per dimension of the variable
+                    // (checked above); the buffer has room for n values of its type.
+                    unsafe { nc_get_vara(grp.id(), varid, start.as_ptr(), count.as_ptr(), buf) }
+                })
+            },
             context,
         )
     }
 }
 
-/// Checks a raw transfer: an atomic type of fixed size, the rank, and the bytes it needs.
+/// Checks a raw transfer: an atomic type of fixed size, the rank, and the bytes it needs;
+/// returns them and the size of one value.
 fn raw_slab_bytes(
     lib: &Lib,
     grp: Grp<'_>,
@@ -364,7 +400,7 @@ fn raw_slab_bytes(
     start: &[usize],
     count: &[usize],
     context: &dyn Fn() -> String,
-) -> Result<usize, NcError> {
+) -> Result<(usize, usize), NcError> {
     let (rank, xtype) = var_rank_and_type(lib, grp, varid, context)?;
     let size = match AtomicType::from_nc_type(xtype) {
         Some(t) if t != AtomicType::String => t.size(),
@@ -377,7 +413,8 @@ fn raw_slab_bytes(
         }
     };
     let n = slab_values(rank, start, count, context)?;
-    n.checked_mul(size).ok_or_else(|| overflow(context))
+    let bytes = n.checked_mul(size).ok_or_else(|| overflow(context))?;
+    Ok((bytes, size))
 }
 
 /// Reads a hyperslab of an atomic, fixed-size variable as raw bytes into `buf`.
@@ -390,12 +427,14 @@ pub(crate) fn get_vara_raw(
     buf: &mut RawBuffer,
     context: &dyn Fn() -> String,
 ) -> Result<(), NcError> {
-    let bytes = raw_slab_bytes(lib, grp, varid, start, count, context)?;
+    let (bytes, size) = raw_slab_bytes(lib, grp, varid, start, count, context)?;
     buf.resize(bytes);
     let ptr = buf.as_mut_ptr();
-    // SAFETY: start/count have one entry per dimension and the buffer holds exactly the
-    // bytes of count's product of values of the variable's type (both checked above).
-    let status = unsafe { nc_get_vara(grp.id(), varid, start.as_ptr(), count.as_ptr(), ptr) };
+    let status = bounded(lib, grp, varid, size, || {
+        // SAFETY: start/count have one entry per dimension and the buffer holds exactly the
+        // bytes of count's product of values of the variable's type (both checked above).
+        unsafe { nc_get_vara(grp.id(), varid, start.as_ptr(), count.as_ptr(), ptr) }
+    });
     check(status, context)
 }
 
@@ -409,7 +448,7 @@ pub(crate) fn put_vara_raw(
     buf: &RawBuffer,
     context: &dyn Fn() -> String,
 ) -> Result<(), NcError> {
-    let bytes = raw_slab_bytes(lib, grp, varid, start, count, context)?;
+    let (bytes, size) = raw_slab_bytes(lib, grp, varid, start, count, context)?;
     if buf.len() < bytes {
         return Err(NcError {
             code: -40,
@@ -418,9 +457,12 @@ pub(crate) fn put_vara_raw(
         });
     }
     let ptr = buf.as_ptr();
-    // SAFETY: start/count have one entry per dimension and the buffer holds at least the
-    // bytes of count's product of values of the variable's type (checked above).
-    let status = unsafe { nc_put_vara(grp.id(), varid, start.as_ptr(), count.as_ptr(), ptr) };
+    // Writing part of a chunk makes HDF5 decode the chunk first.
+    let status = bounded(lib, grp, varid, size, || {
+        // SAFETY: start/count have one entry per dimension and the buffer holds at least the
+        // bytes of count's product of values of the variable's type (checked above).
+        unsafe { nc_put_vara(grp.id(), varid, start.as_ptr(), count.as_ptr(), ptr) }
+    });
     check(status, context)
 }
 
@@ -437,7 +479,7 @@ pub(crate) fn put_vara(
     size: usize,
     context: &dyn Fn() -> String,
 ) -> Result<(), NcError> {
-    let (rank, _) = var_rank_and_type(lib, grp, varid, context)?;
+    let (rank, xtype) = var_rank_and_type(lib, grp, varid, context)?;
     let n = slab_values(rank, start, count, context)?;
     let needed = n.checked_mul(size).ok_or_else(|| overflow(context))?;
     if encoded.len() != needed {
@@ -450,18 +492,21 @@ pub(crate) fn put_vara(
             context: context(),
         });
     }
-    // SAFETY: start/count have one entry per dimension and the buffer holds exactly n
-    // values of the variable's type in its memory layout (checked above); the pointers
-    // inside it point to memory `encoded` owns.
-    let status = unsafe {
-        nc_put_vara(
-            grp.id(),
-            varid,
-            start.as_ptr(),
-            count.as_ptr(),
-            encoded.as_ptr(),
-        )
-    };
+    let elem = stored_size(type_ref_of(xtype), size);
+    let status = bounded(lib, grp, varid, elem, || {
+        // SAFETY: start/count have one entry per dimension and the buffer holds exactly n
+        // values of the variable's type in its memory layout (checked above); the pointers
+        // inside it point to memory `encoded` owns.
+        unsafe {
+            nc_put_vara(
+                grp.id(),
+                varid,
+                start.as_ptr(),
+                count.as_ptr(),
+                encoded.as_ptr(),
+            )
+        }
+    });
     check(status, context)
 }
 
