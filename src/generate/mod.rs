@@ -73,6 +73,9 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
         Some(Format::Netcdf4) | None => Dialect::Enhanced,
     };
     let header = source.parse_header(dialect).map_err(Failure::runtime)?;
+    for warning in &header.warnings {
+        eprintln!("ncgen: warning: {warning}");
+    }
     let mut dataset = header.dataset;
     let outcome = specials::apply_specials(&mut dataset).map_err(|e| Failure::runtime(e.into()))?;
     for warning in &outcome.warnings {

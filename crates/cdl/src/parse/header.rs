@@ -25,12 +25,15 @@ pub(crate) enum Section {
     Variables,
 }
 
-/// Parser state: the lexer, one token of lookahead, the dataset so far, data entries.
+/// Parser state: the lexer, one token of lookahead, the dataset so far, data entries,
+/// warnings.
 pub(crate) struct Parser<R> {
     pub(crate) lex: Lexer<R>,
     peeked: Option<Token>,
     pub(crate) scope: Scope,
     pub(crate) data: Vec<DataEntry>,
+    /// Warnings, in source order (`file:line:col: message`).
+    pub(crate) warnings: Vec<String>,
 }
 
 impl<R: BufRead> Parser<R> {
@@ -41,6 +44,7 @@ impl<R: BufRead> Parser<R> {
             peeked: None,
             scope: Scope::new(),
             data: Vec::new(),
+            warnings: Vec::new(),
         }
     }
 

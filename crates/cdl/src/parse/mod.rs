@@ -14,6 +14,7 @@ mod constant;
 mod convert;
 mod data;
 mod error;
+mod fields;
 mod header;
 mod input;
 mod lexer;
@@ -30,6 +31,9 @@ pub use constant::{Constant, DataToken};
 pub use convert::{convert_constants, infer_type, push_constant, ConvertError};
 pub use data::DataReader;
 pub use error::{Diagnostic, ErrorKind, ParseError, Position};
+pub use fields::{
+    enum_value, fit_field, is_char_constant, missing_fields, padding, FieldError, Padding,
+};
 pub use lexer::Dialect;
 
 /// The result of [`parse_header`]: the schema, the dataset name and the data entries.
@@ -41,6 +45,9 @@ pub struct CdlHeader {
     pub name: String,
     /// Every `name = values ;` entry of every `data:` section, in source order.
     pub data: Vec<DataEntry>,
+    /// Warnings about attribute values the parser dropped as the reference ncgen does
+    /// (`file:line:col: message`), in source order.
+    pub warnings: Vec<String>,
 }
 
 /// Where the values of one data entry are in the source.
@@ -75,6 +82,7 @@ pub fn parse_header_as<R: BufRead>(
     parser.lex.dialect = dialect;
     let name = parser.file()?;
     let data = std::mem::take(&mut parser.data);
+    let warnings = std::mem::take(&mut parser.warnings);
     let (root, types) = parser.scope.finish();
     Ok(CdlHeader {
         dataset: Dataset {
@@ -86,5 +94,6 @@ pub fn parse_header_as<R: BufRead>(
         },
         name,
         data,
+        warnings,
     })
 }
