@@ -15,6 +15,7 @@ use super::error::{ErrorKind, ParseError, Position};
 use super::fields::{enum_value, fit_field, is_char_constant, missing_fields};
 use super::header::Parser;
 use super::lexer::Token;
+use super::site::{owner_path, AttributeSite};
 
 /// A parsed value list: constants and brace-enclosed sublists.
 #[derive(Debug, Clone)]
@@ -40,9 +41,21 @@ impl<R: BufRead> Parser<R> {
         &mut self,
         var: Option<String>,
         ty: Option<TypeRef>,
-        _start: &Token,
+        start: &Token,
     ) -> Result<(), ParseError> {
         let (name, name_tok) = self.name("an attribute name after `:`")?;
+        if name.starts_with('_') {
+            // Noted while its line is still buffered, for errors found after parsing.
+            let len = if start.pos.line == name_tok.pos.line {
+                (name_tok.pos.col + name_tok.len as u32).saturating_sub(start.pos.col)
+            } else {
+                name_tok.len as u32
+            };
+            let mut at = ParseError::new(ErrorKind::BadValue, start.pos, "").with_len(len as usize);
+            self.lex.input.decorate(&mut at, start.pos);
+            let owner = owner_path(&self.scope.path(), var.as_deref());
+            self.sites.push(AttributeSite::new(owner, name.clone(), at));
+        }
         self.expect(b'=', "after the attribute name")?;
         let items = self.value_list()?;
         let var_type = var

@@ -20,6 +20,7 @@ mod input;
 mod lexer;
 mod number;
 mod scope;
+mod site;
 mod skip;
 mod types_section;
 
@@ -35,6 +36,7 @@ pub use fields::{
     enum_value, fit_field, is_char_constant, missing_fields, padding, FieldError, Padding,
 };
 pub use lexer::Dialect;
+pub use site::{find_site, AttributeSite};
 
 /// The result of [`parse_header`]: the schema, the dataset name and the data entries.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,6 +50,8 @@ pub struct CdlHeader {
     /// Warnings about attribute values the parser dropped as the reference ncgen does
     /// (`file:line:col: message`), in source order.
     pub warnings: Vec<String>,
+    /// Where each attribute whose name starts with `_` is, in source order.
+    pub sites: Vec<AttributeSite>,
 }
 
 /// Where the values of one data entry are in the source.
@@ -83,6 +87,7 @@ pub fn parse_header_as<R: BufRead>(
     let name = parser.file()?;
     let data = std::mem::take(&mut parser.data);
     let warnings = std::mem::take(&mut parser.warnings);
+    let sites = std::mem::take(&mut parser.sites);
     let (root, types) = parser.scope.finish();
     Ok(CdlHeader {
         dataset: Dataset {
@@ -95,5 +100,6 @@ pub fn parse_header_as<R: BufRead>(
         name,
         data,
         warnings,
+        sites,
     })
 }
