@@ -285,9 +285,16 @@ fn read_special(
                 Some("chunked") => Layout::Chunked(Vec::new()),
                 _ => return Err(error("must be \"contiguous\", \"chunked\" or \"compact\"")),
             };
+            // As in the reference, the last of _Storage and _ChunkSizes decides.
+            if !matches!(layout, Layout::Chunked(_)) {
+                specials.chunks = None;
+            }
             specials.storage = Some(layout);
         }
-        "_ChunkSizes" => specials.chunks = Some(att.values.clone()),
+        "_ChunkSizes" => {
+            specials.chunks = Some(att.values.clone());
+            specials.storage = Some(Layout::Chunked(Vec::new()));
+        }
         "_Fletcher32" => {
             specials.fletcher32 =
                 boolean(att).ok_or_else(|| error("must be \"true\" or \"false\""))?;

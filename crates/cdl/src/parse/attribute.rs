@@ -299,6 +299,13 @@ impl Converter<'_> {
                 *p,
                 format!("a value of compound `{}` goes in braces", ut.name),
             )),
+            (UserTypeKind::Vlen { .. }, Item::Const(_, p)) => Err((
+                *p,
+                format!(
+                    "a value of vlen `{}` goes in braces, like {{1, 2}}",
+                    ut.name
+                ),
+            )),
             (_, item) => Err((
                 item.pos(),
                 format!("this value does not fit type `{}`", ut.name),

@@ -20,7 +20,7 @@ use super::constant::Constant;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FieldError {
     /// A string longer than a `char` array field (the reference crashes on it).
-    #[error("field `{field}` of `{compound}` holds {len} characters; {given} were given")]
+    #[error("field `{field}` of `{compound}` holds {len} characters, {given} given")]
     TooManyChars {
         /// The compound type's name.
         compound: String,
@@ -34,9 +34,8 @@ pub enum FieldError {
     /// A field given fewer values than it holds, whose type (an enum, or holding one)
     /// has no fill value among its constants to pad it with.
     #[error(
-        "field `{field}` of `{compound}` holds {len} value(s) but {given} were given, and \
-         the rest cannot be filled: enum `{enum_name}` has no constant for its default \
-         fill {fill}"
+        "field `{field}` of `{compound}` holds {len} value(s), {given} given, and enum \
+         `{enum_name}` has no member for its default fill {fill} to fill the rest"
     )]
     NoEnumFill {
         /// The compound type's name.
