@@ -144,8 +144,17 @@ impl<'a> UserValueReader<'a> {
                 }
                 Ok(Value::Vlen(elements.into_values()))
             }
-            (UserTypeKind::Opaque, DataToken::Constant(Constant::Opaque(bytes), _)) => {
+            (UserTypeKind::Opaque, DataToken::Constant(Constant::Opaque(bytes), at)) => {
                 let mut bytes = bytes;
+                if bytes.len() > user.size {
+                    self.dropped.push(format!(
+                        "{}: opaque constant of {} bytes cut to the {} of {}",
+                        place(&at),
+                        bytes.len(),
+                        user.size,
+                        user.name
+                    ));
+                }
                 bytes.resize(user.size, 0);
                 Ok(Value::Opaque(bytes))
             }

@@ -367,3 +367,8 @@ same_as_reference!(
     chunk_sizes_after_contiguous_storage_make_it_chunked,
     "netcdf case {\ndimensions:\n  a = 2 ; b = 3 ;\nvariables:\n  float v(a, b) ;\n    v:_Storage = \"contiguous\" ;\n    v:_ChunkSizes = 2, 3 ;\n}\n"
 );
+// An opaque constant longer than its type is cut, as in the reference, with a warning.
+same_as_reference!(
+    opaque_constant_longer_than_its_type_is_cut,
+    "netcdf case {\ntypes:\n  opaque(2) op_t ;\n  compound c_t { op_t o ; } ;\nvariables:\n  op_t v ;\n    op_t v:a = 0x010203 ;\n    c_t v:c = {0x0a0b0c0d} ;\ndata:\n  v = 0x0a0b0c ;\n}\n"
+);
