@@ -4,6 +4,7 @@
 mod completions;
 mod filters_inspect;
 mod filters_interop;
+mod harness_selftest;
 mod nccopy;
 mod nccopy_errors;
 mod nccopy_filters;

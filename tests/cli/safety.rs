@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{reference, run, scratch, Run, Test};
+use crate::nccopy::big_classic;
+use crate::support::{interrupt, reference, run, scratch, Run, Test};
 
 /// A name of 300 bytes: longer than `NC_MAX_NAME` (256).
 fn long_name() -> String {
@@ -265,32 +266,6 @@ fn a_string_attribute_with_a_nul_is_cut_there_as_by_the_reference() {
     let (a, b) = (dump(&theirs), dump(&ours));
     assert!(a.contains("string v:s = \"ab\", \"\" ;"), "{a}");
     assert_eq!(a.replace("theirs", "X"), b.replace("ours", "X"));
-}
-
-/// Writes a classic file of one variable of `n` floats with our ncgen.
-fn big_classic(dir: &Path, n: usize) -> PathBuf {
-    let mut cdl = format!(
-        "netcdf big {{\ndimensions:\n\tx = {n} ;\nvariables:\n\tfloat v(x) ;\ndata:\n v = "
-    );
-    cdl.push_str(&vec!["1.5"; n].join(", "));
-    cdl.push_str(" ;\n}\n");
-    let source = dir.join("big.cdl");
-    let file = dir.join("big.nc");
-    std::fs::write(&source, cdl).unwrap_or_else(|e| panic!("{e}"));
-    let made = Test::ours("ncgen")
-        .args(["-k", "classic", "-o"])
-        .arg(&file)
-        .arg(&source)
-        .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
-    file
-}
-
-/// Sends SIGINT to the process `pid` through the libc (no `kill` program needed); false
-/// once the process is gone.
-fn interrupt(pid: u32) -> bool {
-    let pid = i32::try_from(pid).unwrap_or_else(|e| panic!("{e}"));
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGINT).is_ok()
 }
 
 #[test]
