@@ -884,16 +884,27 @@ pub fn big_classic(dir: &Path, n: usize) -> PathBuf {
     file
 }
 
-#[test]
-fn ctrl_c_stops_the_copy_and_leaves_no_file() {
-    let dir = scratch();
-    let file = big_classic(dir.path(), 2_000_000);
-    let out_dir = dir.path().join("out");
+/// A slow copy under way: nccopy copying a big classic file one value per slab onto
+/// `out`, which held "precious", in its own directory `out_dir`.
+pub struct SlowCopy {
+    /// The running nccopy.
+    pub child: std::process::Child,
+    /// The directory of the target.
+    pub out_dir: PathBuf,
+    /// The target.
+    pub out: PathBuf,
+}
+
+/// Starts a copy of several seconds (under a second in a release build) and returns once
+/// it is under way: when its temporary file (beside the target,
+/// `.out.nc.nctools-PID.tmp`) appears. The Ctrl-C handler is installed before that.
+pub fn slow_copy_under_way(dir: &Path) -> SlowCopy {
+    let file = big_classic(dir, 2_000_000);
+    let out_dir = dir.join("out");
     fs::create_dir_all(&out_dir).unwrap_or_else(|e| panic!("{e}"));
     let out = out_dir.join("out.nc");
     fs::write(&out, "precious").unwrap_or_else(|e| panic!("{e}"));
-    // A 4-byte copy buffer: one value per slab, a copy of several seconds (under a second
-    // in a release build).
+    // A 4-byte copy buffer: one value per slab.
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nccopy"))
         .args(["-m", "4"])
         .arg(&file)
@@ -901,8 +912,6 @@ fn ctrl_c_stops_the_copy_and_leaves_no_file() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start nccopy: {e}"));
-    // The signal goes once the copy is under way: when its temporary file (beside the
-    // target, `.out.nc.nctools-PID.tmp`) appears. The Ctrl-C handler is installed before.
     let temporary = out_dir.join(format!(".out.nc.nctools-{}.tmp", child.id()));
     let start = std::time::Instant::now();
     while !temporary.exists() {
@@ -915,6 +924,21 @@ fn ctrl_c_stops_the_copy_and_leaves_no_file() {
         );
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
+    SlowCopy {
+        child,
+        out_dir,
+        out,
+    }
+}
+
+#[test]
+fn ctrl_c_stops_the_copy_and_leaves_no_file() {
+    let dir = scratch();
+    let SlowCopy {
+        child,
+        out_dir,
+        out,
+    } = slow_copy_under_way(dir.path());
     assert!(interrupt(child.id()), "nccopy ended before Ctrl-C");
     let done = child
         .wait_with_output()

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::nccopy::big_classic;
+use crate::nccopy::{slow_copy_under_way, SlowCopy};
 use crate::support::{interrupt, reference, run, scratch, skip, Run, Test};
 
 /// A name of 300 bytes: longer than `NC_MAX_NAME` (256).
@@ -267,28 +267,11 @@ fn a_string_attribute_with_a_nul_is_cut_there_as_by_the_reference() {
 fn a_second_ctrl_c_ends_the_copy_at_once_and_leaves_no_file() {
     use std::os::unix::process::ExitStatusExt;
     let dir = scratch();
-    let file = big_classic(dir.path(), 2_000_000);
-    let out_dir = dir.path().join("out");
-    std::fs::create_dir_all(&out_dir).unwrap_or_else(|e| panic!("{e}"));
-    let out = out_dir.join("out.nc");
-    std::fs::write(&out, "precious").unwrap_or_else(|e| panic!("{e}"));
-    // A 4-byte copy buffer: one value per slab, a copy of several seconds.
-    let child = Command::new(env!("CARGO_BIN_EXE_nccopy"))
-        .args(["-m", "4"])
-        .arg(&file)
-        .arg(&out)
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start nccopy: {e}"));
-    let temporary = out_dir.join(format!(".out.nc.nctools-{}.tmp", child.id()));
-    let started = std::time::Instant::now();
-    while !temporary.exists() {
-        assert!(
-            started.elapsed().as_secs() < 60,
-            "no temporary file appeared"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(5));
-    }
+    let SlowCopy {
+        child,
+        out_dir,
+        out,
+    } = slow_copy_under_way(dir.path());
     // Ctrl-C pressed again and again until nccopy is gone: whichever press ends it, the
     // first (a clean stop) or a later one (at once), nothing may be left behind.
     let mut child = child;
