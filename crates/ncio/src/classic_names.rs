@@ -6,7 +6,7 @@
 //! that does not add up is reported with the byte offset where it stops making sense.
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom};
+use std::io::{BufReader, Read};
 use std::path::Path;
 
 const NC_DIMENSION: u32 = 0x0A;
@@ -31,15 +31,15 @@ enum Version {
     Cdf5,
 }
 
-struct HeaderWalk<R> {
-    input: R,
+struct HeaderWalk {
+    input: BufReader<File>,
     offset: u64,
     file_len: u64,
     version: Version,
     longest: usize,
 }
 
-impl<R: Read + Seek> HeaderWalk<R> {
+impl HeaderWalk {
     fn fail(&self, what: impl Into<String>) -> MalformedHeader {
         MalformedHeader {
             offset: self.offset,
@@ -77,8 +77,10 @@ impl<R: Read + Seek> HeaderWalk<R> {
             .ok_or_else(|| {
                 self.fail(format!("{what} of {n} bytes runs past the end of the file"))
             })?;
+        // Relative, so that a skip inside the read buffer costs no system call.
+        let step = i64::try_from(n).map_err(|_| self.fail(format!("{what} is too large")))?;
         self.input
-            .seek(SeekFrom::Start(end))
+            .seek_relative(step)
             .map_err(|e| self.fail(e.to_string()))?;
         self.offset = end;
         Ok(())
