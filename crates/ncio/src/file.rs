@@ -116,10 +116,24 @@ impl NcFile {
         Ok(self.types.get_or_init(|| types))
     }
 
-    /// Reads the whole schema: groups, dimensions, types, variables, attributes, storage.
+    /// Reads the whole schema: groups, dimensions, types, variables, attributes, storage,
+    /// and the virtual global attributes but `_IsNetcdf4` (see
+    /// [`NcFile::is_netcdf4_attribute`]).
     pub fn schema(&self) -> Result<Dataset, NcError> {
         let types = self.user_types()?.to_vec();
         with_lib(|lib| crate::schema::read_dataset(lib, &self.file, types, &self.path))
+    }
+
+    /// The virtual global attribute `_IsNetcdf4` of a netCDF-4 file (what `ncdump -s`
+    /// prints), which [`NcFile::schema`] leaves out: libnetcdf reads every attribute of the
+    /// file to answer it.
+    pub fn is_netcdf4_attribute(&self) -> Option<i32> {
+        let types = self.user_types().ok()?;
+        let context = || self.path.clone();
+        with_lib(|lib| {
+            let table = TypeTable::new(types, &context).ok()?;
+            crate::schema::read_global_int(lib, table, self.file.root(), "_IsNetcdf4", &self.path)
+        })
     }
 
     /// Reads the hyperslab `start`/`count` of `var` (in group `group_ncid`) in row-major

@@ -241,24 +241,44 @@ fn read_var(
 }
 
 fn read_specials(lib: &Lib, table: TypeTable<'_>, root: Grp<'_>, path: &str) -> GlobalSpecials {
-    let owner = || path.to_string();
-    let get = |name: &str| {
-        has_attribute(lib, root, NC_GLOBAL, name)
-            .then(|| read_attribute(lib, table, root, NC_GLOBAL, name, &owner).ok())
-            .flatten()
-    };
-    let text = |name: &str| match get(name).map(|a| a.values) {
+    let text = |name: &str| match read_global(lib, table, root, name, path) {
         Some(Values::Char(bytes)) => Some(String::from_utf8_lossy(&bytes).into_owned()),
         _ => None,
     };
-    let int = |name: &str| {
-        get(name)
-            .and_then(|a| a.values.integer_at(0))
-            .map(|v| v as i32)
-    };
     GlobalSpecials {
         nc_properties: text("_NCProperties"),
-        superblock_version: int("_SuperblockVersion"),
-        is_netcdf4: int("_IsNetcdf4"),
+        superblock_version: read_global_int(lib, table, root, "_SuperblockVersion", path),
+        // Costly: libnetcdf scans every attribute of the file to answer it. Read on demand
+        // (NcFile::is_netcdf4_attribute).
+        is_netcdf4: None,
     }
+}
+
+/// The values of the global attribute `name`, if it exists.
+fn read_global(
+    lib: &Lib,
+    table: TypeTable<'_>,
+    root: Grp<'_>,
+    name: &str,
+    path: &str,
+) -> Option<Values> {
+    let owner = || path.to_string();
+    has_attribute(lib, root, NC_GLOBAL, name)
+        .then(|| read_attribute(lib, table, root, NC_GLOBAL, name, &owner).ok())
+        .flatten()
+        .map(|a| a.values)
+}
+
+/// The first value of the integer global attribute `name`, if it exists.
+pub(crate) fn read_global_int(
+    lib: &Lib,
+    table: TypeTable<'_>,
+    root: Grp<'_>,
+    name: &str,
+    path: &str,
+) -> Option<i32> {
+    let owner = || path.to_string();
+    // No existence check first: for the virtual attributes each query costs a scan.
+    let att = read_attribute(lib, table, root, NC_GLOBAL, name, &owner).ok()?;
+    att.values.integer_at(0).and_then(|v| i32::try_from(v).ok())
 }
