@@ -1,11 +1,17 @@
 //! Ctrl-C (DECISIONS D7): the first interrupt sets a flag that long copies check between
-//! slabs, so that they stop, remove their temporary output and exit; a second one exits
-//! at once (the temporary file may then be left behind, under its `.nctools-PID.tmp`
-//! name, never under the target's name).
+//! slabs, so that they stop, remove their temporary output and exit 130. A second one
+//! removes the temporary output at once and ends the process by the signal itself: the
+//! process dies as if it had no handler, so neither Rust's `exit` nor the C libraries'
+//! exit handlers run while the main thread may be inside HDF5.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Temporary outputs to remove on a second interrupt.
+static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
 pub const EXIT_INTERRUPTED: i32 = 130;
@@ -14,7 +20,9 @@ pub const EXIT_INTERRUPTED: i32 = 130;
 pub fn install() {
     let _ = ctrlc::set_handler(|| {
         if INTERRUPTED.swap(true, Ordering::SeqCst) {
-            std::process::exit(EXIT_INTERRUPTED);
+            remove_temporaries();
+            // Dies of SIGINT with its default action: no exit handlers run.
+            let _ = signal_hook::low_level::emulate_default_handler(signal_hook::consts::SIGINT);
         }
     });
 }
@@ -22,6 +30,23 @@ pub fn install() {
 /// Whether Ctrl-C was pressed.
 pub fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// Registers a temporary output that a second Ctrl-C removes before the process dies.
+pub fn remove_on_second_interrupt(path: PathBuf) {
+    if let Ok(mut list) = TEMPORARIES.lock() {
+        list.push(path);
+    }
+}
+
+fn remove_temporaries() {
+    // A poisoned lock still holds the list.
+    let list = TEMPORARIES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for path in list.iter() {
+        let _ = std::fs::remove_file(path);
+    }
 }
 
 /// The error of an interrupted run.

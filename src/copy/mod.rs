@@ -246,6 +246,9 @@ impl Copy<'_> {
         let explain = |e| crate::plugins::explain_write_error(e, "drop the filter from -F");
         let mut writer = ncio::NcWriter::create_with(target, format, in_memory)
             .map_err(|e| anyhow!("{target}: {}", e.message))?;
+        if let Some(temporary) = writer.temporary_path() {
+            crate::interrupt::remove_on_second_interrupt(temporary.to_path_buf());
+        }
         if format.is_classic_family() && self.plan.vars.iter().all(|v| v.copy_data) {
             writer.set_no_fill().map_err(|e| anyhow!(e))?;
         }

@@ -173,7 +173,10 @@ fn run(args: &DumpArgs, times: TimeStrings) -> Result<(), Failure> {
     };
     let options = options(args, path, times)?;
     let file = crate::input::open(path).map_err(Failure::runtime)?;
-    let dataset = file.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
+    let mut dataset = file.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
+    if args.special && !dataset.format.is_classic_family() {
+        dataset.specials.is_netcdf4 = file.is_netcdf4_attribute();
+    }
     if args.kind {
         let mut out = io::stdout().lock();
         writeln!(out, "{}", dataset.format.name()).map_err(|e| Failure::runtime(e.into()))?;

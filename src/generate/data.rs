@@ -117,7 +117,13 @@ impl<'a> DataLoader<'a> {
                         _ => None,
                     });
                 let mut values = UserValueReader::new(self.dataset, var.type_ref, var_fill);
-                load_user(&mut reader, &mut target, &mut values)
+                let loaded = load_user(&mut reader, &mut target, &mut values);
+                for note in values.take_dropped() {
+                    eprintln!(
+                        "ncgen: warning: variable {path}: {note}, as the reference ncgen does"
+                    );
+                }
+                loaded
             }
         };
         result.with_context(|| format!("variable {path}"))?;

@@ -8,6 +8,7 @@
 
 mod args;
 mod chars;
+mod chunk_sizes;
 mod data;
 mod input;
 mod linear;
@@ -17,7 +18,7 @@ mod specials;
 mod user_values;
 
 use anyhow::anyhow;
-use cdl::parse::Dialect;
+use cdl::parse::{find_site, AttributeSite, CdlHeader, Dialect};
 use clap::Parser;
 use ncmodel::Format;
 
@@ -72,9 +73,18 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
         Some(Format::Cdf5) => Dialect::Cdf5,
         Some(Format::Netcdf4) | None => Dialect::Enhanced,
     };
-    let header = source.parse_header(dialect).map_err(Failure::runtime)?;
-    let mut dataset = header.dataset;
-    let outcome = specials::apply_specials(&mut dataset).map_err(|e| Failure::runtime(e.into()))?;
+    let CdlHeader {
+        mut dataset,
+        name,
+        data,
+        warnings,
+        sites,
+    } = source.parse_header(dialect).map_err(Failure::runtime)?;
+    for warning in &warnings {
+        eprintln!("ncgen: warning: {warning}");
+    }
+    let outcome = specials::apply_specials(&mut dataset)
+        .map_err(|e| Failure::runtime(special_error(&sites, e)))?;
     for warning in &outcome.warnings {
         eprintln!("ncgen: warning: {warning}");
     }
@@ -90,7 +100,7 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
             );
         }
     }
-    let name = args.dataset_name.clone().unwrap_or(header.name);
+    let name = args.dataset_name.clone().unwrap_or(name);
     let Some(target) = output::output_path(args, &name, requested.is_some()) else {
         // No output asked for: like the reference, only check the CDL.
         return Ok(());
@@ -107,7 +117,7 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
         .map_err(|e| Failure::runtime(output::explain_write_error(e)))?;
     if !args.header_only {
         let mut loader = data::DataLoader::new(&dataset, &writer);
-        for entry in &header.data {
+        for entry in &data {
             let reader = source.data_reader(entry).map_err(Failure::runtime)?;
             loader
                 .load(entry, reader)
@@ -117,6 +127,25 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     writer
         .finish()
         .map_err(|e| Failure::runtime(output::explain_write_error(e)))
+}
+
+/// A special attribute's error shown like a parse error, at the attribute in the CDL
+/// (one-line problems; a filter spec error has its own caret into the value).
+fn special_error(sites: &[AttributeSite], error: specials::SpecialError) -> anyhow::Error {
+    let site = find_site(sites, &error.var, &error.attribute);
+    match site {
+        Some(site) if !error.problem.contains('\n') => {
+            anyhow!(
+                "{}",
+                site.error(&error.to_string(), error.hint.as_deref())
+                    .render()
+            )
+        }
+        _ => match &error.hint {
+            Some(hint) => anyhow!("{error} ({hint})"),
+            None => error.into(),
+        },
+    }
 }
 
 /// Puts the user types in the order the reference ncgen defines them (their ids, and so

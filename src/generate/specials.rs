@@ -3,6 +3,7 @@
 //! `_Codecs` and quantize attributes of variables, and the global `_Format`, become
 //! storage properties and the output format; they are removed from the attributes.
 
+use super::chunk_sizes;
 use filterspec::{codecs_to_filters, known, parse_filter_attribute, FilterSpec, Pipeline};
 use ncmodel::{
     Attribute, Dataset, Endianness, Format, Group, Layout, Quantize, QuantizeMode, Storage, Values,
@@ -19,6 +20,8 @@ pub struct SpecialError {
     pub attribute: String,
     /// What is wrong and what to write instead.
     pub problem: String,
+    /// How to put it right, when the problem does not say.
+    pub hint: Option<String>,
 }
 
 /// How a message names the owner of an attribute: `variable /v:` or `global attribute `.
@@ -97,6 +100,7 @@ pub fn apply_specials(dataset: &mut Dataset) -> Result<SpecialsOutcome, SpecialE
                         "no such format: \"{name}\" (use classic, 64-bit offset, cdf5, netCDF-4 \
                  or netCDF-4 classic model)"
                     ),
+                    hint: None,
                 })?,
             );
     }
@@ -126,7 +130,9 @@ fn apply_in_group(
 #[derive(Default)]
 struct VarSpecials {
     storage: Option<Layout>,
-    chunks: Option<Vec<usize>>,
+    /// The `_ChunkSizes` values, checked once the layout is known (the reference ignores
+    /// them for contiguous and compact variables).
+    chunks: Option<Values>,
     fletcher32: bool,
     shuffle: bool,
     deflate: Option<u32>,
@@ -182,6 +188,7 @@ fn apply_to_var(
                 problem: "disagrees with _Filter: give one of them, or make them name the \
                           same filters"
                     .into(),
+                hint: None,
             })
         }
         _ => from_filter.into_iter().for_each(|f| pipeline.define(f)),
@@ -201,7 +208,11 @@ fn apply_to_var(
         ));
         filters.clear();
     }
-    let layout = match (specials.storage, specials.chunks) {
+    let chunks = match (&specials.storage, specials.chunks.take()) {
+        (Some(Layout::Contiguous | Layout::Compact), _) | (_, None) => None,
+        (_, Some(values)) => Some(checked_chunk_sizes(dataset, var, path, &values, outcome)?),
+    };
+    let layout = match (specials.storage, chunks) {
         (Some(Layout::Chunked(_)) | None, Some(chunks)) => Layout::Chunked(chunks),
         (Some(layout), _) => layout,
         (None, None) if !filters.is_empty() => Layout::Chunked(Vec::new()),
@@ -216,6 +227,33 @@ fn apply_to_var(
         codecs: None,
     });
     Ok(())
+}
+
+/// The sizes of `_ChunkSizes = values` on `var` (at `path`), checked against its
+/// dimensions; sizes beyond its rank are ignored with a warning, as the reference does.
+fn checked_chunk_sizes(
+    dataset: &Dataset,
+    var: &Var,
+    path: &str,
+    values: &Values,
+    outcome: &mut SpecialsOutcome,
+) -> Result<Vec<usize>, SpecialError> {
+    let dims = chunk_sizes::dim_shapes(dataset, var);
+    let sizes = chunk_sizes::chunk_sizes(values, &dims).map_err(|e| SpecialError {
+        var: path.into(),
+        attribute: "_ChunkSizes".into(),
+        problem: e.problem,
+        hint: e.hint,
+    })?;
+    if sizes.ignored > 0 {
+        outcome.warnings.push(format!(
+            "variable {path}: _ChunkSizes: {} size(s) beyond its {} dimension(s) ignored, as \
+             the reference ncgen does",
+            sizes.ignored,
+            dims.len()
+        ));
+    }
+    Ok(sizes.sizes)
 }
 
 fn same_filters(a: &[FilterSpec], b: &[FilterSpec]) -> bool {
@@ -237,6 +275,7 @@ fn read_special(
         var: path.into(),
         attribute: att.name.clone(),
         problem: problem.into(),
+        hint: None,
     };
     match att.name.as_str() {
         "_Storage" => {
@@ -246,13 +285,15 @@ fn read_special(
                 Some("chunked") => Layout::Chunked(Vec::new()),
                 _ => return Err(error("must be \"contiguous\", \"chunked\" or \"compact\"")),
             };
+            // As in the reference, the last of _Storage and _ChunkSizes decides.
+            if !matches!(layout, Layout::Chunked(_)) {
+                specials.chunks = None;
+            }
             specials.storage = Some(layout);
         }
         "_ChunkSizes" => {
-            let sizes = integers(att)
-                .filter(|v| v.iter().all(|n| *n > 0))
-                .ok_or_else(|| error("must be positive integers, one per dimension"))?;
-            specials.chunks = Some(sizes.into_iter().map(|n| n as usize).collect());
+            specials.chunks = Some(att.values.clone());
+            specials.storage = Some(Layout::Chunked(Vec::new()));
         }
         "_Fletcher32" => {
             specials.fletcher32 =

@@ -5,10 +5,16 @@
 use std::io::BufRead;
 
 use anyhow::{anyhow, bail};
-use cdl::parse::{convert_constants, Constant, DataReader, DataToken};
+use cdl::parse::{
+    enum_value, fit_field, is_char_constant, missing_fields, push_constant, Constant, DataReader,
+    DataToken, Position,
+};
 
 use super::data::{self, place};
-use ncmodel::{AtomicType, CompoundField, Dataset, TypeRef, UserTypeKind, Value, Values};
+use ncmodel::{
+    check_values, field_len, AtomicType, CompoundField, Dataset, TypeRef, UserTypeKind, Value,
+    Values,
+};
 
 /// Reads values of one user-defined type from a data entry's tokens.
 pub struct UserValueReader<'a> {
@@ -16,6 +22,8 @@ pub struct UserValueReader<'a> {
     type_ref: TypeRef,
     /// The variable's `_FillValue`, which `_` stands for.
     var_fill: Option<Value>,
+    /// Values dropped as the reference drops them (`line L, column C: what`).
+    dropped: Vec<String>,
 }
 
 impl<'a> UserValueReader<'a> {
@@ -26,7 +34,14 @@ impl<'a> UserValueReader<'a> {
             dataset,
             type_ref,
             var_fill,
+            dropped: Vec::new(),
         }
+    }
+
+    /// Takes the notes on values dropped so far (each `line L, column C: what`), for
+    /// warnings.
+    pub fn take_dropped(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.dropped)
     }
 
     /// The type of the values read.
@@ -39,14 +54,24 @@ impl<'a> UserValueReader<'a> {
         &mut self,
         reader: &mut DataReader<R>,
     ) -> anyhow::Result<Option<Value>> {
-        match data::next_token(reader)? {
-            None => Ok(None),
-            Some(token) => self.user_value(self.type_ref, token, reader).map(Some),
-        }
+        let Some(token) = data::next_token(reader)? else {
+            return Ok(None);
+        };
+        let at = token_place(&token);
+        let value = self.user_value(self.type_ref, token, reader)?;
+        // Never fails once the values are fitted: the last check before libnetcdf lays
+        // them out in memory by their type alone.
+        let one = Values::User(vec![value]);
+        check_values(&self.dataset.types, self.type_ref, &one)
+            .map_err(|m| anyhow!("{}: the value does not fit its type ({m})", place(&at)))?;
+        let Values::User(mut list) = one else {
+            bail!("{}: expected a value of a user-defined type", place(&at));
+        };
+        Ok(list.pop())
     }
 
     fn user_value<R: BufRead>(
-        &self,
+        &mut self,
         type_ref: TypeRef,
         first: DataToken,
         reader: &mut DataReader<R>,
@@ -74,22 +99,39 @@ impl<'a> UserValueReader<'a> {
             return Ok(fill);
         }
         match (&user.kind, first) {
-            (UserTypeKind::Compound { fields }, DataToken::Open(_)) => {
+            (UserTypeKind::Compound { fields }, DataToken::Open(open)) => {
+                let types = &self.dataset.types;
                 let mut values = Vec::with_capacity(fields.len());
                 let mut closed = false;
                 for field in fields {
                     let token = next_token(reader, &user.name)?;
-                    if closed || matches!(token, DataToken::Close(_)) {
-                        // Fields left out take their fill values, as in the reference.
+                    if matches!(token, DataToken::Close(_)) {
                         closed = true;
-                        values.push(self.field_fill(field));
-                        continue;
+                        break;
                     }
-                    values.push(self.field_values(field, token, reader)?);
+                    let at = token_place(&token);
+                    let given = self.field_values(&user.name, field, token, reader)?;
+                    let (fitted, dropped) = fit_field(types, &user.name, field, given)
+                        .map_err(|e| anyhow!("{}: {e}", place(&at)))?;
+                    if dropped > 0 {
+                        self.dropped.push(format!(
+                            "{}: {dropped} value(s) beyond the {} of field {} of {} ignored",
+                            place(&at),
+                            field_len(field),
+                            field.name,
+                            user.name
+                        ));
+                    }
+                    values.push(fitted);
                 }
                 if !closed {
-                    expect_close(reader, &user.name)?;
+                    expect_close(reader, &user.name, fields.len())?;
                 }
+                // Fields left out take fill values, as in the reference.
+                let rest = fields.get(values.len()..).unwrap_or_default();
+                let missing = missing_fields(types, &user.name, rest)
+                    .map_err(|e| anyhow!("{}: {e}", place(&open)))?;
+                values.extend(missing);
                 Ok(Value::Compound(values))
             }
             (UserTypeKind::Vlen { base }, DataToken::Open(_)) => {
@@ -100,37 +142,31 @@ impl<'a> UserValueReader<'a> {
                         token => elements.push(self, token, reader)?,
                     }
                 }
-                Ok(Value::Vlen(elements.into_values()?))
+                Ok(Value::Vlen(elements.into_values()))
             }
-            (UserTypeKind::Opaque, DataToken::Constant(Constant::Opaque(bytes), _)) => {
+            (UserTypeKind::Opaque, DataToken::Constant(Constant::Opaque(bytes), at)) => {
                 let mut bytes = bytes;
+                if bytes.len() > user.size {
+                    self.dropped.push(format!(
+                        "{}: opaque constant of {} bytes cut to the {} of {}",
+                        place(&at),
+                        bytes.len(),
+                        user.size,
+                        user.name
+                    ));
+                }
                 bytes.resize(user.size, 0);
                 Ok(Value::Opaque(bytes))
             }
-            (UserTypeKind::Enum { members, .. }, DataToken::Constant(Constant::Name(path), at)) => {
-                // `/g/e_t.A` or `e_t.A` name the type too; the member is after the dot.
-                let last = path.last().map(String::as_str).unwrap_or_default();
-                let name = last.rsplit('.').next().unwrap_or(last);
-                members
-                    .iter()
-                    .find(|(m, _)| m == name || m == last)
-                    .map(|(_, v)| Value::Enum(*v))
-                    .ok_or_else(|| {
-                        anyhow!(
-                            "{}: {last} is not a constant of enum {}",
-                            place(&at),
-                            user.name
-                        )
-                    })
-            }
-            (UserTypeKind::Enum { .. }, DataToken::Constant(c, _)) => {
-                let values = convert_constants(&[c], AtomicType::Int64)?;
-                let v = values
-                    .integer_at(0)
-                    .ok_or_else(|| anyhow!("expected an enum constant of {}", user.name))?;
-                Ok(Value::Enum(v))
-            }
-            (kind, _) => bail!("expected {} value of type {}", kind_name(kind), user.name),
+            (UserTypeKind::Enum { .. }, DataToken::Constant(c, at)) => enum_value(user, &c)
+                .map(Value::Enum)
+                .map_err(|m| anyhow!("{}: {m}", place(&at))),
+            (kind, token) => bail!(
+                "{}: expected {} value of type {}",
+                place(&token_place(&token)),
+                kind_name(kind),
+                user.name
+            ),
         }
     }
 
@@ -180,107 +216,114 @@ impl<'a> UserValueReader<'a> {
         }
     }
 
-    /// The values of one compound field: one value, or an array given flat or in braces.
+    /// The values given for `field` of the compound `compound`, before they are fitted
+    /// to its size: an array field's values go in braces (a string may stand for a
+    /// `char` array), a scalar field's do not.
     fn field_values<R: BufRead>(
-        &self,
+        &mut self,
+        compound: &str,
         field: &CompoundField,
         first: DataToken,
         reader: &mut DataReader<R>,
     ) -> anyhow::Result<Values> {
-        let count: usize = field.dims.iter().product::<usize>().max(1);
-        if let (TypeRef::Atomic(AtomicType::Char), DataToken::Constant(Constant::Str(text), _)) =
-            (field.type_ref, &first)
-        {
-            let mut bytes = text.clone();
-            bytes.resize(count, 0);
-            return Ok(Values::Char(bytes));
-        }
-        let array = field.dims.iter().product::<usize>() > 1;
-        let braced = array && matches!(first, DataToken::Open(_));
-        if array && !braced {
-            // As the reference ("Datalist longer than the number of compound fields").
-            let at = match &first {
-                DataToken::Constant(_, at) | DataToken::Open(at) | DataToken::Close(at) => *at,
-            };
-            bail!(
-                "{}: the {count} values of array field {} go in braces, like {{1, 2, 3}}",
+        let array = !field.dims.is_empty();
+        let at = token_place(&first);
+        match (field.type_ref, first) {
+            (TypeRef::Atomic(AtomicType::Char), DataToken::Constant(Constant::Str(text), _)) => {
+                Ok(Values::Char(text))
+            }
+            (_, DataToken::Open(_)) if array => {
+                let chars = field.type_ref == TypeRef::Atomic(AtomicType::Char);
+                let mut elements = Elements::new(field.type_ref);
+                loop {
+                    match next_token(reader, &field.name)? {
+                        DataToken::Close(_) => break,
+                        DataToken::Constant(c, at) if chars && !is_char_constant(&c) => {
+                            self.dropped.push(format!(
+                                "{}: {} in char field {} of {compound} is not a string or \
+                                 character constant; ignored",
+                                place(&at),
+                                c.describe(),
+                                field.name
+                            ));
+                        }
+                        token => elements.push(self, token, reader)?,
+                    }
+                }
+                Ok(elements.into_values())
+            }
+            (_, _) if array => bail!(
+                "{}: the {} values of array field {} of {compound} go in braces, like \
+                 {{1, 2, 3}}",
                 place(&at),
+                field_len(field),
                 field.name
-            );
-        }
-        let mut elements = Elements::new(field.type_ref);
-        let mut token = if braced {
-            next_token(reader, &field.name)?
-        } else {
-            first
-        };
-        let mut closed = false;
-        loop {
-            if braced && matches!(token, DataToken::Close(_)) {
-                closed = true;
-                break;
+            ),
+            (TypeRef::Atomic(t), DataToken::Open(_)) => bail!(
+                "{}: field {} of {compound} holds one {} value, not a list in braces",
+                place(&at),
+                field.name,
+                t.cdl_name()
+            ),
+            (_, token) => {
+                let mut elements = Elements::new(field.type_ref);
+                elements.push(self, token, reader)?;
+                Ok(elements.into_values())
             }
-            elements.push(self, token, reader)?;
-            if elements.len() == count {
-                break;
-            }
-            token = next_token(reader, &field.name)?;
         }
-        if braced && !closed {
-            expect_close(reader, &field.name)?;
-        }
-        let mut values = elements.into_values()?;
-        if let TypeRef::Atomic(t) = field.type_ref {
-            pad(&mut values, count, t);
-        }
-        Ok(values)
     }
 }
 
-/// Elements of an array of one type, gathered as they are read.
+/// Elements of an array of one type, converted as they are read.
 enum Elements {
-    /// Constants of an atomic type, converted at the end.
-    Atomic(AtomicType, Vec<Constant>),
-    /// Values of a user-defined type, read as they come.
+    /// Values of an atomic type.
+    Atomic(AtomicType, Values),
+    /// Values of a user-defined type.
     User(TypeRef, Vec<Value>),
 }
 
 impl Elements {
     fn new(type_ref: TypeRef) -> Self {
         match type_ref {
-            TypeRef::Atomic(t) => Self::Atomic(t, Vec::new()),
+            TypeRef::Atomic(t) => Self::Atomic(t, Values::empty(t)),
             TypeRef::User(_) => Self::User(type_ref, Vec::new()),
-        }
-    }
-
-    fn len(&self) -> usize {
-        match self {
-            Self::Atomic(_, c) => c.len(),
-            Self::User(_, v) => v.len(),
         }
     }
 
     fn push<R: BufRead>(
         &mut self,
-        values: &UserValueReader,
+        values: &mut UserValueReader,
         token: DataToken,
         reader: &mut DataReader<R>,
     ) -> anyhow::Result<()> {
         match (self, token) {
-            (Self::Atomic(_, constants), DataToken::Constant(c, _)) => constants.push(c),
-            (Self::Atomic(t, _), _) => {
-                bail!("expected a value of type {}, found braces", t.cdl_name())
+            (Self::Atomic(t, out), DataToken::Constant(c, at)) => {
+                push_constant(out, &c, *t).map_err(|m| anyhow!("{}: {m}", place(&at)))?
+            }
+            (Self::Atomic(t, _), token) => {
+                bail!(
+                    "{}: expected a value of type {}, found braces",
+                    place(&token_place(&token)),
+                    t.cdl_name()
+                )
             }
             (Self::User(t, list), token) => list.push(values.user_value(*t, token, reader)?),
         }
         Ok(())
     }
 
-    fn into_values(self) -> anyhow::Result<Values> {
-        Ok(match self {
-            Self::Atomic(t, constants) => convert_constants(&constants, t)?,
+    fn into_values(self) -> Values {
+        match self {
+            Self::Atomic(_, values) => values,
             Self::User(_, list) => Values::User(list),
-        })
+        }
+    }
+}
+
+/// Where a data token starts.
+fn token_place(token: &DataToken) -> Position {
+    match token {
+        DataToken::Constant(_, at) | DataToken::Open(at) | DataToken::Close(at) => *at,
     }
 }
 
@@ -297,10 +340,18 @@ fn next_token<R: BufRead>(reader: &mut DataReader<R>, what: &str) -> anyhow::Res
     data::next_token(reader)?.ok_or_else(|| anyhow!("the data ends inside a value of {what}"))
 }
 
-fn expect_close<R: BufRead>(reader: &mut DataReader<R>, what: &str) -> anyhow::Result<()> {
+/// Reads the `}` after the last field of a compound value of `what`.
+fn expect_close<R: BufRead>(
+    reader: &mut DataReader<R>,
+    what: &str,
+    fields: usize,
+) -> anyhow::Result<()> {
     match next_token(reader, what)? {
         DataToken::Close(_) => Ok(()),
-        _ => bail!("too many values in a value of {what}: expected `}}`"),
+        token => bail!(
+            "{}: more values than the {fields} fields of {what}: expected `}}`",
+            place(&token_place(&token))
+        ),
     }
 }
 

@@ -4,6 +4,7 @@
 mod completions;
 mod filters_inspect;
 mod filters_interop;
+mod harness_selftest;
 mod nccopy;
 mod nccopy_errors;
 mod nccopy_filters;
@@ -11,5 +12,6 @@ mod ncdump;
 mod ncgen;
 mod ncgen_errors;
 mod reference_filter_text;
+mod safety;
 mod support;
 mod versions;

@@ -7,8 +7,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::support::{assert_no_crash, interrupt, Run, Test};
 use crate::support::{first_difference, from_line, reference, run_reference, scratch, test_data};
-use crate::support::{Run, Test};
 
 /// Whether the reference ncgen and ncdump are there (else a visible SKIPPED, or a failure
 /// in CI).
@@ -866,7 +866,7 @@ fn quantize_beyond_the_type_precision_is_an_error() {
 }
 
 /// Writes a classic file of one variable of `n` floats with our ncgen.
-fn big_classic(dir: &Path, n: usize) -> PathBuf {
+pub fn big_classic(dir: &Path, n: usize) -> PathBuf {
     let mut cdl = format!(
         "netcdf big {{\ndimensions:\n\tx = {n} ;\nvariables:\n\tfloat v(x) ;\ndata:\n v = "
     );
@@ -884,36 +884,72 @@ fn big_classic(dir: &Path, n: usize) -> PathBuf {
     file
 }
 
-#[test]
-fn ctrl_c_stops_the_copy_and_leaves_no_file() {
-    let dir = scratch();
-    let file = big_classic(dir.path(), 2_000_000);
-    let out_dir = dir.path().join("out");
+/// A slow copy under way: nccopy copying a big classic file one value per slab onto
+/// `out`, which held "precious", in its own directory `out_dir`.
+pub struct SlowCopy {
+    /// The running nccopy.
+    pub child: std::process::Child,
+    /// The directory of the target.
+    pub out_dir: PathBuf,
+    /// The target.
+    pub out: PathBuf,
+}
+
+/// Starts a copy of several seconds (under a second in a release build) and returns once
+/// it is under way: when its temporary file (beside the target,
+/// `.out.nc.nctools-PID.tmp`) appears. The Ctrl-C handler is installed before that.
+pub fn slow_copy_under_way(dir: &Path) -> SlowCopy {
+    let file = big_classic(dir, 2_000_000);
+    let out_dir = dir.join("out");
     fs::create_dir_all(&out_dir).unwrap_or_else(|e| panic!("{e}"));
     let out = out_dir.join("out.nc");
     fs::write(&out, "precious").unwrap_or_else(|e| panic!("{e}"));
-    // A 4-byte copy buffer: one value per slab, a copy of several seconds.
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_nccopy"))
+    // A 4-byte copy buffer: one value per slab.
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nccopy"))
         .args(["-m", "4"])
         .arg(&file)
         .arg(&out)
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start nccopy: {e}"));
-    std::thread::sleep(std::time::Duration::from_millis(700));
-    let killed = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run kill: {e}"));
-    assert!(killed.success());
+    let temporary = out_dir.join(format!(".out.nc.nctools-{}.tmp", child.id()));
+    let start = std::time::Instant::now();
+    while !temporary.exists() {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("nccopy ended ({status}) before its temporary file {temporary:?} appeared");
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "no temporary file {temporary:?} after 60 s"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    SlowCopy {
+        child,
+        out_dir,
+        out,
+    }
+}
+
+#[test]
+fn ctrl_c_stops_the_copy_and_leaves_no_file() {
+    let dir = scratch();
+    let SlowCopy {
+        child,
+        out_dir,
+        out,
+    } = slow_copy_under_way(dir.path());
+    assert!(interrupt(child.id()), "nccopy ended before Ctrl-C");
     let done = child
         .wait_with_output()
         .unwrap_or_else(|e| panic!("nccopy did not finish: {e}"));
-    let stderr = String::from_utf8_lossy(&done.stderr);
-    assert_eq!(done.status.code(), Some(130), "{stderr}");
+    let done = Run::from(done);
+    assert_no_crash(&done);
+    assert_eq!(done.code, Some(130), "{}", done.stderr);
     assert!(
-        stderr.contains("interrupted; no output was written"),
-        "{stderr}"
+        done.stderr.contains("interrupted; no output was written"),
+        "{}",
+        done.stderr
     );
     assert_eq!(fs::read_to_string(&out).unwrap_or_default(), "precious");
     let left: Vec<_> = fs::read_dir(&out_dir)

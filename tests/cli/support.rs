@@ -1,12 +1,21 @@
 //! Helpers shared by the integration tests: running our binaries, finding the reference
-//! tools, scratch directories.
+//! tools, scratch directories, and telling a crash from an error.
+//!
+//! A crash is never a pass: every run of our binaries through [`Test::run`] is checked
+//! with [`assert_no_crash`] (no signal, not Rust's panic status 101, no text of our panic
+//! hook, no "internal error"), whatever the test then checks of its exit code.
 
+use std::io::Write;
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-/// A finished command: exit code and output as text.
+/// A finished command: exit code or signal, and output as text.
 pub struct Run {
+    /// The exit code; `None` when a signal ended the process.
     pub code: Option<i32>,
+    /// The signal that ended the process, if one did.
+    pub signal: Option<i32>,
     pub stdout: String,
     pub stderr: String,
 }
@@ -15,10 +24,96 @@ impl From<Output> for Run {
     fn from(out: Output) -> Self {
         Self {
             code: out.status.code(),
+            signal: out.status.signal(),
             stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         }
     }
+}
+
+/// The exit status Rust gives a process whose main thread panicked.
+pub const PANIC_EXIT: i32 = 101;
+
+/// What our panic hook (src/exit.rs, `install_panic_hook`) prints: `TOOL: internal error
+/// (WHAT); this is a bug in nctools: ...`. Rust's own hook, which runs before ours is
+/// installed, prints `panicked at`.
+pub const PANIC_TEXTS: [&str; 3] = ["internal error", "this is a bug in nctools", "panicked at"];
+
+impl Run {
+    /// Why this run is a crash rather than a result (a success or an error the tool
+    /// reports): killed by a signal, Rust's panic status, the text of a panic hook, or "internal
+    /// error". `None` for a run that exited normally.
+    pub fn crash(&self) -> Option<String> {
+        if let Some(signal) = self.signal {
+            return Some(format!("killed by signal {signal}{}", signal_name(signal)));
+        }
+        match self.code {
+            None => return Some("no exit code and no signal".to_string()),
+            Some(PANIC_EXIT) => return Some(format!("exit {PANIC_EXIT}, Rust's panic status")),
+            Some(_) => {}
+        }
+        PANIC_TEXTS
+            .iter()
+            .find(|text| self.stderr.contains(*text))
+            .map(|text| format!("standard error says {text:?}"))
+    }
+
+    /// Whether this run is a rejection as the tools make one: exit 1 (runtime error) or
+    /// 2 (usage error), and no crash.
+    pub fn is_rejection(&self) -> bool {
+        matches!(self.code, Some(1 | 2)) && self.crash().is_none()
+    }
+}
+
+/// ` (SIGSEGV)` and the like, for messages.
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        2 => " (SIGINT)",
+        4 => " (SIGILL)",
+        6 => " (SIGABRT)",
+        7 => " (SIGBUS)",
+        8 => " (SIGFPE)",
+        9 => " (SIGKILL)",
+        11 => " (SIGSEGV)",
+        13 => " (SIGPIPE)",
+        15 => " (SIGTERM)",
+        25 => " (SIGXFSZ)",
+        _ => "",
+    }
+}
+
+/// Fails the test when `run` crashed (see [`Run::crash`]), with what it printed.
+#[track_caller]
+pub fn assert_no_crash(run: &Run) {
+    if let Some(why) = run.crash() {
+        panic!(
+            "crashed: {why}\n--- stderr ---\n{}\n--- stdout (first 2000 bytes) ---\n{}",
+            run.stderr,
+            head(&run.stdout, 2000)
+        );
+    }
+}
+
+/// Fails the test unless `run` is a rejection (exit 1 or 2, no crash); `what` says what
+/// ran, for the message.
+#[track_caller]
+pub fn assert_rejected(run: &Run, what: &str) {
+    assert_no_crash(run);
+    assert!(
+        run.is_rejection(),
+        "{what}: expected a rejection (exit 1 or 2), got exit {:?}: {}",
+        run.code,
+        run.stderr
+    );
+}
+
+/// The first `n` bytes of `text` at most (cut on a character boundary).
+fn head(text: &str, n: usize) -> &str {
+    let mut end = n.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// Runs a command to completion, panicking only if it cannot be started.
@@ -37,12 +132,11 @@ pub struct Test {
 impl Test {
     /// Our binary `tool` (nccopy, ncgen, ncdump) as built by cargo for this test run.
     pub fn ours(tool: &str) -> Self {
-        let path = match tool {
-            "nccopy" => env!("CARGO_BIN_EXE_nccopy"),
-            "ncgen" => env!("CARGO_BIN_EXE_ncgen"),
-            "ncdump" => env!("CARGO_BIN_EXE_ncdump"),
-            other => panic!("no such tool {other}"),
-        };
+        Self::program(ours_path(tool))
+    }
+
+    /// Any program in place of one of ours (the self-tests run broken stand-ins this way).
+    pub fn program(path: impl AsRef<std::ffi::OsStr>) -> Self {
         Self {
             command: Command::new(path),
         }
@@ -76,32 +170,96 @@ impl Test {
         self
     }
 
-    /// Runs it.
+    /// Runs it; a crash fails the test ([`assert_no_crash`]).
+    #[track_caller]
     pub fn run(mut self) -> Run {
-        run(&mut self.command)
+        let done = run(&mut self.command);
+        if let Some(why) = done.crash() {
+            panic!(
+                "{:?} crashed: {why}\n--- stderr ---\n{}\n--- stdout (first 2000 bytes) ---\n{}",
+                self.command,
+                done.stderr,
+                head(&done.stdout, 2000)
+            );
+        }
+        done
+    }
+}
+
+/// The path of our binary `tool` (nccopy, ncgen, ncdump) as built by cargo for this run.
+pub fn ours_path(tool: &str) -> &'static str {
+    match tool {
+        "nccopy" => env!("CARGO_BIN_EXE_nccopy"),
+        "ncgen" => env!("CARGO_BIN_EXE_ncgen"),
+        "ncdump" => env!("CARGO_BIN_EXE_ncdump"),
+        other => panic!("no such tool {other}"),
     }
 }
 
 /// Whether this run is in CI, where reference-tool tests must fail rather than skip.
-fn in_ci() -> bool {
+pub fn in_ci() -> bool {
     std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
 }
 
+/// Where skips are recorded (cargo hides a passing test's standard error): the file named
+/// by NCTOOLS_TEST_SKIP_LOG, else target/tmp/skipped-tests.log. scripts/test empties it
+/// first and prints what it holds at the end.
+pub fn skip_log() -> PathBuf {
+    match std::env::var_os("NCTOOLS_TEST_SKIP_LOG") {
+        Some(path) if !path.is_empty() => PathBuf::from(path),
+        _ => Path::new(env!("CARGO_TARGET_TMPDIR")).join("skipped-tests.log"),
+    }
+}
+
+/// A test that cannot run here because `what` is missing: in CI (CI=true) that fails the
+/// test; elsewhere it prints `SKIPPED: ...` and appends the same line, with the test's
+/// name, to [`skip_log`]. The caller then returns.
+#[track_caller]
+pub fn skip(what: &str) {
+    assert!(!in_ci(), "{what} is missing and CI=true: run scripts/setup");
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("a test")
+        .to_string();
+    let line = format!("SKIPPED: {test}: {what} is missing (run scripts/setup)");
+    eprintln!("{line}");
+    let log = skip_log();
+    if let Some(parent) = log.parent() {
+        let _ = std::fs::create_dir_all(parent);
+    }
+    let written = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log)
+        .and_then(|mut f| writeln!(f, "{line}"));
+    if let Err(e) = written {
+        eprintln!("(cannot record the skip in {}: {e})", log.display());
+    }
+}
+
 /// The reference tool `name` (ncgen, ncdump, nccopy, h5dump) from the system, or `None`
-/// with a visible message when it is missing outside CI. In CI a missing tool fails the test.
+/// after a [`skip`] when it is missing outside CI. In CI a missing tool fails the test.
 pub fn reference(name: &str) -> Option<PathBuf> {
     let found = ["/usr/bin", "/usr/local/bin"]
         .iter()
         .map(|dir| Path::new(dir).join(name))
         .find(|p| p.is_file());
     if found.is_none() {
-        assert!(
-            !in_ci(),
-            "the reference {name} is missing and CI=true: run scripts/setup"
-        );
-        eprintln!("SKIPPED: the reference {name} is not installed (run scripts/setup)");
+        skip(&format!("the reference {name}"));
     }
     found
+}
+
+/// The netCDF-C test-suite CDL corpus (../shared/corpus/netcdf-c beside the repository),
+/// or `None` after a [`skip`] when it is not there (a failure in CI).
+pub fn corpus() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/netcdf-c");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        skip(&format!("the corpus {}", dir.display()));
+        None
+    }
 }
 
 /// A fresh scratch directory, removed when dropped.
@@ -159,4 +317,13 @@ pub fn from_line<'a>(text: &'a str, marker: &str) -> &'a str {
         offset += line.len();
     }
     ""
+}
+
+/// Sends SIGINT to the process `pid`, as Ctrl-C in its terminal would, through the libc
+/// (no `kill` program needed); false once the process is gone.
+pub fn interrupt(pid: u32) -> bool {
+    let Ok(pid) = i32::try_from(pid) else {
+        return false;
+    };
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGINT).is_ok()
 }

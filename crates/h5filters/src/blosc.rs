@@ -6,12 +6,12 @@
 //!
 //! Implemented with c-blosc itself (the `blosc-src` crate builds it from source): the
 //! reference implementation, so frames match the standard plugin's; a pure-Rust blosc
-//! would need blosclz and every inner codec. The context functions are used, so no global
-//! state is shared between threads.
-#![allow(unsafe_code)]
+//! would need blosclz and every inner codec. The calls into C are in `crate::ffi::blosc`;
+//! this module is safe code.
 
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_int, CString};
 
+use crate::ffi::blosc as c_blosc;
 use crate::wire::WireError;
 
 pub use filterspec::known::BLOSC;
@@ -24,14 +24,7 @@ pub const FORMAT_VERSION: u32 = blosc_src::BLOSC_VERSION_FORMAT;
 
 /// The name of the compressor with this code, if c-blosc has it.
 pub fn compressor_name(code: u32) -> Option<&'static str> {
-    let mut name: *const c_char = std::ptr::null();
-    // SAFETY: c-blosc writes a pointer to one of its static strings, or fails.
-    let status = unsafe { blosc_src::blosc_compcode_to_compname(code as c_int, &mut name) };
-    if status < 0 || name.is_null() {
-        return None;
-    }
-    // SAFETY: the name is a static NUL-terminated string of c-blosc.
-    unsafe { CStr::from_ptr(name) }.to_str().ok()
+    c_blosc::compressor_name(code)
 }
 
 fn corrupt(what: &'static str) -> WireError {
@@ -39,7 +32,7 @@ fn corrupt(what: &'static str) -> WireError {
 }
 
 /// The most a frame adds to its data.
-pub const MAX_OVERHEAD: usize = blosc_src::BLOSC_MAX_OVERHEAD as usize;
+pub const MAX_OVERHEAD: usize = c_blosc::MAX_OVERHEAD;
 
 /// Compresses one chunk with the filter's parameters.
 pub fn encode(params: &[u32], input: &[u8]) -> Result<Vec<u8>, WireError> {
@@ -63,47 +56,25 @@ pub fn encode_into(params: &[u32], input: &[u8], out: &mut [u8]) -> Result<usize
              5 zstd)"
         ),
     })?;
-    let c_name = std::ffi::CString::new(name).map_err(|_| corrupt("compressor name"))?;
-    if out.len() < input.len() + MAX_OVERHEAD {
+    let compressor = CString::new(name).map_err(|_| corrupt("compressor name"))?;
+    if out.len() < input.len().saturating_add(MAX_OVERHEAD) {
         return Err(corrupt("the output buffer is too short"));
     }
-    // SAFETY: src holds input.len() bytes, dest out.len() bytes (at least the input plus
-    // the maximum overhead, enough for any input, as c-blosc documents); the compressor
-    // name is a valid C string.
-    let written = unsafe {
-        blosc_src::blosc_compress_ctx(
-            clevel,
-            shuffle,
-            typesize,
-            input.len(),
-            input.as_ptr().cast::<c_void>(),
-            out.as_mut_ptr().cast::<c_void>(),
-            out.len(),
-            c_name.as_ptr(),
-            0,
-            1,
-        )
+    let settings = c_blosc::Settings {
+        clevel,
+        shuffle,
+        typesize,
+        compressor: &compressor,
     };
-    if written <= 0 {
-        return Err(WireError::Codec {
-            id: BLOSC,
-            message: format!("c-blosc could not compress ({written})"),
-        });
-    }
-    Ok(written as usize)
+    c_blosc::compress(settings, input, out).map_err(|status| WireError::Codec {
+        id: BLOSC,
+        message: format!("c-blosc could not compress ({status})"),
+    })
 }
 
 /// The size a blosc frame decodes to, once its header is checked against its length.
 pub fn decoded_size(input: &[u8]) -> Option<usize> {
-    if input.len() < blosc_src::BLOSC_MIN_HEADER_LENGTH as usize {
-        return None;
-    }
-    let mut nbytes: usize = 0;
-    // SAFETY: the buffer holds input.len() bytes; c-blosc checks the header against it.
-    let valid = unsafe {
-        blosc_src::blosc_cbuffer_validate(input.as_ptr().cast::<c_void>(), input.len(), &mut nbytes)
-    };
-    (valid >= 0).then_some(nbytes)
+    c_blosc::decoded_size(input)
 }
 
 /// Decompresses one chunk into `out`, whose length is [`decoded_size`].
@@ -111,25 +82,22 @@ pub fn decode_into(input: &[u8], out: &mut [u8]) -> Result<usize, WireError> {
     if decoded_size(input) != Some(out.len()) {
         return Err(corrupt("the blosc header does not match the chunk"));
     }
-    // SAFETY: src is a validated frame of input.len() bytes; dest holds out.len() bytes,
-    // the size the header gives.
-    let read = unsafe {
-        blosc_src::blosc_decompress_ctx(
-            input.as_ptr().cast::<c_void>(),
-            out.as_mut_ptr().cast::<c_void>(),
-            out.len(),
-            1,
-        )
-    };
-    if read < 0 || read as usize != out.len() {
-        return Err(corrupt("the blosc frame does not decompress"));
+    match c_blosc::decompress(input, out) {
+        Some(read) if read == out.len() => Ok(read),
+        _ => Err(corrupt("the blosc frame does not decompress")),
     }
-    Ok(out.len())
 }
 
-/// Decompresses one chunk, after checking that its header agrees with its length.
-pub fn decode(input: &[u8]) -> Result<Vec<u8>, WireError> {
+/// Decompresses one chunk, after checking that its header agrees with its length and
+/// that it decodes to at most `max_output` bytes (before allocating anything).
+pub fn decode(input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
     let size = decoded_size(input).ok_or(corrupt("the blosc header does not match the chunk"))?;
+    if size > max_output {
+        return Err(WireError::TooLarge {
+            id: BLOSC,
+            limit: max_output,
+        });
+    }
     let mut out = vec![0u8; size];
     decode_into(input, &mut out)?;
     Ok(out)
@@ -150,6 +118,30 @@ pub fn local_params(user: &[u32], typesize: u32, chunk_bytes: u32) -> Vec<u32> {
     params
 }
 
+/// What blosc's `set_local` records for a dataset whose type is `type_size` bytes,
+/// `base_size` for the elements of an array type (else the same), chunked as
+/// `chunk_dims`: [`local_params`] with the element size (1 when above 255, as the
+/// plugin does) and the chunk size in bytes (at most `u32::MAX`).
+pub fn set_local_params(
+    user: &[u32],
+    type_size: usize,
+    base_size: usize,
+    chunk_dims: &[u64],
+) -> Vec<u32> {
+    let element = u32::try_from(base_size)
+        .ok()
+        .filter(|b| *b <= 255)
+        .unwrap_or(1);
+    let chunk_bytes = chunk_dims
+        .iter()
+        .fold(type_size as u64, |bytes, d| bytes.saturating_mul(*d));
+    local_params(
+        user,
+        element,
+        u32::try_from(chunk_bytes).unwrap_or(u32::MAX),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -161,7 +153,7 @@ mod tests {
             let params = [2, 2, 4, data.len() as u32, 5, 1, code];
             let encoded = encode(&params, &data)?;
             assert!(encoded.len() < data.len(), "{code}");
-            assert_eq!(decode(&encoded)?, data, "{code}");
+            assert_eq!(decode(&encoded, data.len())?, data, "{code}");
         }
         assert_eq!(compressor_name(1), Some("lz4"));
         Ok(())
@@ -174,16 +166,26 @@ mod tests {
             vec![2, 2, 4, 800, 5, 1, 1]
         );
         assert_eq!(local_params(&[], 8, 64), vec![2, 2, 8, 64]);
+        // A 10 x 20 chunk of arrays of three 4-byte values; elements of 300 bytes.
+        assert_eq!(
+            set_local_params(&[0, 0, 0, 0, 9], 12, 4, &[10, 20]),
+            vec![2, 2, 4, 2400, 9]
+        );
+        assert_eq!(set_local_params(&[], 300, 300, &[2]), vec![2, 2, 1, 600]);
+        assert_eq!(
+            set_local_params(&[], 8, 8, &[1 << 20, 1 << 20]),
+            vec![2, 2, 8, u32::MAX]
+        );
     }
 
     #[test]
     fn corrupt_frames_are_errors() {
         let data = vec![7u8; 4096];
         let encoded = encode(&[2, 2, 1, 4096, 5, 1, 0], &data).unwrap_or_default();
-        assert!(decode(&encoded[..10]).is_err());
-        assert!(decode(&encoded[..encoded.len() - 1]).is_err());
+        assert!(decode(&encoded[..10], 4096).is_err());
+        assert!(decode(&encoded[..encoded.len() - 1], 4096).is_err());
         let mut bad = encoded.clone();
         bad[12] ^= 0x7f;
-        assert!(decode(&bad).is_err());
+        assert!(decode(&bad, 4096).is_err());
     }
 }

@@ -1,6 +1,7 @@
 //! The codecs, each a pure function from bytes to bytes, in HDF5's wire formats: shuffle
 //! as HDF5's `H5Z_FILTER_SHUFFLE`, deflate as `H5Z_FILTER_DEFLATE` (a zlib stream), bzip2
-//! as the HDF5 bzip2 plugin (307: a plain bzip2 stream).
+//! as the HDF5 bzip2 plugin (307: a plain bzip2 stream). Decoders take the most they may
+//! produce, and stop as soon as the data goes beyond it (see [`read_bounded`]).
 
 use std::io::{Read, Write};
 
@@ -47,11 +48,45 @@ pub fn deflate(data: &[u8], level: u32) -> std::io::Result<Vec<u8>> {
     encoder.finish()
 }
 
-/// The bytes of a zlib stream.
-pub fn inflate(data: &[u8]) -> std::io::Result<Vec<u8>> {
+/// A stream that cannot be decoded.
+#[derive(Debug, thiserror::Error)]
+pub enum DecodeError {
+    /// The codec failed (corrupt input, usually).
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+    /// The stream decodes to more than the limit given.
+    #[error("the data decodes to more than {limit} bytes")]
+    TooLarge {
+        /// The most the caller accepted, in bytes.
+        limit: usize,
+    },
+}
+
+/// All the bytes of `reader`, when there are at most `max_output`: reading stops at
+/// `max_output + 1` bytes, so a decompression bomb costs memory and time in proportion
+/// to the limit (the buffer grows by doubling: at most about twice the limit), not to
+/// what it would decode to. `expected` is a capacity to reserve at first (clamped to the
+/// limit).
+pub fn read_bounded(
+    reader: impl Read,
+    max_output: usize,
+    expected: usize,
+) -> Result<Vec<u8>, DecodeError> {
+    let too_large = DecodeError::TooLarge { limit: max_output };
     let mut out = Vec::new();
-    flate2::read::ZlibDecoder::new(data).read_to_end(&mut out)?;
+    out.try_reserve_exact(expected.min(max_output))
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
+    let cap = u64::try_from(max_output).map_or(u64::MAX, |m| m.saturating_add(1));
+    reader.take(cap).read_to_end(&mut out)?;
+    if out.len() > max_output {
+        return Err(too_large);
+    }
     Ok(out)
+}
+
+/// The bytes of a zlib stream, if there are at most `max_output`.
+pub fn inflate(data: &[u8], max_output: usize) -> Result<Vec<u8>, DecodeError> {
+    read_bounded(flate2::read::ZlibDecoder::new(data), max_output, 0)
 }
 
 /// A bzip2 stream with blocks of `level` (1-9) x 100 kB, as the HDF5 bzip2 plugin writes.
@@ -64,11 +99,9 @@ pub fn bzip2_compress(data: &[u8], level: u32) -> std::io::Result<Vec<u8>> {
     encoder.finish()
 }
 
-/// The bytes of a bzip2 stream.
-pub fn bzip2_decompress(data: &[u8]) -> std::io::Result<Vec<u8>> {
-    let mut out = Vec::new();
-    bzip2::read::BzDecoder::new(data).read_to_end(&mut out)?;
-    Ok(out)
+/// The bytes of a bzip2 stream, if there are at most `max_output`.
+pub fn bzip2_decompress(data: &[u8], max_output: usize) -> Result<Vec<u8>, DecodeError> {
+    read_bounded(bzip2::read::BzDecoder::new(data), max_output, 0)
 }
 
 #[cfg(test)]
@@ -85,14 +118,45 @@ mod tests {
     }
 
     #[test]
-    fn codecs_round_trip() -> std::io::Result<()> {
+    fn codecs_round_trip() -> Result<(), DecodeError> {
         let data: Vec<u8> = (0..10_000u32)
             .flat_map(|i| (i % 97).to_le_bytes())
             .collect();
-        assert_eq!(inflate(&deflate(&data, 1)?)?, data);
+        assert_eq!(inflate(&deflate(&data, 1)?, data.len())?, data);
         let bz = bzip2_compress(&data, 9)?;
         assert!(bz.starts_with(b"BZh9"));
-        assert_eq!(bzip2_decompress(&bz)?, data);
+        assert_eq!(bzip2_decompress(&bz, data.len())?, data);
         Ok(())
+    }
+
+    #[test]
+    fn decoders_stop_one_byte_past_the_limit() -> Result<(), DecodeError> {
+        let data = vec![3u8; 100_000];
+        let streams: [(&str, Vec<u8>); 2] = [
+            ("deflate", deflate(&data, 6)?),
+            ("bzip2", bzip2_compress(&data, 9)?),
+        ];
+        for (name, stream) in streams {
+            let decode = |max| match name {
+                "deflate" => inflate(&stream, max),
+                _ => bzip2_decompress(&stream, max),
+            };
+            assert_eq!(decode(100_000)?.len(), 100_000, "{name}");
+            let over = decode(99_999);
+            assert!(
+                matches!(over, Err(DecodeError::TooLarge { limit: 99_999 })),
+                "{name}: {over:?}"
+            );
+            assert!(matches!(decode(0), Err(DecodeError::TooLarge { limit: 0 })));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn read_bounded_reads_only_one_byte_past_the_limit() {
+        let mut source: &[u8] = &[1, 2, 3, 4, 5, 6];
+        let result = read_bounded(&mut source, 3, 100);
+        assert!(matches!(result, Err(DecodeError::TooLarge { limit: 3 })));
+        assert_eq!(source, &[5, 6]);
     }
 }

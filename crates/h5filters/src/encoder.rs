@@ -7,7 +7,7 @@ use filterspec::known::{BZIP2, DEFLATE, SHUFFLE};
 use filterspec::FilterSpec;
 
 use crate::codec;
-use crate::wire::{self, Direction};
+use crate::wire;
 
 /// A chunk could not be encoded.
 #[derive(Debug, thiserror::Error)]
@@ -77,7 +77,7 @@ impl ChunkEncoder {
                 Step::Deflate(level) => {
                     codec::deflate(&bytes, *level).map_err(EncodeError::Deflate)?
                 }
-                Step::Builtin(id, params) => wire::apply(*id, Direction::Encode, params, &bytes)?,
+                Step::Builtin(id, params) => wire::encode(*id, params, &bytes)?,
             };
         }
         Ok(bytes)
@@ -109,7 +109,7 @@ mod tests {
             .map(|e| e.encode(&data))
             .transpose()?
             .unwrap_or_default();
-        let inflated = codec::inflate(&encoded).unwrap_or_default();
+        let inflated = codec::inflate(&encoded, data.len()).unwrap_or_default();
         assert_eq!(codec::unshuffle(&inflated, 4), data);
         Ok(())
     }

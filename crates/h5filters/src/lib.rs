@@ -5,19 +5,31 @@
 //!   in-process with HDF5 at start-up, so they work with no plugin installed (turned off by
 //!   `NCTOOLS_BUILTIN_FILTERS=0`); their chunks are those of the standard plugins
 //!   ([`wire`]);
+//! - [`with_decoded_chunk_limit`]: the size a chunk may decode to on this thread, so that
+//!   a hostile file cannot make a filter allocate gigabytes; every decoder here is
+//!   bounded;
 //! - [`ChunkEncoder`]: a whole chunk encoded exactly as HDF5's pipeline would (shuffle,
 //!   deflate, bzip2), so that nccopy can compress on several threads and hand the chunks
 //!   to HDF5's direct chunk write.
+//!
+//! All the crate's `unsafe` code is in one private module, `ffi`.
 
 pub mod blosc;
+mod callback;
 mod codec;
 mod encoder;
+#[allow(unsafe_code)]
+mod ffi;
+mod limit;
 mod register;
 pub mod wire;
 
-pub use codec::{bzip2_compress, bzip2_decompress, deflate, inflate, shuffle, unshuffle};
+pub use callback::in_filter_callback;
+pub use codec::{
+    bzip2_compress, bzip2_decompress, deflate, inflate, shuffle, unshuffle, DecodeError,
+};
 pub use encoder::{ChunkEncoder, EncodeError};
+pub use limit::{decoded_chunk_limit, with_decoded_chunk_limit, with_slack, HDF5_MAX_CHUNK_BYTES};
 pub use register::{
-    builtins_enabled, in_filter_callback, register_builtin_filters, BuiltinFilter, BUILTIN_FILTERS,
-    DISABLE_VARIABLE,
+    builtins_enabled, register_builtin_filters, BuiltinFilter, BUILTIN_FILTERS, DISABLE_VARIABLE,
 };

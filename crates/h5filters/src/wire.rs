@@ -1,19 +1,29 @@
 //! The chunk formats of the standard HDF5 filter plugins, as pure functions:
 //!
 //! - bzip2 (307): a plain bzip2 stream; parameter: block size 1-9 (default 9);
-//! - zstd (32015): one zstd frame with its content size; parameter: level (default 3);
+//! - zstd (32015): one zstd frame with its content size (frames without it are read
+//!   too); parameter: level (default 3);
 //! - lz4 (32004): the HDF Group plugin's framing: the original size (8 bytes, big-endian),
 //!   the block size (4 bytes, big-endian), then per block its compressed size (4 bytes,
 //!   big-endian) and the LZ4 block, stored raw when compressing does not make it smaller;
 //!   parameter: block size in bytes (default 1 GiB, at most the chunk size);
 //! - blosc (32001): one blosc1 frame (see [`crate::blosc`]).
+//!
+//! Decoding is bounded: [`decode`] takes the most a chunk may decode to and fails with
+//! [`WireError::TooLarge`] as soon as it would go beyond, without allocating or producing
+//! the excess; [`decode_into`] is bounded by its output buffer.
 
-use crate::codec;
+use crate::codec::{self, DecodeError};
 
 pub use filterspec::known::{BLOSC, BZIP2, LZ4, ZSTD};
 
 /// The lz4 plugin's default block size.
 const LZ4_DEFAULT_BLOCK: usize = 1 << 30;
+
+/// The smallest and largest window (log2 of bytes) a streaming zstd decoder accepts: the
+/// window the frame needs must fit the chunk, but every streaming encoder up to level 19
+/// declares 2^23 whatever the size, and 2^27 is zstd's own default limit.
+const ZSTD_WINDOW_LOG: (u32, u32) = (23, 27);
 
 /// Which way a filter runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +53,15 @@ pub enum WireError {
         /// What is wrong.
         what: &'static str,
     },
+    /// The chunk decodes to more than the limit (a decompression bomb, or a corrupt
+    /// header).
+    #[error("filter {id}: the chunk decodes to more than {limit} bytes")]
+    TooLarge {
+        /// The filter.
+        id: u32,
+        /// The most the caller accepted, in bytes.
+        limit: usize,
+    },
     /// Not a built-in filter.
     #[error("filter {0} is not built in")]
     Unknown(u32),
@@ -55,15 +74,17 @@ fn codec_error(id: u32) -> impl Fn(std::io::Error) -> WireError {
     }
 }
 
-/// Runs the built-in filter `id` with `params` on one chunk.
-pub fn apply(
-    id: u32,
-    direction: Direction,
-    params: &[u32],
-    input: &[u8],
-) -> Result<Vec<u8>, WireError> {
-    match (id, direction) {
-        (BZIP2, Direction::Encode) => {
+fn decode_error(id: u32) -> impl Fn(DecodeError) -> WireError {
+    move |e| match e {
+        DecodeError::Io(e) => codec_error(id)(e),
+        DecodeError::TooLarge { limit } => WireError::TooLarge { id, limit },
+    }
+}
+
+/// Encodes one chunk with the built-in filter `id` and its parameters.
+pub fn encode(id: u32, params: &[u32], input: &[u8]) -> Result<Vec<u8>, WireError> {
+    match id {
+        BZIP2 => {
             let level = params
                 .first()
                 .copied()
@@ -71,18 +92,59 @@ pub fn apply(
                 .unwrap_or(9);
             codec::bzip2_compress(input, level).map_err(codec_error(id))
         }
-        (BZIP2, Direction::Decode) => codec::bzip2_decompress(input).map_err(codec_error(id)),
-        (ZSTD, Direction::Encode) => {
+        ZSTD => {
             let level = params.first().map_or(3, |l| *l as i32);
             zstd::bulk::compress(input, level).map_err(codec_error(id))
         }
-        (ZSTD, Direction::Decode) => zstd::stream::decode_all(input).map_err(codec_error(id)),
-        (LZ4, Direction::Encode) => Ok(lz4_encode(params, input)),
-        (LZ4, Direction::Decode) => lz4_decode(input),
-        (BLOSC, Direction::Encode) => crate::blosc::encode(params, input),
-        (BLOSC, Direction::Decode) => crate::blosc::decode(input),
+        LZ4 => Ok(lz4_encode(params, input)),
+        BLOSC => crate::blosc::encode(params, input),
         _ => Err(WireError::Unknown(id)),
     }
+}
+
+/// Decodes one chunk of the built-in filter `id`, if it decodes to at most `max_output`
+/// bytes: otherwise [`WireError::TooLarge`], found without producing the excess (sizes
+/// declared in lz4, blosc and zstd headers are checked before anything is allocated;
+/// bzip2 and zstd streams stop one byte past the limit). Decoding needs no parameters:
+/// every format describes itself.
+pub fn decode(id: u32, input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
+    match id {
+        BZIP2 => codec::bzip2_decompress(input, max_output).map_err(decode_error(id)),
+        ZSTD => zstd_decode(input, max_output),
+        LZ4 => lz4_decode(input, max_output),
+        BLOSC => crate::blosc::decode(input, max_output),
+        _ => Err(WireError::Unknown(id)),
+    }
+}
+
+/// A zstd chunk (frames with or without their content size) decoded with a streaming
+/// decoder, stopped one byte past `max_output`.
+fn zstd_decode(input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
+    let declared = zstd::zstd_safe::get_frame_content_size(input)
+        .ok()
+        .flatten()
+        .and_then(|n| usize::try_from(n).ok());
+    if declared.is_some_and(|n| n > max_output) {
+        return Err(WireError::TooLarge {
+            id: ZSTD,
+            limit: max_output,
+        });
+    }
+    let mut decoder = zstd::stream::read::Decoder::with_buffer(input).map_err(codec_error(ZSTD))?;
+    decoder
+        .window_log_max(zstd_window_log_max(max_output))
+        .map_err(codec_error(ZSTD))?;
+    // The declared size is a hint only here; a lying header is caught by the decoder.
+    let expected = declared.filter(|n| *n <= input.len().saturating_mul(32_768));
+    codec::read_bounded(decoder, max_output, expected.unwrap_or(0)).map_err(decode_error(ZSTD))
+}
+
+/// The largest zstd window accepted for chunks of at most `max_output` bytes: the window
+/// that covers them, within [`ZSTD_WINDOW_LOG`].
+fn zstd_window_log_max(max_output: usize) -> u32 {
+    let (low, high) = ZSTD_WINDOW_LOG;
+    let covering = usize::BITS - max_output.saturating_sub(1).leading_zeros();
+    covering.clamp(low, high)
 }
 
 /// The largest encoding of `len` bytes, for the filters that can encode into a buffer
@@ -126,7 +188,9 @@ pub fn encode_into(
 
 /// The size a chunk decodes to, when its own header says it (zstd frames with a content
 /// size, lz4 and blosc; not bzip2): then [`decode_into`] can write straight into a buffer
-/// of that size. Corrupt headers give `None`; decoding then reports the error.
+/// of that size. Corrupt headers give `None`; decoding then reports the error. The size
+/// comes from the file: compare it with the chunk size expected before allocating a
+/// buffer that large ([`decode`] does).
 pub fn decoded_size(id: u32, input: &[u8]) -> Option<usize> {
     match id {
         ZSTD => zstd::zstd_safe::get_frame_content_size(input)
@@ -135,8 +199,7 @@ pub fn decoded_size(id: u32, input: &[u8]) -> Option<usize> {
             .and_then(|n| usize::try_from(n).ok())
             .filter(|n| *n <= input.len().saturating_mul(32_768)),
         LZ4 => {
-            let total =
-                usize::try_from(u64::from_be_bytes(input.get(..8)?.try_into().ok()?)).ok()?;
+            let total = usize::try_from(lz4_declared_size(input)?).ok()?;
             (total <= input.len().saturating_mul(255)).then_some(total)
         }
         BLOSC => crate::blosc::decoded_size(input),
@@ -213,7 +276,18 @@ fn lz4_encode_into(params: &[u32], input: &[u8], out: &mut [u8]) -> Result<usize
     Ok(at)
 }
 
-fn lz4_decode(input: &[u8]) -> Result<Vec<u8>, WireError> {
+/// The original size an lz4 chunk's header gives, unchecked.
+fn lz4_declared_size(input: &[u8]) -> Option<u64> {
+    Some(u64::from_be_bytes(input.get(..8)?.try_into().ok()?))
+}
+
+fn lz4_decode(input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
+    if lz4_declared_size(input).is_some_and(|n| n > max_output as u64) {
+        return Err(WireError::TooLarge {
+            id: LZ4,
+            limit: max_output,
+        });
+    }
     let total = decoded_size(LZ4, input).ok_or(WireError::Corrupt {
         id: LZ4,
         what: "a header that does not fit the chunk",
@@ -273,6 +347,9 @@ fn lz4_decode_into(input: &[u8], out: &mut [u8]) -> Result<usize, WireError> {
 mod tests {
     use super::*;
 
+    /// A limit far above every chunk of these tests.
+    const LIMIT: usize = 1 << 24;
+
     fn sample() -> Vec<u8> {
         (0..50_000u32)
             .flat_map(|i| (i / 13).to_le_bytes())
@@ -288,13 +365,9 @@ mod tests {
             (LZ4, vec![]),
             (LZ4, vec![4096]),
         ] {
-            let encoded = apply(id, Direction::Encode, &params, &data)?;
+            let encoded = encode(id, &params, &data)?;
             assert!(encoded.len() < data.len(), "{id}");
-            assert_eq!(
-                apply(id, Direction::Decode, &params, &encoded)?,
-                data,
-                "{id}"
-            );
+            assert_eq!(decode(id, &encoded, LIMIT)?, data, "{id}");
         }
         Ok(())
     }
@@ -302,7 +375,7 @@ mod tests {
     #[test]
     fn lz4_framing_is_the_plugins() -> Result<(), WireError> {
         let data = sample();
-        let encoded = apply(LZ4, Direction::Encode, &[65536], &data)?;
+        let encoded = encode(LZ4, &[65536], &data)?;
         assert_eq!(&encoded[..8], &(data.len() as u64).to_be_bytes());
         assert_eq!(&encoded[8..12], &65536u32.to_be_bytes());
         // Incompressible blocks are stored raw, with their own size.
@@ -315,7 +388,7 @@ mod tests {
                 (state >> 56) as u8
             })
             .collect();
-        let raw = apply(LZ4, Direction::Encode, &[], &noise)?;
+        let raw = encode(LZ4, &[], &noise)?;
         assert_eq!(&raw[12..16], &1000u32.to_be_bytes());
         assert_eq!(&raw[16..], &noise[..]);
         Ok(())
@@ -325,19 +398,16 @@ mod tests {
     fn corrupt_chunks_are_errors_not_crashes() {
         let data = sample();
         for id in [BZIP2, ZSTD, LZ4] {
-            let encoded = apply(id, Direction::Encode, &[], &data).unwrap_or_default();
+            let encoded = encode(id, &[], &data).unwrap_or_default();
             for cut in [0, 5, 13, encoded.len() / 2] {
-                assert!(
-                    apply(id, Direction::Decode, &[], &encoded[..cut]).is_err(),
-                    "{id} {cut}"
-                );
+                assert!(decode(id, &encoded[..cut], LIMIT).is_err(), "{id} {cut}");
             }
             let mut flipped = encoded.clone();
             let middle = flipped.len() / 2;
             flipped[middle] ^= 0xff;
             flipped[12] ^= 0x55;
             // Either an error or (for a lucky flip) some output; never a panic.
-            let _ = apply(id, Direction::Decode, &[], &flipped);
+            let _ = decode(id, &flipped, LIMIT);
         }
     }
 }
@@ -345,6 +415,9 @@ mod tests {
 #[cfg(test)]
 mod robustness {
     use super::*;
+
+    /// A limit far above every chunk of these tests.
+    const LIMIT: usize = 1 << 24;
 
     /// A small deterministic generator (xorshift), so failures reproduce.
     struct Noise(u64);
@@ -366,11 +439,11 @@ mod robustness {
         let data: Vec<u8> = (0..4000u32).flat_map(|i| (i / 3).to_le_bytes()).collect();
         for id in [BZIP2, ZSTD, LZ4, BLOSC] {
             let params = [2, 2, 4, data.len() as u32, 5, 1, 0];
-            let valid = apply(id, Direction::Encode, &params, &data).unwrap_or_default();
+            let valid = encode(id, &params, &data).unwrap_or_default();
             for round in 0..300 {
                 let len = (noise.next() % 200) as usize;
                 let garbage: Vec<u8> = (0..len).map(|_| noise.next() as u8).collect();
-                let _ = apply(id, Direction::Decode, &params, &garbage);
+                let _ = decode(id, &garbage, LIMIT);
                 let mut mutated = valid.clone();
                 for _ in 0..(1 + round % 4) {
                     let at = (noise.next() as usize) % mutated.len().max(1);
@@ -379,13 +452,131 @@ mod robustness {
                     }
                 }
                 let cut = (noise.next() as usize) % (mutated.len() + 1);
-                let _ = apply(id, Direction::Decode, &params, &mutated);
-                let _ = apply(id, Direction::Decode, &params, &mutated[..cut]);
+                let _ = decode(id, &mutated, LIMIT);
+                let _ = decode(id, &mutated[..cut], LIMIT);
                 if let Some(size) = decoded_size(id, &mutated) {
                     let mut out = vec![0u8; size];
                     let _ = decode_into(id, &mutated, &mut out);
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod bombs {
+    use std::io::Write;
+
+    use super::*;
+
+    const MIB: usize = 1 << 20;
+
+    /// `mib` MiB of zeros compressed by a streaming encoder fed 1 MiB at a time, so the
+    /// test never holds the whole output; the zstd frame has no content size.
+    fn zero_bomb(id: u32, mib: usize) -> std::io::Result<Vec<u8>> {
+        fn feed<W: Write>(mut encoder: W, mib: usize) -> std::io::Result<W> {
+            let zeros = vec![0u8; MIB];
+            for _ in 0..mib {
+                encoder.write_all(&zeros)?;
+            }
+            Ok(encoder)
+        }
+        if id == BZIP2 {
+            let level = bzip2::Compression::new(9);
+            feed(bzip2::write::BzEncoder::new(Vec::new(), level), mib)?.finish()
+        } else {
+            feed(zstd::stream::write::Encoder::new(Vec::new(), 3)?, mib)?.finish()
+        }
+    }
+
+    fn too_large(result: &Result<Vec<u8>, WireError>, limit: usize) -> bool {
+        matches!(result, Err(WireError::TooLarge { limit: l, .. }) if *l == limit)
+    }
+
+    #[test]
+    fn bzip2_and_unsized_zstd_bombs_stop_at_the_limit() -> std::io::Result<()> {
+        for id in [BZIP2, ZSTD] {
+            let bomb = zero_bomb(id, 40)?;
+            assert!(bomb.len() < 8192, "{id}: {} bytes", bomb.len());
+            if id == ZSTD {
+                assert_eq!(
+                    zstd::zstd_safe::get_frame_content_size(&bomb).ok(),
+                    Some(None)
+                );
+            }
+            let result = decode(id, &bomb, MIB);
+            assert!(too_large(&result, MIB), "{id}: {result:?}");
+            let whole = decode(id, &bomb, 40 * MIB);
+            assert!(
+                whole
+                    .as_ref()
+                    .is_ok_and(|d| d.len() == 40 * MIB && d.iter().all(|b| *b == 0)),
+                "{id}"
+            );
+            assert!(too_large(&decode(id, &bomb, 40 * MIB - 1), 40 * MIB - 1));
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn declared_sizes_beyond_the_limit_are_refused_before_decoding() -> Result<(), WireError> {
+        let data = vec![9u8; 10_000];
+        for (id, params) in [
+            (ZSTD, vec![3]),
+            (LZ4, vec![]),
+            (BLOSC, vec![2, 2, 1, 10_000, 5, 1, 0]),
+        ] {
+            let encoded = encode(id, &params, &data)?;
+            assert_eq!(decoded_size(id, &encoded), Some(10_000), "{id}");
+            assert_eq!(decode(id, &encoded, 10_000)?, data, "{id}");
+            assert!(too_large(&decode(id, &encoded, 9_999), 9_999), "{id}");
+        }
+        // Headers that claim 1 TiB: refused for the limit, not for the memory.
+        let mut lz4 = encode(LZ4, &[], &data)?;
+        lz4[..8].copy_from_slice(&(1u64 << 40).to_be_bytes());
+        assert!(too_large(&decode(LZ4, &lz4, MIB), MIB));
+        let mut zstd = Vec::new();
+        let mut encoder =
+            zstd::stream::write::Encoder::new(&mut zstd, 3).map_err(codec_error(ZSTD))?;
+        encoder
+            .set_pledged_src_size(Some(1 << 40))
+            .map_err(codec_error(ZSTD))?;
+        encoder.write_all(&data).map_err(codec_error(ZSTD))?;
+        encoder.flush().map_err(codec_error(ZSTD))?;
+        drop(encoder);
+        assert_eq!(
+            zstd::zstd_safe::get_frame_content_size(&zstd).ok(),
+            Some(Some(1 << 40))
+        );
+        assert!(too_large(&decode(ZSTD, &zstd, MIB), MIB));
+        Ok(())
+    }
+
+    #[test]
+    fn unsized_zstd_frames_of_small_chunks_decode() -> Result<(), WireError> {
+        let data: Vec<u8> = (0..4096u32).map(|i| (i % 251) as u8).collect();
+        for level in [1, 3, 19] {
+            let mut encoder =
+                zstd::stream::write::Encoder::new(Vec::new(), level).map_err(codec_error(ZSTD))?;
+            encoder.write_all(&data).map_err(codec_error(ZSTD))?;
+            let frame = encoder.finish().map_err(codec_error(ZSTD))?;
+            assert_eq!(
+                zstd::zstd_safe::get_frame_content_size(&frame).ok(),
+                Some(None)
+            );
+            assert_eq!(decode(ZSTD, &frame, 4096)?, data, "level {level}");
+            assert!(
+                too_large(&decode(ZSTD, &frame, 4095), 4095),
+                "level {level}"
+            );
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn the_zstd_window_covers_the_chunk_within_bounds() {
+        assert_eq!(zstd_window_log_max(4096), 23);
+        assert_eq!(zstd_window_log_max((1 << 25) + 1), 26);
+        assert_eq!(zstd_window_log_max(usize::MAX), 27);
     }
 }

@@ -1,60 +1,43 @@
 //! Reading attributes of any type.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::c_int;
 
-use ncmodel::{Attribute, TypeRef};
-use netcdf_sys::{nc_get_att, nc_inq_att, nc_inq_attname, nc_type};
+use ncmodel::Attribute;
 
-use crate::decode::TypeTable;
 use crate::error::NcError;
-use crate::ffi::{c_name, check, NameBuf};
-use crate::schema::type_ref;
+use crate::sys::{inquire, Grp, Lib, TypeTable};
 
 /// Reads every attribute of `varid` (or the group's, with `NC_GLOBAL`), in order.
-/// Must be called with the library lock held.
 pub(crate) fn read_attributes(
+    lib: &Lib,
     table: TypeTable<'_>,
-    ncid: c_int,
+    grp: Grp<'_>,
     varid: c_int,
     natts: usize,
     owner: &dyn Fn() -> String,
 ) -> Result<Vec<Attribute>, NcError> {
     (0..natts)
         .map(|i| {
-            let mut name = NameBuf::new();
-            // SAFETY: name holds NC_MAX_NAME + 1 bytes.
-            let status = unsafe { nc_inq_attname(ncid, varid, i as c_int, name.as_mut_ptr()) };
-            check(status, || format!("{}: attribute {i}", owner()))?;
-            read_attribute(table, ncid, varid, &name.to_text(), owner)
+            let name = inquire::att_name(lib, grp, varid, i, &|| {
+                format!("{}: attribute {i}", owner())
+            })?;
+            read_attribute(lib, table, grp, varid, &name, owner)
         })
         .collect()
 }
 
-/// Reads one attribute by name. Must be called with the library lock held.
+/// Reads one attribute by name.
 pub(crate) fn read_attribute(
+    lib: &Lib,
     table: TypeTable<'_>,
-    ncid: c_int,
+    grp: Grp<'_>,
     varid: c_int,
     name: &str,
     owner: &dyn Fn() -> String,
 ) -> Result<Attribute, NcError> {
-    let context = || format!("{}: attribute {name}", owner());
-    let c = c_name(name, context)?;
-    let mut xtype: nc_type = 0;
-    let mut len: usize = 0;
-    // SAFETY: c is a valid C string; xtype and len are valid out-pointers.
-    check(
-        unsafe { nc_inq_att(ncid, varid, c.as_ptr(), &mut xtype, &mut len) },
-        context,
-    )?;
-    let type_ref: TypeRef = type_ref(xtype);
-    let values = table.read(
-        type_ref,
-        len,
-        // SAFETY: the buffer holds len values of the attribute's type.
-        |buf: *mut c_void| unsafe { nc_get_att(ncid, varid, c.as_ptr(), buf) },
-        context,
-    )?;
+    let context = || format!("{}: attribute {}", owner(), crate::names::shown(name));
+    let c = crate::names::c_name(name, context)?;
+    let (type_ref, values) = table.get_att(lib, grp, varid, &c, &context)?;
     Ok(Attribute {
         name: name.to_string(),
         type_ref,
@@ -62,12 +45,10 @@ pub(crate) fn read_attribute(
     })
 }
 
-/// Whether the attribute exists. Must be called with the library lock held.
-pub(crate) fn has_attribute(ncid: c_int, varid: c_int, name: &str) -> bool {
-    let Ok(c) = c_name(name, String::new) else {
+/// Whether the attribute exists.
+pub(crate) fn has_attribute(lib: &Lib, grp: Grp<'_>, varid: c_int, name: &str) -> bool {
+    let Ok(c) = crate::names::c_name(name, String::new) else {
         return false;
     };
-    let (mut xtype, mut len): (nc_type, usize) = (0, 0);
-    // SAFETY: c is a valid C string; xtype and len are valid out-pointers.
-    unsafe { nc_inq_att(ncid, varid, c.as_ptr(), &mut xtype, &mut len) == 0 }
+    inquire::att_info(lib, grp, varid, &c, &String::new).is_ok()
 }

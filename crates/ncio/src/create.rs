@@ -3,24 +3,22 @@
 //! writer is dropped unfinished, the temporary file is removed (DECISIONS D7).
 
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_uint, CString};
+use std::ffi::c_int;
 use std::path::{Path, PathBuf};
 
 use ncmodel::{
     Attribute, Dataset, Endianness, Format, Group, Layout, QuantizeMode, Storage, TypeRef,
     UserTypeKind, Values, Var,
 };
-use netcdf_sys::{
-    nc_abort, nc_close, nc_create, nc_def_compound, nc_def_dim, nc_def_enum, nc_def_grp,
-    nc_def_opaque, nc_def_var, nc_def_var_chunking, nc_def_var_endian, nc_def_var_fill,
-    nc_def_var_filter, nc_def_vlen, nc_enddef, nc_insert_array_compound, nc_insert_compound,
-    nc_insert_enum, nc_put_att, nc_put_att_string, nc_put_att_text, nc_put_vara, nc_set_fill,
-    nc_type, NC_GLOBAL,
-};
+use netcdf_sys::{nc_type, NC_GLOBAL};
 
 use crate::encode::Layouts;
 use crate::error::NcError;
-use crate::ffi::{c_name, check, locked};
+use crate::names::{c_name, c_new_name, shown};
+use crate::sys::{
+    check, define, values, with_lib, ChunkingRequest, FieldShape, Grp, Lib, OpenFile,
+    TypeDefinition,
+};
 
 const NC_NETCDF4: c_int = 0x1000;
 const NC_CLASSIC_MODEL: c_int = 0x0100;
@@ -28,11 +26,6 @@ const NC_64BIT_OFFSET: c_int = 0x0200;
 const NC_64BIT_DATA: c_int = 0x0020;
 const NC_CLOBBER: c_int = 0;
 const NC_UNLIMITED: usize = 0;
-
-extern "C" {
-    /// `nc_def_var_quantize` (netCDF-C 4.9), not bound by netcdf-sys 0.9.
-    fn nc_def_var_quantize(ncid: c_int, varid: c_int, mode: c_int, nsd: c_int) -> c_int;
-}
 
 /// A variable of the file being written.
 #[derive(Debug, Clone, Copy)]
@@ -44,7 +37,8 @@ struct VarSlot {
 
 /// A netCDF file being created.
 pub struct NcWriter {
-    ncid: c_int,
+    /// The open file; `None` once closed or aborted.
+    file: Option<OpenFile>,
     target: String,
     /// The temporary file, when the target is a local path (renamed at the end).
     temp: Option<PathBuf>,
@@ -52,7 +46,6 @@ pub struct NcWriter {
     types: HashMap<i32, nc_type>,
     dims: HashMap<i32, c_int>,
     vars: HashMap<(Vec<String>, String), VarSlot>,
-    finished: bool,
     /// Whether HDF5 may open the file beside libnetcdf (a local netCDF-4 file on disk).
     direct_ok: bool,
 }
@@ -77,6 +70,9 @@ fn temporary_path(target: &Path) -> PathBuf {
     target.with_file_name(format!(".{name}.nctools-{}.tmp", std::process::id()))
 }
 
+/// Groups of the file being defined, by path.
+type GroupIds<'f> = HashMap<Vec<String>, Grp<'f>>;
+
 impl NcWriter {
     /// Starts writing `target` (a path, or an NCZarr URL written in place) in `format`.
     pub fn create(target: &str, format: Format) -> Result<Self, NcError> {
@@ -97,22 +93,23 @@ impl NcWriter {
             .as_ref()
             .map_or(target.to_string(), |p| p.to_string_lossy().into_owned());
         let c_path = c_name(&path, || target.to_string())?;
-        let mut ncid: c_int = -1;
-        // SAFETY: c_path is a valid C string and ncid a valid out-pointer.
-        let status = locked(|| unsafe { nc_create(c_path.as_ptr(), mode, &mut ncid) });
-        check(status, || format!("{target}: creating"))?;
+        let file = with_lib(|lib| OpenFile::create(lib, &c_path, mode));
+        let file = file.map_err(|code| NcError {
+            code,
+            message: crate::sys::message(code),
+            context: format!("{target}: creating"),
+        })?;
         let direct_ok = !in_memory
             && temp.is_some()
             && matches!(format, Format::Netcdf4 | Format::Netcdf4Classic);
         Ok(Self {
-            ncid,
+            file: Some(file),
             target: target.to_string(),
             temp,
             layouts: Layouts::new(&[]),
             types: HashMap::new(),
             dims: HashMap::new(),
             vars: HashMap::new(),
-            finished: false,
             direct_ok,
         })
     }
@@ -122,9 +119,24 @@ impl NcWriter {
         self.temp.as_deref().filter(|_| self.direct_ok)
     }
 
+    /// The temporary file the output is written to until [`NcWriter::finish`] renames it
+    /// (`.NAME.nctools-PID.tmp` beside the target); `None` for URLs, written in place.
+    pub fn temporary_path(&self) -> Option<&Path> {
+        self.temp.as_deref()
+    }
+
     /// The target path or URL.
     pub(crate) fn target(&self) -> &str {
         &self.target
+    }
+
+    /// The open file, or the error of using a closed one.
+    pub(crate) fn open_file(&self) -> Result<&OpenFile, NcError> {
+        self.file.as_ref().ok_or_else(|| NcError {
+            code: -33,
+            message: "the file is closed".into(),
+            context: self.target.clone(),
+        })
     }
 
     /// The group id and variable id of a defined variable.
@@ -142,10 +154,8 @@ impl NcWriter {
     /// Turns fill mode off for the whole file (ncgen -x): variables are not pre-filled,
     /// so what is never written holds whatever the file had there.
     pub fn set_no_fill(&mut self) -> Result<(), NcError> {
-        const NC_NOFILL: c_int = 0x100;
-        let mut old: c_int = 0;
-        // SAFETY: ncid is open and old a valid out-pointer.
-        let status = locked(|| unsafe { nc_set_fill(self.ncid, NC_NOFILL, &mut old) });
+        let file = self.open_file()?;
+        let status = with_lib(|lib| file.set_no_fill(lib));
         check(status, self.context("turning fill mode off"))
     }
 
@@ -154,110 +164,117 @@ impl NcWriter {
     pub fn define(&mut self, dataset: &Dataset) -> Result<(), NcError> {
         self.layouts = Layouts::new(&dataset.types);
         let netcdf4 = !dataset.format.is_classic_family();
-        locked(|| {
-            let mut group_ids = HashMap::new();
-            self.define_groups(&dataset.root, self.ncid, &mut Vec::new(), &mut group_ids)?;
+        let file = self.file.take().ok_or_else(|| NcError {
+            code: -33,
+            message: "the file is closed".into(),
+            context: self.target.clone(),
+        })?;
+        let result = with_lib(|lib| {
+            let mut group_ids = GroupIds::new();
+            self.define_groups(
+                lib,
+                &dataset.root,
+                file.root(),
+                &mut Vec::new(),
+                &mut group_ids,
+            )?;
             for user in &dataset.types {
-                let ncid = group_ids
+                let grp = group_ids
                     .get(&user.group_path)
                     .copied()
-                    .unwrap_or(self.ncid);
-                self.define_type(ncid, user)?;
+                    .unwrap_or(file.root());
+                self.define_type(lib, grp, user)?;
             }
-            self.define_contents(&dataset.root, &mut Vec::new(), &group_ids, netcdf4)?;
-            // SAFETY: plain call on the open file.
-            check(
-                unsafe { nc_enddef(self.ncid) },
-                self.context("leaving define mode"),
-            )
-        })
+            self.define_contents(
+                lib,
+                &dataset.root,
+                &mut Vec::new(),
+                &group_ids,
+                file.root(),
+                netcdf4,
+            )?;
+            check(file.enddef(lib), self.context("leaving define mode"))
+        });
+        self.file = Some(file);
+        result
     }
 
-    fn define_groups(
+    fn define_groups<'f>(
         &self,
+        lib: &Lib,
         group: &Group,
-        ncid: c_int,
+        grp: Grp<'f>,
         path: &mut Vec<String>,
-        ids: &mut HashMap<Vec<String>, c_int>,
+        ids: &mut GroupIds<'f>,
     ) -> Result<(), NcError> {
-        ids.insert(path.clone(), ncid);
+        ids.insert(path.clone(), grp);
         for child in &group.groups {
-            let name = c_name(&child.name, self.context("group name"))?;
-            let mut child_id: c_int = -1;
-            // SAFETY: valid name and out-pointer.
-            let status = unsafe { nc_def_grp(ncid, name.as_ptr(), &mut child_id) };
-            check(
-                status,
-                self.context(&format!("defining group {}", child.name)),
-            )?;
+            let context = self.context(&format!("defining group {}", shown(&child.name)));
+            let name = c_new_name(&child.name, &context)?;
+            let child_grp = define::def_grp(lib, grp, &name, &context)?;
             path.push(child.name.clone());
-            self.define_groups(child, child_id, path, ids)?;
+            self.define_groups(lib, child, child_grp, path, ids)?;
             path.pop();
         }
         Ok(())
     }
 
-    fn file_type(&self, t: TypeRef) -> nc_type {
+    fn file_type(&self, t: TypeRef) -> Option<nc_type> {
         match t {
-            TypeRef::Atomic(a) => a.nc_type(),
-            TypeRef::User(id) => self.types.get(&id.0).copied().unwrap_or(0),
+            TypeRef::Atomic(a) => Some(a.nc_type()),
+            TypeRef::User(id) => self.types.get(&id.0).copied(),
         }
     }
 
-    fn define_type(&mut self, ncid: c_int, user: &ncmodel::UserType) -> Result<(), NcError> {
-        let context = self.context(&format!("defining type {}", user.name));
-        let name = c_name(&user.name, &context)?;
+    fn known_type(&self, t: TypeRef, context: &dyn Fn() -> String) -> Result<nc_type, NcError> {
+        self.file_type(t).ok_or_else(|| NcError {
+            code: -45,
+            message: format!("type {t:?} is not defined"),
+            context: context(),
+        })
+    }
+
+    fn define_type(
+        &mut self,
+        lib: &Lib,
+        grp: Grp<'_>,
+        user: &ncmodel::UserType,
+    ) -> Result<(), NcError> {
+        let context = self.context(&format!("defining type {}", shown(&user.name)));
+        let name = c_new_name(&user.name, &context)?;
         let laid = self
             .layouts
             .user(user.id)
             .cloned()
             .unwrap_or_else(|| user.clone());
-        let mut xtype: nc_type = 0;
-        // SAFETY (all calls below): valid names, out-pointers and dimension arrays.
-        let status = match &laid.kind {
-            UserTypeKind::Compound { .. } => unsafe {
-                nc_def_compound(ncid, laid.size, name.as_ptr(), &mut xtype)
-            },
-            UserTypeKind::Vlen { base } => unsafe {
-                nc_def_vlen(ncid, name.as_ptr(), self.file_type(*base), &mut xtype)
-            },
-            UserTypeKind::Opaque => unsafe {
-                nc_def_opaque(ncid, laid.size, name.as_ptr(), &mut xtype)
-            },
-            UserTypeKind::Enum { base, .. } => unsafe {
-                nc_def_enum(ncid, base.nc_type(), name.as_ptr(), &mut xtype)
-            },
+        let definition = match &laid.kind {
+            UserTypeKind::Compound { .. } => TypeDefinition::Compound(laid.size),
+            UserTypeKind::Vlen { base } => TypeDefinition::Vlen(self.known_type(*base, &context)?),
+            UserTypeKind::Opaque => TypeDefinition::Opaque(laid.size),
+            UserTypeKind::Enum { base, .. } => TypeDefinition::Enum(base.nc_type()),
         };
-        check(status, &context)?;
+        let xtype = define::def_type(lib, grp, &name, definition, &context)?;
         match &laid.kind {
             UserTypeKind::Compound { fields } => {
                 for field in fields {
-                    let fname = c_name(&field.name, &context)?;
-                    let ftype = self.file_type(field.type_ref);
-                    let status = if field.dims.is_empty() {
-                        unsafe {
-                            nc_insert_compound(ncid, xtype, fname.as_ptr(), field.offset, ftype)
-                        }
-                    } else {
-                        let dims: Vec<c_int> = field.dims.iter().map(|d| *d as c_int).collect();
-                        unsafe {
-                            nc_insert_array_compound(
-                                ncid,
-                                xtype,
-                                fname.as_ptr(),
-                                field.offset,
-                                ftype,
-                                dims.len() as c_int,
-                                dims.as_ptr(),
-                            )
-                        }
-                    };
-                    check(status, &context)?;
+                    let fname = c_new_name(&field.name, &context)?;
+                    let ftype = self.known_type(field.type_ref, &context)?;
+                    let shape = FieldShape(&field.dims);
+                    define::insert_field(
+                        lib,
+                        grp,
+                        xtype,
+                        &fname,
+                        field.offset,
+                        ftype,
+                        shape,
+                        &context,
+                    )?;
                 }
             }
             UserTypeKind::Enum { base, members } => {
                 for (member, value) in members {
-                    let mname = c_name(member, &context)?;
+                    let mname = c_new_name(member, &context)?;
                     let bytes = value.to_ne_bytes();
                     let n = base.size();
                     let start = if cfg!(target_endian = "big") {
@@ -267,9 +284,7 @@ impl NcWriter {
                     };
                     let mut raw = [0u8; 8];
                     raw[..n].copy_from_slice(&bytes[start..start + n]);
-                    let status =
-                        unsafe { nc_insert_enum(ncid, xtype, mname.as_ptr(), raw.as_ptr().cast()) };
-                    check(status, &context)?;
+                    define::insert_enum_member(lib, grp, xtype, &mname, &raw, &context)?;
                 }
             }
             _ => {}
@@ -280,41 +295,38 @@ impl NcWriter {
 
     fn define_contents(
         &mut self,
+        lib: &Lib,
         group: &Group,
         path: &mut Vec<String>,
-        group_ids: &HashMap<Vec<String>, c_int>,
+        group_ids: &GroupIds<'_>,
+        root: Grp<'_>,
         netcdf4: bool,
     ) -> Result<(), NcError> {
-        let ncid = group_ids.get(path.as_slice()).copied().unwrap_or(self.ncid);
+        let grp = group_ids.get(path.as_slice()).copied().unwrap_or(root);
         for dim in &group.dims {
-            let name = c_name(&dim.name, self.context("dimension name"))?;
+            let context = self.context(&format!("defining dimension {}", shown(&dim.name)));
+            let name = c_new_name(&dim.name, &context)?;
             let len = if dim.unlimited { NC_UNLIMITED } else { dim.len };
-            let mut dimid: c_int = -1;
-            // SAFETY: valid name and out-pointer.
-            let status = unsafe { nc_def_dim(ncid, name.as_ptr(), len, &mut dimid) };
-            check(
-                status,
-                self.context(&format!("defining dimension {}", dim.name)),
-            )?;
+            let dimid = define::def_dim(lib, grp, &name, len, &context)?;
             self.dims.insert(dim.id, dimid);
         }
         for var in &group.vars {
             let full: String = path.iter().map(|g| format!("/{g}")).collect();
             let full = format!("{full}/{}", var.name);
-            let varid = self.define_var(ncid, var, &full, netcdf4)?;
+            let varid = self.define_var(lib, grp, var, &full, netcdf4)?;
             let slot = VarSlot {
-                ncid,
+                ncid: grp.id(),
                 varid,
                 type_ref: var.type_ref,
             };
             self.vars.insert((path.clone(), var.name.clone()), slot);
         }
         for att in &group.atts {
-            self.put_attribute(ncid, NC_GLOBAL, att)?;
+            self.put_attribute(lib, grp, NC_GLOBAL, att)?;
         }
         for child in &group.groups {
             path.push(child.name.clone());
-            self.define_contents(child, path, group_ids, netcdf4)?;
+            self.define_contents(lib, child, path, group_ids, root, netcdf4)?;
             path.pop();
         }
         Ok(())
@@ -322,73 +334,76 @@ impl NcWriter {
 
     fn define_var(
         &mut self,
-        ncid: c_int,
+        lib: &Lib,
+        grp: Grp<'_>,
         var: &Var,
         full_path: &str,
         netcdf4: bool,
     ) -> Result<c_int, NcError> {
-        let context = self.context(&format!("defining variable {full_path}"));
-        let name = c_name(&var.name, &context)?;
-        let dims: Vec<c_int> = var
+        let context = self.context(&format!("defining variable {}", shown(full_path)));
+        let name = c_new_name(&var.name, &context)?;
+        let dims = var
             .dim_ids
             .iter()
-            .map(|d| self.dims.get(d).copied().unwrap_or(-1))
-            .collect();
-        let mut varid: c_int = -1;
-        // SAFETY: valid name, dimension array and out-pointer.
-        let status = unsafe {
-            nc_def_var(
-                ncid,
-                name.as_ptr(),
-                self.file_type(var.type_ref),
-                dims.len() as c_int,
-                dims.as_ptr(),
-                &mut varid,
-            )
-        };
-        check(status, &context)?;
+            .map(|d| {
+                self.dims.get(d).copied().ok_or_else(|| NcError {
+                    code: -46,
+                    message: format!("dimension id {d} is not defined"),
+                    context: context(),
+                })
+            })
+            .collect::<Result<Vec<c_int>, _>>()?;
+        let xtype = self.known_type(var.type_ref, &context)?;
+        let varid = define::def_var(lib, grp, &name, xtype, &dims, &context)?;
         // Storage first: turning fill off after `_FillValue` is written would delete it.
         if let (true, Some(storage)) = (netcdf4, &var.storage) {
-            define_storage(ncid, varid, storage, &context)?;
+            define_storage(lib, grp, varid, storage, &context)?;
         }
         for att in &var.atts {
-            self.put_attribute(ncid, varid, att)?;
+            self.put_attribute(lib, grp, varid, att)?;
         }
         Ok(varid)
     }
 
-    fn put_attribute(&self, ncid: c_int, varid: c_int, att: &Attribute) -> Result<(), NcError> {
-        let context = self.context(&format!("writing attribute {}", att.name));
-        let name = c_name(&att.name, &context)?;
-        let len = att.values.len();
-        // SAFETY (all branches): the buffers hold `len` values of the attribute's type.
-        let status = match &att.values {
-            Values::Char(text) => unsafe {
-                nc_put_att_text(ncid, varid, name.as_ptr(), text.len(), text.as_ptr().cast())
-            },
-            Values::String(strings) => {
-                // A NULL string (CDL's NIL) is written as a NULL pointer.
-                let owned: Vec<Option<CString>> = strings
-                    .iter()
-                    .map(|s| s.clone().map(|b| CString::new(b).unwrap_or_default()))
-                    .collect();
-                let mut pointers: Vec<*const c_char> = owned
-                    .iter()
-                    .map(|s| s.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()))
-                    .collect();
-                unsafe { nc_put_att_string(ncid, varid, name.as_ptr(), len, pointers.as_mut_ptr()) }
+    fn put_attribute(
+        &self,
+        lib: &Lib,
+        grp: Grp<'_>,
+        varid: c_int,
+        att: &Attribute,
+    ) -> Result<(), NcError> {
+        let context = self.context(&format!("writing attribute {}", shown(&att.name)));
+        let name = c_new_name(&att.name, &context)?;
+        match (&att.type_ref, &att.values) {
+            (_, Values::Char(text)) => values::put_att_text(lib, grp, varid, &name, text, &context),
+            (_, Values::String(strings)) => {
+                values::put_att_string(lib, grp, varid, &name, strings, &context)
             }
-            values => {
-                let encoded = self.layouts.encode(att.type_ref, values);
-                let xtype = self.file_type(att.type_ref);
-                unsafe { nc_put_att(ncid, varid, name.as_ptr(), xtype, len, encoded.as_ptr()) }
+            (&type_ref, values) => {
+                let encoded = self.layouts.encode(type_ref, values).map_err(|e| NcError {
+                    context: context(),
+                    ..e
+                })?;
+                let xtype = self.known_type(type_ref, &context)?;
+                let size = self.layouts.size(type_ref);
+                values::put_att(
+                    lib,
+                    grp,
+                    varid,
+                    &name,
+                    xtype,
+                    values.len(),
+                    size,
+                    &encoded,
+                    &context,
+                )
             }
-        };
-        check(status, &context)
+        }
     }
 
     /// Writes the hyperslab `start`/`count` of the variable `name` of the group at
-    /// `group_path` (empty for the root).
+    /// `group_path` (empty for the root). The values must be of the variable's type, one
+    /// per element of the hyperslab; the rank is checked against the variable.
     pub fn write(
         &self,
         group_path: &[String],
@@ -405,35 +420,52 @@ impl NcWriter {
                 context: format!("{}: writing {name}", self.target),
             });
         };
-        let encoded = self.layouts.encode(slot.type_ref, values);
         let context = self.context(&format!("writing variable {name}"));
-        locked(|| {
-            // SAFETY: the buffer holds count's product of values of the variable's type.
-            let status = unsafe {
-                nc_put_vara(
-                    slot.ncid,
-                    slot.varid,
-                    start.as_ptr(),
-                    count.as_ptr(),
-                    encoded.as_ptr(),
-                )
-            };
-            check(status, &context)
+        let encoded = self
+            .layouts
+            .encode(slot.type_ref, values)
+            .map_err(|e| NcError {
+                context: context(),
+                ..e
+            })?;
+        let size = self.layouts.size(slot.type_ref);
+        let file = self.open_file()?;
+        let grp = self.group_of(file, slot.ncid)?;
+        with_lib(|lib| {
+            values::put_vara(lib, grp, slot.varid, start, count, &encoded, size, &context)
+        })
+    }
+
+    /// A group of the file being written, by id.
+    pub(crate) fn group_of<'f>(&self, file: &'f OpenFile, ncid: c_int) -> Result<Grp<'f>, NcError> {
+        file.group(ncid).ok_or_else(|| NcError {
+            code: -33,
+            message: format!("group id {ncid} is not one of this file's"),
+            context: self.target.clone(),
         })
     }
 
     /// Closes the file and moves it to its name.
     pub fn finish(mut self) -> Result<(), NcError> {
-        self.finished = true;
-        // SAFETY: ncid is open and closed once.
-        let status = locked(|| unsafe { nc_close(self.ncid) });
+        let Some(file) = self.file.take() else {
+            return Err(NcError {
+                code: -33,
+                message: "the file is closed".into(),
+                context: self.target.clone(),
+            });
+        };
+        let status = with_lib(|lib| file.close(lib));
         check(status, self.context("closing"))?;
-        if let Some(temp) = &self.temp {
-            std::fs::rename(temp, &self.target).map_err(|e| NcError {
-                code: -31,
-                message: e.to_string(),
-                context: format!("{}: moving the finished file into place", self.target),
-            })?;
+        if let Some(temp) = self.temp.take() {
+            if let Err(e) = std::fs::rename(&temp, &self.target) {
+                // Not a partial file left beside the target: remove it.
+                let _ = std::fs::remove_file(&temp);
+                return Err(NcError {
+                    code: -31,
+                    message: e.to_string(),
+                    context: format!("{}: moving the finished file into place", self.target),
+                });
+            }
         }
         Ok(())
     }
@@ -441,11 +473,10 @@ impl NcWriter {
 
 impl Drop for NcWriter {
     fn drop(&mut self) {
-        if self.finished {
-            return;
+        if let Some(file) = self.file.take() {
+            // Abort closes the file without keeping it.
+            let _ = with_lib(|lib| file.abort(lib));
         }
-        // SAFETY: ncid is open; abort closes it without keeping the file.
-        let _ = locked(|| unsafe { nc_abort(self.ncid) });
         if let Some(temp) = &self.temp {
             let _ = std::fs::remove_file(temp);
         }
@@ -453,57 +484,33 @@ impl Drop for NcWriter {
 }
 
 fn define_storage(
-    ncid: c_int,
+    lib: &Lib,
+    grp: Grp<'_>,
     varid: c_int,
     storage: &Storage,
     context: &dyn Fn() -> String,
 ) -> Result<(), NcError> {
-    // SAFETY (all calls): plain calls on a variable in define mode with valid arrays.
-    match &storage.layout {
-        Layout::Contiguous => check(
-            unsafe { nc_def_var_chunking(ncid, varid, 1, std::ptr::null()) },
-            context,
-        )?,
-        Layout::Compact => check(
-            unsafe { nc_def_var_chunking(ncid, varid, 2, std::ptr::null()) },
-            context,
-        )?,
-        Layout::Chunked(sizes) => {
-            // No sizes: the library's default chunk sizes.
-            let sizes_ptr = if sizes.is_empty() {
-                std::ptr::null()
-            } else {
-                sizes.as_ptr()
-            };
-            check(
-                unsafe { nc_def_var_chunking(ncid, varid, 0, sizes_ptr) },
-                context,
-            )?
-        }
-        Layout::Other => {}
+    let request = match &storage.layout {
+        Layout::Contiguous => Some(ChunkingRequest::Contiguous),
+        Layout::Compact => Some(ChunkingRequest::Compact),
+        Layout::Chunked(sizes) => Some(ChunkingRequest::Chunked(sizes)),
+        Layout::Other => None,
+    };
+    if let Some(request) = request {
+        define::def_chunking(lib, grp, varid, &request, context)?;
     }
     for filter in &storage.filters {
-        let status = unsafe {
-            nc_def_var_filter(
-                ncid,
-                varid,
-                filter.id as c_uint,
-                filter.params.len(),
-                filter.params.as_ptr(),
-            )
-        };
-        check(status, || format!("{}: filter {}", context(), filter.id))?;
+        define::def_filter(lib, grp, varid, filter.id, &filter.params, &|| {
+            format!("{}: filter {}", context(), filter.id)
+        })?;
     }
     match storage.endianness {
-        Endianness::Little => check(unsafe { nc_def_var_endian(ncid, varid, 1) }, context)?,
-        Endianness::Big => check(unsafe { nc_def_var_endian(ncid, varid, 2) }, context)?,
+        Endianness::Little => define::def_endian(lib, grp, varid, 1, context)?,
+        Endianness::Big => define::def_endian(lib, grp, varid, 2, context)?,
         Endianness::Native => {}
     }
     if storage.no_fill {
-        check(
-            unsafe { nc_def_var_fill(ncid, varid, 1, std::ptr::null()) },
-            context,
-        )?;
+        define::def_no_fill(lib, grp, varid, context)?;
     }
     if let Some(q) = storage.quantize {
         let mode = match q.mode {
@@ -511,10 +518,7 @@ fn define_storage(
             QuantizeMode::GranularBitRound => 2,
             QuantizeMode::BitRound => 3,
         };
-        check(
-            unsafe { nc_def_var_quantize(ncid, varid, mode, q.nsd) },
-            context,
-        )?;
+        define::def_quantize(lib, grp, varid, mode, q.nsd, context)?;
     }
     Ok(())
 }

@@ -1,23 +1,31 @@
 //! Encoding values into libnetcdf's memory layout for writing: atomic arrays as they are,
 //! strings as `char*` arrays, user-defined types laid out like C structs (compound field
-//! offsets computed with natural alignment), vlens as `nc_vlen_t`. The encoded buffer owns
-//! everything its pointers point to.
+//! offsets computed with natural alignment), vlens as `nc_vlen_t`. Values are checked
+//! against their type first: the variant, the number of values of each compound field, the
+//! size of opaque values; what does not fit is an error, never memory libnetcdf misreads.
 
-use std::ffi::{c_char, c_void, CString};
+use std::ffi::c_char;
 
-use ncmodel::{CompoundField, TypeId, TypeRef, UserType, UserTypeKind, Value, Values};
+use ncmodel::{AtomicType, CompoundField, TypeId, TypeRef, UserType, UserTypeKind, Value, Values};
+
+use crate::error::NcError;
+use crate::sys::Encoded;
+
+/// libnetcdf's `nc_vlen_t`: a length and a pointer.
+const VLEN_SIZE: usize = 2 * size_of::<usize>();
 
 /// Sizes and alignments of types, with computed compound layouts.
 pub(crate) struct Layouts {
     types: Vec<UserType>,
 }
 
-/// A `nc_vlen_t` as libnetcdf reads it.
-#[repr(C)]
-#[derive(Clone, Copy)]
-struct VlenRecord {
-    len: usize,
-    p: *const c_void,
+/// Values that do not fit their type.
+fn mismatch(what: String) -> NcError {
+    NcError {
+        code: -45,
+        message: what,
+        context: String::new(),
+    }
 }
 
 impl Layouts {
@@ -29,7 +37,7 @@ impl Layouts {
             if let UserTypeKind::Compound { fields } = &mut laid.kind {
                 laid.size = table.lay_out(fields);
             } else if let UserTypeKind::Vlen { .. } = laid.kind {
-                laid.size = size_of::<VlenRecord>();
+                laid.size = VLEN_SIZE;
             } else if let UserTypeKind::Enum { base, .. } = laid.kind {
                 laid.size = base.size();
             }
@@ -52,7 +60,8 @@ impl Layouts {
             max_align = max_align.max(align);
             offset = offset.next_multiple_of(align);
             field.offset = offset;
-            offset += self.size(field.type_ref) * field.dims.iter().product::<usize>().max(1);
+            let count = field.dims.iter().product::<usize>().max(1);
+            offset = offset.saturating_add(self.size(field.type_ref).saturating_mul(count));
         }
         offset.next_multiple_of(max_align)
     }
@@ -60,6 +69,7 @@ impl Layouts {
     /// The in-memory size of one value.
     pub(crate) fn size(&self, t: TypeRef) -> usize {
         match t {
+            TypeRef::Atomic(AtomicType::String) => size_of::<*const c_char>(),
             TypeRef::Atomic(a) => a.size(),
             TypeRef::User(id) => self.user(id).map_or(0, |u| u.size),
         }
@@ -67,83 +77,157 @@ impl Layouts {
 
     fn align(&self, t: TypeRef) -> usize {
         match t {
-            TypeRef::Atomic(a) => a.size(),
+            TypeRef::Atomic(a) => self.size(TypeRef::Atomic(a)).max(1),
             TypeRef::User(id) => match self.user(id).map(|u| &u.kind) {
                 Some(UserTypeKind::Compound { fields }) => fields
                     .iter()
                     .map(|f| self.align(f.type_ref))
                     .max()
                     .unwrap_or(1),
-                Some(UserTypeKind::Vlen { .. }) => align_of::<VlenRecord>(),
+                Some(UserTypeKind::Vlen { .. }) => align_of::<usize>(),
                 Some(UserTypeKind::Enum { base, .. }) => base.size(),
                 Some(UserTypeKind::Opaque) | None => 1,
             },
         }
     }
 
-    /// Encodes `values` of type `t`.
-    pub(crate) fn encode(&self, t: TypeRef, values: &Values) -> Encoded {
-        let size = self.size(t).max(1);
-        let mut encoded = Encoded::zeroed(size * values.len());
-        self.write_values(&mut encoded, 0, t, values);
-        encoded
+    /// Encodes `values` of type `t`, checking them against it.
+    pub(crate) fn encode(&self, t: TypeRef, values: &Values) -> Result<Encoded, NcError> {
+        let size = self.size(t);
+        if size == 0 {
+            return Err(mismatch(format!("values of an unknown type {t:?}")));
+        }
+        let bytes = size
+            .checked_mul(values.len())
+            .ok_or_else(|| mismatch("too many values".into()))?;
+        let mut encoded = Encoded::zeroed(bytes);
+        self.write_values(&mut encoded, 0, t, values)?;
+        Ok(encoded)
     }
 
-    fn write_values(&self, out: &mut Encoded, at: usize, t: TypeRef, values: &Values) {
-        let size = self.size(t);
-        match values {
-            Values::Byte(v) => out.put_slice(at, v),
-            Values::Char(v) | Values::UByte(v) => out.put_slice(at, v),
-            Values::Short(v) => out.put_slice(at, v),
-            Values::Int(v) => out.put_slice(at, v),
-            Values::Float(v) => out.put_slice(at, v),
-            Values::Double(v) => out.put_slice(at, v),
-            Values::UShort(v) => out.put_slice(at, v),
-            Values::UInt(v) => out.put_slice(at, v),
-            Values::Int64(v) => out.put_slice(at, v),
-            Values::UInt64(v) => out.put_slice(at, v),
-            Values::String(v) => {
-                for (i, s) in v.iter().enumerate() {
-                    let ptr = match s {
-                        Some(bytes) => out.own_string(bytes),
-                        None => std::ptr::null(),
-                    };
-                    out.put_slice(at + i * size_of::<*const c_char>(), &[ptr]);
-                }
+    fn write_values(
+        &self,
+        out: &mut Encoded,
+        at: usize,
+        t: TypeRef,
+        values: &Values,
+    ) -> Result<(), NcError> {
+        let fits = match (t, values) {
+            (TypeRef::Atomic(AtomicType::Byte), Values::Byte(v)) => out.put(at, v),
+            (TypeRef::Atomic(AtomicType::Char), Values::Char(v)) => out.put(at, v),
+            (TypeRef::Atomic(AtomicType::UByte), Values::UByte(v)) => out.put(at, v),
+            (TypeRef::Atomic(AtomicType::Short), Values::Short(v)) => out.put(at, v),
+            (TypeRef::Atomic(AtomicType::Int), Values::Int(v)) => out.put(at, v),
+            (TypeRef::Atomic(AtomicType::Float), Values::Float(v)) => out.put(at, v),
+            (TypeRef::Atomic(AtomicType::Double), Values::Double(v)) => out.put(at, v),
+            (TypeRef::Atomic(AtomicType::UShort), Values::UShort(v)) => out.put(at, v),
+            (TypeRef::Atomic(AtomicType::UInt), Values::UInt(v)) => out.put(at, v),
+            (TypeRef::Atomic(AtomicType::Int64), Values::Int64(v)) => out.put(at, v),
+            (TypeRef::Atomic(AtomicType::UInt64), Values::UInt64(v)) => out.put(at, v),
+            (TypeRef::Atomic(AtomicType::String), Values::String(v)) => {
+                let step = size_of::<*const c_char>();
+                v.iter().enumerate().all(|(i, s)| {
+                    i.checked_mul(step)
+                        .and_then(|o| o.checked_add(at))
+                        .is_some_and(|o| out.put_string(o, s.as_deref()))
+                })
             }
-            Values::User(v) => {
-                let TypeRef::User(id) = t else {
-                    return;
-                };
-                let Some(user) = self.user(id) else {
-                    return;
-                };
+            (TypeRef::User(id), Values::User(v)) => {
+                let user = self
+                    .user(id)
+                    .ok_or_else(|| mismatch(format!("values of an unknown type {}", id.0)))?;
                 for (i, value) in v.iter().enumerate() {
-                    self.write_user(out, at + i * size, user, value);
+                    let offset = i
+                        .checked_mul(user.size)
+                        .and_then(|o| o.checked_add(at))
+                        .ok_or_else(|| mismatch("too many values".into()))?;
+                    self.write_user(out, offset, user, value)?;
                 }
+                true
             }
+            _ => {
+                return Err(mismatch(format!(
+                    "values of the wrong type ({}) for {}",
+                    variant_name(values),
+                    self.type_name(t)
+                )))
+            }
+        };
+        if fits {
+            Ok(())
+        } else {
+            Err(mismatch(format!(
+                "more values than {} holds",
+                self.type_name(t)
+            )))
         }
     }
 
-    fn write_user(&self, out: &mut Encoded, at: usize, user: &UserType, value: &Value) {
+    fn type_name(&self, t: TypeRef) -> String {
+        match t {
+            TypeRef::Atomic(a) => a.cdl_name().to_string(),
+            TypeRef::User(id) => self
+                .user(id)
+                .map_or(format!("type {}", id.0), |u| u.name.clone()),
+        }
+    }
+
+    fn write_user(
+        &self,
+        out: &mut Encoded,
+        at: usize,
+        user: &UserType,
+        value: &Value,
+    ) -> Result<(), NcError> {
         match (&user.kind, value) {
             (UserTypeKind::Compound { fields }, Value::Compound(parts)) => {
-                for (field, part) in fields.iter().zip(parts) {
-                    self.write_values(out, at + field.offset, field.type_ref, part);
+                if parts.len() != fields.len() {
+                    return Err(mismatch(format!(
+                        "{} fields given for the compound {} of {}",
+                        parts.len(),
+                        user.name,
+                        fields.len()
+                    )));
                 }
+                for (field, part) in fields.iter().zip(parts) {
+                    let count = field.dims.iter().product::<usize>().max(1);
+                    if part.len() != count {
+                        return Err(mismatch(format!(
+                            "{} values for the field {} of {}, which holds {count}",
+                            part.len(),
+                            field.name,
+                            user.name
+                        )));
+                    }
+                    let offset = at
+                        .checked_add(field.offset)
+                        .ok_or_else(|| mismatch("too many values".into()))?;
+                    self.write_values(out, offset, field.type_ref, part)?;
+                }
+                Ok(())
             }
             (UserTypeKind::Vlen { base }, Value::Vlen(items)) => {
-                let child = self.encode(*base, items);
-                let record = VlenRecord {
-                    len: items.len(),
-                    p: child.as_ptr(),
-                };
-                out.put_slice(at, &[record]);
-                out.children.push(child);
+                let child = self.encode(*base, items)?;
+                if out.put_vlen(at, items.len(), child) {
+                    Ok(())
+                } else {
+                    Err(mismatch(format!("more values than {} holds", user.name)))
+                }
             }
             (UserTypeKind::Opaque, Value::Opaque(bytes)) => {
-                let n = bytes.len().min(user.size);
-                out.put_slice(at, &bytes[..n]);
+                if bytes.len() > user.size {
+                    return Err(mismatch(format!(
+                        "{} bytes for the opaque type {} of {}",
+                        bytes.len(),
+                        user.name,
+                        user.size
+                    )));
+                }
+                if out.put(at, bytes) {
+                    Ok(())
+                } else {
+                    Err(mismatch(format!("more values than {} holds", user.name)))
+                }
             }
             (UserTypeKind::Enum { base, .. }, Value::Enum(v)) => {
                 // The low bytes of the integer in native order are the base type's value.
@@ -154,60 +238,36 @@ impl Layouts {
                 } else {
                     0
                 };
-                out.put_slice(at, &bytes[start..start + n]);
+                if out.put(at, &bytes[start..start + n]) {
+                    Ok(())
+                } else {
+                    Err(mismatch(format!("more values than {} holds", user.name)))
+                }
             }
-            _ => {}
+            _ => Err(mismatch(format!(
+                "a value of the wrong kind for the type {}",
+                user.name
+            ))),
         }
     }
 }
 
-/// Encoded values: an aligned buffer and what its pointers point to.
-pub(crate) struct Encoded {
-    /// The values, 8-byte aligned.
-    words: Vec<u64>,
-    len: usize,
-    strings: Vec<CString>,
-    children: Vec<Encoded>,
-}
-
-impl Encoded {
-    fn zeroed(len: usize) -> Self {
-        Self {
-            words: vec![0; len.div_ceil(8).max(1)],
-            len,
-            strings: Vec::new(),
-            children: Vec::new(),
-        }
-    }
-
-    /// The buffer for libnetcdf; valid while `self` lives.
-    pub(crate) fn as_ptr(&self) -> *const c_void {
-        self.words.as_ptr().cast()
-    }
-
-    fn bytes_mut(&mut self) -> &mut [u8] {
-        // SAFETY: the u64 buffer holds at least `len` initialised bytes.
-        unsafe { std::slice::from_raw_parts_mut(self.words.as_mut_ptr().cast::<u8>(), self.len) }
-    }
-
-    /// Copies the bytes of `items` to byte offset `at`.
-    fn put_slice<T: Copy>(&mut self, at: usize, items: &[T]) {
-        let n = size_of_val(items);
-        // SAFETY: T is plain data (numbers, pointers, repr(C) records); reading its bytes is
-        // defined.
-        let src = unsafe { std::slice::from_raw_parts(items.as_ptr().cast::<u8>(), n) };
-        if let Some(dst) = self.bytes_mut().get_mut(at..at + n) {
-            dst.copy_from_slice(src);
-        }
-    }
-
-    /// Keeps a NUL-terminated copy of `bytes` (cut at an inner NUL) and returns its address.
-    fn own_string(&mut self, bytes: &[u8]) -> *const c_char {
-        let end = bytes.iter().position(|b| *b == 0).unwrap_or(bytes.len());
-        let owned = CString::new(&bytes[..end]).unwrap_or_default();
-        let ptr = owned.as_ptr();
-        self.strings.push(owned);
-        ptr
+/// The name of a `Values` variant, for messages.
+fn variant_name(values: &Values) -> &'static str {
+    match values {
+        Values::Byte(_) => "byte",
+        Values::Char(_) => "char",
+        Values::UByte(_) => "ubyte",
+        Values::Short(_) => "short",
+        Values::Int(_) => "int",
+        Values::Float(_) => "float",
+        Values::Double(_) => "double",
+        Values::UShort(_) => "ushort",
+        Values::UInt(_) => "uint",
+        Values::Int64(_) => "int64",
+        Values::UInt64(_) => "uint64",
+        Values::String(_) => "string",
+        Values::User(_) => "user-defined",
     }
 }
 

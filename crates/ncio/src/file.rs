@@ -1,19 +1,55 @@
 //! An open netCDF file: the entry point of reading.
 
-use std::ffi::{c_int, c_void, CString};
+use std::ffi::{c_int, CString};
+use std::path::Path;
+use std::sync::OnceLock;
 
-use ncmodel::{Dataset, Values, Var};
-use netcdf_sys::{nc_close, nc_get_vara, nc_open, NC_NOWRITE};
+use ncmodel::{Dataset, UserType, Values, Var};
+use netcdf_sys::NC_NOWRITE;
 
-use crate::decode::TypeTable;
 use crate::error::NcError;
-use crate::ffi::{check, locked};
+use crate::sys::{self, with_lib, NameCapacity, OpenFile, TypeTable};
 
 /// A netCDF file opened for reading. Closed when dropped.
 #[derive(Debug)]
 pub struct NcFile {
-    ncid: c_int,
+    file: OpenFile,
     path: String,
+    /// The file's user types, read once: values are decoded only with the file's own
+    /// layouts, never with types a caller passes in.
+    types: OnceLock<Vec<UserType>>,
+}
+
+/// The largest classic file whose malformed header is still handed to libnetcdf. It pads
+/// what is missing past the end of a file with zeros and opens headers cut short (as the
+/// reference ncdump does), so a name it copies is never longer than the file: names are
+/// read into buffers that large.
+const LENIENT_CLASSIC_BYTES: u64 = 16 << 20;
+
+/// How large names read from `path` can be: for a classic file, from its header.
+fn name_capacity(path: &str) -> Result<NameCapacity, NcError> {
+    if path.contains("://") {
+        // A store on disk: its largest metadata file bounds its names. Other URLs (remote
+        // stores, DAP) keep the netCDF-4 bound.
+        let largest = crate::zarr_names::store_directory(path)
+            .map_or(0, |dir| crate::zarr_names::largest_metadata(&dir));
+        return Ok(NameCapacity::at_least(largest));
+    }
+    match crate::classic_names::longest_classic_name(Path::new(path)) {
+        Ok(Some(longest)) => Ok(NameCapacity::classic(longest)),
+        Ok(None) => Ok(NameCapacity::NETCDF4),
+        Err(malformed) => {
+            let len = std::fs::metadata(path).map_or(u64::MAX, |m| m.len());
+            match usize::try_from(len) {
+                Ok(len) if len as u64 <= LENIENT_CLASSIC_BYTES => Ok(NameCapacity::classic(len)),
+                _ => Err(NcError {
+                    code: -51,
+                    message: format!("not a valid netCDF file: {malformed}"),
+                    context: path.to_string(),
+                }),
+            }
+        }
+    }
 }
 
 impl NcFile {
@@ -36,13 +72,17 @@ impl NcFile {
             message: "path contains a NUL byte".into(),
             context: path.to_string(),
         })?;
-        let mut ncid: c_int = -1;
-        // SAFETY: c_path is a valid C string and ncid a valid out-pointer.
-        let status = locked(|| unsafe { nc_open(c_path.as_ptr(), mode, &mut ncid) });
-        check(status, || path.to_string())?;
+        let names = name_capacity(path)?;
+        let file = with_lib(|lib| OpenFile::open(lib, &c_path, mode, names));
+        let file = file.map_err(|code| NcError {
+            code,
+            message: sys::message(code),
+            context: path.to_string(),
+        })?;
         Ok(Self {
-            ncid,
+            file,
             path: path.to_string(),
+            types: OnceLock::new(),
         })
     }
 
@@ -53,7 +93,7 @@ impl NcFile {
 
     /// libnetcdf's id of the root group.
     pub fn ncid(&self) -> c_int {
-        self.ncid
+        self.file.raw_id()
     }
 
     /// Whether the filter `id` can be used here (built into HDF5, registered, or found as a
@@ -62,45 +102,63 @@ impl NcFile {
         crate::plugins::filter_available(id)
     }
 
-    /// Reads the whole schema: groups, dimensions, types, variables, attributes, storage.
-    pub fn schema(&self) -> Result<Dataset, NcError> {
-        locked(|| crate::schema::read_dataset(self.ncid, &self.path))
+    /// The open file, for the readers of this crate.
+    pub(crate) fn open_file(&self) -> &OpenFile {
+        &self.file
     }
 
-    /// Reads the hyperslab `start`/`count` of `var` (in group `group_ncid`) of `dataset`,
-    /// in row-major order. A scalar variable takes empty `start` and `count`.
+    /// The file's user types, read on first use.
+    pub(crate) fn user_types(&self) -> Result<&[UserType], NcError> {
+        if let Some(types) = self.types.get() {
+            return Ok(types);
+        }
+        let types = with_lib(|lib| crate::schema::read_types(lib, &self.file, &self.path))?;
+        Ok(self.types.get_or_init(|| types))
+    }
+
+    /// Reads the whole schema: groups, dimensions, types, variables, attributes, storage,
+    /// and the virtual global attributes but `_IsNetcdf4` (see
+    /// [`NcFile::is_netcdf4_attribute`]).
+    pub fn schema(&self) -> Result<Dataset, NcError> {
+        let types = self.user_types()?.to_vec();
+        with_lib(|lib| crate::schema::read_dataset(lib, &self.file, types, &self.path))
+    }
+
+    /// The virtual global attribute `_IsNetcdf4` of a netCDF-4 file (what `ncdump -s`
+    /// prints), which [`NcFile::schema`] leaves out: libnetcdf reads every attribute of the
+    /// file to answer it.
+    pub fn is_netcdf4_attribute(&self) -> Option<i32> {
+        let types = self.user_types().ok()?;
+        let context = || self.path.clone();
+        with_lib(|lib| {
+            let table = TypeTable::new(types, &context).ok()?;
+            crate::schema::read_global_int(lib, table, self.file.root(), "_IsNetcdf4", &self.path)
+        })
+    }
+
+    /// Reads the hyperslab `start`/`count` of `var` (in group `group_ncid`) in row-major
+    /// order. A scalar variable takes empty `start` and `count`. The group must be one of
+    /// this file's, and the variable's type, rank and the hyperslab are checked against
+    /// what libnetcdf reports before anything is read; values are decoded with the file's
+    /// own type layouts (`_dataset` is not trusted for them).
     pub fn read_slab(
         &self,
-        dataset: &Dataset,
+        _dataset: &Dataset,
         group_ncid: c_int,
         var: &Var,
         start: &[usize],
         count: &[usize],
     ) -> Result<Values, NcError> {
-        let n: usize = count.iter().product();
-        let table = TypeTable {
-            ncid: self.ncid,
-            types: &dataset.types,
-        };
         let context = || format!("{}: reading variable {}", self.path, var.name);
-        locked(|| {
-            table.read(
-                var.type_ref,
-                n,
-                // SAFETY: start/count have one entry per dimension of the variable and the
-                // buffer holds n values of its type.
-                |buf: *mut c_void| unsafe {
-                    nc_get_vara(group_ncid, var.id, start.as_ptr(), count.as_ptr(), buf)
-                },
-                context,
-            )
+        let types = self.user_types()?;
+        let grp = self.file.group(group_ncid).ok_or_else(|| NcError {
+            code: -33,
+            message: format!("group id {group_ncid} is not one of this file's"),
+            context: context(),
+        })?;
+        with_lib(|lib| {
+            let table = TypeTable::new(types, &context)?;
+            table.get_vara(lib, grp, var.id, var.type_ref, start, count, &context)
         })
-    }
-}
-
-impl Drop for NcFile {
-    fn drop(&mut self) {
-        // SAFETY: ncid came from nc_open and is closed once.
-        let _ = locked(|| unsafe { nc_close(self.ncid) });
     }
 }

@@ -1,6 +1,7 @@
 //! The only nctools crate that talks to libnetcdf (with `h5filters` for HDF5's filter
-//! interface). Every call takes the shared library lock (`netcdf_sys::libnetcdf_lock`) and
-//! every `unsafe` block lives here, behind safe functions.
+//! interface). Every `unsafe` call into libnetcdf and libhdf5 lives in one internal module,
+//! `sys`, behind safe functions that check their own preconditions and take the shared
+//! library lock as a token.
 //!
 //! - [`NcFile::open`] opens anything libnetcdf opens: netCDF-3 classic, 64-bit offset,
 //!   CDF5, netCDF-4 (classic model or not) and NCZarr URLs such as
@@ -12,28 +13,32 @@
 //!   [`stored_sizes`] tells how many bytes variables take on disk;
 //! - [`RawBuffer`], [`NcFile::read_raw`] and [`NcWriter::write_raw`] move atomic data as
 //!   raw bytes (nccopy's fast path).
-#![allow(unsafe_code)]
 
 mod attribute;
+mod classic_names;
 mod create;
-mod decode;
 mod direct;
 mod encode;
 mod error;
-mod ffi;
 mod file;
+mod names;
 mod plugin_scan;
 mod plugins;
 mod raw;
 mod schema;
 mod storage;
 mod storage_size;
+#[allow(unsafe_code)]
+mod sys;
+mod zarr_names;
 
+pub use classic_names::{longest_classic_name, MalformedHeader};
 pub use create::NcWriter;
 pub use direct::DirectChunkWriter;
 pub use error::NcError;
 pub use file::NcFile;
 pub use plugin_scan::{filter_plugins_enabled, scan_plugin_dirs, scan_plugins, PluginFile};
 pub use plugins::{filter_available, plugin_search_paths};
-pub use raw::{is_raw_type, set_default_chunk_cache, RawBuffer, VarHandle};
+pub use raw::{is_raw_type, set_default_chunk_cache, VarHandle};
 pub use storage_size::stored_sizes;
+pub use sys::RawBuffer;

@@ -1,24 +1,19 @@
 //! Reading a dataset's schema: format, groups, dimensions, user types, variables and
-//! attributes. Every function here must be called with the library lock held.
+//! attributes.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::c_int;
 
 use ncmodel::{
-    AtomicType, CompoundField, Dataset, Dim, Format, GlobalSpecials, Group, TypeId, TypeRef,
-    UserType, UserTypeKind, Values, Var,
+    AtomicType, CompoundField, Dataset, Dim, Format, GlobalSpecials, Group, TypeId, UserType,
+    UserTypeKind, Values, Var,
 };
-use netcdf_sys::{
-    nc_inq_compound_field, nc_inq_dim, nc_inq_dimids, nc_inq_enum_member, nc_inq_format,
-    nc_inq_format_extended, nc_inq_grpname, nc_inq_grps, nc_inq_natts, nc_inq_typeids,
-    nc_inq_unlimdims, nc_inq_user_type, nc_inq_var, nc_inq_varids, nc_type, NC_FORMATX_NCZARR,
-    NC_GLOBAL, NC_MAX_VAR_DIMS,
-};
+use netcdf_sys::{nc_type, NC_FORMATX_NCZARR, NC_GLOBAL};
 
 use crate::attribute::{has_attribute, read_attribute, read_attributes};
-use crate::decode::TypeTable;
 use crate::error::NcError;
-use crate::ffi::{check, NameBuf};
 use crate::storage::read_storage;
+use crate::sys::values::type_ref_of;
+use crate::sys::{inquire, Grp, Lib, OpenFile, TypeTable};
 
 const NC_VLEN: c_int = 13;
 const NC_OPAQUE: c_int = 14;
@@ -34,35 +29,8 @@ struct ReadMode {
     is_nczarr: bool,
 }
 
-/// The model's reference to a netCDF type id.
-pub(crate) fn type_ref(xtype: nc_type) -> TypeRef {
-    AtomicType::from_nc_type(xtype).map_or(TypeRef::User(TypeId(xtype)), TypeRef::Atomic)
-}
-
-/// Reads ids with the usual two-call pattern: `call(count, NULL)` then `call(count, ids)`.
-fn read_ids(
-    mut call: impl FnMut(*mut c_int, *mut c_int) -> c_int,
-    context: &dyn Fn() -> String,
-) -> Result<Vec<c_int>, NcError> {
-    let mut n: c_int = 0;
-    check(call(&mut n, std::ptr::null_mut()), context)?;
-    let mut ids = vec![0; usize::try_from(n).unwrap_or(0)];
-    if !ids.is_empty() {
-        check(call(&mut n, ids.as_mut_ptr()), context)?;
-    }
-    Ok(ids)
-}
-
-fn read_format(ncid: c_int, path: &str) -> Result<(Format, bool), NcError> {
-    let context = || format!("{path}: format");
-    let (mut format, mut formatx, mut mode): (c_int, c_int, c_int) = (0, 0, 0);
-    // SAFETY: valid out-pointers.
-    check(unsafe { nc_inq_format(ncid, &mut format) }, context)?;
-    // SAFETY: valid out-pointers.
-    check(
-        unsafe { nc_inq_format_extended(ncid, &mut formatx, &mut mode) },
-        context,
-    )?;
+fn read_format(lib: &Lib, root: Grp<'_>, path: &str) -> Result<(Format, bool), NcError> {
+    let (format, formatx) = inquire::format(lib, root, &|| format!("{path}: format"))?;
     let format = match format {
         1 => Format::Classic,
         2 => Format::Offset64,
@@ -73,20 +41,29 @@ fn read_format(ncid: c_int, path: &str) -> Result<(Format, bool), NcError> {
     Ok((format, formatx == NC_FORMATX_NCZARR))
 }
 
-/// Reads the whole dataset open as `ncid`.
-pub(crate) fn read_dataset(ncid: c_int, path: &str) -> Result<Dataset, NcError> {
-    let (format, is_nczarr) = read_format(ncid, path)?;
+/// Reads every user type of the file, in definition order, group by group.
+pub(crate) fn read_types(lib: &Lib, file: &OpenFile, path: &str) -> Result<Vec<UserType>, NcError> {
     let mut types = Vec::new();
-    collect_types(ncid, &mut Vec::new(), &mut types, path)?;
-    let table = TypeTable {
-        ncid,
-        types: &types,
-    };
+    collect_types(lib, file.root(), &mut Vec::new(), &mut types, path)?;
+    Ok(types)
+}
+
+/// Reads the whole dataset; `types` are the file's user types ([`read_types`]).
+pub(crate) fn read_dataset(
+    lib: &Lib,
+    file: &OpenFile,
+    types: Vec<UserType>,
+    path: &str,
+) -> Result<Dataset, NcError> {
+    let root = file.root();
+    let (format, is_nczarr) = read_format(lib, root, path)?;
+    let context = || path.to_string();
+    let table = TypeTable::new(&types, &context)?;
     let netcdf4 = !format.is_classic_family();
     let mode = ReadMode { netcdf4, is_nczarr };
-    let root = read_group(table, ncid, "/".to_string(), mode, path)?;
+    let root_group = read_group(lib, table, root, "/".to_string(), mode, path)?;
     let specials = if netcdf4 {
-        read_specials(table, ncid, path)
+        read_specials(lib, table, root, path)
     } else {
         GlobalSpecials::default()
     };
@@ -95,85 +72,67 @@ pub(crate) fn read_dataset(ncid: c_int, path: &str) -> Result<Dataset, NcError> 
         is_nczarr,
         specials,
         types,
-        root,
-    })
-}
-
-fn group_name(ncid: c_int, path: &str) -> Result<String, NcError> {
-    let mut name = NameBuf::new();
-    // SAFETY: name holds NC_MAX_NAME + 1 bytes.
-    check(unsafe { nc_inq_grpname(ncid, name.as_mut_ptr()) }, || {
-        format!("{path}: group name")
-    })?;
-    Ok(name.to_text())
-}
-
-fn child_groups(ncid: c_int, path: &str) -> Result<Vec<c_int>, NcError> {
-    // SAFETY: read_ids passes a count pointer and a NULL or large-enough id array.
-    read_ids(|n, ids| unsafe { nc_inq_grps(ncid, n, ids) }, &|| {
-        format!("{path}: groups")
+        root: root_group,
     })
 }
 
 fn collect_types(
-    ncid: c_int,
+    lib: &Lib,
+    grp: Grp<'_>,
     group_path: &mut Vec<String>,
     types: &mut Vec<UserType>,
     path: &str,
 ) -> Result<(), NcError> {
-    // SAFETY: read_ids passes a count pointer and a NULL or large-enough id array.
-    let ids = read_ids(|n, ids| unsafe { nc_inq_typeids(ncid, n, ids) }, &|| {
-        format!("{path}: types")
-    })?;
-    for id in ids {
-        types.push(read_user_type(ncid, id, group_path, path)?);
+    for id in inquire::type_ids(lib, grp, &|| format!("{path}: types"))? {
+        types.push(read_user_type(lib, grp, id, group_path, path)?);
     }
-    for child in child_groups(ncid, path)? {
-        group_path.push(group_name(child, path)?);
-        collect_types(child, group_path, types, path)?;
+    for child in inquire::child_groups(lib, grp, &|| format!("{path}: groups"))? {
+        group_path.push(inquire::group_name(lib, child, &|| {
+            format!("{path}: group name")
+        })?);
+        collect_types(lib, child, group_path, types, path)?;
         group_path.pop();
     }
     Ok(())
 }
 
 fn read_user_type(
-    ncid: c_int,
+    lib: &Lib,
+    grp: Grp<'_>,
     xtype: nc_type,
     group_path: &[String],
     path: &str,
 ) -> Result<UserType, NcError> {
     let context = || format!("{path}: user type {xtype}");
-    let mut name = NameBuf::new();
-    let (mut size, mut base, mut nfields, mut class): (usize, nc_type, usize, c_int) = (0, 0, 0, 0);
-    // SAFETY: name holds NC_MAX_NAME + 1 bytes; the others are valid out-pointers.
-    let status = unsafe {
-        nc_inq_user_type(
-            ncid,
-            xtype,
-            name.as_mut_ptr(),
-            &mut size,
-            &mut base,
-            &mut nfields,
-            &mut class,
-        )
-    };
-    check(status, context)?;
+    let (name, size, base, nfields, class) = inquire::user_type(lib, grp, xtype, &context)?;
     let kind = match class {
         NC_COMPOUND => UserTypeKind::Compound {
             fields: (0..nfields)
-                .map(|f| read_field(ncid, xtype, f, &context))
-                .collect::<Result<_, _>>()?,
+                .map(|f| {
+                    let (name, offset, field_type, dims) =
+                        inquire::compound_field(lib, grp, xtype, f, &context)?;
+                    Ok(CompoundField {
+                        name,
+                        offset,
+                        type_ref: type_ref_of(field_type),
+                        dims,
+                    })
+                })
+                .collect::<Result<_, NcError>>()?,
         },
         NC_VLEN => UserTypeKind::Vlen {
-            base: type_ref(base),
+            base: type_ref_of(base),
         },
         NC_ENUM => {
             let base = AtomicType::from_nc_type(base).unwrap_or(AtomicType::Int);
             UserTypeKind::Enum {
                 base,
                 members: (0..nfields)
-                    .map(|i| read_enum_member(ncid, xtype, i, base, &context))
-                    .collect::<Result<_, _>>()?,
+                    .map(|i| {
+                        let (name, value) = inquire::enum_member(lib, grp, xtype, i, &context)?;
+                        Ok((name, integer_from_native(base, &value)))
+                    })
+                    .collect::<Result<_, NcError>>()?,
             }
         }
         NC_OPAQUE => UserTypeKind::Opaque,
@@ -181,69 +140,11 @@ fn read_user_type(
     };
     Ok(UserType {
         id: TypeId(xtype),
-        name: name.to_text(),
+        name,
         group_path: group_path.to_vec(),
         size,
         kind,
     })
-}
-
-fn read_field(
-    ncid: c_int,
-    xtype: nc_type,
-    field: usize,
-    context: &dyn Fn() -> String,
-) -> Result<CompoundField, NcError> {
-    let mut name = NameBuf::new();
-    let (mut offset, mut field_type, mut ndims): (usize, nc_type, c_int) = (0, 0, 0);
-    let mut dims = vec![0 as c_int; NC_MAX_VAR_DIMS as usize];
-    // SAFETY: name holds NC_MAX_NAME + 1 bytes, dims NC_MAX_VAR_DIMS entries.
-    let status = unsafe {
-        nc_inq_compound_field(
-            ncid,
-            xtype,
-            field as c_int,
-            name.as_mut_ptr(),
-            &mut offset,
-            &mut field_type,
-            &mut ndims,
-            dims.as_mut_ptr(),
-        )
-    };
-    check(status, context)?;
-    dims.truncate(usize::try_from(ndims).unwrap_or(0));
-    Ok(CompoundField {
-        name: name.to_text(),
-        offset,
-        type_ref: type_ref(field_type),
-        dims: dims
-            .into_iter()
-            .map(|d| usize::try_from(d).unwrap_or(0))
-            .collect(),
-    })
-}
-
-fn read_enum_member(
-    ncid: c_int,
-    xtype: nc_type,
-    index: usize,
-    base: AtomicType,
-    context: &dyn Fn() -> String,
-) -> Result<(String, i128), NcError> {
-    let mut name = NameBuf::new();
-    let mut value = [0u8; 8];
-    // SAFETY: name holds NC_MAX_NAME + 1 bytes; value 8 bytes, the largest base type.
-    let status = unsafe {
-        nc_inq_enum_member(
-            ncid,
-            xtype,
-            index as c_int,
-            name.as_mut_ptr(),
-            value.as_mut_ptr().cast::<c_void>(),
-        )
-    };
-    check(status, context)?;
-    Ok((name.to_text(), integer_from_native(base, &value)))
 }
 
 /// The integer an enum member's value bytes hold, by base type.
@@ -263,51 +164,44 @@ fn integer_from_native(base: AtomicType, b: &[u8; 8]) -> i128 {
 }
 
 fn read_group(
+    lib: &Lib,
     table: TypeTable<'_>,
-    ncid: c_int,
+    grp: Grp<'_>,
     name: String,
     mode: ReadMode,
     path: &str,
 ) -> Result<Group, NcError> {
     let here = |what: &str| format!("{path}: group {name}: {what}");
-    // SAFETY: read_ids passes a count pointer and a NULL or large-enough id array.
-    let dim_ids = read_ids(|n, ids| unsafe { nc_inq_dimids(ncid, n, ids, 0) }, &|| {
-        here("dimensions")
-    })?;
-    // SAFETY: as above.
-    let unlimited = read_ids(|n, ids| unsafe { nc_inq_unlimdims(ncid, n, ids) }, &|| {
-        here("unlimited dimensions")
-    })?;
+    let dim_ids = inquire::dim_ids(lib, grp, &|| here("dimensions"))?;
+    let unlimited = inquire::unlimited_dim_ids(lib, grp, &|| here("unlimited dimensions"))?;
     let dims = dim_ids
         .iter()
-        .map(|&id| read_dim(ncid, id, unlimited.contains(&id), &|| here("dimension")))
-        .collect::<Result<_, _>>()?;
-    // SAFETY: as above.
-    let type_ids = read_ids(|n, ids| unsafe { nc_inq_typeids(ncid, n, ids) }, &|| {
-        here("types")
-    })?;
-    // SAFETY: as above.
-    let var_ids = read_ids(|n, ids| unsafe { nc_inq_varids(ncid, n, ids) }, &|| {
-        here("variables")
-    })?;
+        .map(|&id| {
+            let (dim_name, len) = inquire::dim(lib, grp, id, &|| here("dimension"))?;
+            Ok(Dim {
+                id,
+                name: dim_name,
+                len,
+                unlimited: unlimited.contains(&id),
+            })
+        })
+        .collect::<Result<_, NcError>>()?;
+    let type_ids = inquire::type_ids(lib, grp, &|| here("types"))?;
+    let var_ids = inquire::var_ids(lib, grp, &|| here("variables"))?;
     let vars = var_ids
         .iter()
-        .map(|&varid| read_var(table, ncid, varid, mode, &|| here("variable")))
+        .map(|&varid| read_var(lib, table, grp, varid, mode, &|| here("variable")))
         .collect::<Result<_, _>>()?;
-    let mut natts: c_int = 0;
-    // SAFETY: valid out-pointer.
-    check(unsafe { nc_inq_natts(ncid, &mut natts) }, || {
-        here("attributes")
-    })?;
+    let natts = inquire::group_natts(lib, grp, &|| here("attributes"))?;
     let owner = || format!("{path}: group {name}");
-    let atts = read_attributes(table, ncid, NC_GLOBAL, natts as usize, &owner)?;
+    let atts = read_attributes(lib, table, grp, NC_GLOBAL, natts, &owner)?;
     let mut groups = Vec::new();
-    for child in child_groups(ncid, path)? {
-        let child_name = group_name(child, path)?;
-        groups.push(read_group(table, child, child_name, mode, path)?);
+    for child in inquire::child_groups(lib, grp, &|| here("groups"))? {
+        let child_name = inquire::group_name(lib, child, &|| here("group name"))?;
+        groups.push(read_group(lib, table, child, child_name, mode, path)?);
     }
     Ok(Group {
-        ncid,
+        ncid: grp.id(),
         name,
         dims,
         type_ids: type_ids.into_iter().map(TypeId).collect(),
@@ -317,57 +211,20 @@ fn read_group(
     })
 }
 
-fn read_dim(
-    ncid: c_int,
-    id: c_int,
-    unlimited: bool,
-    context: &dyn Fn() -> String,
-) -> Result<Dim, NcError> {
-    let mut name = NameBuf::new();
-    let mut len: usize = 0;
-    // SAFETY: name holds NC_MAX_NAME + 1 bytes; len is a valid out-pointer.
-    check(
-        unsafe { nc_inq_dim(ncid, id, name.as_mut_ptr(), &mut len) },
-        context,
-    )?;
-    Ok(Dim {
-        id,
-        name: name.to_text(),
-        len,
-        unlimited,
-    })
-}
-
 fn read_var(
+    lib: &Lib,
     table: TypeTable<'_>,
-    ncid: c_int,
+    grp: Grp<'_>,
     varid: c_int,
     mode: ReadMode,
     context: &dyn Fn() -> String,
 ) -> Result<Var, NcError> {
-    let mut name = NameBuf::new();
-    let (mut xtype, mut ndims, mut natts): (nc_type, c_int, c_int) = (0, 0, 0);
-    let mut dim_ids = vec![0 as c_int; NC_MAX_VAR_DIMS as usize];
-    // SAFETY: name holds NC_MAX_NAME + 1 bytes, dim_ids NC_MAX_VAR_DIMS entries.
-    let status = unsafe {
-        nc_inq_var(
-            ncid,
-            varid,
-            name.as_mut_ptr(),
-            &mut xtype,
-            &mut ndims,
-            dim_ids.as_mut_ptr(),
-            &mut natts,
-        )
-    };
-    check(status, context)?;
-    dim_ids.truncate(usize::try_from(ndims).unwrap_or(0));
-    let name = name.to_text();
+    let info = inquire::var(lib, grp, varid, context)?;
+    let name = info.name;
     let owner = || format!("{}: variable {name}", context());
-    let atts = read_attributes(table, ncid, varid, natts as usize, &owner)?;
+    let atts = read_attributes(lib, table, grp, varid, info.natts, &owner)?;
     let storage = if mode.netcdf4 {
-        let ndims = dim_ids.len();
-        let mut storage = read_storage(table, ncid, varid, ndims, mode.is_nczarr, &owner)?;
+        let mut storage = read_storage(lib, table, grp, varid, mode.is_nczarr, &owner)?;
         storage.quantize = crate::storage::quantize_from_attributes(&atts);
         Some(storage)
     } else {
@@ -376,32 +233,52 @@ fn read_var(
     Ok(Var {
         id: varid,
         name,
-        type_ref: type_ref(xtype),
-        dim_ids,
+        type_ref: type_ref_of(info.xtype),
+        dim_ids: info.dim_ids,
         atts,
         storage,
     })
 }
 
-fn read_specials(table: TypeTable<'_>, ncid: c_int, path: &str) -> GlobalSpecials {
-    let owner = || path.to_string();
-    let get = |name: &str| {
-        has_attribute(ncid, NC_GLOBAL, name)
-            .then(|| read_attribute(table, ncid, NC_GLOBAL, name, &owner).ok())
-            .flatten()
-    };
-    let text = |name: &str| match get(name).map(|a| a.values) {
+fn read_specials(lib: &Lib, table: TypeTable<'_>, root: Grp<'_>, path: &str) -> GlobalSpecials {
+    let text = |name: &str| match read_global(lib, table, root, name, path) {
         Some(Values::Char(bytes)) => Some(String::from_utf8_lossy(&bytes).into_owned()),
         _ => None,
     };
-    let int = |name: &str| {
-        get(name)
-            .and_then(|a| a.values.integer_at(0))
-            .map(|v| v as i32)
-    };
     GlobalSpecials {
         nc_properties: text("_NCProperties"),
-        superblock_version: int("_SuperblockVersion"),
-        is_netcdf4: int("_IsNetcdf4"),
+        superblock_version: read_global_int(lib, table, root, "_SuperblockVersion", path),
+        // Costly: libnetcdf scans every attribute of the file to answer it. Read on demand
+        // (NcFile::is_netcdf4_attribute).
+        is_netcdf4: None,
     }
+}
+
+/// The values of the global attribute `name`, if it exists.
+fn read_global(
+    lib: &Lib,
+    table: TypeTable<'_>,
+    root: Grp<'_>,
+    name: &str,
+    path: &str,
+) -> Option<Values> {
+    let owner = || path.to_string();
+    has_attribute(lib, root, NC_GLOBAL, name)
+        .then(|| read_attribute(lib, table, root, NC_GLOBAL, name, &owner).ok())
+        .flatten()
+        .map(|a| a.values)
+}
+
+/// The first value of the integer global attribute `name`, if it exists.
+pub(crate) fn read_global_int(
+    lib: &Lib,
+    table: TypeTable<'_>,
+    root: Grp<'_>,
+    name: &str,
+    path: &str,
+) -> Option<i32> {
+    let owner = || path.to_string();
+    // No existence check first: for the virtual attributes each query costs a scan.
+    let att = read_attribute(lib, table, root, NC_GLOBAL, name, &owner).ok()?;
+    att.values.integer_at(0).and_then(|v| i32::try_from(v).ok())
 }

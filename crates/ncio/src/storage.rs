@@ -5,75 +5,59 @@ use std::ffi::c_int;
 
 use filterspec::FilterSpec;
 use ncmodel::{Attribute, Endianness, Layout, Quantize, QuantizeMode, Storage};
-use netcdf_sys::{
-    nc_inq_var_chunking, nc_inq_var_endian, nc_inq_var_fill, nc_inq_var_filter_ids,
-    nc_inq_var_filter_info,
-};
 
-use crate::decode::TypeTable;
 use crate::error::NcError;
-use crate::ffi::check;
+use crate::sys::{inquire, Grp, Lib, TypeTable};
 
 const NC_CHUNKED: c_int = 0;
 const NC_CONTIGUOUS: c_int = 1;
 const NC_COMPACT: c_int = 2;
 
-/// Reads the storage properties of a variable with `ndims` dimensions.
-/// Must be called with the library lock held.
+/// Reads the storage properties of a variable.
 pub(crate) fn read_storage(
+    lib: &Lib,
     table: TypeTable<'_>,
-    ncid: c_int,
+    grp: Grp<'_>,
     varid: c_int,
-    ndims: usize,
     is_nczarr: bool,
     owner: &dyn Fn() -> String,
 ) -> Result<Storage, NcError> {
     let context = || format!("{}: storage", owner());
-    let layout = read_layout(ncid, varid, ndims, &context)?;
-    let mut endian: c_int = 0;
-    // SAFETY: endian is a valid out-pointer.
-    check(
-        unsafe { nc_inq_var_endian(ncid, varid, &mut endian) },
-        context,
-    )?;
-    let mut no_fill: c_int = 0;
-    // SAFETY: a NULL fill-value pointer asks for the mode only.
-    let status = unsafe { nc_inq_var_fill(ncid, varid, &mut no_fill, std::ptr::null_mut()) };
-    check(status, context)?;
+    let layout = read_layout(lib, grp, varid, &context)?;
+    let endian = inquire::var_endian(lib, grp, varid, &context)?;
+    let no_fill = inquire::var_no_fill(lib, grp, varid, &context)?;
+    let filters = inquire::var_filters(lib, grp, varid, &context)?
+        .into_iter()
+        .map(|f| FilterSpec::new(f.id, f.params))
+        .collect();
     Ok(Storage {
         layout,
-        filters: read_filters(ncid, varid, &context)?,
+        filters,
         endianness: match endian {
             1 => Endianness::Little,
             2 => Endianness::Big,
             _ => Endianness::Native,
         },
-        no_fill: no_fill != 0,
+        no_fill,
         quantize: None,
         // Only NCZarr has `_Codecs`; probing HDF5 files for it makes HDF5 print errors.
         codecs: if is_nczarr {
-            read_codecs(table, ncid, varid, owner)
+            read_codecs(lib, table, grp, varid, owner)
         } else {
             None
         },
     })
 }
 
-/// The layout of a variable with `ndims` dimensions (chunk sizes included).
-/// Must be called with the library lock held.
+/// The layout of a variable (chunk sizes included).
 pub(crate) fn read_layout(
-    ncid: c_int,
+    lib: &Lib,
+    grp: Grp<'_>,
     varid: c_int,
-    ndims: usize,
     context: &dyn Fn() -> String,
 ) -> Result<Layout, NcError> {
-    let mut layout_code: c_int = 0;
-    let mut chunks = vec![0usize; ndims.max(1)];
-    // SAFETY: chunks holds one entry per dimension.
-    let status = unsafe { nc_inq_var_chunking(ncid, varid, &mut layout_code, chunks.as_mut_ptr()) };
-    check(status, context)?;
-    chunks.truncate(ndims);
-    Ok(match layout_code {
+    let (code, chunks) = inquire::var_chunking(lib, grp, varid, context)?;
+    Ok(match code {
         NC_CHUNKED => Layout::Chunked(chunks),
         NC_CONTIGUOUS => Layout::Contiguous,
         NC_COMPACT => Layout::Compact,
@@ -81,52 +65,17 @@ pub(crate) fn read_layout(
     })
 }
 
-fn read_filters(
-    ncid: c_int,
-    varid: c_int,
-    context: &dyn Fn() -> String,
-) -> Result<Vec<FilterSpec>, NcError> {
-    let mut n: usize = 0;
-    // SAFETY: a NULL id array asks for the count only.
-    let status = unsafe { nc_inq_var_filter_ids(ncid, varid, &mut n, std::ptr::null_mut()) };
-    check(status, context)?;
-    let mut ids = vec![0u32; n];
-    if n > 0 {
-        // SAFETY: ids holds n entries.
-        let status = unsafe { nc_inq_var_filter_ids(ncid, varid, &mut n, ids.as_mut_ptr()) };
-        check(status, context)?;
-    }
-    ids.into_iter()
-        .map(|id| {
-            let mut nparams: usize = 0;
-            // SAFETY: a NULL params array asks for the count only.
-            let status = unsafe {
-                nc_inq_var_filter_info(ncid, varid, id, &mut nparams, std::ptr::null_mut())
-            };
-            check(status, context)?;
-            let mut params = vec![0u32; nparams];
-            if nparams > 0 {
-                // SAFETY: params holds nparams entries.
-                let status = unsafe {
-                    nc_inq_var_filter_info(ncid, varid, id, &mut nparams, params.as_mut_ptr())
-                };
-                check(status, context)?;
-            }
-            Ok(FilterSpec::new(id, params))
-        })
-        .collect()
-}
-
 fn read_codecs(
+    lib: &Lib,
     table: TypeTable<'_>,
-    ncid: c_int,
+    grp: Grp<'_>,
     varid: c_int,
     owner: &dyn Fn() -> String,
 ) -> Option<String> {
-    if !crate::attribute::has_attribute(ncid, varid, "_Codecs") {
+    if !crate::attribute::has_attribute(lib, grp, varid, "_Codecs") {
         return None;
     }
-    let att = crate::attribute::read_attribute(table, ncid, varid, "_Codecs", owner).ok()?;
+    let att = crate::attribute::read_attribute(lib, table, grp, varid, "_Codecs", owner).ok()?;
     match att.values {
         ncmodel::Values::Char(bytes) => Some(String::from_utf8_lossy(&bytes).into_owned()),
         _ => None,

@@ -5,6 +5,7 @@
 //! dataset was read from a file; a dataset built from CDL numbers them itself.
 
 pub mod schema;
+pub mod shape;
 pub mod types;
 pub mod values;
 
@@ -12,5 +13,6 @@ pub use schema::{
     Attribute, Dataset, Dim, Endianness, Format, GlobalSpecials, Group, Layout, Quantize,
     QuantizeMode, Storage, Var,
 };
+pub use shape::{check_values, field_len, Misfit};
 pub use types::{AtomicType, CompoundField, TypeId, TypeRef, UserType, UserTypeKind};
 pub use values::{Value, Values};

@@ -3,15 +3,19 @@
 
 use std::io::BufRead;
 
-use ncmodel::{AtomicType, Attribute, TypeRef, UserTypeKind, Value, Values};
+use ncmodel::{
+    check_values, field_len, AtomicType, Attribute, CompoundField, TypeId, TypeRef, UserType,
+    UserTypeKind, Value, Values,
+};
 
 use super::constant::{Constant, DataToken};
 use super::convert::{convert_constants, infer_type, push_constant};
 use super::data::DataList;
 use super::error::{ErrorKind, ParseError, Position};
+use super::fields::{enum_value, fit_field, is_char_constant, missing_fields};
 use super::header::Parser;
 use super::lexer::Token;
-use super::scope::Scope;
+use super::site::{owner_path, AttributeSite};
 
 /// A parsed value list: constants and brace-enclosed sublists.
 #[derive(Debug, Clone)]
@@ -37,9 +41,21 @@ impl<R: BufRead> Parser<R> {
         &mut self,
         var: Option<String>,
         ty: Option<TypeRef>,
-        _start: &Token,
+        start: &Token,
     ) -> Result<(), ParseError> {
         let (name, name_tok) = self.name("an attribute name after `:`")?;
+        if name.starts_with('_') {
+            // Noted while its line is still buffered, for errors found after parsing.
+            let len = if start.pos.line == name_tok.pos.line {
+                (name_tok.pos.col + name_tok.len as u32).saturating_sub(start.pos.col)
+            } else {
+                name_tok.len as u32
+            };
+            let mut at = ParseError::new(ErrorKind::BadValue, start.pos, "").with_len(len as usize);
+            self.lex.input.decorate(&mut at, start.pos);
+            let owner = owner_path(&self.scope.path(), var.as_deref());
+            self.sites.push(AttributeSite::new(owner, name.clone(), at));
+        }
         self.expect(b'=', "after the attribute name")?;
         let items = self.value_list()?;
         let var_type = var
@@ -51,10 +67,35 @@ impl<R: BufRead> Parser<R> {
             (None, Some(vt)) if name == "_FillValue" => Some(vt),
             _ => None,
         };
+        let mut converter = Converter {
+            types: &self.scope.types,
+            dropped: Vec::new(),
+        };
         let converted = match target {
-            Some(t) => convert_items(&self.scope, &items, t).map(|v| (t, v)),
+            Some(t) => converter
+                .items(&items, t)
+                .and_then(|v| {
+                    // Never fails once the values are fitted: the last check before
+                    // libnetcdf lays them out in memory by their type alone.
+                    check_values(converter.types, t, &v).map_err(|m| {
+                        let at = items.first().map_or(name_tok.pos, Item::pos);
+                        (at, format!("the value does not fit its type ({m})"))
+                    })?;
+                    Ok(v)
+                })
+                .map(|v| (t, v)),
             None => untyped(&items),
         };
+        let dropped = std::mem::take(&mut converter.dropped);
+        for (pos, message) in dropped {
+            let owner = var.as_deref().unwrap_or("");
+            self.warnings.push(format!(
+                "{}:{}:{}: attribute {owner}:{name}: {message}, as the reference ncgen does",
+                self.lex.input.source_name(),
+                pos.line,
+                pos.col
+            ));
+        }
         let (type_ref, values) = match converted {
             Ok(ok) => ok,
             Err((pos, msg)) => {
@@ -140,20 +181,201 @@ fn untyped(items: &[Item]) -> Result<(TypeRef, Values), Failure> {
     Ok((TypeRef::Atomic(t), values))
 }
 
-/// Converts items to values of type `t` (atomic or user-defined).
-fn convert_items(scope: &Scope, items: &[Item], t: TypeRef) -> Result<Values, Failure> {
-    match t {
-        TypeRef::Atomic(a) => {
-            let mut out = Values::empty(a);
-            push_flat(&mut out, items, a)?;
-            Ok(out)
-        }
-        TypeRef::User(id) => {
-            let mut out = Vec::with_capacity(items.len());
-            for item in items {
-                out.push(user_value(scope, item, id)?);
+/// Converts attribute values of user-defined types, noting the values it drops.
+struct Converter<'s> {
+    types: &'s [UserType],
+    /// Values dropped as the reference drops them: where, and what.
+    dropped: Vec<(Position, String)>,
+}
+
+impl Converter<'_> {
+    /// Converts items to values of type `t` (atomic or user-defined).
+    fn items(&mut self, items: &[Item], t: TypeRef) -> Result<Values, Failure> {
+        match t {
+            TypeRef::Atomic(a) => {
+                let mut out = Values::empty(a);
+                push_flat(&mut out, items, a)?;
+                Ok(out)
             }
-            Ok(Values::User(out))
+            TypeRef::User(id) => {
+                let mut out = Vec::with_capacity(items.len());
+                for item in items {
+                    out.push(self.user_value(item, id)?);
+                }
+                Ok(Values::User(out))
+            }
+        }
+    }
+
+    /// One value of the user type `id`.
+    fn user_value(&mut self, item: &Item, id: TypeId) -> Result<Value, Failure> {
+        let types = self.types;
+        let Some(ut) = types.iter().find(|t| t.id == id) else {
+            return Err((item.pos(), "unknown type".into()));
+        };
+        match (&ut.kind, item) {
+            (UserTypeKind::Enum { members, .. }, Item::Const(Constant::Fill, _)) => {
+                Ok(Value::Enum(members.first().map_or(0, |m| m.1)))
+            }
+            (UserTypeKind::Enum { .. }, Item::Const(c, p)) => {
+                enum_value(ut, c).map(Value::Enum).map_err(|m| (*p, m))
+            }
+            (UserTypeKind::Opaque, Item::Const(c, p)) => match c {
+                Constant::Opaque(bytes) => {
+                    let mut b = bytes.clone();
+                    if b.len() > ut.size {
+                        // As the reference: the constant is cut to the type's size.
+                        self.dropped.push((
+                            *p,
+                            format!(
+                                "opaque constant of {} bytes cut to the {} of `{}`",
+                                b.len(),
+                                ut.size,
+                                ut.name
+                            ),
+                        ));
+                    }
+                    b.resize(ut.size, 0);
+                    Ok(Value::Opaque(b))
+                }
+                Constant::Fill => Ok(Value::Opaque(vec![0; ut.size])),
+                other => Err((
+                    *p,
+                    format!(
+                        "expected an opaque constant `0x...`, found {}",
+                        other.describe()
+                    ),
+                )),
+            },
+            (UserTypeKind::Vlen { base }, Item::List(items, _)) => {
+                Ok(Value::Vlen(self.items(items, *base)?))
+            }
+            (
+                UserTypeKind::Vlen {
+                    base: TypeRef::Atomic(AtomicType::Char),
+                },
+                Item::Const(c @ Constant::Str(_), p),
+            ) => {
+                let mut out = Values::empty(AtomicType::Char);
+                push_constant(&mut out, c, AtomicType::Char).map_err(|m| (*p, m))?;
+                Ok(Value::Vlen(out))
+            }
+            (UserTypeKind::Compound { fields }, Item::List(items, p)) => {
+                if items.len() > fields.len() {
+                    return Err((
+                        items[fields.len()].pos(),
+                        format!(
+                            "more values than the {} fields of `{}`",
+                            fields.len(),
+                            ut.name
+                        ),
+                    ));
+                }
+                let mut out = Vec::with_capacity(fields.len());
+                for (f, item) in fields.iter().zip(items) {
+                    let given = self.field_values(&ut.name, f, item)?;
+                    let (values, dropped) = fit_field(types, &ut.name, f, given)
+                        .map_err(|e| (item.pos(), e.to_string()))?;
+                    if dropped > 0 {
+                        self.dropped.push((
+                            item.pos(),
+                            format!(
+                                "{dropped} value(s) beyond the {} of field `{}` of `{}` \
+                                 ignored",
+                                field_len(f),
+                                f.name,
+                                ut.name
+                            ),
+                        ));
+                    }
+                    out.push(values);
+                }
+                // Fields left out at the end take fill values, as in the reference.
+                let rest = fields.get(items.len()..).unwrap_or_default();
+                out.extend(missing_fields(types, &ut.name, rest).map_err(|e| (*p, e.to_string()))?);
+                Ok(Value::Compound(out))
+            }
+            (UserTypeKind::Compound { .. }, Item::Const(_, p)) => Err((
+                *p,
+                format!("a value of compound `{}` goes in braces", ut.name),
+            )),
+            (UserTypeKind::Vlen { .. }, Item::Const(_, p)) => Err((
+                *p,
+                format!(
+                    "a value of vlen `{}` goes in braces, like {{1, 2}}",
+                    ut.name
+                ),
+            )),
+            (_, item) => Err((
+                item.pos(),
+                format!("this value does not fit type `{}`", ut.name),
+            )),
+        }
+    }
+
+    /// The values given for field `f` of the compound `compound`, before they are fitted
+    /// to its size: an array field's values go in braces (a string may stand for a
+    /// `char` array), a scalar field's do not.
+    fn field_values(
+        &mut self,
+        compound: &str,
+        f: &CompoundField,
+        item: &Item,
+    ) -> Result<Values, Failure> {
+        let array = !f.dims.is_empty();
+        match (f.type_ref, item) {
+            (TypeRef::Atomic(AtomicType::Char), Item::Const(c @ Constant::Str(_), p)) => {
+                let mut v = Values::empty(AtomicType::Char);
+                push_constant(&mut v, c, AtomicType::Char).map_err(|m| (*p, m))?;
+                Ok(v)
+            }
+            (TypeRef::Atomic(AtomicType::Char), Item::List(inner, _)) if array => {
+                let mut v = Values::empty(AtomicType::Char);
+                for item in inner {
+                    match item {
+                        Item::Const(c, p) if !is_char_constant(c) => self.dropped.push((
+                            *p,
+                            format!(
+                                "{} in char field `{}` of `{compound}` is not a string or \
+                                 character constant; ignored",
+                                c.describe(),
+                                f.name
+                            ),
+                        )),
+                        item => push_flat(&mut v, std::slice::from_ref(item), AtomicType::Char)?,
+                    }
+                }
+                Ok(v)
+            }
+            (TypeRef::Atomic(a), Item::List(inner, _)) if array => {
+                let mut v = Values::empty(a);
+                push_flat(&mut v, inner, a)?;
+                Ok(v)
+            }
+            (_, Item::Const(_, p)) if array => Err((
+                *p,
+                format!(
+                    "the {} values of array field `{}` of `{compound}` go in braces, like \
+                     {{1, 2}}",
+                    field_len(f),
+                    f.name
+                ),
+            )),
+            (TypeRef::Atomic(a), Item::List(_, p)) => Err((
+                *p,
+                format!(
+                    "field `{}` of `{compound}` holds one `{}` value, not a list in braces",
+                    f.name,
+                    a.cdl_name()
+                ),
+            )),
+            (TypeRef::Atomic(a), Item::Const(..)) => {
+                let mut v = Values::empty(a);
+                push_flat(&mut v, std::slice::from_ref(item), a)?;
+                Ok(v)
+            }
+            (TypeRef::User(_), Item::List(inner, _)) if array => self.items(inner, f.type_ref),
+            (TypeRef::User(_), _) => self.items(std::slice::from_ref(item), f.type_ref),
         }
     }
 }
@@ -172,125 +394,4 @@ fn push_flat(out: &mut Values, items: &[Item], a: AtomicType) -> Result<(), Fail
         }
     }
     Ok(())
-}
-
-/// One value of the user type `id`.
-fn user_value(scope: &Scope, item: &Item, id: ncmodel::TypeId) -> Result<Value, Failure> {
-    let Some(ut) = scope.user_type(id) else {
-        return Err((item.pos(), "unknown type".into()));
-    };
-    match (&ut.kind, item) {
-        (UserTypeKind::Enum { members, .. }, Item::Const(c, p)) => match c {
-            Constant::Name(path) => {
-                let name = path.last().map(String::as_str).unwrap_or_default();
-                let name = name.rsplit_once('.').map_or(name, |(_, m)| m);
-                members
-                    .iter()
-                    .find(|(m, _)| m == name)
-                    .map(|(_, v)| Value::Enum(*v))
-                    .ok_or_else(|| {
-                        (
-                            *p,
-                            format!("`{name}` is not a member of enum `{}`", ut.name),
-                        )
-                    })
-            }
-            Constant::Int { value, .. } => Ok(Value::Enum(*value)),
-            Constant::Fill => Ok(Value::Enum(members.first().map_or(0, |m| m.1))),
-            other => Err((
-                *p,
-                format!(
-                    "expected a member of enum `{}`, found {}",
-                    ut.name,
-                    other.describe()
-                ),
-            )),
-        },
-        (UserTypeKind::Opaque, Item::Const(c, p)) => match c {
-            Constant::Opaque(bytes) => {
-                if bytes.len() > ut.size {
-                    return Err((
-                        *p,
-                        format!(
-                            "opaque constant longer than the {} bytes of `{}`",
-                            ut.size, ut.name
-                        ),
-                    ));
-                }
-                let mut b = bytes.clone();
-                b.resize(ut.size, 0);
-                Ok(Value::Opaque(b))
-            }
-            Constant::Fill => Ok(Value::Opaque(vec![0; ut.size])),
-            other => Err((
-                *p,
-                format!(
-                    "expected an opaque constant `0x...`, found {}",
-                    other.describe()
-                ),
-            )),
-        },
-        (UserTypeKind::Vlen { base }, Item::List(items, _)) => {
-            Ok(Value::Vlen(convert_items(scope, items, *base)?))
-        }
-        (
-            UserTypeKind::Vlen {
-                base: TypeRef::Atomic(AtomicType::Char),
-            },
-            Item::Const(c @ Constant::Str(_), p),
-        ) => {
-            let mut out = Values::empty(AtomicType::Char);
-            push_constant(&mut out, c, AtomicType::Char).map_err(|m| (*p, m))?;
-            Ok(Value::Vlen(out))
-        }
-        (UserTypeKind::Compound { fields }, Item::List(items, p)) => {
-            if items.len() > fields.len() {
-                return Err((
-                    items[fields.len()].pos(),
-                    format!(
-                        "more values than the {} fields of `{}`",
-                        fields.len(),
-                        ut.name
-                    ),
-                ));
-            }
-            let mut out = Vec::with_capacity(fields.len());
-            for (i, f) in fields.iter().enumerate() {
-                let Some(item) = items.get(i) else {
-                    return Err((
-                        *p,
-                        format!("missing a value for field `{}` of `{}`", f.name, ut.name),
-                    ));
-                };
-                let count: usize = f.dims.iter().product();
-                let values = match (f.type_ref, item) {
-                    (TypeRef::Atomic(a), Item::List(inner, _)) => {
-                        let mut v = Values::empty(a);
-                        push_flat(&mut v, inner, a)?;
-                        v
-                    }
-                    (TypeRef::Atomic(a), Item::Const(..)) => {
-                        let mut v = Values::empty(a);
-                        push_flat(&mut v, std::slice::from_ref(item), a)?;
-                        if let Values::Char(c) = &mut v {
-                            c.resize(count.max(1), 0);
-                        }
-                        v
-                    }
-                    (TypeRef::User(_), Item::List(inner, _)) if count > 1 => {
-                        convert_items(scope, inner, f.type_ref)?
-                    }
-                    (TypeRef::User(_), _) => {
-                        convert_items(scope, std::slice::from_ref(item), f.type_ref)?
-                    }
-                };
-                out.push(values);
-            }
-            Ok(Value::Compound(out))
-        }
-        (_, item) => Err((
-            item.pos(),
-            format!("this value does not fit type `{}`", ut.name),
-        )),
-    }
 }

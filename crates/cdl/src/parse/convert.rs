@@ -127,7 +127,8 @@ fn float_to_int(v: f64, t: AtomicType) -> i128 {
 /// Converts constants to values of the atomic type `target`, the way ncgen converts
 /// attribute and data values: integers wrap to the target's width, floats truncate
 /// toward zero, `_` is the type's default fill value, strings (concatenated) and
-/// character constants only go to `char` (and strings to `string`).
+/// character constants only go to `char` and `string`, a number in a `string` is its
+/// text as the reference prints it (`1.2345679e+08`).
 pub fn convert_constants(
     constants: &[Constant],
     target: AtomicType,
@@ -155,6 +156,13 @@ pub fn push_constant(out: &mut Values, c: &Constant, target: AtomicType) -> Resu
         (Values::String(v), Constant::Char(b)) => v.push(Some(vec![*b])),
         (Values::String(v), Constant::Nil) => v.push(None),
         (Values::String(v), Constant::Fill) => v.push(Some(Vec::new())),
+        // As the reference: a number becomes its text (C's `%.8g` for floating point).
+        (Values::String(v), Constant::Int { value, ty }) => {
+            v.push(Some(integer_text(*value, *ty).into_bytes()))
+        }
+        (Values::String(v), Constant::Float { value, .. }) => {
+            v.push(Some(crate::number::format_g(*value, 8, false).into_bytes()))
+        }
         (Values::String(_), other) => {
             return Err(format!(
                 "expected a string for a `string` value, found {}",
@@ -193,6 +201,15 @@ pub fn push_constant(out: &mut Values, c: &Constant, target: AtomicType) -> Resu
         }
     }
     Ok(())
+}
+
+/// An integer constant as the reference ncgen prints it into a string: in decimal, a
+/// `uint64` one as C's `%lld` of its bits (18446744073709551615 is "-1").
+fn integer_text(value: i128, ty: AtomicType) -> String {
+    match ty {
+        AtomicType::UInt64 => (value as u64 as i64).to_string(),
+        _ => value.to_string(),
+    }
 }
 
 fn push_number(out: &mut Values, num: Num, target: AtomicType) {

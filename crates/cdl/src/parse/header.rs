@@ -10,6 +10,7 @@ use super::error::{ErrorKind, ParseError, Position};
 use super::input::Input;
 use super::lexer::{atomic_type_named, Keyword, Lexer, Tok, Token};
 use super::scope::{suggest, Scope};
+use super::site::AttributeSite;
 use super::DataEntry;
 
 /// Which section of a group body a statement is in.
@@ -25,12 +26,17 @@ pub(crate) enum Section {
     Variables,
 }
 
-/// Parser state: the lexer, one token of lookahead, the dataset so far, data entries.
+/// Parser state: the lexer, one token of lookahead, the dataset so far, data entries,
+/// warnings, where the special attributes are.
 pub(crate) struct Parser<R> {
     pub(crate) lex: Lexer<R>,
     peeked: Option<Token>,
     pub(crate) scope: Scope,
     pub(crate) data: Vec<DataEntry>,
+    /// Warnings, in source order (`file:line:col: message`).
+    pub(crate) warnings: Vec<String>,
+    /// Where the attributes named `_...` are.
+    pub(crate) sites: Vec<AttributeSite>,
 }
 
 impl<R: BufRead> Parser<R> {
@@ -41,6 +47,8 @@ impl<R: BufRead> Parser<R> {
             peeked: None,
             scope: Scope::new(),
             data: Vec::new(),
+            warnings: Vec::new(),
+            sites: Vec::new(),
         }
     }
 

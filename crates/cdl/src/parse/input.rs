@@ -233,6 +233,11 @@ impl<R: BufRead> Input<R> {
         e
     }
 
+    /// The name of the source, for messages.
+    pub(crate) fn source_name(&self) -> &str {
+        &self.source_name
+    }
+
     /// Fills in the source name and line text of `e`, located at `pos`.
     pub(crate) fn decorate(&mut self, e: &mut ParseError, pos: Position) {
         e.source_name = self.source_name.clone();

@@ -14,11 +14,13 @@ mod constant;
 mod convert;
 mod data;
 mod error;
+mod fields;
 mod header;
 mod input;
 mod lexer;
 mod number;
 mod scope;
+mod site;
 mod skip;
 mod types_section;
 
@@ -30,7 +32,11 @@ pub use constant::{Constant, DataToken};
 pub use convert::{convert_constants, infer_type, push_constant, ConvertError};
 pub use data::DataReader;
 pub use error::{Diagnostic, ErrorKind, ParseError, Position};
+pub use fields::{
+    enum_value, fit_field, is_char_constant, missing_fields, padding, FieldError, Padding,
+};
 pub use lexer::Dialect;
+pub use site::{find_site, AttributeSite};
 
 /// The result of [`parse_header`]: the schema, the dataset name and the data entries.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +47,11 @@ pub struct CdlHeader {
     pub name: String,
     /// Every `name = values ;` entry of every `data:` section, in source order.
     pub data: Vec<DataEntry>,
+    /// Warnings about attribute values the parser dropped as the reference ncgen does
+    /// (`file:line:col: message`), in source order.
+    pub warnings: Vec<String>,
+    /// Where each attribute whose name starts with `_` is, in source order.
+    pub sites: Vec<AttributeSite>,
 }
 
 /// Where the values of one data entry are in the source.
@@ -75,6 +86,8 @@ pub fn parse_header_as<R: BufRead>(
     parser.lex.dialect = dialect;
     let name = parser.file()?;
     let data = std::mem::take(&mut parser.data);
+    let warnings = std::mem::take(&mut parser.warnings);
+    let sites = std::mem::take(&mut parser.sites);
     let (root, types) = parser.scope.finish();
     Ok(CdlHeader {
         dataset: Dataset {
@@ -86,5 +99,7 @@ pub fn parse_header_as<R: BufRead>(
         },
         name,
         data,
+        warnings,
+        sites,
     })
 }

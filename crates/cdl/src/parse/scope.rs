@@ -149,11 +149,6 @@ impl Scope {
             .find(|t| t.name == *name && t.group_path[..] == groups[..])
     }
 
-    /// The user type with this id.
-    pub(crate) fn user_type(&self, id: TypeId) -> Option<&UserType> {
-        self.types.iter().find(|t| t.id == id)
-    }
-
     /// Whether the current group already has a group, dimension... named `name`
     /// (checks the kind given by `kind`).
     pub(crate) fn has_type_here(&self, name: &str) -> bool {

@@ -1,0 +1,37 @@
+//! The registration of a built-in filter with HDF5 (`H5Zregister`).
+
+use std::ffi::CStr;
+
+use hdf5_metno_sys::h5::H5open;
+use hdf5_metno_sys::h5z::{H5Z_class2_t, H5Z_filter_t, H5Zregister, H5Z_CLASS_T_VERS};
+
+use super::filter::callback_for;
+use super::set_local::blosc_set_local;
+use crate::wire::BLOSC;
+
+/// Registers the built-in filter `id` under `name`; whether HDF5 took it (also `false`
+/// for an id that is not built in).
+pub(crate) fn register_filter(id: u32, name: &'static CStr) -> bool {
+    let Some(callback) = callback_for(id) else {
+        return false;
+    };
+    let set_local = blosc_set_local as extern "C" fn(_, _, _) -> _;
+    let class = H5Z_class2_t {
+        version: H5Z_CLASS_T_VERS as i32,
+        id: id as H5Z_filter_t,
+        encoder_present: 1,
+        decoder_present: 1,
+        name: name.as_ptr(),
+        can_apply: None,
+        set_local: (id == BLOSC).then_some(set_local),
+        filter: Some(callback),
+    };
+    let _guard = hdf5_metno_sys::LOCK.lock();
+    // SAFETY: H5open has no precondition: it initialises the library, or does nothing
+    // when it already is; the lock keeps this process's other HDF5 calls out meanwhile.
+    unsafe { H5open() };
+    // SAFETY: `class` is a fully initialised H5Z_class2_t of the version HDF5 expects
+    // (H5Z_CLASS_T_VERS), alive for the call, which copies it; the name it points to is
+    // static; the callbacks have HDF5's signatures and honour its contracts.
+    unsafe { H5Zregister(std::ptr::from_ref(&class).cast()) >= 0 }
+}

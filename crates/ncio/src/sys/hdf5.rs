@@ -1,0 +1,218 @@
+//! The HDF5 calls nctools makes beside libnetcdf: error printing, the filter plugin search
+//! path, filter availability, stored sizes of datasets, and direct chunk writes.
+
+use std::cell::Cell;
+use std::ffi::{c_int, c_uint, c_void, CStr, CString};
+
+use hdf5_metno_sys::h5::{hsize_t, H5open};
+use hdf5_metno_sys::h5d::{H5Dclose, H5Dget_space, H5Dget_storage_size, H5Dopen2, H5Dwrite_chunk};
+use hdf5_metno_sys::h5e::{H5Eset_auto2, H5E_DEFAULT};
+use hdf5_metno_sys::h5f::{H5Fclose, H5Fopen, H5F_ACC_RDONLY, H5F_ACC_RDWR};
+use hdf5_metno_sys::h5i::hid_t;
+use hdf5_metno_sys::h5l::H5Lexists;
+use hdf5_metno_sys::h5p::H5P_DEFAULT;
+use hdf5_metno_sys::h5pl::{H5PLget, H5PLget_loading_state, H5PLsize, H5PL_FILTER_PLUGIN};
+use hdf5_metno_sys::h5s::{H5Sclose, H5Sget_simple_extent_ndims};
+use hdf5_metno_sys::h5z::{H5Z_filter_t, H5Zfilter_avail};
+
+use super::{with_lib, Lib};
+
+thread_local! {
+    static SILENCED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Turns off HDF5's automatic error printing on this thread, once. libnetcdf does it on
+/// the thread that initialises it; HDF5 keeps the setting per thread, and an expected miss
+/// (an absent attribute) would otherwise print a stack of "HDF5-DIAG" lines.
+pub(super) fn silence_errors(_lib: &Lib) {
+    SILENCED.with(|done| {
+        if !done.get() {
+            // SAFETY: H5Eset_auto2 with no handler only changes this thread's error stack
+            // settings; the lock is held.
+            unsafe {
+                H5Eset_auto2(H5E_DEFAULT, None, std::ptr::null_mut());
+            }
+            done.set(true);
+        }
+    });
+}
+
+/// Initialises HDF5 if needed (harmless when it already is).
+fn init(_lib: &Lib) {
+    // SAFETY: H5open takes no arguments and may be called any number of times.
+    unsafe { H5open() };
+}
+
+/// HDF5's plugin search path, in order.
+pub(crate) fn plugin_search_paths(lib: &Lib) -> Vec<String> {
+    init(lib);
+    let mut n: c_uint = 0;
+    // SAFETY: n is a live out-pointer.
+    if unsafe { H5PLsize(&mut n) } < 0 {
+        return Vec::new();
+    }
+    (0..n)
+        .filter_map(|i| {
+            // First the length, then a buffer one byte longer for the NUL.
+            // SAFETY: a NULL buffer of size 0 asks for the length only.
+            let len = unsafe { H5PLget(i, std::ptr::null_mut(), 0) };
+            let len = usize::try_from(len).ok()?;
+            let mut buf = vec![0u8; len.checked_add(1)?];
+            // SAFETY: buf holds buf.len() bytes, and HDF5 writes at most that many.
+            let written = unsafe { H5PLget(i, buf.as_mut_ptr().cast(), buf.len()) };
+            let written = usize::try_from(written).ok()?.min(len);
+            buf.truncate(written);
+            Some(String::from_utf8_lossy(&buf).into_owned())
+        })
+        .collect()
+}
+
+/// Whether HDF5 can use the filter `id`.
+pub(crate) fn filter_available(lib: &Lib, id: u32) -> bool {
+    let Ok(id) = H5Z_filter_t::try_from(id) else {
+        return false;
+    };
+    init(lib);
+    // SAFETY: H5Zfilter_avail only queries HDF5's filter table and plugin path.
+    unsafe { H5Zfilter_avail(id) > 0 }
+}
+
+/// Whether HDF5 loads filter plugins at all.
+pub(crate) fn filter_plugins_enabled(lib: &Lib) -> bool {
+    init(lib);
+    let mut flags: c_int = 0;
+    // SAFETY: flags is a live out-pointer.
+    let status = unsafe { H5PLget_loading_state(&mut flags) };
+    status < 0 || (flags as c_uint) & H5PL_FILTER_PLUGIN != 0
+}
+
+/// An HDF5 object id closed when dropped.
+struct Object {
+    id: hid_t,
+    close: unsafe extern "C" fn(hid_t) -> hdf5_metno_sys::h5::herr_t,
+}
+
+impl Drop for Object {
+    fn drop(&mut self) {
+        with_lib(|_lib| {
+            // SAFETY: the id was opened successfully and this is its only close.
+            unsafe { (self.close)(self.id) };
+        });
+    }
+}
+
+/// Opens the file `path` with HDF5.
+fn open_file(_lib: &Lib, path: &CStr, flags: c_uint) -> Option<Object> {
+    // SAFETY: path is NUL-terminated; the id is checked below.
+    let id = unsafe { H5Fopen(path.as_ptr(), flags, H5P_DEFAULT) };
+    (id >= 0).then_some(Object {
+        id,
+        close: H5Fclose,
+    })
+}
+
+/// Opens the dataset `path` of `file`, if it exists.
+fn open_dataset(_lib: &Lib, file: &Object, path: &str) -> Option<Object> {
+    let path = CString::new(path).ok()?;
+    // SAFETY: the file is open (`file` is alive); path is NUL-terminated. H5Lexists first,
+    // so that a missing name is a plain "no" rather than an error.
+    if unsafe { H5Lexists(file.id, path.as_ptr(), H5P_DEFAULT) } <= 0 {
+        return None;
+    }
+    // SAFETY: as above; the id is checked below.
+    let id = unsafe { H5Dopen2(file.id, path.as_ptr(), H5P_DEFAULT) };
+    (id >= 0).then_some(Object {
+        id,
+        close: H5Dclose,
+    })
+}
+
+/// The prefix netCDF-4 gives the dataset of a variable named like a dimension it does not
+/// start with.
+const NON_COORD_PREFIX: &str = "_nc4_non_coord_";
+
+/// Opens the dataset of the variable `name` of `group` (`/g/h`, empty for the root): the
+/// prefixed name first, since where it exists the plain name is the dimension's.
+fn open_variable(lib: &Lib, file: &Object, group: &str, name: &str) -> Option<Object> {
+    [
+        format!("{group}/{NON_COORD_PREFIX}{name}"),
+        format!("{group}/{name}"),
+    ]
+    .iter()
+    .find_map(|path| open_dataset(lib, file, path))
+}
+
+/// The stored size in bytes of each variable (by full path: `/v`, `/g/v`) of the HDF5
+/// file `path`; `None` where it cannot be told.
+pub(crate) fn stored_sizes(lib: &Lib, path: &CStr, vars: &[String]) -> Vec<Option<u64>> {
+    init(lib);
+    let Some(file) = open_file(lib, path, H5F_ACC_RDONLY) else {
+        return vec![None; vars.len()];
+    };
+    vars.iter()
+        .map(|var| {
+            let (group, name) = var.rsplit_once('/')?;
+            let dataset = open_variable(lib, &file, group, name)?;
+            // SAFETY: the dataset is open (`dataset` is alive).
+            Some(unsafe { H5Dget_storage_size(dataset.id) })
+        })
+        .collect()
+}
+
+/// One dataset of a netCDF-4 file being written, open in HDF5 for direct chunk writes.
+pub(crate) struct ChunkTarget {
+    // Field order: the dataset closes before the file.
+    dataset: Object,
+    _file: Object,
+    rank: usize,
+}
+
+impl ChunkTarget {
+    /// Opens the variable `name` of `group` (`/g`, empty for the root) of the file `path`.
+    pub(crate) fn open(lib: &Lib, path: &CStr, group: &str, name: &str) -> Option<Self> {
+        let file = open_file(lib, path, H5F_ACC_RDWR)?;
+        let dataset = open_variable(lib, &file, group, name)?;
+        // SAFETY: the dataset is open; the dataspace id is checked and closed at once.
+        let rank = unsafe {
+            let space = H5Dget_space(dataset.id);
+            if space < 0 {
+                return None;
+            }
+            let rank = H5Sget_simple_extent_ndims(space);
+            H5Sclose(space);
+            rank
+        };
+        Some(Self {
+            dataset,
+            _file: file,
+            rank: usize::try_from(rank).ok()?,
+        })
+    }
+
+    /// The dataset's number of dimensions.
+    pub(crate) fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// Writes one encoded chunk at `offset` (one entry per dimension); false if HDF5
+    /// refused it or the offset has the wrong rank.
+    pub(crate) fn write(&self, _lib: &Lib, offset: &[usize], chunk: &[u8]) -> bool {
+        if offset.len() != self.rank {
+            return false;
+        }
+        let offset: Vec<hsize_t> = offset.iter().map(|o| *o as hsize_t).collect();
+        // SAFETY: the dataset is open; offset has one entry per dimension (checked above);
+        // the buffer holds chunk.len() bytes, all initialised.
+        let status = unsafe {
+            H5Dwrite_chunk(
+                self.dataset.id,
+                H5P_DEFAULT,
+                0,
+                offset.as_ptr(),
+                chunk.len(),
+                chunk.as_ptr().cast::<c_void>(),
+            )
+        };
+        status >= 0
+    }
+}
