@@ -9,7 +9,7 @@ use ncmodel::{
 };
 use netcdf_sys::{nc_type, NC_FORMATX_NCZARR, NC_GLOBAL};
 
-use crate::attribute::{has_attribute, read_attribute, read_attributes};
+use crate::attribute::{read_attribute, read_attributes};
 use crate::error::NcError;
 use crate::storage::read_storage;
 use crate::sys::values::type_ref_of;
@@ -254,7 +254,8 @@ fn read_specials(lib: &Lib, table: TypeTable<'_>, root: Grp<'_>, path: &str) -> 
     }
 }
 
-/// The values of the global attribute `name`, if it exists.
+/// The values of the global attribute `name`, if it exists (asked once: for the virtual
+/// attributes each query costs libnetcdf a scan).
 fn read_global(
     lib: &Lib,
     table: TypeTable<'_>,
@@ -263,9 +264,8 @@ fn read_global(
     path: &str,
 ) -> Option<Values> {
     let owner = || path.to_string();
-    has_attribute(lib, root, NC_GLOBAL, name)
-        .then(|| read_attribute(lib, table, root, NC_GLOBAL, name, &owner).ok())
-        .flatten()
+    read_attribute(lib, table, root, NC_GLOBAL, name, &owner)
+        .ok()
         .map(|a| a.values)
 }
 
@@ -277,8 +277,6 @@ pub(crate) fn read_global_int(
     name: &str,
     path: &str,
 ) -> Option<i32> {
-    let owner = || path.to_string();
-    // No existence check first: for the virtual attributes each query costs a scan.
-    let att = read_attribute(lib, table, root, NC_GLOBAL, name, &owner).ok()?;
-    att.values.integer_at(0).and_then(|v| i32::try_from(v).ok())
+    let values = read_global(lib, table, root, name, path)?;
+    values.integer_at(0).and_then(|v| i32::try_from(v).ok())
 }
