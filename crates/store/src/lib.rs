@@ -1,0 +1,20 @@
+//! The storage boundary of nctools. The three tools read and write datasets only through
+//! the traits of this crate; each kind of store has a backend that implements them:
+//!
+//! - `ncio` (libnetcdf and libhdf5): netCDF-3 and netCDF-4/HDF5 files;
+//! - `zarr` (pure Rust): NCZarr and Zarr stores, v2 and v3.
+//!
+//! [`Location::parse`] is the one place that decides which kind of store a path names.
+//! [`StoreReader`] reads a schema and hyperslabs; [`StoreWriter`] defines a dataset and
+//! writes hyperslabs, atomically (under a temporary name, moved into place by
+//! [`StoreWriter::finish`]). Nothing here links C.
+
+mod error;
+mod location;
+mod raw;
+mod traits;
+
+pub use error::{StoreError, NC_EHDFERR, NC_ENOFILTER, NC_ENOTNC};
+pub use location::{Location, LocationError, ZarrFlavor, ZarrLocation, ZarrVersion};
+pub use raw::RawBuffer;
+pub use traits::{ChunkSink, StoreReader, StoreWriter, VarHandle};

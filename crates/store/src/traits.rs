@@ -1,0 +1,151 @@
+//! The reader and writer every backend implements.
+
+use std::path::Path;
+
+use ncmodel::{Dataset, Layout, Values, Var};
+
+use crate::{RawBuffer, StoreError};
+
+/// A variable of a store being written, as [`StoreWriter::handle`] finds it. The ids are
+/// the backend's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct VarHandle {
+    /// The group's id.
+    pub group: i32,
+    /// The variable's id in its group.
+    pub var: i32,
+}
+
+/// A dataset open for reading.
+///
+/// Groups are named by the `ncid` their [`ncmodel::Group`] carries in the schema this
+/// reader returned, and variables by their `id`.
+pub trait StoreReader {
+    /// The path or URL the store was opened with.
+    fn path(&self) -> &str;
+
+    /// The whole schema: groups, dimensions, types, variables, attributes and storage.
+    fn schema(&self) -> Result<Dataset, StoreError>;
+
+    /// The hyperslab `start`/`count` of `var` in the group `group`, row-major. A scalar
+    /// variable takes empty `start` and `count`.
+    fn read_slab(
+        &self,
+        dataset: &Dataset,
+        group: i32,
+        var: &Var,
+        start: &[usize],
+        count: &[usize],
+    ) -> Result<Values, StoreError>;
+
+    /// The hyperslab `start`/`count` of the variable `var` of `group` as raw values in
+    /// the machine's byte order, into `buffer`; the variable must be of a fixed-size
+    /// atomic type (not `string`).
+    fn read_raw(
+        &self,
+        group: i32,
+        var: i32,
+        start: &[usize],
+        count: &[usize],
+        buffer: &mut RawBuffer,
+    ) -> Result<(), StoreError>;
+
+    /// Whether data stored through the filter `id` can be decoded here.
+    fn filter_available(&self, id: u32) -> bool;
+
+    /// What to do about a filter that is not available here, for messages: where it was
+    /// looked for and how to provide it.
+    fn filter_remedy(&self) -> String;
+
+    /// Sets the cache of one variable's decoded chunks to `bytes` (0 frees it). Backends
+    /// without such a cache ignore it.
+    fn set_var_cache(&self, group: i32, var: i32, bytes: usize) -> Result<(), StoreError> {
+        let _ = (group, var, bytes);
+        Ok(())
+    }
+
+    /// The virtual global attribute `_IsNetcdf4` (what `ncdump -s` prints), when the
+    /// store has one.
+    fn is_netcdf4_attribute(&self) -> Option<i32> {
+        None
+    }
+
+    /// How many bytes each variable of `vars` (full paths, `/g/v`) takes in storage;
+    /// `None` where it is not known.
+    fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>>;
+}
+
+/// A dataset being written. It is written under a temporary name and moved into place by
+/// [`StoreWriter::finish`]; dropped unfinished, it leaves nothing behind.
+pub trait StoreWriter {
+    /// The target path, as given.
+    fn target(&self) -> &str;
+
+    /// The temporary name the output is written under, when there is one on disk.
+    fn temporary_path(&self) -> Option<&Path>;
+
+    /// Asks that variables are not pre-filled with fill values (all of them will be
+    /// written).
+    fn set_no_fill(&mut self) -> Result<(), StoreError>;
+
+    /// Defines the whole dataset: groups, dimensions, types, variables with their
+    /// storage, attributes.
+    fn define(&mut self, dataset: &Dataset) -> Result<(), StoreError>;
+
+    /// Writes the hyperslab `start`/`count` of the variable `name` of the group at
+    /// `group_path` (empty for the root); the values are of the variable's type, one per
+    /// element.
+    fn write(
+        &self,
+        group_path: &[String],
+        name: &str,
+        start: &[usize],
+        count: &[usize],
+        values: &Values,
+    ) -> Result<(), StoreError>;
+
+    /// The handle of the variable `name` of the group at `group_path`, once defined.
+    fn handle(&self, group_path: &[String], name: &str) -> Option<VarHandle>;
+
+    /// The layout the variable was given (chunk sizes included).
+    fn layout(&self, var: VarHandle) -> Result<Layout, StoreError>;
+
+    /// Writes raw values in the machine's byte order (as [`StoreReader::read_raw`] reads
+    /// them) to the hyperslab `start`/`count` of the variable.
+    fn write_raw(
+        &self,
+        var: VarHandle,
+        start: &[usize],
+        count: &[usize],
+        buffer: &RawBuffer,
+    ) -> Result<(), StoreError>;
+
+    /// Sets the cache of one variable's chunks being assembled to `bytes`; backends
+    /// without such a cache ignore it.
+    fn set_var_cache(&self, var: VarHandle, bytes: usize) -> Result<(), StoreError> {
+        let _ = (var, bytes);
+        Ok(())
+    }
+
+    /// A sink for chunks the caller encodes itself with HDF5's filter framing (HDF5's
+    /// direct chunk write); `None` when the backend does not take such chunks (it then
+    /// encodes what [`StoreWriter::write_raw`] gives it, on all cores where it can).
+    fn hdf5_chunk_sink(
+        &self,
+        group_path: &[String],
+        name: &str,
+    ) -> Option<Box<dyn ChunkSink + '_>> {
+        let _ = (group_path, name);
+        None
+    }
+
+    /// Closes the output and moves it to its name.
+    fn finish(self: Box<Self>) -> Result<(), StoreError>;
+}
+
+/// Takes encoded chunks of one variable, from any thread.
+pub trait ChunkSink: Sync {
+    /// Writes the encoded chunk whose first element is at `offset` (element indices, a
+    /// multiple of the chunk shape).
+    fn write(&self, offset: &[usize], chunk: &[u8]) -> Result<(), StoreError>;
+}
