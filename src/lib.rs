@@ -12,7 +12,7 @@ pub mod dump;
 pub mod exit;
 pub mod formats;
 pub mod generate;
-pub mod input;
 pub mod interrupt;
 pub mod inventory;
 pub mod plugins;
+pub mod storage;

@@ -5,7 +5,7 @@
 //! pads them for variables without fill values (the only ones sent here).
 
 use h5filters::ChunkEncoder;
-use ncio::DirectChunkWriter;
+use store::ChunkSink;
 
 /// The chunks of one slab: the slab's shape, the chunk shape and the element size.
 #[derive(Debug, Clone)]
@@ -82,7 +82,7 @@ impl SlabChunks<'_> {
 /// Encodes every chunk of the slab `bytes` on up to `threads` threads and writes them in
 /// order.
 pub fn write_slab(
-    writer: &DirectChunkWriter<'_>,
+    writer: &dyn ChunkSink,
     encoder: &ChunkEncoder,
     chunks: &SlabChunks<'_>,
     bytes: &[u8],

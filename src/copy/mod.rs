@@ -25,7 +25,7 @@ use std::io::Write;
 
 use anyhow::{anyhow, Context};
 use clap::Parser;
-use ncio::NcFile;
+use store::StoreReader;
 
 pub use args::CopyArgs;
 pub use plan::{make_plan, CopyOptions, CopyPlan, VarPlan};
@@ -66,12 +66,22 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     };
     let cache = cache_settings(args).map_err(Failure::usage)?;
     if let Some((bytes, slots)) = cache {
-        ncio::set_default_chunk_cache(bytes, slots).map_err(|e| Failure::runtime(e.into()))?;
+        crate::storage::set_default_chunk_cache(bytes, slots)
+            .map_err(|e| Failure::runtime(e.into()))?;
     }
-    let input = NcFile::open_with(source, args.input_in_memory)
-        .map_err(|e| Failure::runtime(anyhow!("{source}: {}", e.message)))?;
+    let input =
+        crate::storage::open_with(source, args.input_in_memory).map_err(Failure::runtime)?;
     let dataset = input.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
-    let format = options::output_format(&options, dataset.format);
+    let target_format = args
+        .output
+        .as_deref()
+        .and_then(crate::storage::implied_format);
+    let format = match target_format {
+        Some(implied) => {
+            options::check_implied_format(&options, implied).map_err(Failure::usage)?
+        }
+        None => options::output_format(&options, dataset.format),
+    };
     options::check_classic_output(&options, format).map_err(Failure::usage)?;
     check_names(&options, &dataset).map_err(Failure::runtime)?;
     let plan = make_plan(&dataset, &options, format).map_err(Failure::runtime)?;
@@ -82,15 +92,15 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     if args.dry_run {
         return print_plan(&plan).map_err(Failure::runtime);
     }
-    check_input_filters(&input, &plan).map_err(Failure::runtime)?;
-    check_output_filters(&input, &plan).map_err(Failure::runtime)?;
+    check_input_filters(input.as_ref(), &plan).map_err(Failure::runtime)?;
     let Some(target) = args.output.as_deref() else {
         return Err(Failure::usage(anyhow!(
             "an output file is required (or --dry-run)"
         )));
     };
+    check_output_filters(target, &plan).map_err(Failure::runtime)?;
     let copy = Copy {
-        input: &input,
+        input: input.as_ref(),
         dataset: &dataset,
         plan: &plan,
         buffer_bytes: buffer_bytes.max(1),
@@ -188,7 +198,7 @@ fn print_plan(plan: &CopyPlan) -> anyhow::Result<()> {
 
 /// DECISIONS D6: a variable whose data is read through an unavailable filter stops the
 /// copy before anything is written.
-fn check_input_filters(input: &NcFile, plan: &CopyPlan) -> anyhow::Result<()> {
+fn check_input_filters(input: &dyn StoreReader, plan: &CopyPlan) -> anyhow::Result<()> {
     for var in plan.vars.iter().filter(|v| v.copy_data) {
         let missing: Vec<String> = var
             .input_filters
@@ -198,13 +208,12 @@ fn check_input_filters(input: &NcFile, plan: &CopyPlan) -> anyhow::Result<()> {
             .collect();
         if !missing.is_empty() {
             anyhow::bail!(
-                "{}: cannot read variable {}: {} not available; plugins were searched in {}. \
-                 Install the plugin there or set HDF5_PLUGIN_PATH, or leave the variable out \
-                 with -V; no output was written",
+                "{}: cannot read variable {}: {} not available; {}, or leave the variable \
+                 out with -V; no output was written",
                 input.path(),
                 var.path,
                 missing.join(", ") + if missing.len() == 1 { " is" } else { " are" },
-                crate::plugins::plugin_search_path()
+                input.filter_remedy()
             );
         }
     }
@@ -212,20 +221,22 @@ fn check_input_filters(input: &NcFile, plan: &CopyPlan) -> anyhow::Result<()> {
 }
 
 /// Every output filter must be available before anything is written (DECISIONS D6).
-fn check_output_filters(input: &NcFile, plan: &CopyPlan) -> anyhow::Result<()> {
+fn check_output_filters(target: &str, plan: &CopyPlan) -> anyhow::Result<()> {
     for var in &plan.vars {
-        let Some(id) = var.pipeline.ids().find(|id| !input.filter_available(*id)) else {
+        let Some(id) = var
+            .pipeline
+            .ids()
+            .find(|id| !crate::storage::output_filter_available(target, *id))
+        else {
             continue;
         };
         let path = filterspec::escape_path(&var.path);
         anyhow::bail!(
-            "cannot write variable {} with {}: it is not available; plugins were searched in \
-             {}. Install the plugin there or set HDF5_PLUGIN_PATH, or write the variable \
-             unfiltered with -F '{path},none' (-F none for every variable); no output was \
-             written",
+            "cannot write variable {} with {}: {}, or write the variable unfiltered with \
+             -F '{path},none' (-F none for every variable); no output was written",
             var.path,
             crate::plugins::describe_filter(id),
-            crate::plugins::plugin_search_path()
+            crate::storage::output_filter_remedy(target)
         );
     }
     Ok(())
@@ -233,7 +244,7 @@ fn check_output_filters(input: &NcFile, plan: &CopyPlan) -> anyhow::Result<()> {
 
 /// One copy, once planned.
 struct Copy<'a> {
-    input: &'a NcFile,
+    input: &'a dyn StoreReader,
     dataset: &'a ncmodel::Dataset,
     plan: &'a CopyPlan,
     buffer_bytes: usize,
@@ -244,7 +255,7 @@ impl Copy<'_> {
     fn write(&self, target: &str, in_memory: bool) -> anyhow::Result<()> {
         let format = self.plan.dataset.format;
         let explain = |e| crate::plugins::explain_write_error(e, "drop the filter from -F");
-        let mut writer = ncio::NcWriter::create_with(target, format, in_memory)
+        let mut writer = crate::storage::create(target, format, in_memory)
             .map_err(|e| anyhow!("{target}: {}", e.message))?;
         if let Some(temporary) = writer.temporary_path() {
             crate::interrupt::remove_on_second_interrupt(temporary.to_path_buf());
@@ -264,7 +275,7 @@ impl Copy<'_> {
         let transfer = transfer::Transfer {
             input: self.input,
             dataset: self.dataset,
-            writer: &writer,
+            writer: writer.as_ref(),
             buffer_bytes: self.buffer_bytes,
             tune_caches: self.tune_caches,
             netcdf4_out: !format.is_classic_family(),

@@ -102,6 +102,19 @@ pub fn output_format(options: &CopyOptions, input: Format) -> Format {
     }
 }
 
+/// The output format when the target implies one (a Zarr store holds the netCDF-4
+/// model): `-k` may only ask for that model.
+pub fn check_implied_format(options: &CopyOptions, implied: Format) -> anyhow::Result<Format> {
+    match options.format {
+        Some(asked) if asked.is_classic_family() => bail!(
+            "-k asks for the {} format, but the output is a Zarr store, which holds the \
+             netCDF-4 model; drop -k (or use -k nc4)",
+            asked.name()
+        ),
+        _ => Ok(implied),
+    }
+}
+
 /// With netCDF-3 output asked for explicitly, storage options are an error (DECISIONS D4).
 pub fn check_classic_output(options: &CopyOptions, format: Format) -> anyhow::Result<()> {
     if !format.is_classic_family() || !options.asks_for_storage() {

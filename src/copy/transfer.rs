@@ -3,8 +3,8 @@
 //! strings and user-defined types through decoded values.
 
 use anyhow::{anyhow, Context};
-use ncio::{is_raw_type, DirectChunkWriter, NcFile, NcWriter, RawBuffer, VarHandle};
 use ncmodel::{Dataset, Layout};
+use store::{is_raw_type, ChunkSink, RawBuffer, StoreReader, StoreWriter, VarHandle};
 
 use h5filters::ChunkEncoder;
 
@@ -16,11 +16,11 @@ use super::slabs::SlabPlan;
 /// The settings of one data transfer.
 pub struct Transfer<'a> {
     /// The input file.
-    pub input: &'a NcFile,
+    pub input: &'a dyn StoreReader,
     /// Its schema.
     pub dataset: &'a Dataset,
     /// The output being written.
-    pub writer: &'a NcWriter,
+    pub writer: &'a dyn StoreWriter,
     /// The copy buffer size in bytes.
     pub buffer_bytes: usize,
     /// Whether chunk caches are tuned here (not when `-h` or `-e` is given).
@@ -70,7 +70,7 @@ impl Transfer<'_> {
             // The direct writer is closed at the end of this arm, before the caches are
             // emptied (libnetcdf reopens the dataset for that).
             Some((writer, encoder)) => {
-                let chunks = (&writer, &encoder, unit.as_slice());
+                let chunks = (writer.as_ref(), &encoder, unit.as_slice());
                 self.copy_raw(plan, handle, &slabs, size, progress, Some(chunks))
             }
             None if is_raw_type(plan.type_ref) => {
@@ -114,7 +114,7 @@ impl Transfer<'_> {
         plan: &VarPlan,
         layout: &Layout,
         size: usize,
-    ) -> Option<(DirectChunkWriter<'_>, ChunkEncoder)> {
+    ) -> Option<(Box<dyn ChunkSink + '_>, ChunkEncoder)> {
         let Layout::Chunked(sizes) = layout else {
             return None;
         };
@@ -129,7 +129,7 @@ impl Transfer<'_> {
         let encoder = ChunkEncoder::new(plan.pipeline.filters(), size, chunk_bytes)?;
         let writer = self
             .writer
-            .direct_chunks(&plan.path.groups, &plan.path.name)?;
+            .hdf5_chunk_sink(&plan.path.groups, &plan.path.name)?;
         Some((writer, encoder))
     }
 
@@ -140,7 +140,7 @@ impl Transfer<'_> {
         slabs: &SlabPlan,
         size: usize,
         progress: &Progress,
-        direct: Option<(&DirectChunkWriter<'_>, &ChunkEncoder, &[usize])>,
+        direct: Option<(&dyn ChunkSink, &ChunkEncoder, &[usize])>,
     ) -> anyhow::Result<()> {
         let mut buffer = RawBuffer::new();
         for (start, count) in slabs.slabs() {
@@ -207,7 +207,7 @@ fn reopen_safe(dataset: &Dataset, plan: &VarPlan) -> bool {
 
 /// A failed read, explained: HDF5 failing inside a filtered variable is a chunk its
 /// filters cannot decode.
-fn read_error(plan: &VarPlan, error: ncio::NcError) -> anyhow::Error {
+fn read_error(plan: &VarPlan, error: store::StoreError) -> anyhow::Error {
     if error.is_hdf5_error() && !plan.input_filters.is_empty() {
         return anyhow!(
             "{}: HDF5 failed decoding a chunk through its filters ({}); the chunk is probably \

@@ -172,7 +172,7 @@ fn run(args: &DumpArgs, times: TimeStrings) -> Result<(), Failure> {
         return Err(Failure::usage(anyhow!("no input file given")));
     };
     let options = options(args, path, times)?;
-    let file = crate::input::open(path).map_err(Failure::runtime)?;
+    let file = crate::storage::open(path).map_err(Failure::runtime)?;
     let mut dataset = file.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
     if args.special && !dataset.format.is_classic_family() {
         dataset.specials.is_netcdf4 = file.is_netcdf4_attribute();
@@ -197,7 +197,7 @@ fn run(args: &DumpArgs, times: TimeStrings) -> Result<(), Failure> {
     }
     let stdout = io::stdout();
     let out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut source = FileSource::new(&file, &dataset);
+    let mut source = FileSource::new(file.as_ref(), &dataset);
     match cdl::write_dataset(out, &dataset, &options, &mut source) {
         Ok(()) => Ok(()),
         Err(WriteError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),

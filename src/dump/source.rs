@@ -3,24 +3,24 @@
 
 use anyhow::anyhow;
 use cdl::{DataSource, DumpOptions};
-use ncio::{NcError, NcFile};
 use ncmodel::{Dataset, Group, Values, Var};
+use store::{StoreError, StoreReader};
 
 /// Reads variable data from the open file.
 pub struct FileSource<'a> {
-    file: &'a NcFile,
+    file: &'a dyn StoreReader,
     dataset: &'a Dataset,
 }
 
 impl<'a> FileSource<'a> {
     /// A source reading from `file`, whose schema is `dataset`.
-    pub fn new(file: &'a NcFile, dataset: &'a Dataset) -> Self {
+    pub fn new(file: &'a dyn StoreReader, dataset: &'a Dataset) -> Self {
         Self { file, dataset }
     }
 
     /// The message for a failed read of the variable at `path`: for a filter failure, the
     /// filters that are not available and where they were looked for.
-    pub fn describe_failure(&self, path: &str, error: &NcError) -> String {
+    pub fn describe_failure(&self, path: &str, error: &StoreError) -> String {
         let filters = find_var(&self.dataset.root, path)
             .and_then(|v| v.storage.as_ref())
             .map(|s| s.filters.clone())
@@ -45,17 +45,19 @@ impl<'a> FileSource<'a> {
                 text.trim_start_matches("filter ").to_string()
             })
             .collect();
-        let what = if missing.is_empty() {
+        let what = if missing.is_empty() && error.message.starts_with("codec ") {
+            // A Zarr codec nctools lacks: the backend's words name it.
+            error.message.clone()
+        } else if missing.is_empty() {
             format!("a filter failed ({})", error.message)
         } else {
             format!("filter {} is not available", missing.join(", "))
         };
         format!(
-            "{}: cannot read variable {path}: {what}; plugins were searched in {}. \
-             Install the plugin there or set HDF5_PLUGIN_PATH; `ncdump -hs` shows the \
+            "{}: cannot read variable {path}: {what}; {}; `ncdump -hs` shows the \
              file's filters without needing them",
             self.file.path(),
-            crate::plugins::plugin_search_path()
+            self.file.filter_remedy()
         )
     }
 }
@@ -72,7 +74,7 @@ fn find_var<'d>(group: &'d Group, path: &str) -> Option<&'d Var> {
 }
 
 impl DataSource for FileSource<'_> {
-    type Error = NcError;
+    type Error = StoreError;
 
     fn read(
         &mut self,
@@ -80,7 +82,7 @@ impl DataSource for FileSource<'_> {
         var: &Var,
         start: &[usize],
         count: &[usize],
-    ) -> Result<Values, NcError> {
+    ) -> Result<Values, StoreError> {
         self.file
             .read_slab(self.dataset, group.ncid, var, start, count)
     }

@@ -6,8 +6,8 @@ use std::io::BufRead;
 
 use anyhow::{anyhow, bail, Context};
 use cdl::parse::{push_constant, Constant, DataEntry, DataReader, DataToken, Position};
-use ncio::NcWriter;
 use ncmodel::{AtomicType, Dataset, Group, TypeRef, Values, Var};
+use store::StoreWriter;
 
 use super::chars::CharPacker;
 use super::linear::hyperslabs;
@@ -20,12 +20,12 @@ const BATCH: usize = 1 << 16;
 /// Writes data entries into the variables of a defined file.
 pub struct DataLoader<'a> {
     dataset: &'a Dataset,
-    writer: &'a NcWriter,
+    writer: &'a dyn StoreWriter,
 }
 
 /// Where a variable's values go: its shape and how many values it holds.
 struct SlabTarget<'a> {
-    writer: &'a NcWriter,
+    writer: &'a dyn StoreWriter,
     group_path: &'a [String],
     name: &'a str,
     /// Dimension lengths, outermost first (an unlimited outermost one does not matter).
@@ -80,7 +80,7 @@ impl SlabTarget<'_> {
 
 impl<'a> DataLoader<'a> {
     /// A loader for the file `writer` defined from `dataset`.
-    pub fn new(dataset: &'a Dataset, writer: &'a NcWriter) -> Self {
+    pub fn new(dataset: &'a Dataset, writer: &'a dyn StoreWriter) -> Self {
         Self { dataset, writer }
     }
 

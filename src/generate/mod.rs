@@ -105,7 +105,7 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
         // No output asked for: like the reference, only check the CDL.
         return Ok(());
     };
-    let mut writer = ncio::NcWriter::create(&target, format)
+    let mut writer = crate::storage::create(&target, format, false)
         .map_err(|e| Failure::runtime(output::explain_write_error(e)))?;
     if args.no_fill {
         writer
@@ -116,7 +116,7 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
         .define(&dataset)
         .map_err(|e| Failure::runtime(output::explain_write_error(e)))?;
     if !args.header_only {
-        let mut loader = data::DataLoader::new(&dataset, &writer);
+        let mut loader = data::DataLoader::new(&dataset, writer.as_ref());
         for entry in &data {
             let reader = source.data_reader(entry).map_err(Failure::runtime)?;
             loader

@@ -104,7 +104,7 @@ pub fn output_path(args: &GenerateArgs, dataset_name: &str, format_given: bool) 
 
 /// A failure of the library while creating the file, explained: an unavailable filter
 /// names the filter and where plugins were looked for (DECISIONS D6).
-pub fn explain_write_error(error: ncio::NcError) -> anyhow::Error {
+pub fn explain_write_error(error: store::StoreError) -> anyhow::Error {
     crate::plugins::explain_write_error(error, "remove the filter from the CDL")
 }
 

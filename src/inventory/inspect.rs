@@ -233,17 +233,10 @@ fn reports(
 /// Writes the filter report of the file at `path` to `out`, as text or (`json`) as a JSON
 /// array with one object per filtered variable.
 pub fn inspect_file(path: &str, json: bool, out: &mut impl Write) -> anyhow::Result<()> {
-    let file = crate::input::open(path)?;
+    let file = crate::storage::open(path)?;
     let dataset = file.schema().map_err(|e| anyhow!(e))?;
-    drop(file);
     let inventory = Inventory::scan();
-    let reports = reports(&dataset, &inventory, |paths| {
-        if path.contains("://") {
-            vec![None; paths.len()]
-        } else {
-            ncio::stored_sizes(path, paths)
-        }
-    });
+    let reports = reports(&dataset, &inventory, |paths| file.stored_sizes(paths));
     if json {
         let all: Vec<Value> = reports.iter().map(VarReport::to_json).collect();
         serde_json::to_writer_pretty(&mut *out, &all)?;

@@ -173,7 +173,7 @@ fn missing_input_file() {
         .current_dir(dir.path())
         .run();
     assert_eq!(run.code, Some(1));
-    assert_eq!(run.stderr, "nccopy: nosuch.nc: No such file or directory\n");
+    assert_eq!(run.stderr, "nccopy: nosuch.nc: no such file\n");
     assert!(!dir.path().join("out.nc").exists());
 }
 

@@ -126,7 +126,7 @@ impl NcWriter {
     }
 
     /// The target path or URL.
-    pub(crate) fn target(&self) -> &str {
+    pub fn target(&self) -> &str {
         &self.target
     }
 

@@ -15,6 +15,7 @@
 //!   raw bytes (nccopy's fast path).
 
 mod attribute;
+mod backend;
 mod classic_names;
 mod create;
 mod direct;
@@ -32,6 +33,7 @@ mod storage_size;
 mod sys;
 mod zarr_names;
 
+pub use backend::{plugin_remedy, plugin_search_path};
 pub use classic_names::{longest_classic_name, MalformedHeader};
 pub use create::NcWriter;
 pub use direct::DirectChunkWriter;

@@ -4,17 +4,14 @@
 
 use std::ffi::c_int;
 
-use ncmodel::{Layout, TypeRef};
+use ncmodel::Layout;
 
 use crate::create::NcWriter;
 use crate::error::NcError;
 use crate::file::NcFile;
 use crate::sys::{define, values, with_lib, RawBuffer};
 
-/// Whether values of `type_ref` can move as raw bytes: atomic types other than `string`.
-pub fn is_raw_type(type_ref: TypeRef) -> bool {
-    matches!(type_ref, TypeRef::Atomic(t) if t != ncmodel::AtomicType::String)
-}
+pub use store::is_raw_type;
 
 /// Sets libnetcdf's default chunk cache for files opened or created afterwards: `size`
 /// bytes and `nelems` chunk slots per variable (nccopy's `-h` and `-e`).
@@ -71,26 +68,21 @@ impl NcFile {
     }
 }
 
-/// A variable of a file being written, as [`NcWriter::handle`] finds it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct VarHandle {
-    pub(crate) ncid: c_int,
-    pub(crate) varid: c_int,
-}
+pub use store::VarHandle;
 
 impl NcWriter {
     /// The handle of the variable `name` of the group at `group_path`, once defined.
     pub fn handle(&self, group_path: &[String], name: &str) -> Option<VarHandle> {
         self.slot(group_path, name)
-            .map(|(ncid, varid)| VarHandle { ncid, varid })
+            .map(|(group, var)| VarHandle { group, var })
     }
 
     /// Sets the chunk cache of one variable to `bytes` (see [`NcFile::set_var_cache`]).
     pub fn set_var_cache(&self, var: VarHandle, bytes: usize) -> Result<(), NcError> {
         let file = self.open_file()?;
-        let grp = self.group_of(file, var.ncid)?;
+        let grp = self.group_of(file, var.group)?;
         let context = || format!("{}: setting a chunk cache", self.target());
-        with_lib(|lib| define::set_var_chunk_cache(lib, grp, var.varid, bytes, &context))
+        with_lib(|lib| define::set_var_chunk_cache(lib, grp, var.var, bytes, &context))
     }
 
     /// Writes raw values (as [`NcFile::read_raw`] reads them) to the hyperslab
@@ -102,10 +94,10 @@ impl NcWriter {
         count: &[usize],
         buf: &RawBuffer,
     ) -> Result<(), NcError> {
-        let context = || format!("{}: writing variable id {}", self.target(), var.varid);
+        let context = || format!("{}: writing variable id {}", self.target(), var.var);
         let file = self.open_file()?;
-        let grp = self.group_of(file, var.ncid)?;
-        with_lib(|lib| values::put_vara_raw(lib, grp, var.varid, start, count, buf, &context))
+        let grp = self.group_of(file, var.group)?;
+        with_lib(|lib| values::put_vara_raw(lib, grp, var.var, start, count, buf, &context))
     }
 
     /// The layout the library gave the variable (chunk sizes included); classic files
@@ -113,7 +105,7 @@ impl NcWriter {
     pub fn layout(&self, var: VarHandle) -> Result<Layout, NcError> {
         let context = || format!("{}: chunking", self.target());
         let file = self.open_file()?;
-        let grp = self.group_of(file, var.ncid)?;
-        with_lib(|lib| crate::storage::read_layout(lib, grp, var.varid, &context))
+        let grp = self.group_of(file, var.group)?;
+        with_lib(|lib| crate::storage::read_layout(lib, grp, var.var, &context))
     }
 }

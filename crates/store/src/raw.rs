@@ -1,5 +1,10 @@
 //! A byte buffer aligned for any atomic type, for moving values as raw bytes.
 
+/// Whether values of `type_ref` can move as raw bytes: atomic types other than `string`.
+pub fn is_raw_type(type_ref: ncmodel::TypeRef) -> bool {
+    matches!(type_ref, ncmodel::TypeRef::Atomic(t) if t != ncmodel::AtomicType::String)
+}
+
 /// A byte buffer aligned for any atomic type (it is backed by `u64` words), so that a
 /// backend may hand it to C as an array of any atomic type.
 #[derive(Debug, Default, Clone)]

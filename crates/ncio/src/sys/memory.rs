@@ -3,54 +3,25 @@
 
 use std::ffi::{c_char, c_void, CString};
 
-/// A byte buffer aligned for any atomic type (it is backed by `u64` words).
-#[derive(Debug, Default)]
-pub struct RawBuffer {
-    words: Vec<u64>,
-    len: usize,
+pub use store::RawBuffer;
+
+/// The pointers of a [`RawBuffer`] handed to C.
+pub(super) trait RawPointers {
+    /// The buffer for libnetcdf to fill; valid for `len()` bytes, aligned for any atomic
+    /// type.
+    fn fill_ptr(&mut self) -> *mut c_void;
+    /// The buffer for libnetcdf to read; valid for `len()` bytes, aligned for any atomic
+    /// type.
+    fn read_ptr(&self) -> *const c_void;
 }
 
-impl RawBuffer {
-    /// An empty buffer.
-    pub fn new() -> Self {
-        Self::default()
+impl RawPointers for RawBuffer {
+    fn fill_ptr(&mut self) -> *mut c_void {
+        self.as_bytes_mut().as_mut_ptr().cast()
     }
 
-    /// Makes the buffer `bytes` long, reusing its memory when it is large enough. New
-    /// bytes are zero.
-    pub fn resize(&mut self, bytes: usize) {
-        let words = bytes.div_ceil(8);
-        if self.words.len() < words {
-            self.words.resize(words, 0);
-        }
-        self.len = bytes;
-    }
-
-    /// The buffer's length in bytes.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether the buffer is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The bytes.
-    pub fn as_bytes(&self) -> &[u8] {
-        // SAFETY: `resize` keeps `words` at least `len` bytes long, and every word is
-        // initialised (Vec::resize fills with 0); u8 has no alignment or validity needs.
-        unsafe { std::slice::from_raw_parts(self.words.as_ptr().cast::<u8>(), self.len) }
-    }
-
-    /// The buffer for libnetcdf to fill; valid for `len()` bytes.
-    pub(super) fn as_mut_ptr(&mut self) -> *mut c_void {
-        self.words.as_mut_ptr().cast()
-    }
-
-    /// The buffer for libnetcdf to read; valid for `len()` bytes.
-    pub(super) fn as_ptr(&self) -> *const c_void {
-        self.words.as_ptr().cast()
+    fn read_ptr(&self) -> *const c_void {
+        self.as_bytes().as_ptr().cast()
     }
 }
 

@@ -11,6 +11,7 @@ use netcdf_sys::{
 };
 
 use super::inquire::var_rank_and_type;
+use super::memory::RawPointers;
 use super::memory::{c_string_cut_at_nul, VLEN_RECORD};
 use super::{check, Encoded, Grp, Lib, RawBuffer};
 use crate::error::NcError;
@@ -429,7 +430,7 @@ pub(crate) fn get_vara_raw(
 ) -> Result<(), NcError> {
     let (bytes, size) = raw_slab_bytes(lib, grp, varid, start, count, context)?;
     buf.resize(bytes);
-    let ptr = buf.as_mut_ptr();
+    let ptr = buf.fill_ptr();
     let status = bounded(lib, grp, varid, size, || {
         // SAFETY: start/count have one entry per dimension and the buffer holds exactly the
         // bytes of count's product of values of the variable's type (both checked above).
@@ -456,7 +457,7 @@ pub(crate) fn put_vara_raw(
             context: context(),
         });
     }
-    let ptr = buf.as_ptr();
+    let ptr = buf.read_ptr();
     // Writing part of a chunk makes HDF5 decode the chunk first.
     let status = bounded(lib, grp, varid, size, || {
         // SAFETY: start/count have one entry per dimension and the buffer holds at least the

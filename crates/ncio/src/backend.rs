@@ -1,0 +1,150 @@
+//! libnetcdf as a backend of the storage boundary: [`NcFile`] is a
+//! [`store::StoreReader`], [`NcWriter`] a [`store::StoreWriter`], and a
+//! [`DirectChunkWriter`] a [`store::ChunkSink`].
+
+use std::path::Path;
+
+use ncmodel::{Dataset, Layout, Values, Var};
+use store::{ChunkSink, RawBuffer, StoreError, StoreReader, StoreWriter, VarHandle};
+
+use crate::{DirectChunkWriter, NcFile, NcWriter};
+
+/// Where HDF5 looks for filter plugins, and where that comes from, as the user should
+/// read it.
+pub fn plugin_search_path() -> String {
+    let dirs = crate::plugin_search_paths().join(":");
+    match std::env::var("HDF5_PLUGIN_PATH") {
+        Ok(_) => format!("{dirs} (from HDF5_PLUGIN_PATH)"),
+        Err(_) => format!("{dirs} (HDF5's default; set HDF5_PLUGIN_PATH to change it)"),
+    }
+}
+
+/// Where HDF5 looks for filter plugins and how to provide one, as messages tell the user.
+pub fn plugin_remedy() -> String {
+    format!(
+        "plugins were searched in {}. Install the plugin there or set HDF5_PLUGIN_PATH",
+        plugin_search_path()
+    )
+}
+
+impl StoreReader for NcFile {
+    fn path(&self) -> &str {
+        NcFile::path(self)
+    }
+
+    fn schema(&self) -> Result<Dataset, StoreError> {
+        NcFile::schema(self)
+    }
+
+    fn read_slab(
+        &self,
+        dataset: &Dataset,
+        group: i32,
+        var: &Var,
+        start: &[usize],
+        count: &[usize],
+    ) -> Result<Values, StoreError> {
+        NcFile::read_slab(self, dataset, group, var, start, count)
+    }
+
+    fn read_raw(
+        &self,
+        group: i32,
+        var: i32,
+        start: &[usize],
+        count: &[usize],
+        buffer: &mut RawBuffer,
+    ) -> Result<(), StoreError> {
+        NcFile::read_raw(self, group, var, start, count, buffer)
+    }
+
+    fn filter_available(&self, id: u32) -> bool {
+        NcFile::filter_available(self, id)
+    }
+
+    fn filter_remedy(&self) -> String {
+        plugin_remedy()
+    }
+
+    fn set_var_cache(&self, group: i32, var: i32, bytes: usize) -> Result<(), StoreError> {
+        NcFile::set_var_cache(self, group, var, bytes)
+    }
+
+    fn is_netcdf4_attribute(&self) -> Option<i32> {
+        NcFile::is_netcdf4_attribute(self)
+    }
+
+    fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>> {
+        crate::stored_sizes(NcFile::path(self), vars)
+    }
+}
+
+impl StoreWriter for NcWriter {
+    fn target(&self) -> &str {
+        NcWriter::target(self)
+    }
+
+    fn temporary_path(&self) -> Option<&Path> {
+        NcWriter::temporary_path(self)
+    }
+
+    fn set_no_fill(&mut self) -> Result<(), StoreError> {
+        NcWriter::set_no_fill(self)
+    }
+
+    fn define(&mut self, dataset: &Dataset) -> Result<(), StoreError> {
+        NcWriter::define(self, dataset)
+    }
+
+    fn write(
+        &self,
+        group_path: &[String],
+        name: &str,
+        start: &[usize],
+        count: &[usize],
+        values: &Values,
+    ) -> Result<(), StoreError> {
+        NcWriter::write(self, group_path, name, start, count, values)
+    }
+
+    fn handle(&self, group_path: &[String], name: &str) -> Option<VarHandle> {
+        NcWriter::handle(self, group_path, name)
+    }
+
+    fn layout(&self, var: VarHandle) -> Result<Layout, StoreError> {
+        NcWriter::layout(self, var)
+    }
+
+    fn write_raw(
+        &self,
+        var: VarHandle,
+        start: &[usize],
+        count: &[usize],
+        buffer: &RawBuffer,
+    ) -> Result<(), StoreError> {
+        NcWriter::write_raw(self, var, start, count, buffer)
+    }
+
+    fn set_var_cache(&self, var: VarHandle, bytes: usize) -> Result<(), StoreError> {
+        NcWriter::set_var_cache(self, var, bytes)
+    }
+
+    fn hdf5_chunk_sink(
+        &self,
+        group_path: &[String],
+        name: &str,
+    ) -> Option<Box<dyn ChunkSink + '_>> {
+        let sink = self.direct_chunks(group_path, name)?;
+        Some(Box::new(sink))
+    }
+
+    fn finish(self: Box<Self>) -> Result<(), StoreError> {
+        NcWriter::finish(*self)
+    }
+}
+
+impl ChunkSink for DirectChunkWriter<'_> {
+    fn write(&self, offset: &[usize], chunk: &[u8]) -> Result<(), StoreError> {
+        DirectChunkWriter::write(self, offset, chunk)
+    }
+}

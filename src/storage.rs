@@ -1,0 +1,126 @@
+//! Where the tools reach storage: the one place that turns a path into a backend of the
+//! storage boundary (`store`): libnetcdf (`ncio`) for netCDF files, our own Zarr backend
+//! (`zarr`) for NCZarr and Zarr stores. Errors say what is wrong and what to do.
+
+use std::path::Path;
+
+use anyhow::anyhow;
+use ncmodel::Format;
+use store::{Location, StoreReader, StoreWriter, NC_ENOTNC};
+
+/// Whether `path` is a URL (DAP, S3) rather than a path.
+fn is_url(path: &str) -> bool {
+    path.contains("://")
+}
+
+/// Opens `path` for reading; the error names the file and the problem.
+pub fn open(path: &str) -> anyhow::Result<Box<dyn StoreReader>> {
+    open_with(path, false)
+}
+
+/// Like [`open`]; with `in_memory`, a netCDF file is read into memory first (nccopy's
+/// `-r`).
+pub fn open_with(path: &str, in_memory: bool) -> anyhow::Result<Box<dyn StoreReader>> {
+    match Location::parse_input(path)? {
+        Location::Zarr(location) => open_zarr(&location),
+        Location::File(path) => Ok(Box::new(open_netcdf(&path, in_memory)?)),
+    }
+}
+
+fn open_zarr(location: &store::ZarrLocation) -> anyhow::Result<Box<dyn StoreReader>> {
+    if !location.root.is_dir() {
+        return Err(anyhow!(
+            "{}: no such Zarr store (no directory {})",
+            location.text,
+            location.root.display()
+        ));
+    }
+    Err(anyhow!(
+        "{}: Zarr stores are not readable yet",
+        location.text
+    ))
+}
+
+fn open_netcdf(path: &str, in_memory: bool) -> anyhow::Result<ncio::NcFile> {
+    if !is_url(path) {
+        let p = Path::new(path);
+        match std::fs::metadata(p) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(anyhow!("{path}: no such file"));
+            }
+            Err(e) => return Err(anyhow!("{path}: cannot read: {e}")),
+            Ok(meta) if meta.is_dir() => {
+                return Err(anyhow!(
+                    "{path}: is a directory, neither a netCDF file nor a Zarr store (a Zarr \
+                     store has .zgroup, .zarray or zarr.json at its top)"
+                ));
+            }
+            Ok(meta) if meta.len() == 0 => {
+                return Err(anyhow!("{path}: empty file, not a netCDF file"));
+            }
+            Ok(_) => {}
+        }
+    }
+    ncio::NcFile::open_with(path, in_memory).map_err(|e| match e.code {
+        NC_ENOTNC => anyhow!("{path}: not a netCDF file (unknown format)"),
+        // NC_EHDFERR or NC_ENOTNC4-class failures on an HDF5 signature: damaged file.
+        -101 | -107 => anyhow!(
+            "{path}: truncated or corrupt netCDF-4/HDF5 file ({})",
+            e.message
+        ),
+        _ => anyhow!("{path}: {}", e.message),
+    })
+}
+
+/// Sets the default chunk cache of netCDF-4 files opened or created afterwards: `bytes`
+/// and `slots` per variable (nccopy's `-h` and `-e`); Zarr stores have no such cache.
+pub fn set_default_chunk_cache(bytes: usize, slots: usize) -> Result<(), store::StoreError> {
+    ncio::set_default_chunk_cache(bytes, slots)
+}
+
+/// Creates the output `target` of `format`, written under a temporary name until
+/// [`StoreWriter::finish`]. A Zarr target holds the netCDF-4 model whatever `format` is.
+pub fn create(
+    target: &str,
+    format: Format,
+    in_memory: bool,
+) -> Result<Box<dyn StoreWriter>, store::StoreError> {
+    let location = Location::parse_output(target)
+        .map_err(|e| store::StoreError::new(-128, e.reason, e.text))?;
+    match location {
+        Location::Zarr(location) => Err(store::StoreError::new(
+            -128,
+            "Zarr stores cannot be written yet",
+            location.text,
+        )),
+        Location::File(path) => Ok(Box::new(ncio::NcWriter::create_with(
+            &path, format, in_memory,
+        )?)),
+    }
+}
+
+/// Whether the output `target` can be written with the filter `id`: an HDF5 filter for a
+/// netCDF file, a Zarr codec of ours for a Zarr store.
+pub fn output_filter_available(target: &str, id: u32) -> bool {
+    match Location::parse_output(target) {
+        Ok(Location::Zarr(_)) => false,
+        _ => ncio::filter_available(id),
+    }
+}
+
+/// What to do about a filter that cannot be written to `target`, for messages.
+pub fn output_filter_remedy(target: &str) -> String {
+    match Location::parse_output(target) {
+        Ok(Location::Zarr(_)) => "it has no Zarr codec in nctools".to_string(),
+        _ => format!("it is not available; {}", ncio::plugin_remedy()),
+    }
+}
+
+/// The format an output at `target` must have whatever was asked: a Zarr store holds
+/// the netCDF-4 model. `None` when the target takes any format.
+pub fn implied_format(target: &str) -> Option<Format> {
+    match Location::parse_output(target) {
+        Ok(Location::Zarr(_)) => Some(Format::Netcdf4),
+        _ => None,
+    }
+}
