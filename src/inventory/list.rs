@@ -204,6 +204,7 @@ mod tests {
             source,
             path: path.map(str::to_string),
             available: source != "none",
+            zarr: true,
             note: note.map(str::to_string),
         };
         assert_eq!(entry("builtin", None, None).describe(), "built-in");
