@@ -23,7 +23,12 @@ pub const RESERVED: [&str; 8] = [
 
 /// The attributes of a `.zattrs` object (or v3 `attributes`), in order; `owner` names the
 /// group or variable for messages.
-pub fn read_attributes(attrs: &Map<String, Value>, owner: &str) -> Result<Vec<Attribute>> {
+/// An untyped `_FillValue` takes the variable's type `var_type`.
+pub fn read_attributes(
+    attrs: &Map<String, Value>,
+    owner: &str,
+    var_type: Option<AtomicType>,
+) -> Result<Vec<Attribute>> {
     let types = ["_NCZARR_ATTR", "_nczarr_attr"]
         .iter()
         .find_map(|k| attrs.get(*k))
@@ -44,6 +49,7 @@ pub fn read_attributes(attrs: &Map<String, Value>, owner: &str) -> Result<Vec<At
                     .map(|d| d.atomic)
                     .unwrap_or(AtomicType::Char),
             ),
+            None if name == "_FillValue" => var_type,
             None => None,
         };
         out.push(read_one(name, value, atomic, owner)?);
@@ -202,7 +208,7 @@ mod tests {
         let Some(map) = v.as_object() else {
             return Ok(());
         };
-        let atts = read_attributes(map, "/")?;
+        let atts = read_attributes(map, "/", None)?;
         assert_eq!(atts[0].values, Values::Short(vec![1, 2]));
         assert_eq!(atts[1].values, Values::Char(b"hi".to_vec()));
         assert_eq!(atts[2].values, Values::Double(vec![2.5]));

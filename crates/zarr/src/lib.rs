@@ -11,10 +11,16 @@ mod error;
 mod grid;
 mod json;
 mod meta;
+mod pure;
+mod read;
+mod reader;
+mod schema;
+mod source;
 mod v3codec;
 mod values;
 
 pub use error::ZarrError;
+pub use reader::ZarrReader;
 
 /// Whether the HDF5 filter `id` can be written and read as a Zarr codec by nctools.
 pub fn codec_available(id: u32) -> bool {
