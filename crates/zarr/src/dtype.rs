@@ -154,12 +154,6 @@ impl Dtype {
         })
     }
 
-    /// The size of one element as read: 1 for char, the stored size for fixed types,
-    /// the stored size for strings too (they are converted later).
-    pub fn native_size(&self) -> usize {
-        self.size
-    }
-
     /// Whether the stored bytes of an element must be reversed for this machine.
     pub fn needs_swap(&self) -> bool {
         self.text != Text::Bytes && self.big_endian != cfg!(target_endian = "big") && {

@@ -52,11 +52,6 @@ pub fn overlap(
     (in_chunk, in_slab, extent)
 }
 
-/// Whether the overlap covers the whole chunk.
-pub fn covers(extent: &[usize], chunks: &[usize]) -> bool {
-    extent == chunks
-}
-
 /// A box of elements of `elem` bytes in a row-major array.
 pub struct Region<'a> {
     /// The array's shape.

@@ -11,6 +11,7 @@ mod error;
 mod grid;
 mod json;
 mod meta;
+mod plan;
 mod pure;
 mod read;
 mod reader;
@@ -18,9 +19,13 @@ mod schema;
 mod source;
 mod v3codec;
 mod values;
+mod wdata;
+mod wmeta;
+mod writer;
 
 pub use error::ZarrError;
 pub use reader::ZarrReader;
+pub use writer::ZarrWriter;
 
 /// Whether the HDF5 filter `id` can be written and read as a Zarr codec by nctools.
 pub fn codec_available(id: u32) -> bool {
