@@ -83,7 +83,7 @@ impl Pure {
             };
             let path = full_path(&my_parents, &child);
             let dim_ids = self.dims_of(&meta.shape, names.as_ref(), root_dims, builder, &path)?;
-            let var = builder.add_var(ncid, &child, path, meta, &attrs, dim_ids, var_id)?;
+            let var = builder.add_var((ncid, var_id), &child, path, meta, &attrs, dim_ids)?;
             group.vars.push(var);
             var_id += 1;
         }

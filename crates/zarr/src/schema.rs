@@ -57,16 +57,15 @@ pub fn full_path(parents: &[String], name: &str) -> String {
 }
 
 impl Builder {
-    /// A variable of group `ncid` from its metadata, attributes and dims.
+    /// The variable `var_id` of group `ncid` from its metadata, attributes and dims.
     pub fn add_var(
         &mut self,
-        ncid: i32,
+        (ncid, var_id): (i32, i32),
         name: &str,
         path: String,
         meta: ArrayMeta,
         attrs: &Map<String, Value>,
         dim_ids: Vec<i32>,
-        var_id: i32,
     ) -> Result<Var> {
         let atomic = meta.dtype.atomic;
         let atts = read_attributes(attrs, &path, Some(atomic))?;
@@ -238,7 +237,14 @@ pub fn nczarr_group(
                 )));
             }
         }
-        let var = builder.add_var(ncid, var_name, path, meta, &vattrs, dim_ids, var_id as i32)?;
+        let var = builder.add_var(
+            (ncid, var_id as i32),
+            var_name,
+            path,
+            meta,
+            &vattrs,
+            dim_ids,
+        )?;
         group.vars.push(var);
     }
     let children = lookup(&[info], &["groups"]).and_then(Value::as_array);

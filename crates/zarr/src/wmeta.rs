@@ -35,6 +35,15 @@ fn write(path: &Path, text: String) -> Result<()> {
 }
 
 impl MetaWriter<'_> {
+    /// netCDF-C 4.9.0's dtype for NCZarr (`<U1` for char); `|S1` for char in pure Zarr,
+    /// where `<U1` means UTF-32.
+    fn v2_dtype(&self, var: &PlannedVar) -> String {
+        if var.dtype.atomic == ncmodel::AtomicType::Char && !self.nczarr() {
+            return "|S1".into();
+        }
+        crate::dtype::Dtype::v2_name(var.dtype.atomic, var.dtype.big_endian).unwrap_or_default()
+    }
+
     fn nczarr(&self) -> bool {
         matches!(self.flavor, ZarrFlavor::NcZarr | ZarrFlavor::Detect)
             && self.version == ZarrVersion::V2
@@ -242,13 +251,7 @@ impl MetaWriter<'_> {
         let mut zarray = vec![
             ("zarr_format".to_string(), J::int(2)),
             ("shape".into(), ints(&shape)),
-            (
-                "dtype".into(),
-                J::Str(
-                    crate::dtype::Dtype::v2_name(var.dtype.atomic, var.dtype.big_endian)
-                        .unwrap_or_default(),
-                ),
-            ),
+            ("dtype".into(), J::Str(self.v2_dtype(var))),
             ("chunks".into(), ints(&var.chunks)),
             ("fill_value".into(), fill),
             ("order".into(), J::Str("C".into())),

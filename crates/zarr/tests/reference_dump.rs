@@ -74,7 +74,7 @@ fn copy(from: &Path, to: &Path) {
     );
     writer.set_no_fill().unwrap_or_else(|e| panic!("{e}"));
     writer.define(&ds).unwrap_or_else(|e| panic!("{e}"));
-    copy_group(&reader, &*writer, &ds, &ds.root, &mut Vec::new());
+    copy_group(&reader, &writer, &ds, &ds.root, &mut Vec::new());
     writer.finish().unwrap_or_else(|e| panic!("{e}"));
 }
 
