@@ -1,0 +1,219 @@
+//! Attributes: `.zattrs` members (typed by NCZarr's `_NCZARR_ATTR`, or inferred from the
+//! JSON) to [`Attribute`]s, and back.
+
+use ncmodel::{AtomicType, Attribute, TypeRef, Values};
+use serde_json::{Map, Value};
+
+use crate::dtype::Dtype;
+use crate::error::{Result, ZarrError};
+use crate::json::{self, J};
+use crate::values::{bytes_to_values, json_to_element};
+
+/// `.zattrs` keys that carry NCZarr's or xarray's metadata, not attributes.
+pub const RESERVED: [&str; 8] = [
+    "_ARRAY_DIMENSIONS",
+    "_NCZARR_ATTR",
+    "_nczarr_attr",
+    "_NCZARR_GROUP",
+    "_nczarr_group",
+    "_nczarr_array",
+    "_nczarr_superblock",
+    "_NCProperties",
+];
+
+/// The attributes of a `.zattrs` object (or v3 `attributes`), in order; `owner` names the
+/// group or variable for messages.
+/// An untyped `_FillValue` takes the variable's type `var_type`.
+pub fn read_attributes(
+    attrs: &Map<String, Value>,
+    owner: &str,
+    var_type: Option<AtomicType>,
+) -> Result<Vec<Attribute>> {
+    let types = ["_NCZARR_ATTR", "_nczarr_attr"]
+        .iter()
+        .find_map(|k| attrs.get(*k))
+        .and_then(|t| t.get("types"))
+        .and_then(Value::as_object);
+    let mut out = Vec::new();
+    for (name, value) in attrs {
+        if RESERVED.contains(&name.as_str()) {
+            continue;
+        }
+        let typed = types.and_then(|t| t.get(name)).and_then(Value::as_str);
+        if typed == Some("|J0") {
+            continue;
+        }
+        let atomic = match typed {
+            Some(t) => Some(
+                Dtype::parse_v2(t, true)
+                    .map(|d| d.atomic)
+                    .unwrap_or(AtomicType::Char),
+            ),
+            None if name == "_FillValue" => var_type,
+            None => None,
+        };
+        out.push(read_one(name, value, atomic, owner)?);
+    }
+    Ok(out)
+}
+
+fn read_one(
+    name: &str,
+    value: &Value,
+    atomic: Option<AtomicType>,
+    owner: &str,
+) -> Result<Attribute> {
+    let atomic = atomic.unwrap_or_else(|| infer(value));
+    let values = match atomic {
+        AtomicType::Char => Values::Char(char_text(value).into_bytes()),
+        AtomicType::String => Values::String(
+            items(value)
+                .iter()
+                .map(|v| Some(char_text(v).into_bytes()))
+                .collect(),
+        ),
+        t => {
+            let mut bytes = Vec::new();
+            for item in items(value) {
+                let element = json_to_element(item, t).ok_or_else(|| {
+                    ZarrError::Corrupt(format!(
+                        "attribute {owner}:{name}: the value {item} is not a {t}; the store's \
+                         metadata is damaged"
+                    ))
+                })?;
+                bytes.extend(element);
+            }
+            bytes_to_values(&bytes, &Dtype::of(t, cfg!(target_endian = "big")))
+        }
+    };
+    Ok(Attribute {
+        name: name.to_string(),
+        type_ref: TypeRef::Atomic(atomic),
+        values,
+    })
+}
+
+fn items(value: &Value) -> Vec<&Value> {
+    match value {
+        Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    }
+}
+
+/// The text of a char attribute: a string as is, anything else as its JSON text.
+fn char_text(value: &Value) -> String {
+    match value {
+        Value::String(s) if !json::is_bare_token(s) => s.clone(),
+        other => J::from_value(other).nczarr_text(),
+    }
+}
+
+/// The type of an untyped attribute, from its JSON: text is char (several strings are
+/// strings), integers int (int64 or uint64 when larger), reals double.
+fn infer(value: &Value) -> AtomicType {
+    let all = items(value);
+    if all.is_empty() {
+        return AtomicType::Int;
+    }
+    if all
+        .iter()
+        .any(|v| v.is_object() || v.is_array() || v.is_null())
+    {
+        return AtomicType::Char;
+    }
+    let strings = all
+        .iter()
+        .filter(|v| v.as_str().is_some_and(|s| !json::is_bare_token(s)))
+        .count();
+    if strings > 0 {
+        return if strings == 1 && !value.is_array() {
+            AtomicType::Char
+        } else if strings == all.len() {
+            AtomicType::String
+        } else {
+            AtomicType::Char
+        };
+    }
+    let fits = |lo: i64, hi: i64| {
+        all.iter()
+            .all(|v| v.as_i64().is_some_and(|n| (lo..=hi).contains(&n)))
+    };
+    if fits(i64::from(i32::MIN), i64::from(i32::MAX)) {
+        AtomicType::Int
+    } else if fits(i64::MIN, i64::MAX) {
+        AtomicType::Int64
+    } else if all.iter().all(|v| v.as_u64().is_some()) {
+        AtomicType::UInt64
+    } else {
+        AtomicType::Double
+    }
+}
+
+/// The JSON value of an attribute and its NCZarr dtype (`<U1` for char).
+pub fn attribute_json(att: &Attribute, owner: &str) -> Result<(J, String)> {
+    let TypeRef::Atomic(atomic) = att.type_ref else {
+        return Err(ZarrError::BadType(format!(
+            "attribute {owner}:{}: user-defined types cannot be stored in Zarr; netCDF-C's \
+             NCZarr supports atomic types only",
+            att.name
+        )));
+    };
+    let items: Vec<J> = match &att.values {
+        Values::Char(bytes) => {
+            let text = String::from_utf8_lossy(bytes).into_owned();
+            let value = match serde_json::from_str::<Value>(&text) {
+                Ok(v @ Value::Object(_)) if text.trim_start().starts_with('{') => J::from_value(&v),
+                _ => J::Str(text),
+            };
+            return Ok((value, "<U1".into()));
+        }
+        Values::String(_) | Values::User(_) => {
+            return Err(ZarrError::BadType(format!(
+                "attribute {owner}:{}: string attributes cannot be stored in NCZarr (netCDF-C \
+                 refuses them too); make it a char attribute",
+                att.name
+            )))
+        }
+        Values::Byte(v) => v.iter().map(|x| J::int(*x)).collect(),
+        Values::UByte(v) => v.iter().map(|x| J::int(*x)).collect(),
+        Values::Short(v) => v.iter().map(|x| J::int(*x)).collect(),
+        Values::UShort(v) => v.iter().map(|x| J::int(*x)).collect(),
+        Values::Int(v) => v.iter().map(|x| J::int(*x)).collect(),
+        Values::UInt(v) => v.iter().map(|x| J::int(*x)).collect(),
+        Values::Int64(v) => v.iter().map(|x| J::int(*x)).collect(),
+        Values::UInt64(v) => v.iter().map(|x| J::int(*x)).collect(),
+        Values::Float(v) => v.iter().map(|x| J::f32(*x)).collect(),
+        Values::Double(v) => v.iter().map(|x| J::f64(*x)).collect(),
+    };
+    let dtype = Dtype::v2_name(atomic, false).unwrap_or_default();
+    let value = if items.len() == 1 {
+        items.into_iter().next().unwrap_or(J::Null)
+    } else {
+        J::Arr(items)
+    };
+    Ok((value, dtype))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typed_and_inferred() -> Result<()> {
+        let v = json::parse(
+            r#"{"a": [1,2], "b": "hi", "c": 2.5, "d": {"x": 1}, "e": NaN,
+                "_NCZARR_ATTR": {"types": {"a": "<i2", "e": "<f4"}}}"#,
+            "t",
+        )?;
+        let Some(map) = v.as_object() else {
+            return Ok(());
+        };
+        let atts = read_attributes(map, "/", None)?;
+        assert_eq!(atts[0].values, Values::Short(vec![1, 2]));
+        assert_eq!(atts[1].values, Values::Char(b"hi".to_vec()));
+        assert_eq!(atts[2].values, Values::Double(vec![2.5]));
+        assert_eq!(atts[3].values, Values::Char(br#"{"x": 1}"#.to_vec()));
+        assert_eq!(atts[4].type_ref, TypeRef::Atomic(AtomicType::Float));
+        Ok(())
+    }
+}

@@ -1,0 +1,138 @@
+//! The chunk grid: which chunks a hyperslab touches, and copying boxes of elements between
+//! row-major arrays (a slab and a chunk).
+
+/// The grid indices of every chunk the slab `start`/`count` touches, row-major.
+pub fn chunks_touched(start: &[usize], count: &[usize], chunks: &[usize]) -> Vec<Vec<usize>> {
+    if count.contains(&0) {
+        return Vec::new();
+    }
+    let ranges: Vec<(usize, usize)> = start
+        .iter()
+        .zip(count)
+        .zip(chunks)
+        .map(|((s, c), k)| (s / k, (s + c - 1) / k))
+        .collect();
+    let mut out = Vec::new();
+    let mut index: Vec<usize> = ranges.iter().map(|r| r.0).collect();
+    loop {
+        out.push(index.clone());
+        let mut d = index.len();
+        loop {
+            if d == 0 {
+                return out;
+            }
+            d -= 1;
+            if index[d] < ranges[d].1 {
+                index[d] += 1;
+                break;
+            }
+            index[d] = ranges[d].0;
+        }
+    }
+}
+
+/// The part of the slab `start`/`count` that lies in the chunk `index`: its start in the
+/// chunk, its start in the slab, and its extent.
+pub fn overlap(
+    index: &[usize],
+    chunks: &[usize],
+    start: &[usize],
+    count: &[usize],
+) -> (Vec<usize>, Vec<usize>, Vec<usize>) {
+    let mut in_chunk = Vec::with_capacity(index.len());
+    let mut in_slab = Vec::with_capacity(index.len());
+    let mut extent = Vec::with_capacity(index.len());
+    for d in 0..index.len() {
+        let lo = (index[d] * chunks[d]).max(start[d]);
+        let hi = ((index[d] + 1) * chunks[d]).min(start[d] + count[d]);
+        in_chunk.push(lo - index[d] * chunks[d]);
+        in_slab.push(lo - start[d]);
+        extent.push(hi - lo);
+    }
+    (in_chunk, in_slab, extent)
+}
+
+/// A box of elements of `elem` bytes in a row-major array.
+pub struct Region<'a> {
+    /// The array's shape.
+    pub shape: &'a [usize],
+    /// Where the box starts in it.
+    pub offset: &'a [usize],
+}
+
+/// Copies the box of `extent` elements from `src` to `dst`.
+pub fn copy_box(
+    src: &[u8],
+    from: &Region<'_>,
+    dst: &mut [u8],
+    to: &Region<'_>,
+    extent: &[usize],
+    elem: usize,
+) {
+    let rank = extent.len();
+    if rank == 0 {
+        dst[..elem].copy_from_slice(&src[..elem]);
+        return;
+    }
+    if extent.contains(&0) {
+        return;
+    }
+    let strides = |shape: &[usize]| {
+        let mut s = vec![elem; rank];
+        for d in (0..rank - 1).rev() {
+            s[d] = s[d + 1] * shape[d + 1];
+        }
+        s
+    };
+    let (ss, ds) = (strides(from.shape), strides(to.shape));
+    let run = extent[rank - 1] * elem;
+    let mut index = vec![0usize; rank - 1];
+    loop {
+        let mut so = from.offset[rank - 1] * elem;
+        let mut d_o = to.offset[rank - 1] * elem;
+        for d in 0..rank - 1 {
+            so += (from.offset[d] + index[d]) * ss[d];
+            d_o += (to.offset[d] + index[d]) * ds[d];
+        }
+        dst[d_o..d_o + run].copy_from_slice(&src[so..so + run]);
+        let mut d = rank - 1;
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            index[d] += 1;
+            if index[d] < extent[d] {
+                break;
+            }
+            index[d] = 0;
+        }
+    }
+}
+
+/// `count` elements of `element` bytes each, all equal to `element`.
+pub fn filled(element: &[u8], count: usize) -> Vec<u8> {
+    element.repeat(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn touched_chunks_and_copy() {
+        assert_eq!(chunks_touched(&[1, 0], &[3, 2], &[2, 2]).len(), 2);
+        let src: Vec<u8> = (0..16).collect();
+        let mut dst = vec![0u8; 4];
+        let from = Region {
+            shape: &[4, 4],
+            offset: &[1, 1],
+        };
+        let to = Region {
+            shape: &[2, 2],
+            offset: &[0, 0],
+        };
+        copy_box(&src, &from, &mut dst, &to, &[2, 2], 1);
+        assert_eq!(dst, [5, 6, 9, 10]);
+    }
+}

@@ -1,0 +1,282 @@
+//! JSON as Zarr stores hold it: parsing that accepts the bare `NaN`, `Infinity` and
+//! `-Infinity` tokens netCDF-C writes, and writing in netCDF-C's style (`{"k": v, "k2":
+//! v2}`, `[a,b]`, no newline) or zarr-python's (indented).
+
+use serde_json::Value;
+
+use crate::error::{Result, ZarrError};
+
+/// The prefix a bare non-finite token gets when it is turned into a string for parsing.
+const BARE: char = '\u{1}';
+
+/// Parses the JSON text of the file `what`, accepting bare `NaN`/`Infinity` tokens.
+pub fn parse(text: &str, what: &str) -> Result<Value> {
+    let prepared = quote_bare_tokens(text);
+    serde_json::from_str(&prepared).map_err(|e| {
+        ZarrError::Corrupt(format!(
+            "{what} is not valid JSON ({e}); the store is damaged"
+        ))
+    })
+}
+
+/// Rewrites bare `NaN`, `Infinity` and `-Infinity` outside strings as marked strings.
+fn quote_bare_tokens(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            rest = &rest[c.len_utf8()..];
+            continue;
+        }
+        let token = ["NaN", "Infinity", "-Infinity"]
+            .into_iter()
+            .find(|t| rest.starts_with(t));
+        if let Some(token) = token {
+            out.push('"');
+            out.push_str("\\u0001");
+            out.push_str(token);
+            out.push('"');
+            rest = &rest[token.len()..];
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// A JSON value as a number, including the non-finite forms (bare tokens or the strings
+/// `"NaN"`, `"Infinity"`, `"-Infinity"` zarr-python writes).
+pub fn as_f64(value: &Value) -> Option<f64> {
+    match value {
+        Value::Number(n) => n.as_f64(),
+        Value::String(s) => non_finite(s),
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        _ => None,
+    }
+}
+
+/// The non-finite number a string names.
+pub fn non_finite(s: &str) -> Option<f64> {
+    match s.trim_start_matches(BARE) {
+        "NaN" => Some(f64::NAN),
+        "Infinity" => Some(f64::INFINITY),
+        "-Infinity" => Some(f64::NEG_INFINITY),
+        _ => None,
+    }
+}
+
+/// Whether the string stood for a bare non-finite token.
+pub fn is_bare_token(s: &str) -> bool {
+    s.starts_with(BARE)
+}
+
+/// A JSON value to write, with numbers kept as the text to write.
+#[derive(Debug, Clone, PartialEq)]
+pub enum J {
+    /// `null`.
+    Null,
+    /// `true`/`false`.
+    Bool(bool),
+    /// A number (or bare `NaN`/`Infinity`), as written.
+    Num(String),
+    /// A string.
+    Str(String),
+    /// An array.
+    Arr(Vec<J>),
+    /// An object, members in order.
+    Obj(Vec<(String, J)>),
+}
+
+impl J {
+    /// An integer.
+    pub fn int(n: impl Into<i128>) -> Self {
+        Self::Num(n.into().to_string())
+    }
+
+    /// A double, netCDF-C style (bare `NaN`, `Infinity`, `-Infinity`).
+    pub fn f64(x: f64) -> Self {
+        Self::Num(float_text(x, format!("{x:?}")))
+    }
+
+    /// A float, in the shortest text that reads back as the same float.
+    pub fn f32(x: f32) -> Self {
+        Self::Num(float_text(f64::from(x), format!("{x:?}")))
+    }
+
+    /// An object from members.
+    pub fn obj<const N: usize>(members: [(&str, J); N]) -> Self {
+        Self::Obj(
+            members
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect(),
+        )
+    }
+
+    /// A [`serde_json::Value`] as is (numbers keep their text).
+    pub fn from_value(value: &Value) -> Self {
+        match value {
+            Value::Null => Self::Null,
+            Value::Bool(b) => Self::Bool(*b),
+            Value::Number(n) => Self::Num(n.to_string()),
+            Value::String(s) => match non_finite(s).filter(|_| is_bare_token(s)) {
+                Some(x) => Self::f64(x),
+                None => Self::Str(s.clone()),
+            },
+            Value::Array(items) => Self::Arr(items.iter().map(Self::from_value).collect()),
+            Value::Object(map) => Self::Obj(
+                map.iter()
+                    .map(|(k, v)| (k.clone(), Self::from_value(v)))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The text in netCDF-C's style: `{"k": v, "k2": v2}` and `[a,b]`.
+    pub fn nczarr_text(&self) -> String {
+        let mut out = String::new();
+        self.write_compact(&mut out);
+        out
+    }
+
+    fn write_compact(&self, out: &mut String) {
+        match self {
+            Self::Arr(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    item.write_compact(out);
+                }
+                out.push(']');
+            }
+            Self::Obj(members) => {
+                out.push('{');
+                for (i, (k, v)) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(&quote(k));
+                    out.push_str(": ");
+                    v.write_compact(out);
+                }
+                out.push('}');
+            }
+            other => other.write_atom(out),
+        }
+    }
+
+    /// The text indented by two spaces per level, as zarr-python writes (strict JSON:
+    /// non-finite numbers as the strings `"NaN"`, `"Infinity"`, `"-Infinity"`).
+    pub fn pretty_text(&self) -> String {
+        let mut out = String::new();
+        self.write_pretty(&mut out, 0);
+        out
+    }
+
+    fn write_pretty(&self, out: &mut String, level: usize) {
+        let pad = |out: &mut String, level: usize| {
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', 2 * level));
+        };
+        match self {
+            Self::Arr(items) if !items.is_empty() => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    out.push_str(if i > 0 { "," } else { "" });
+                    pad(out, level + 1);
+                    item.write_pretty(out, level + 1);
+                }
+                pad(out, level);
+                out.push(']');
+            }
+            Self::Obj(members) if !members.is_empty() => {
+                out.push('{');
+                for (i, (k, v)) in members.iter().enumerate() {
+                    out.push_str(if i > 0 { "," } else { "" });
+                    pad(out, level + 1);
+                    out.push_str(&quote(k));
+                    out.push_str(": ");
+                    v.write_pretty(out, level + 1);
+                }
+                pad(out, level);
+                out.push('}');
+            }
+            Self::Num(text) if matches!(text.as_str(), "NaN" | "Infinity" | "-Infinity") => {
+                out.push_str(&quote(text));
+            }
+            other => other.write_compact(out),
+        }
+    }
+
+    fn write_atom(&self, out: &mut String) {
+        match self {
+            Self::Null => out.push_str("null"),
+            Self::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Self::Num(text) => out.push_str(text),
+            Self::Str(s) => out.push_str(&quote(s)),
+            Self::Arr(_) => out.push_str("[]"),
+            Self::Obj(_) => out.push_str("{}"),
+        }
+    }
+}
+
+/// A float's text: bare tokens for non-finite values, else `shortest` without a
+/// needless `.0` exponent form change.
+fn float_text(x: f64, shortest: String) -> String {
+    if x.is_nan() {
+        "NaN".into()
+    } else if x.is_infinite() {
+        if x > 0.0 { "Infinity" } else { "-Infinity" }.into()
+    } else {
+        shortest
+    }
+}
+
+/// A JSON string literal.
+pub fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bare_tokens_parse_and_print() -> Result<()> {
+        let v = parse(
+            r#"{"a": NaN, "b": [Infinity,-Infinity], "c": "NaN x"}"#,
+            "t",
+        )?;
+        assert!(as_f64(&v["a"]).is_some_and(f64::is_nan));
+        assert_eq!(as_f64(&v["b"][1]), Some(f64::NEG_INFINITY));
+        assert_eq!(v["c"], "NaN x");
+        assert_eq!(
+            J::from_value(&v).nczarr_text(),
+            r#"{"a": NaN, "b": [Infinity,-Infinity], "c": "NaN x"}"#
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn floats_are_shortest() {
+        assert_eq!(J::f32(0.1).nczarr_text(), "0.1");
+        assert_eq!(J::f64(9.5).nczarr_text(), "9.5");
+        assert_eq!(J::f32(f32::NAN).pretty_text(), "\"NaN\"");
+    }
+}

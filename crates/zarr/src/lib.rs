@@ -1,0 +1,33 @@
+//! A pure-Rust Zarr storage backend for nctools: [`ZarrReader`] reads NCZarr (netCDF-C's
+//! 4.9.0 form and the later ones), Zarr v2 stores written by zarr-python or xarray (with
+//! or without consolidated `.zmetadata`) and Zarr v3 stores; [`ZarrWriter`] writes NCZarr
+//! exactly as netCDF-C 4.9.0 does, pure Zarr v2, or Zarr v3. Chunks are encoded and
+//! decoded with numcodecs' codecs on all cores. No libnetcdf is involved.
+
+mod attrs;
+mod codec;
+mod dtype;
+mod error;
+mod grid;
+mod json;
+mod meta;
+mod plan;
+mod pure;
+mod read;
+mod reader;
+mod schema;
+mod source;
+mod v3codec;
+mod values;
+mod wdata;
+mod wmeta;
+mod writer;
+
+pub use error::ZarrError;
+pub use reader::ZarrReader;
+pub use writer::ZarrWriter;
+
+/// Whether the HDF5 filter `id` can be written and read as a Zarr codec by nctools.
+pub fn codec_available(id: u32) -> bool {
+    codec::AVAILABLE_FILTERS.contains(&id)
+}

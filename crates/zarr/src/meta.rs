@@ -1,0 +1,210 @@
+//! One array's Zarr metadata (`.zarray` or an array's `zarr.json`), as the reader and
+//! writer use it.
+
+use std::path::{Path, PathBuf};
+
+use ncmodel::AtomicType;
+use serde_json::Value;
+
+use crate::dtype::{swap_in_place, Dtype};
+use crate::error::{Result, ZarrError};
+use crate::values::json_to_element;
+
+/// An array's shape, type, chunking, fill value, codecs and chunk key form.
+#[derive(Debug, Clone)]
+pub struct ArrayMeta {
+    /// The array's directory.
+    pub dir: PathBuf,
+    /// The shape (empty for a 0-d array).
+    pub shape: Vec<usize>,
+    /// The chunk shape (same rank as `shape`).
+    pub chunks: Vec<usize>,
+    /// The element type.
+    pub dtype: Dtype,
+    /// The fill value as one element in the machine's byte order; `None` for `null`.
+    pub fill: Option<Vec<u8>>,
+    /// The codecs: filters then compressor, in numcodecs' JSON.
+    pub codecs: Vec<Value>,
+    /// Chunk key prefix (`c` for v3's default encoding) and separator.
+    pub key_prefix: Option<&'static str>,
+    /// The separator between chunk indices in keys.
+    pub separator: char,
+}
+
+fn shape_of(value: Option<&Value>, what: &str) -> Result<Vec<usize>> {
+    let bad = || {
+        ZarrError::Corrupt(format!(
+            "{what} is not a list of lengths; the store is damaged"
+        ))
+    };
+    value
+        .and_then(Value::as_array)
+        .ok_or_else(bad)?
+        .iter()
+        .map(|n| {
+            n.as_u64()
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(bad)
+        })
+        .collect()
+}
+
+impl ArrayMeta {
+    /// The metadata of a v2 `.zarray` object of the array in `dir`.
+    pub fn from_v2(zarray: &Value, dir: &Path, nczarr: bool) -> Result<Self> {
+        let what = dir.join(".zarray").display().to_string();
+        let shape = shape_of(zarray.get("shape"), &format!("{what}: \"shape\""))?;
+        let chunks = shape_of(zarray.get("chunks"), &format!("{what}: \"chunks\""))?;
+        let dtype_text = zarray.get("dtype").and_then(Value::as_str).unwrap_or("");
+        let dtype = Dtype::parse_v2(dtype_text, nczarr)
+            .map_err(|e| ZarrError::BadType(format!("{what}: {e}")))?;
+        if zarray.get("order").and_then(Value::as_str) == Some("F") {
+            return Err(ZarrError::Invalid(format!(
+                "{what}: arrays in Fortran order are not supported by nctools"
+            )));
+        }
+        let mut codecs = Vec::new();
+        if let Some(Value::Array(filters)) = zarray.get("filters") {
+            codecs.extend(filters.iter().cloned());
+        }
+        if let Some(c) = zarray.get("compressor").filter(|c| !c.is_null()) {
+            codecs.push(c.clone());
+        }
+        let separator = match zarray.get("dimension_separator").and_then(Value::as_str) {
+            Some("/") => '/',
+            _ => '.',
+        };
+        let fill = fill_of(zarray.get("fill_value"), &dtype);
+        Self {
+            dir: dir.to_path_buf(),
+            shape,
+            chunks,
+            dtype,
+            fill,
+            codecs,
+            key_prefix: None,
+            separator,
+        }
+        .checked(&what)
+    }
+
+    /// The metadata of a v3 array `zarr.json` in `dir`.
+    pub fn from_v3(meta: &Value, dir: &Path) -> Result<Self> {
+        let what = dir.join("zarr.json").display().to_string();
+        let shape = shape_of(meta.get("shape"), &format!("{what}: \"shape\""))?;
+        let grid = meta.pointer("/chunk_grid/configuration/chunk_shape");
+        let chunks = shape_of(grid, &format!("{what}: \"chunk_shape\""))?;
+        let mut big_endian = false;
+        let mut codecs = Vec::new();
+        for codec in meta
+            .get("codecs")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let name = codec.get("name").and_then(Value::as_str).unwrap_or("?");
+            let config = codec.get("configuration");
+            match name {
+                "bytes" => {
+                    big_endian =
+                        config.and_then(|c| c.get("endian")).and_then(Value::as_str) == Some("big")
+                }
+                _ => codecs.push(crate::v3codec::to_numcodecs(name, config)),
+            }
+        }
+        let type_text = meta.get("data_type").and_then(Value::as_str).unwrap_or("?");
+        let dtype = Dtype::parse_v3(type_text, big_endian)
+            .map_err(|e| ZarrError::BadType(format!("{what}: {e}")))?;
+        let encoding = meta.get("chunk_key_encoding");
+        let v2_keys = encoding.and_then(|e| e.get("name")).and_then(Value::as_str) == Some("v2");
+        let separator = encoding
+            .and_then(|e| e.pointer("/configuration/separator"))
+            .and_then(Value::as_str)
+            .map_or(if v2_keys { '.' } else { '/' }, |s| {
+                if s == "." {
+                    '.'
+                } else {
+                    '/'
+                }
+            });
+        let fill = fill_of(meta.get("fill_value"), &dtype);
+        Self {
+            dir: dir.to_path_buf(),
+            shape,
+            chunks,
+            dtype,
+            fill,
+            codecs,
+            key_prefix: if v2_keys { None } else { Some("c") },
+            separator,
+        }
+        .checked(&what)
+    }
+
+    fn checked(self, what: &str) -> Result<Self> {
+        if self.chunks.len() != self.shape.len() || self.chunks.contains(&0) {
+            return Err(ZarrError::Corrupt(format!(
+                "{what}: chunks {:?} do not fit shape {:?}; the store is damaged",
+                self.chunks, self.shape
+            )));
+        }
+        let elements = self
+            .chunks
+            .iter()
+            .try_fold(1usize, |a, c| a.checked_mul(*c));
+        if elements
+            .and_then(|e| e.checked_mul(self.dtype.size))
+            .is_none()
+        {
+            return Err(ZarrError::Corrupt(format!(
+                "{what}: chunks {:?} are too large",
+                self.chunks
+            )));
+        }
+        Ok(self)
+    }
+
+    /// The number of elements of one chunk.
+    pub fn chunk_elements(&self) -> usize {
+        self.chunks.iter().product()
+    }
+
+    /// The size of one decoded chunk in bytes.
+    pub fn chunk_bytes(&self) -> usize {
+        self.chunk_elements() * self.dtype.size
+    }
+
+    /// The path of the chunk with grid indices `index`.
+    pub fn chunk_path(&self, index: &[usize]) -> PathBuf {
+        let mut key: Vec<String> = index.iter().map(usize::to_string).collect();
+        if key.is_empty() && self.key_prefix.is_none() {
+            key.push("0".into());
+        }
+        if let Some(prefix) = self.key_prefix {
+            key.insert(0, prefix.to_string());
+        }
+        let sep = self.separator.to_string();
+        self.dir.join(key.join(&sep))
+    }
+
+    /// The element a missing chunk holds: the fill value, else the type's default.
+    pub fn fill_element(&self, fallback: Option<&[u8]>) -> Vec<u8> {
+        self.fill
+            .clone()
+            .or_else(|| fallback.map(<[u8]>::to_vec))
+            .unwrap_or_else(|| crate::values::default_fill(&self.dtype))
+    }
+}
+
+/// A JSON fill value as one element in the machine's byte order.
+fn fill_of(value: Option<&Value>, dtype: &Dtype) -> Option<Vec<u8>> {
+    let value = value.filter(|v| !v.is_null())?;
+    if dtype.atomic == AtomicType::String {
+        return Some(vec![0; dtype.size]);
+    }
+    let mut element = json_to_element(value, dtype.atomic)?;
+    if cfg!(target_endian = "big") {
+        swap_in_place(&mut element, 1);
+    }
+    Some(element)
+}

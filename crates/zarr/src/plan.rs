@@ -1,0 +1,169 @@
+//! What the writer makes of a [`Dataset`]: each variable's array (shape, chunks, dtype,
+//! fill, codecs) and each group's place, checked before anything is written.
+
+use ncmodel::{AtomicType, Dataset, Endianness, Group, Layout, TypeRef, Var};
+use serde_json::Value;
+
+use crate::codec::codec_of_filter;
+use crate::dtype::Dtype;
+use crate::error::{Result, ZarrError};
+use crate::values::first_element;
+
+/// A variable to be written.
+#[derive(Debug, Clone)]
+pub struct PlannedVar {
+    /// Group path from the root (empty for the root).
+    pub group_path: Vec<String>,
+    /// Index of its group in preorder (the root is 0).
+    pub group: i32,
+    /// Its id in its group.
+    pub id: i32,
+    /// The variable as defined.
+    pub var: Var,
+    /// The element type as stored.
+    pub dtype: Dtype,
+    /// Chunk shape (`[1]` for a scalar).
+    pub chunks: Vec<usize>,
+    /// The element fill value (`_FillValue` or the default), machine order.
+    pub fill: Vec<u8>,
+    /// Whether `fill_value` is written as null (no fill).
+    pub no_fill: bool,
+    /// Codecs, filters then compressor.
+    pub codecs: Vec<Value>,
+}
+
+/// Every variable of `dataset`, checked; `v3` plans a Zarr v3 store.
+pub fn plan(dataset: &Dataset, no_fill_all: bool) -> Result<Vec<PlannedVar>> {
+    if !dataset.types.is_empty() {
+        return Err(ZarrError::BadType(
+            "user-defined types (compound, vlen, enum, opaque) cannot be stored in Zarr; \
+             netCDF-C's NCZarr supports atomic types only"
+                .into(),
+        ));
+    }
+    let mut out = Vec::new();
+    let mut next = 0;
+    walk(
+        dataset,
+        &dataset.root,
+        &mut Vec::new(),
+        &mut next,
+        no_fill_all,
+        &mut out,
+    )?;
+    Ok(out)
+}
+
+fn walk(
+    dataset: &Dataset,
+    group: &Group,
+    path: &mut Vec<String>,
+    next: &mut i32,
+    no_fill_all: bool,
+    out: &mut Vec<PlannedVar>,
+) -> Result<()> {
+    let gid = *next;
+    *next += 1;
+    for (id, var) in group.vars.iter().enumerate() {
+        out.push(plan_var(dataset, var, path, gid, id as i32, no_fill_all)?);
+    }
+    for child in &group.groups {
+        path.push(child.name.clone());
+        walk(dataset, child, path, next, no_fill_all, out)?;
+        path.pop();
+    }
+    Ok(())
+}
+
+fn plan_var(
+    dataset: &Dataset,
+    var: &Var,
+    path: &[String],
+    group: i32,
+    id: i32,
+    no_fill_all: bool,
+) -> Result<PlannedVar> {
+    let full = format!(
+        "{}/{}",
+        path.iter().map(|p| format!("/{p}")).collect::<String>(),
+        var.name
+    );
+    let atomic = match var.type_ref {
+        TypeRef::Atomic(a) if a != AtomicType::String => a,
+        _ => {
+            return Err(ZarrError::BadType(format!(
+                "variable {full}: {} variables cannot be stored in NCZarr (netCDF-C 4.9 \
+                 refuses them too); convert it to char or a numeric type",
+                if var.type_ref == TypeRef::Atomic(AtomicType::String) {
+                    "string"
+                } else {
+                    "user-typed"
+                }
+            )))
+        }
+    };
+    let storage = var.storage.as_ref();
+    let big = storage.is_some_and(|s| s.endianness == Endianness::Big);
+    let dtype = Dtype::of(atomic, big);
+    let mut dims = Vec::new();
+    for id in &var.dim_ids {
+        dims.push(dataset.dim(*id).ok_or_else(|| {
+            ZarrError::Invalid(format!(
+                "variable {full} uses dimension id {id}, which is not defined"
+            ))
+        })?);
+    }
+    let asked = match storage.map(|s| &s.layout) {
+        Some(Layout::Chunked(c)) if c.len() == dims.len() && !c.contains(&0) => Some(c.clone()),
+        _ => None,
+    };
+    let chunks = if dims.is_empty() {
+        vec![1]
+    } else {
+        asked.unwrap_or_else(|| default_chunks(&dims, dtype.size))
+    };
+    let codecs = storage
+        .map(|s| s.filters.as_slice())
+        .unwrap_or_default()
+        .iter()
+        .map(|f| {
+            codec_of_filter(f, dtype.size)
+                .map_err(|m| ZarrError::NoCodec(format!("variable {full}: {m}")))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let fill_att = var.atts.iter().find(|a| a.name == "_FillValue");
+    let fill = fill_att
+        .and_then(|a| first_element(&a.values, atomic))
+        .unwrap_or_else(|| crate::values::default_fill(&dtype));
+    Ok(PlannedVar {
+        group_path: path.to_vec(),
+        group,
+        id,
+        var: var.clone(),
+        dtype,
+        chunks,
+        fill,
+        no_fill: no_fill_all || storage.is_some_and(|s| s.no_fill),
+        codecs,
+    })
+}
+
+/// Chunks when none are given: the whole variable, as netCDF-C 4.9.0 does, with about
+/// 4 MiB along an unlimited dimension.
+fn default_chunks(dims: &[&ncmodel::Dim], elem: usize) -> Vec<usize> {
+    let fixed: usize = dims
+        .iter()
+        .filter(|d| !d.unlimited)
+        .map(|d| d.len.max(1))
+        .product();
+    let per_record = fixed.saturating_mul(elem).max(1);
+    dims.iter()
+        .map(|d| {
+            if d.unlimited {
+                ((4 << 20) / per_record).clamp(1, 1024)
+            } else {
+                d.len.max(1)
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,168 @@
+//! The schema of a pure Zarr store (v2 from zarr-python or xarray, or v3): groups and
+//! arrays found by listing, dimensions named by `_ARRAY_DIMENSIONS` (v2) or
+//! `dimension_names` (v3), all defined in the root group as netCDF-C does; axes without a
+//! name get netCDF-C 4.9.0's anonymous dimension `_zdim_<len>`.
+
+use std::path::Path;
+
+use ncmodel::{Dim, Group};
+use serde_json::{Map, Value};
+
+use crate::attrs::read_attributes;
+use crate::error::{Result, ZarrError};
+use crate::meta::ArrayMeta;
+use crate::schema::{full_path, Builder};
+use crate::source::Source;
+
+/// The prefix of anonymous dimensions' names (netCDF-C 4.9.0's `_zdim_`; later releases
+/// use `_Anonymous_Dim_`).
+pub const ANONYMOUS_DIM: &str = "_zdim_";
+
+/// Options of a pure store's reading.
+pub struct Pure {
+    /// Zarr version 3 (`zarr.json`) rather than 2.
+    pub v3: bool,
+    /// Whether dimension names are taken from the store.
+    pub named: bool,
+}
+
+impl Pure {
+    /// Reads the group at `rel` and below; dims are collected in `root_dims`.
+    pub fn group(
+        &self,
+        source: &Source,
+        builder: &mut Builder,
+        rel: &Path,
+        parents: &[String],
+        name: &str,
+        root_dims: &mut Vec<Dim>,
+    ) -> Result<Group> {
+        let ncid = builder.next_ncid;
+        builder.next_ncid += 1;
+        let is_root = rel.as_os_str().is_empty();
+        let owner = if is_root {
+            "/".to_string()
+        } else {
+            full_path(parents, name)
+        };
+        let mut group = Group {
+            ncid,
+            name: name.to_string(),
+            ..Group::default()
+        };
+        let (attrs, _) = self.node(source, rel)?;
+        group.atts = read_attributes(&attrs, &owner, None)?;
+        let my_parents: Vec<String> = if is_root {
+            Vec::new()
+        } else {
+            parents.iter().cloned().chain([name.to_string()]).collect()
+        };
+        let markers: &[&str] = if self.v3 {
+            &["zarr.json"]
+        } else {
+            &[".zarray"]
+        };
+        let mut var_id = 0;
+        for child in source.children(rel, markers)? {
+            let child_rel = rel.join(&child);
+            let (attrs, meta_json) = self.node(source, &child_rel)?;
+            let Some(meta_json) = meta_json else { continue };
+            if self.v3 && meta_json.get("node_type").and_then(Value::as_str) != Some("array") {
+                continue;
+            }
+            let dir = source.root.join(&child_rel);
+            let meta = if self.v3 {
+                ArrayMeta::from_v3(&meta_json, &dir)?
+            } else {
+                ArrayMeta::from_v2(&meta_json, &dir, false)?
+            };
+            let names = if self.v3 {
+                meta_json.get("dimension_names").cloned()
+            } else {
+                attrs.get("_ARRAY_DIMENSIONS").cloned()
+            };
+            let path = full_path(&my_parents, &child);
+            let dim_ids = self.dims_of(&meta.shape, names.as_ref(), root_dims, builder, &path)?;
+            let var = builder.add_var((ncid, var_id), &child, path, meta, &attrs, dim_ids)?;
+            group.vars.push(var);
+            var_id += 1;
+        }
+        let group_markers: &[&str] = if self.v3 {
+            &["zarr.json"]
+        } else {
+            &[".zgroup"]
+        };
+        for child in source.children(rel, group_markers)? {
+            let child_rel = rel.join(&child);
+            if self.v3 {
+                let meta = source.json(&child_rel, "zarr.json")?;
+                if meta.and_then(|m| m.get("node_type").cloned()) != Some(Value::from("group")) {
+                    continue;
+                }
+            }
+            let g = self.group(source, builder, &child_rel, &my_parents, &child, root_dims)?;
+            group.groups.push(g);
+        }
+        Ok(group)
+    }
+
+    /// A node's attributes and its array metadata (v2 `.zarray` or v3 `zarr.json`).
+    fn node(&self, source: &Source, rel: &Path) -> Result<(Map<String, Value>, Option<Value>)> {
+        if self.v3 {
+            let meta = source.json(rel, "zarr.json")?;
+            let attrs = meta
+                .as_ref()
+                .and_then(|m| m.get("attributes"))
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default();
+            Ok((attrs, meta))
+        } else {
+            Ok((source.object(rel, ".zattrs")?, source.json(rel, ".zarray")?))
+        }
+    }
+
+    fn dims_of(
+        &self,
+        shape: &[usize],
+        names: Option<&Value>,
+        root_dims: &mut Vec<Dim>,
+        builder: &mut Builder,
+        path: &str,
+    ) -> Result<Vec<i32>> {
+        let names: Vec<Option<String>> = match names.and_then(Value::as_array) {
+            Some(list) if self.named && list.len() == shape.len() => list
+                .iter()
+                .map(|n| n.as_str().map(str::to_string))
+                .collect(),
+            _ => vec![None; shape.len()],
+        };
+        let mut ids = Vec::new();
+        for (len, name) in shape.iter().zip(names) {
+            let name = name.unwrap_or_else(|| format!("{ANONYMOUS_DIM}{len}"));
+            let id = match root_dims.iter().find(|d| d.name == name) {
+                Some(d) if d.len == *len => d.id,
+                Some(d) => {
+                    return Err(ZarrError::Corrupt(format!(
+                        "variable {path}: dimension {name} has length {len} here but {} \
+                         elsewhere; read the store with mode=noxarray to ignore the names",
+                        d.len
+                    )))
+                }
+                None => {
+                    let id = builder.next_dim;
+                    builder.next_dim += 1;
+                    root_dims.push(Dim {
+                        id,
+                        name,
+                        len: *len,
+                        unlimited: false,
+                    });
+                    id
+                }
+            };
+            ids.push(id);
+        }
+        Ok(ids)
+    }
+}

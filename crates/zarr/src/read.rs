@@ -1,0 +1,122 @@
+//! Reading hyperslabs: the chunks a slab touches are read and decoded on all cores (a
+//! few at a time, so memory stays near the slab plus the chunks in flight) and their
+//! parts gathered into the slab.
+
+use rayon::prelude::*;
+
+use crate::codec::{codec_id, decode_chain, CodecFail, AVAILABLE};
+use crate::dtype::swap_in_place;
+use crate::error::{Result, ZarrError};
+use crate::grid::{chunks_touched, copy_box, filled, overlap, Region};
+use crate::meta::ArrayMeta;
+use crate::schema::VarEntry;
+
+/// The slab `start`/`count` of a variable, as elements in the machine's byte order.
+pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<Vec<u8>> {
+    let meta = &entry.meta;
+    // NCZarr stores scalars as arrays of shape [1].
+    let (start, count) = if start.is_empty() && meta.shape.len() == 1 {
+        (&[0usize][..], &[1usize][..])
+    } else {
+        (start, count)
+    };
+    if start.len() != meta.shape.len() || count.len() != meta.shape.len() {
+        return Err(ZarrError::Invalid(format!(
+            "the slab has rank {} but the variable has rank {}",
+            start.len(),
+            meta.shape.len()
+        )));
+    }
+    check_codecs(entry)?;
+    let elem = meta.dtype.size;
+    let total = count
+        .iter()
+        .try_fold(elem, |a, c| a.checked_mul(*c))
+        .ok_or_else(|| ZarrError::Invalid(format!("the slab {count:?} is too large")))?;
+    let mut out = vec![0u8; total];
+    let fill = meta.fill_element(entry.fill_att.as_deref());
+    let touched = chunks_touched(start, count, &meta.chunks);
+    let batch = rayon::current_num_threads().max(1) * 2;
+    for indices in touched.chunks(batch) {
+        let decoded: Vec<Result<Option<Vec<u8>>>> = indices
+            .par_iter()
+            .map(|index| read_chunk(entry, index))
+            .collect();
+        for (index, chunk) in indices.iter().zip(decoded) {
+            let chunk = chunk?.unwrap_or_else(|| filled(&fill, meta.chunk_elements()));
+            let (in_chunk, in_slab, extent) = overlap(index, &meta.chunks, start, count);
+            let from = Region {
+                shape: &meta.chunks,
+                offset: &in_chunk,
+            };
+            let to = Region {
+                shape: count,
+                offset: &in_slab,
+            };
+            copy_box(&chunk, &from, &mut out, &to, &extent, elem);
+        }
+    }
+    Ok(out)
+}
+
+/// Fails before any chunk is read when a codec of the variable is not available.
+fn check_codecs(entry: &VarEntry) -> Result<()> {
+    match entry
+        .meta
+        .codecs
+        .iter()
+        .find(|c| !AVAILABLE.contains(&codec_id(c)))
+    {
+        Some(codec) => Err(unavailable(entry, codec_id(codec))),
+        None => Ok(()),
+    }
+}
+
+fn unavailable(entry: &VarEntry, id: &str) -> ZarrError {
+    ZarrError::NoCodec(format!(
+        "cannot read variable {}: codec {id:?} is not available in nctools (it reads {}); \
+         ncdump -hs shows the variable's codecs without reading its data",
+        entry.path,
+        AVAILABLE.join(", ")
+    ))
+}
+
+/// One chunk decoded, in the machine's byte order; `None` when its file is missing.
+pub fn read_chunk(entry: &VarEntry, index: &[usize]) -> Result<Option<Vec<u8>>> {
+    let path = entry.meta.chunk_path(index);
+    let raw = match std::fs::read(&path) {
+        Ok(raw) => raw,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(ZarrError::io(&path, e)),
+    };
+    decode(&entry.meta, raw, &path.display().to_string())
+        .map(Some)
+        .map_err(|e| match e {
+            CodecFail::Unavailable(id) => unavailable(entry, &id),
+            CodecFail::Failed(m) => ZarrError::Corrupt(format!(
+                "variable {}: chunk {} cannot be decoded: {m}",
+                entry.path,
+                path.display()
+            )),
+        })
+}
+
+/// Decodes the bytes of one chunk file, to exactly one chunk's size.
+pub fn decode(meta: &ArrayMeta, raw: Vec<u8>, what: &str) -> Result<Vec<u8>, CodecFail> {
+    let expected = meta.chunk_bytes();
+    let mut data = if meta.codecs.is_empty() {
+        raw
+    } else {
+        decode_chain(&meta.codecs, meta.dtype.size, raw, expected)?
+    };
+    if data.len() != expected {
+        return Err(CodecFail::Failed(format!(
+            "{what} holds {} bytes where a chunk has {expected}",
+            data.len()
+        )));
+    }
+    if meta.dtype.needs_swap() {
+        swap_in_place(&mut data, meta.dtype.swap_width());
+    }
+    Ok(data)
+}

@@ -1,0 +1,193 @@
+//! [`ZarrReader`]: a Zarr or NCZarr store open for reading.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use ncmodel::{Dataset, Format, GlobalSpecials, Values, Var};
+use serde_json::Value;
+use store::{RawBuffer, StoreError, StoreReader, ZarrFlavor, ZarrLocation, ZarrVersion};
+
+use crate::error::{Result, ZarrError};
+use crate::pure::Pure;
+use crate::schema::{has_superblock, nczarr_group, Builder, VarEntry};
+use crate::source::Source;
+
+/// A Zarr store (NCZarr, Zarr v2 or v3) open for reading.
+pub struct ZarrReader {
+    text: String,
+    dataset: Dataset,
+    vars: HashMap<(i32, i32), VarEntry>,
+}
+
+impl ZarrReader {
+    /// Opens the store `location` names and reads its whole schema.
+    pub fn open(location: &ZarrLocation) -> Result<Self, StoreError> {
+        let context = format!("opening {}", location.text);
+        Self::open_inner(location).map_err(|e| e.into_store(context))
+    }
+
+    fn open_inner(location: &ZarrLocation) -> Result<Self> {
+        let root = &location.root;
+        let v3 = location.version == ZarrVersion::V3 || root.join("zarr.json").is_file();
+        let v2_marker = [".zgroup", ".zarray", ".zmetadata"]
+            .iter()
+            .any(|m| root.join(m).is_file());
+        if !v3 && !v2_marker {
+            return Err(ZarrError::NotAStore(format!(
+                "{} is not a Zarr store: it has no .zgroup, .zmetadata or zarr.json",
+                root.display()
+            )));
+        }
+        let source = Source::open(root, !v3)?;
+        let mut builder = Builder::default();
+        let rel = Path::new("");
+        let nczarr = !v3 && has_superblock(&source)?;
+        let root_group = if nczarr {
+            nczarr_group(&source, &mut builder, rel, &[], "/", &mut HashMap::new())?
+        } else {
+            let pure = Pure {
+                v3,
+                named: location.flavor != ZarrFlavor::NoXarray,
+            };
+            let mut dims = Vec::new();
+            let mut group = pure.group(&source, &mut builder, rel, &[], "/", &mut dims)?;
+            group.dims = dims;
+            group
+        };
+        let root_attrs = if v3 {
+            source
+                .json(rel, "zarr.json")?
+                .and_then(|m| m.get("attributes").cloned())
+        } else {
+            source.json(rel, ".zattrs")?
+        };
+        let nc_properties = root_attrs
+            .as_ref()
+            .and_then(|a| a.get("_NCProperties"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let dataset = Dataset {
+            format: Format::Netcdf4,
+            is_nczarr: nczarr,
+            specials: GlobalSpecials {
+                nc_properties,
+                superblock_version: Some(if nczarr { 2 } else { 0 }),
+                is_netcdf4: None,
+            },
+            types: Vec::new(),
+            root: root_group,
+        };
+        Ok(Self {
+            text: location.text.clone(),
+            dataset,
+            vars: builder.vars,
+        })
+    }
+
+    fn entry(&self, group: i32, var: i32) -> Result<&VarEntry> {
+        self.vars.get(&(group, var)).ok_or_else(|| {
+            ZarrError::Invalid(format!(
+                "no variable {var} in group {group} of {}",
+                self.text
+            ))
+        })
+    }
+}
+
+impl StoreReader for ZarrReader {
+    fn path(&self) -> &str {
+        &self.text
+    }
+
+    fn schema(&self) -> Result<Dataset, StoreError> {
+        Ok(self.dataset.clone())
+    }
+
+    fn read_slab(
+        &self,
+        _dataset: &Dataset,
+        group: i32,
+        var: &Var,
+        start: &[usize],
+        count: &[usize],
+    ) -> Result<Values, StoreError> {
+        let context = || {
+            format!(
+                "reading variable {}",
+                self.entry(group, var.id).map_or("?", |e| &e.path)
+            )
+        };
+        let entry = self
+            .entry(group, var.id)
+            .map_err(|e| e.into_store(context()))?;
+        let bytes =
+            crate::read::read_slab(entry, start, count).map_err(|e| e.into_store(context()))?;
+        Ok(crate::values::bytes_to_values(&bytes, &entry.meta.dtype))
+    }
+
+    fn read_raw(
+        &self,
+        group: i32,
+        var: i32,
+        start: &[usize],
+        count: &[usize],
+        buffer: &mut RawBuffer,
+    ) -> Result<(), StoreError> {
+        let entry = self
+            .entry(group, var)
+            .map_err(|e| e.into_store("reading"))?;
+        let context = || format!("reading variable {}", entry.path);
+        if entry.meta.dtype.atomic == ncmodel::AtomicType::String {
+            let e = ZarrError::BadType("string variables cannot be read as raw bytes".into());
+            return Err(e.into_store(context()));
+        }
+        let bytes =
+            crate::read::read_slab(entry, start, count).map_err(|e| e.into_store(context()))?;
+        buffer.resize(bytes.len());
+        buffer.as_bytes_mut().copy_from_slice(&bytes);
+        Ok(())
+    }
+
+    fn filter_available(&self, id: u32) -> bool {
+        crate::codec_available(id)
+    }
+
+    fn filter_remedy(&self) -> String {
+        "nctools decodes the Zarr codecs bz2, zstd, blosc, lz4, zlib, shuffle and fletcher32 \
+         itself; no plugin can add others to Zarr stores"
+            .to_string()
+    }
+
+    fn is_netcdf4_attribute(&self) -> Option<i32> {
+        Some(1)
+    }
+
+    fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>> {
+        vars.iter()
+            .map(|path| {
+                let entry = self.vars.values().find(|e| &e.path == path)?;
+                Some(chunk_bytes_on_disk(&entry.meta.dir))
+            })
+            .collect()
+    }
+}
+
+/// The bytes of every chunk file under an array's directory (metadata files excluded).
+fn chunk_bytes_on_disk(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let hidden = entry.file_name().to_string_lossy().starts_with('.');
+            match entry.metadata() {
+                Ok(m) if m.is_dir() && !path.join("zarr.json").is_file() => pending.push(path),
+                Ok(m) if m.is_file() && !hidden && entry.file_name() != "zarr.json" => {
+                    total += m.len()
+                }
+                _ => {}
+            }
+        }
+    }
+    total
+}

@@ -1,0 +1,256 @@
+//! The schema of a store: the parts every form shares, and NCZarr's form (groups, dims
+//! and variables named by `_NCZARR_GROUP`/`_NCZARR_ARRAY`, or their later spellings).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use ncmodel::{AtomicType, Attribute, Endianness, Group, Layout, Storage, TypeRef, Var};
+use serde_json::{Map, Value};
+
+use crate::attrs::read_attributes;
+use crate::codec::filter_of_codec;
+use crate::error::{Result, ZarrError};
+use crate::json::J;
+use crate::meta::ArrayMeta;
+use crate::source::Source;
+use crate::values::first_element;
+
+/// A variable as the reader reads it.
+#[derive(Debug, Clone)]
+pub struct VarEntry {
+    /// Its full path, `/g/v`.
+    pub path: String,
+    /// Its array metadata.
+    pub meta: ArrayMeta,
+    /// Its `_FillValue` attribute as one element, if any.
+    pub fill_att: Option<Vec<u8>>,
+}
+
+/// Ids handed out while a schema is built.
+#[derive(Default)]
+pub struct Builder {
+    /// The next group id.
+    pub next_ncid: i32,
+    /// The next dimension id.
+    pub next_dim: i32,
+    /// Variables by (group id, var id).
+    pub vars: HashMap<(i32, i32), VarEntry>,
+}
+
+/// The first of `keys` present in any of `objects`.
+pub fn lookup<'a>(objects: &[&'a Map<String, Value>], keys: &[&str]) -> Option<&'a Value> {
+    objects
+        .iter()
+        .find_map(|o| keys.iter().find_map(|k| o.get(*k)))
+}
+
+/// The path of a node below the root, as text (`/g/v`).
+pub fn full_path(parents: &[String], name: &str) -> String {
+    let mut s = String::new();
+    for p in parents {
+        s.push('/');
+        s.push_str(p);
+    }
+    s.push('/');
+    s.push_str(name);
+    s
+}
+
+impl Builder {
+    /// The variable `var_id` of group `ncid` from its metadata, attributes and dims.
+    pub fn add_var(
+        &mut self,
+        (ncid, var_id): (i32, i32),
+        name: &str,
+        path: String,
+        meta: ArrayMeta,
+        attrs: &Map<String, Value>,
+        dim_ids: Vec<i32>,
+    ) -> Result<Var> {
+        let atomic = meta.dtype.atomic;
+        let atts = read_attributes(attrs, &path, Some(atomic))?;
+        let fill_att = atts
+            .iter()
+            .find(|a| a.name == "_FillValue")
+            .and_then(|a| first_element(&a.values, atomic));
+        let storage = storage_of(&meta, dim_ids.is_empty(), &atts);
+        self.vars.insert(
+            (ncid, var_id),
+            VarEntry {
+                path,
+                meta,
+                fill_att,
+            },
+        );
+        Ok(Var {
+            id: var_id,
+            name: name.to_string(),
+            type_ref: TypeRef::Atomic(atomic),
+            dim_ids,
+            atts,
+            storage: Some(storage),
+        })
+    }
+}
+
+/// The storage properties of an array.
+fn storage_of(meta: &ArrayMeta, scalar: bool, atts: &[Attribute]) -> Storage {
+    let endianness = if !meta.dtype.has_order || meta.dtype.atomic == AtomicType::String {
+        Endianness::Native
+    } else if meta.dtype.big_endian {
+        Endianness::Big
+    } else {
+        Endianness::Little
+    };
+    let quantize = atts.iter().find_map(|att| {
+        let mode = ncmodel::QuantizeMode::from_attribute_name(&att.name)?;
+        let nsd = i32::try_from(att.values.integer_at(0)?).ok()?;
+        Some(ncmodel::Quantize { mode, nsd })
+    });
+    Storage {
+        layout: if scalar {
+            Layout::Contiguous
+        } else {
+            Layout::Chunked(meta.chunks.clone())
+        },
+        filters: meta.codecs.iter().filter_map(filter_of_codec).collect(),
+        endianness,
+        no_fill: meta.fill.is_none(),
+        quantize,
+        codecs: (!meta.codecs.is_empty())
+            .then(|| J::Arr(meta.codecs.iter().map(J::from_value).collect()).nczarr_text()),
+    }
+}
+
+/// Whether the root of `source` carries an NCZarr superblock (any spelling).
+pub fn has_superblock(source: &Source) -> Result<bool> {
+    let zgroup = source.object(Path::new(""), ".zgroup")?;
+    let zattrs = source.object(Path::new(""), ".zattrs")?;
+    let keys = ["_NCZARR_SUPERBLOCK", "_nczarr_superblock"];
+    Ok(lookup(&[&zgroup, &zattrs], &keys).is_some())
+}
+
+/// Reads the NCZarr group at `rel` and everything below it; `dims` maps full dim paths
+/// to ids and lengths for the groups above.
+pub fn nczarr_group(
+    source: &Source,
+    builder: &mut Builder,
+    rel: &Path,
+    parents: &[String],
+    name: &str,
+    dims: &mut HashMap<String, i32>,
+) -> Result<Group> {
+    let zgroup = source.object(rel, ".zgroup")?;
+    let zattrs = source.object(rel, ".zattrs")?;
+    let here = if parents.is_empty() && name == "/" {
+        String::new()
+    } else {
+        full_path(parents, name)
+    };
+    let info = lookup(&[&zgroup, &zattrs], &["_NCZARR_GROUP", "_nczarr_group"])
+        .and_then(Value::as_object)
+        .ok_or_else(|| {
+            ZarrError::Corrupt(format!(
+                "group {} of {} has no _NCZARR_GROUP; the NCZarr store is damaged",
+                if here.is_empty() { "/" } else { &here },
+                source.root.display()
+            ))
+        })?;
+    let ncid = builder.next_ncid;
+    builder.next_ncid += 1;
+    let mut group = Group {
+        ncid,
+        name: name.to_string(),
+        ..Group::default()
+    };
+    let dim_map = lookup(&[info], &["dims", "dimensions"]).and_then(Value::as_object);
+    for (dim_name, value) in dim_map.into_iter().flatten() {
+        let (len, unlimited) = match value {
+            Value::Object(o) => (
+                o.get("size").and_then(Value::as_u64),
+                o.get("unlimited").and_then(Value::as_u64).unwrap_or(0) != 0,
+            ),
+            other => (other.as_u64(), false),
+        };
+        let len = len.and_then(|l| usize::try_from(l).ok()).ok_or_else(|| {
+            ZarrError::Corrupt(format!("dimension {here}/{dim_name} has no valid length"))
+        })?;
+        let id = builder.next_dim;
+        builder.next_dim += 1;
+        dims.insert(format!("{here}/{dim_name}"), id);
+        group.dims.push(ncmodel::Dim {
+            id,
+            name: dim_name.clone(),
+            len,
+            unlimited,
+        });
+    }
+    group.atts = read_attributes(&zattrs, if here.is_empty() { "/" } else { &here }, None)?;
+    let var_names = lookup(&[info], &["vars", "arrays"]).and_then(Value::as_array);
+    let my_parents: Vec<String> = if here.is_empty() {
+        Vec::new()
+    } else {
+        parents.iter().cloned().chain([name.to_string()]).collect()
+    };
+    for (var_id, var_name) in var_names
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .enumerate()
+    {
+        let var_rel: PathBuf = rel.join(var_name);
+        let path = full_path(&my_parents, var_name);
+        let Some(zarray) = source.json(&var_rel, ".zarray")? else {
+            return Err(ZarrError::Corrupt(format!(
+                "variable {path} has no .zarray; the store is damaged"
+            )));
+        };
+        let vattrs = source.object(&var_rel, ".zattrs")?;
+        let Some(zobj) = zarray.as_object() else {
+            return Err(ZarrError::Corrupt(format!(
+                "{path}/.zarray is not a JSON object"
+            )));
+        };
+        let ainfo = lookup(&[zobj, &vattrs], &["_NCZARR_ARRAY", "_nczarr_array"]);
+        let refs = ainfo.and_then(|a| a.get("dimrefs").or_else(|| a.get("dimension_references")));
+        let scalar = ainfo.is_some_and(|a| {
+            a.get("storage").and_then(Value::as_str) == Some("scalar") || a.get("scalar").is_some()
+        });
+        let dir = source.root.join(&var_rel);
+        let meta = ArrayMeta::from_v2(&zarray, &dir, true)?;
+        let mut dim_ids = Vec::new();
+        if !scalar {
+            for r in refs.and_then(Value::as_array).into_iter().flatten() {
+                let r = r.as_str().unwrap_or("");
+                let id = dims.get(r).copied().ok_or_else(|| {
+                    ZarrError::Corrupt(format!(
+                        "variable {path} refers to dimension {r:?}, which no group defines"
+                    ))
+                })?;
+                dim_ids.push(id);
+            }
+            if dim_ids.len() != meta.shape.len() {
+                return Err(ZarrError::Corrupt(format!(
+                    "variable {path} has {} dimension references for a shape of rank {}",
+                    dim_ids.len(),
+                    meta.shape.len()
+                )));
+            }
+        }
+        let var = builder.add_var(
+            (ncid, var_id as i32),
+            var_name,
+            path,
+            meta,
+            &vattrs,
+            dim_ids,
+        )?;
+        group.vars.push(var);
+    }
+    let children = lookup(&[info], &["groups"]).and_then(Value::as_array);
+    for child in children.into_iter().flatten().filter_map(Value::as_str) {
+        let g = nczarr_group(source, builder, &rel.join(child), &my_parents, child, dims)?;
+        group.groups.push(g);
+    }
+    Ok(group)
+}

@@ -1,0 +1,334 @@
+//! Writing metadata: NCZarr exactly as netCDF-C 4.9.0 writes it, pure Zarr v2, or v3.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use ncmodel::{Attribute, Dataset, Group};
+use store::{ZarrFlavor, ZarrVersion};
+
+use crate::attrs::attribute_json;
+use crate::error::{Result, ZarrError};
+use crate::json::J;
+use crate::plan::PlannedVar;
+use crate::values::bytes_to_values;
+
+/// The `_NCProperties` written to NCZarr stores: netCDF-C 4.9.0's, so that the
+/// reference tools print the same headers for our stores as for theirs.
+pub const NC_PROPERTIES: &str = "version=2,netcdf=4.9.0,nczarr=2.0.0";
+
+/// What the metadata writer needs.
+pub struct MetaWriter<'a> {
+    /// The dataset.
+    pub dataset: &'a Dataset,
+    /// Its variables, planned.
+    pub vars: &'a [PlannedVar],
+    /// Current dimension lengths by id.
+    pub lens: &'a HashMap<i32, usize>,
+    /// Conventions.
+    pub flavor: ZarrFlavor,
+    /// Zarr version.
+    pub version: ZarrVersion,
+}
+
+fn write(path: &Path, text: String) -> Result<()> {
+    std::fs::write(path, text).map_err(|e| ZarrError::io(path, e))
+}
+
+impl MetaWriter<'_> {
+    /// netCDF-C 4.9.0's dtype for NCZarr (`<U1` for char); `|S1` for char in pure Zarr,
+    /// where `<U1` means UTF-32.
+    fn v2_dtype(&self, var: &PlannedVar) -> String {
+        if var.dtype.atomic == ncmodel::AtomicType::Char && !self.nczarr() {
+            return "|S1".into();
+        }
+        crate::dtype::Dtype::v2_name(var.dtype.atomic, var.dtype.big_endian).unwrap_or_default()
+    }
+
+    fn nczarr(&self) -> bool {
+        matches!(self.flavor, ZarrFlavor::NcZarr | ZarrFlavor::Detect)
+            && self.version == ZarrVersion::V2
+    }
+
+    /// Writes the metadata of every group and variable under `root`.
+    pub fn write_all(&self, root: &Path) -> Result<()> {
+        self.group(root, &self.dataset.root, &mut Vec::new())
+    }
+
+    fn dim_path(&self, id: i32) -> (String, bool, String) {
+        fn find(g: &Group, id: i32, path: &str, root: bool) -> Option<(String, bool, String)> {
+            if let Some(d) = g.dims.iter().find(|d| d.id == id) {
+                return Some((format!("{path}/{}", d.name), root, d.name.clone()));
+            }
+            g.groups
+                .iter()
+                .find_map(|c| find(c, id, &format!("{path}/{}", c.name), false))
+        }
+        find(&self.dataset.root, id, "", true).unwrap_or_default()
+    }
+
+    fn len(&self, id: i32) -> usize {
+        self.lens.get(&id).copied().unwrap_or(0)
+    }
+
+    fn group(&self, dir: &Path, group: &Group, path: &mut Vec<String>) -> Result<()> {
+        std::fs::create_dir_all(dir).map_err(|e| ZarrError::io(dir, e))?;
+        let is_root = path.is_empty();
+        let owner = if is_root {
+            "/".to_string()
+        } else {
+            format!("/{}", path.join("/"))
+        };
+        let mut atts = attributes(&group.atts, &owner)?;
+        if self.version == ZarrVersion::V3 {
+            let text = J::Obj(vec![
+                ("zarr_format".into(), J::int(3)),
+                ("node_type".into(), J::Str("group".into())),
+                ("attributes".into(), J::Obj(atts.0)),
+            ]);
+            write(&dir.join("zarr.json"), text.pretty_text())?;
+        } else {
+            let mut zgroup = vec![("zarr_format".to_string(), J::int(2))];
+            if self.nczarr() {
+                if is_root {
+                    zgroup.push((
+                        "_NCZARR_SUPERBLOCK".into(),
+                        J::obj([("version", J::Str("2.0.0".into()))]),
+                    ));
+                }
+                let dims = group
+                    .dims
+                    .iter()
+                    .map(|d| {
+                        let len = J::int(self.len(d.id) as u64);
+                        let v = if d.unlimited {
+                            J::obj([("size", len), ("unlimited", J::int(1))])
+                        } else {
+                            len
+                        };
+                        (d.name.clone(), v)
+                    })
+                    .collect();
+                let names = |v: Vec<String>| J::Arr(v.into_iter().map(J::Str).collect());
+                zgroup.push((
+                    "_NCZARR_GROUP".into(),
+                    J::Obj(vec![
+                        ("dims".into(), J::Obj(dims)),
+                        (
+                            "vars".into(),
+                            names(group.vars.iter().map(|v| v.name.clone()).collect()),
+                        ),
+                        (
+                            "groups".into(),
+                            names(group.groups.iter().map(|g| g.name.clone()).collect()),
+                        ),
+                    ]),
+                ));
+            }
+            write(&dir.join(".zgroup"), J::Obj(zgroup).nczarr_text())?;
+            if is_root {
+                atts.0
+                    .push(("_NCProperties".into(), J::Str(NC_PROPERTIES.into())));
+                atts.1.push(("_NCProperties".into(), J::Str("<U1".into())));
+            }
+            if !atts.0.is_empty() {
+                if self.nczarr() {
+                    atts.0.push(("_NCZARR_ATTR".into(), types_json(atts.1)));
+                }
+                write(&dir.join(".zattrs"), J::Obj(atts.0).nczarr_text())?;
+            }
+        }
+        for var in self.vars.iter().filter(|v| v.group_path == *path) {
+            self.array(&dir.join(&var.var.name), var, is_root)?;
+        }
+        for child in &group.groups {
+            path.push(child.name.clone());
+            self.group(&dir.join(&child.name), child, path)?;
+            path.pop();
+        }
+        Ok(())
+    }
+
+    fn array(&self, dir: &Path, var: &PlannedVar, in_root: bool) -> Result<()> {
+        std::fs::create_dir_all(dir).map_err(|e| ZarrError::io(dir, e))?;
+        let owner = format!(
+            "/{}",
+            var.group_path
+                .iter()
+                .chain([&var.var.name])
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("/")
+        );
+        let scalar = var.var.dim_ids.is_empty();
+        let mut shape: Vec<usize> = var.var.dim_ids.iter().map(|d| self.len(*d)).collect();
+        let dims: Vec<(String, bool, String)> =
+            var.var.dim_ids.iter().map(|d| self.dim_path(*d)).collect();
+        let fill = fill_json(var);
+        let ints = |v: &[usize]| J::Arr(v.iter().map(|n| J::int(*n as u64)).collect());
+        let (mut atts, types) = attributes(&var.var.atts, &owner)?;
+        if self.version == ZarrVersion::V3 {
+            let (chunks, shape) = if scalar {
+                (Vec::new(), Vec::new())
+            } else {
+                (var.chunks.clone(), shape)
+            };
+            let mut codecs = vec![J::obj([
+                ("name", J::Str("bytes".into())),
+                (
+                    "configuration",
+                    J::obj([(
+                        "endian",
+                        J::Str(
+                            if var.dtype.big_endian {
+                                "big"
+                            } else {
+                                "little"
+                            }
+                            .into(),
+                        ),
+                    )]),
+                ),
+            ])];
+            codecs.extend(
+                var.codecs
+                    .iter()
+                    .map(|c| J::from_value(&crate::v3codec::from_numcodecs(c, var.dtype.size))),
+            );
+            let mut members = vec![
+                ("zarr_format".to_string(), J::int(3)),
+                ("node_type".into(), J::Str("array".into())),
+                ("shape".into(), ints(&shape)),
+                (
+                    "data_type".into(),
+                    J::Str(
+                        crate::dtype::Dtype::v3_name(var.dtype.atomic)
+                            .unwrap_or("uint8")
+                            .into(),
+                    ),
+                ),
+                (
+                    "chunk_grid".into(),
+                    J::obj([
+                        ("name", J::Str("regular".into())),
+                        ("configuration", J::obj([("chunk_shape", ints(&chunks))])),
+                    ]),
+                ),
+                (
+                    "chunk_key_encoding".into(),
+                    J::obj([
+                        ("name", J::Str("default".into())),
+                        ("configuration", J::obj([("separator", J::Str("/".into()))])),
+                    ]),
+                ),
+                (
+                    "fill_value".into(),
+                    if matches!(fill, J::Null) {
+                        first_fill(var)
+                    } else {
+                        fill
+                    },
+                ),
+                ("codecs".into(), J::Arr(codecs)),
+                ("attributes".into(), J::Obj(atts)),
+            ];
+            members.push((
+                "dimension_names".into(),
+                J::Arr(dims.into_iter().map(|d| J::Str(d.2)).collect()),
+            ));
+            return write(&dir.join("zarr.json"), J::Obj(members).pretty_text());
+        }
+        if scalar {
+            shape = vec![1];
+        }
+        let (filters, compressor) = match var.codecs.split_last() {
+            None => (J::Null, J::Null),
+            Some((last, [])) => (J::Null, J::from_value(last)),
+            Some((last, rest)) => (
+                J::Arr(rest.iter().map(J::from_value).collect()),
+                J::from_value(last),
+            ),
+        };
+        let mut zarray = vec![
+            ("zarr_format".to_string(), J::int(2)),
+            ("shape".into(), ints(&shape)),
+            ("dtype".into(), J::Str(self.v2_dtype(var))),
+            ("chunks".into(), ints(&var.chunks)),
+            ("fill_value".into(), fill),
+            ("order".into(), J::Str("C".into())),
+            ("compressor".into(), compressor),
+            ("filters".into(), filters),
+        ];
+        let xarray = match self.flavor {
+            ZarrFlavor::NoXarray => false,
+            ZarrFlavor::Xarray => true,
+            _ => in_root && dims.iter().all(|d| d.1),
+        };
+        if self.nczarr() {
+            let refs = J::Arr(dims.iter().map(|d| J::Str(d.0.clone())).collect());
+            let storage = J::Str(if scalar { "scalar" } else { "chunked" }.into());
+            zarray.push((
+                "_NCZARR_ARRAY".into(),
+                J::obj([("dimrefs", refs), ("storage", storage)]),
+            ));
+        }
+        write(&dir.join(".zarray"), J::Obj(zarray).nczarr_text())?;
+        if xarray {
+            atts.push((
+                "_ARRAY_DIMENSIONS".into(),
+                J::Arr(dims.into_iter().map(|d| J::Str(d.2)).collect()),
+            ));
+        }
+        if self.nczarr() && !atts.is_empty() {
+            atts.push(("_NCZARR_ATTR".into(), types_json(types)));
+        }
+        if !atts.is_empty() {
+            write(&dir.join(".zattrs"), J::Obj(atts).nczarr_text())?;
+        }
+        Ok(())
+    }
+}
+
+type Members = Vec<(String, J)>;
+
+fn attributes(atts: &[Attribute], owner: &str) -> Result<(Members, Members)> {
+    let mut values = Vec::new();
+    let mut types = Vec::new();
+    for att in atts {
+        let (value, dtype) = attribute_json(att, owner)?;
+        values.push((att.name.clone(), value));
+        types.push((att.name.clone(), J::Str(dtype)));
+    }
+    Ok((values, types))
+}
+
+fn types_json(types: Members) -> J {
+    if types.is_empty() {
+        J::Obj(Vec::new())
+    } else {
+        J::Obj(vec![("types".into(), J::Obj(types))])
+    }
+}
+
+fn first_fill(var: &PlannedVar) -> J {
+    let values = bytes_to_values(&var.fill, &var.dtype);
+    attribute_json(
+        &Attribute {
+            name: String::new(),
+            type_ref: var.var.type_ref,
+            values,
+        },
+        "",
+    )
+    .map(|j| j.0)
+    .unwrap_or(J::int(0))
+}
+
+fn fill_json(var: &PlannedVar) -> J {
+    if var.no_fill {
+        return J::Null;
+    }
+    match first_fill(var) {
+        J::Str(s) => J::int(u32::from(s.bytes().next().unwrap_or(0))),
+        other => other,
+    }
+}

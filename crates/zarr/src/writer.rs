@@ -1,0 +1,325 @@
+//! [`ZarrWriter`]: a Zarr store being written under a temporary name.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use ncmodel::{Dataset, Format, Layout, Values};
+use store::{RawBuffer, StoreError, StoreWriter, VarHandle, ZarrFlavor, ZarrLocation, ZarrVersion};
+
+use crate::error::{Result, ZarrError};
+use crate::meta::ArrayMeta;
+use crate::plan::{plan, PlannedVar};
+use crate::wmeta::MetaWriter;
+
+/// A Zarr store (NCZarr, Zarr v2 or v3) being written.
+pub struct ZarrWriter {
+    text: String,
+    target: PathBuf,
+    temp: PathBuf,
+    flavor: ZarrFlavor,
+    version: ZarrVersion,
+    no_fill: bool,
+    finished: bool,
+    state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    dataset: Option<Dataset>,
+    vars: Vec<PlannedVar>,
+    lens: HashMap<i32, usize>,
+}
+
+impl ZarrWriter {
+    /// Starts writing the store `location` names, in a temporary directory beside it.
+    pub fn create(location: &ZarrLocation, format: Format) -> Result<Self, StoreError> {
+        let context = format!("creating {}", location.text);
+        if format != Format::Netcdf4 && format != Format::Netcdf4Classic {
+            let e = ZarrError::Invalid(format!(
+                "Zarr stores hold the netCDF-4 model; format {} cannot be written to {}",
+                format.name(),
+                location.text
+            ));
+            return Err(e.into_store(context));
+        }
+        let target = location.root.clone();
+        let name = target
+            .file_name()
+            .map_or("out.zarr".into(), |n| n.to_string_lossy().into_owned());
+        let parent = target
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let temp = parent.join(format!(".{name}.nctools-tmp-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&temp);
+        std::fs::create_dir_all(&temp).map_err(|e| ZarrError::io(&temp, e).into_store(context))?;
+        Ok(Self {
+            text: location.text.clone(),
+            target,
+            temp,
+            flavor: location.flavor,
+            version: location.version,
+            no_fill: false,
+            finished: false,
+            state: Mutex::new(State::default()),
+        })
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn write_metadata(&self, state: &State) -> Result<()> {
+        let Some(dataset) = &state.dataset else {
+            return Ok(());
+        };
+        MetaWriter {
+            dataset,
+            vars: &state.vars,
+            lens: &state.lens,
+            flavor: self.flavor,
+            version: self.version,
+        }
+        .write_all(&self.temp)
+    }
+
+    fn array_dir(&self, var: &PlannedVar) -> PathBuf {
+        var.group_path
+            .iter()
+            .fold(self.temp.clone(), |p, g| p.join(g))
+            .join(&var.var.name)
+    }
+
+    /// Writes `data` (machine order) to the slab of the variable `index` of the plan.
+    fn write_bytes(
+        &self,
+        index: usize,
+        start: &[usize],
+        count: &[usize],
+        data: &[u8],
+    ) -> Result<()> {
+        let mut state = self.lock();
+        let var = state
+            .vars
+            .get(index)
+            .cloned()
+            .ok_or_else(|| ZarrError::Invalid("no such variable".into()))?;
+        let scalar = var.var.dim_ids.is_empty();
+        let (start, count) = if scalar {
+            (vec![0], vec![1])
+        } else {
+            (start.to_vec(), count.to_vec())
+        };
+        let elements: usize = count.iter().product();
+        if start.len() != var.chunks.len() || data.len() != elements * var.dtype.size {
+            return Err(ZarrError::Invalid(format!(
+                "variable {}: the slab {start:?}+{count:?} does not fit the variable or the values given",
+                var.var.name
+            )));
+        }
+        let dataset = state.dataset.clone();
+        for (d, id) in var.var.dim_ids.iter().enumerate() {
+            let end = start[d] + count[d];
+            let unlimited = dataset
+                .as_ref()
+                .and_then(|ds| ds.dim(*id))
+                .is_some_and(|x| x.unlimited);
+            let len = state.lens.entry(*id).or_insert(0);
+            if end > *len {
+                if !unlimited {
+                    return Err(ZarrError::Invalid(format!(
+                        "variable {}: the slab ends at {end} beyond the dimension's length {len}",
+                        var.var.name
+                    )));
+                }
+                *len = end;
+            }
+        }
+        let meta = self.meta_of(&var, &state);
+        drop(state);
+        crate::wdata::write_slab(&meta, &var.fill, &var.var.name, &start, &count, data)
+    }
+
+    fn meta_of(&self, var: &PlannedVar, state: &State) -> ArrayMeta {
+        let v3 = self.version == ZarrVersion::V3;
+        let scalar = var.var.dim_ids.is_empty();
+        let chunks = if v3 && scalar {
+            Vec::new()
+        } else {
+            var.chunks.clone()
+        };
+        ArrayMeta {
+            dir: self.array_dir(var),
+            shape: var
+                .var
+                .dim_ids
+                .iter()
+                .map(|d| state.lens.get(d).copied().unwrap_or(0))
+                .collect(),
+            chunks,
+            dtype: var.dtype,
+            fill: Some(var.fill.clone()),
+            codecs: var.codecs.clone(),
+            key_prefix: v3.then_some("c"),
+            separator: if v3 { '/' } else { '.' },
+        }
+    }
+
+    fn find(&self, group_path: &[String], name: &str) -> Option<usize> {
+        self.lock()
+            .vars
+            .iter()
+            .position(|v| v.group_path == group_path && v.var.name == name)
+    }
+
+    fn finish_inner(&mut self) -> Result<()> {
+        {
+            let state = self.lock();
+            self.write_metadata(&state)?;
+        }
+        let old = self.temp.with_file_name(format!(
+            "{}.nctools-old-{}",
+            self.temp
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
+            std::process::id()
+        ));
+        let had_target = self.target.exists();
+        if had_target {
+            std::fs::rename(&self.target, &old).map_err(|e| ZarrError::io(&self.target, e))?;
+        }
+        if let Err(e) = std::fs::rename(&self.temp, &self.target) {
+            if had_target {
+                let _ = std::fs::rename(&old, &self.target);
+            }
+            return Err(ZarrError::io(&self.target, e));
+        }
+        self.finished = true;
+        if had_target {
+            let _ = std::fs::remove_dir_all(&old).or_else(|_| std::fs::remove_file(&old));
+        }
+        Ok(())
+    }
+}
+
+impl Drop for ZarrWriter {
+    fn drop(&mut self) {
+        if !self.finished {
+            let _ = std::fs::remove_dir_all(&self.temp);
+        }
+    }
+}
+
+impl StoreWriter for ZarrWriter {
+    fn target(&self) -> &str {
+        &self.text
+    }
+
+    fn temporary_path(&self) -> Option<&Path> {
+        Some(&self.temp)
+    }
+
+    fn set_no_fill(&mut self) -> Result<(), StoreError> {
+        self.no_fill = true;
+        Ok(())
+    }
+
+    fn define(&mut self, dataset: &Dataset) -> Result<(), StoreError> {
+        let context = format!("defining {}", self.text);
+        let vars = plan(dataset, self.no_fill).map_err(|e| e.into_store(&context))?;
+        let mut lens = HashMap::new();
+        collect_lens(&dataset.root, &mut lens);
+        let mut state = self.lock();
+        *state = State {
+            dataset: Some(dataset.clone()),
+            vars,
+            lens,
+        };
+        self.write_metadata(&state)
+            .map_err(|e| e.into_store(context))
+    }
+
+    fn write(
+        &self,
+        group_path: &[String],
+        name: &str,
+        start: &[usize],
+        count: &[usize],
+        values: &Values,
+    ) -> Result<(), StoreError> {
+        let context = || {
+            format!(
+                "writing variable /{}",
+                group_path
+                    .iter()
+                    .chain([&name.to_string()])
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join("/")
+            )
+        };
+        let index = self
+            .find(group_path, name)
+            .ok_or_else(|| ZarrError::Invalid("not defined".into()).into_store(context()))?;
+        let atomic = self.lock().vars[index].dtype.atomic;
+        let bytes =
+            crate::values::values_to_bytes(values, atomic).map_err(|e| e.into_store(context()))?;
+        self.write_bytes(index, start, count, &bytes)
+            .map_err(|e| e.into_store(context()))
+    }
+
+    fn handle(&self, group_path: &[String], name: &str) -> Option<VarHandle> {
+        let index = self.find(group_path, name)?;
+        let state = self.lock();
+        let v = &state.vars[index];
+        Some(VarHandle {
+            group: v.group,
+            var: v.id,
+        })
+    }
+
+    fn layout(&self, var: VarHandle) -> Result<Layout, StoreError> {
+        let state = self.lock();
+        state
+            .vars
+            .iter()
+            .find(|v| v.group == var.group && v.id == var.var)
+            .map(|v| Layout::Chunked(v.chunks.clone()))
+            .ok_or_else(|| ZarrError::Invalid("no such variable".into()).into_store("layout"))
+    }
+
+    fn write_raw(
+        &self,
+        var: VarHandle,
+        start: &[usize],
+        count: &[usize],
+        buffer: &RawBuffer,
+    ) -> Result<(), StoreError> {
+        let index = self
+            .lock()
+            .vars
+            .iter()
+            .position(|v| v.group == var.group && v.id == var.var);
+        let index = index
+            .ok_or_else(|| ZarrError::Invalid("no such variable".into()).into_store("writing"))?;
+        self.write_bytes(index, start, count, buffer.as_bytes())
+            .map_err(|e| e.into_store(format!("writing {}", self.text)))
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<(), StoreError> {
+        let context = format!("finishing {}", self.text);
+        self.finish_inner().map_err(|e| e.into_store(context))
+    }
+}
+
+fn collect_lens(group: &ncmodel::Group, lens: &mut HashMap<i32, usize>) {
+    for d in &group.dims {
+        lens.insert(d.id, d.len);
+    }
+    for g in &group.groups {
+        collect_lens(g, lens);
+    }
+}

@@ -1,0 +1,370 @@
+//! Define + write + read back, for every flavor and version.
+
+mod common;
+
+use filterspec::FilterSpec;
+use ncmodel::{
+    AtomicType as A, Attribute, Dataset, Dim, Endianness, Format, GlobalSpecials, Group, Layout,
+    Storage, TypeRef, Values, Var,
+};
+use store::{StoreReader, StoreWriter, ZarrFlavor, ZarrVersion};
+use zarr::{ZarrReader, ZarrWriter};
+
+fn storage(chunks: Vec<usize>, filters: Vec<FilterSpec>) -> Option<Storage> {
+    Some(Storage {
+        layout: Layout::Chunked(chunks),
+        filters,
+        endianness: Endianness::Native,
+        no_fill: false,
+        quantize: None,
+        codecs: None,
+    })
+}
+
+fn var(
+    id: i32,
+    name: &str,
+    t: A,
+    dims: Vec<i32>,
+    st: Option<Storage>,
+    atts: Vec<Attribute>,
+) -> Var {
+    Var {
+        id,
+        name: name.into(),
+        type_ref: TypeRef::Atomic(t),
+        dim_ids: dims,
+        atts,
+        storage: st,
+    }
+}
+
+fn att(name: &str, t: A, values: Values) -> Attribute {
+    Attribute {
+        name: name.into(),
+        type_ref: TypeRef::Atomic(t),
+        values,
+    }
+}
+
+fn dataset() -> Dataset {
+    let dim = |id, name: &str, len, unlimited| Dim {
+        id,
+        name: name.into(),
+        len,
+        unlimited,
+    };
+    let root = Group {
+        ncid: 0,
+        name: "/".into(),
+        dims: vec![
+            dim(0, "t", 0, true),
+            dim(1, "x", 5, false),
+            dim(2, "y", 7, false),
+        ],
+        vars: vec![
+            var(
+                0,
+                "d",
+                A::Double,
+                vec![1, 2],
+                storage(
+                    vec![2, 3],
+                    vec![FilterSpec::new(2, []), FilterSpec::new(1, [5])],
+                ),
+                vec![],
+            ),
+            var(
+                1,
+                "rec",
+                A::Int,
+                vec![0, 1],
+                storage(vec![2, 2], vec![]),
+                vec![att("_FillValue", A::Int, Values::Int(vec![-9]))],
+            ),
+            var(2, "c", A::Char, vec![1, 2], None, vec![]),
+            var(
+                3,
+                "s",
+                A::Float,
+                vec![],
+                None,
+                vec![att("f", A::Float, Values::Float(vec![f32::NAN, 1.5]))],
+            ),
+            var(
+                4,
+                "z",
+                A::UShort,
+                vec![1],
+                storage(vec![2], vec![FilterSpec::new(32015, [3])]),
+                vec![],
+            ),
+            var(
+                5,
+                "b",
+                A::Int64,
+                vec![1],
+                storage(vec![5], vec![FilterSpec::new(307, [9])]),
+                vec![],
+            ),
+        ],
+        atts: vec![
+            att("title", A::Char, Values::Char(b"rt".to_vec())),
+            att("u64", A::UInt64, Values::UInt64(vec![u64::MAX])),
+            att("i8", A::Byte, Values::Byte(vec![-1, 2])),
+        ],
+        groups: vec![Group {
+            ncid: 1,
+            name: "g".into(),
+            dims: vec![dim(3, "w", 3, false)],
+            vars: vec![var(
+                0,
+                "v",
+                A::UByte,
+                vec![3, 1],
+                storage(
+                    vec![2, 2],
+                    vec![FilterSpec::new(32001, [0, 0, 0, 0, 5, 1, 1])],
+                ),
+                vec![],
+            )],
+            atts: vec![att("ga", A::Short, Values::Short(vec![3]))],
+            ..Group::default()
+        }],
+        ..Group::default()
+    };
+    Dataset {
+        format: Format::Netcdf4,
+        is_nczarr: true,
+        specials: GlobalSpecials::default(),
+        types: vec![],
+        root,
+    }
+}
+
+fn round_trip(flavor: ZarrFlavor, version: ZarrVersion) {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path().join("rt.zarr");
+    let loc = common::location(&root, flavor, version);
+    let mut w =
+        Box::new(ZarrWriter::create(&loc, Format::Netcdf4).unwrap_or_else(|e| panic!("{e}")));
+    w.define(&dataset()).unwrap_or_else(|e| panic!("{e}"));
+    let ok = |r: Result<(), store::StoreError>| r.unwrap_or_else(|e| panic!("{e}"));
+    let d: Vec<f64> = (0..35).map(f64::from).collect();
+    // Unaligned slabs: rows 0-2 then 3-4, each crossing chunk boundaries.
+    ok(w.write(
+        &[],
+        "d",
+        &[0, 0],
+        &[3, 7],
+        &Values::Double(d[..21].to_vec()),
+    ));
+    ok(w.write(
+        &[],
+        "d",
+        &[3, 0],
+        &[2, 7],
+        &Values::Double(d[21..].to_vec()),
+    ));
+    // Records grow the unlimited dimension; record 1 is left unwritten.
+    ok(w.write(
+        &[],
+        "rec",
+        &[0, 0],
+        &[1, 5],
+        &Values::Int(vec![1, 2, 3, 4, 5]),
+    ));
+    ok(w.write(&[], "rec", &[2, 1], &[1, 3], &Values::Int(vec![7, 8, 9])));
+    ok(w.write(
+        &[],
+        "c",
+        &[0, 0],
+        &[1, 7],
+        &Values::Char(b"abcdefg".to_vec()),
+    ));
+    ok(w.write(&[], "s", &[], &[], &Values::Float(vec![2.5])));
+    ok(w.write(&[], "z", &[1], &[3], &Values::UShort(vec![10, 20, 30])));
+    ok(w.write(
+        &[],
+        "b",
+        &[0],
+        &[5],
+        &Values::Int64(vec![-1, i64::MAX, 3, 4, 5]),
+    ));
+    let v: Vec<u8> = (0..15).collect();
+    ok(w.write(
+        &["g".into()],
+        "v",
+        &[0, 0],
+        &[3, 5],
+        &Values::UByte(v.clone()),
+    ));
+    ok(w.finish());
+    assert!(!dir
+        .path()
+        .read_dir()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().contains("nctools-tmp")));
+
+    let r = ZarrReader::open(&loc).unwrap_or_else(|e| panic!("{e}"));
+    let ds = r.schema().unwrap_or_else(|e| panic!("{e}"));
+    let read = |g: &Group, name: &str, start: &[usize], count: &[usize]| {
+        let var = g.var(name).unwrap_or_else(|| panic!("no {name}"));
+        r.read_slab(&ds, g.ncid, var, start, count)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    assert_eq!(
+        read(&ds.root, "d", &[0, 0], &[5, 7]),
+        Values::Double(d.clone())
+    );
+    assert_eq!(
+        read(&ds.root, "d", &[1, 2], &[2, 2]),
+        Values::Double(vec![9.0, 10.0, 16.0, 17.0])
+    );
+    assert_eq!(
+        read(&ds.root, "rec", &[0, 0], &[3, 5]),
+        Values::Int(vec![1, 2, 3, 4, 5, -9, -9, -9, -9, -9, -9, 7, 8, 9, -9])
+    );
+    // Zarr v3 has no char type: chars are stored as uint8 and read back as ubyte.
+    let cde = if version == ZarrVersion::V3 {
+        Values::UByte(b"cde".to_vec())
+    } else {
+        Values::Char(b"cde".to_vec())
+    };
+    assert_eq!(read(&ds.root, "c", &[0, 2], &[1, 3]), cde);
+    let s = ds.root.var("s").unwrap_or_else(|| panic!("s"));
+    let scalar_count: &[usize] = if s.dim_ids.is_empty() { &[] } else { &[1] };
+    assert_eq!(
+        read(&ds.root, "s", &[], scalar_count),
+        Values::Float(vec![2.5])
+    );
+    let fill = 65535;
+    assert_eq!(
+        read(&ds.root, "z", &[0], &[5]),
+        Values::UShort(vec![fill, 10, 20, 30, fill])
+    );
+    assert_eq!(
+        read(&ds.root, "b", &[1], &[1]),
+        Values::Int64(vec![i64::MAX])
+    );
+    assert_eq!(
+        read(&ds.root.groups[0], "v", &[0, 0], &[3, 5]),
+        Values::UByte(v)
+    );
+    let rec_dim = ds
+        .root
+        .var("rec")
+        .map(|v| v.dim_ids[0])
+        .and_then(|id| ds.dim(id))
+        .cloned();
+    assert_eq!(rec_dim.map(|d| d.len), Some(3));
+    let codecs = ds
+        .root
+        .var("d")
+        .and_then(|v| v.storage.clone())
+        .and_then(|s| s.codecs);
+    assert_eq!(
+        codecs.as_deref(),
+        Some(r#"[{"id": "shuffle", "elementsize": 8},{"id": "zlib", "level": 5}]"#)
+    );
+    let filters = ds
+        .root
+        .var("d")
+        .and_then(|v| v.storage.clone())
+        .map(|s| s.filters);
+    assert_eq!(
+        filters,
+        Some(vec![FilterSpec::new(2, []), FilterSpec::new(1, [5])])
+    );
+    if flavor == ZarrFlavor::NcZarr && version == ZarrVersion::V2 {
+        assert!(rec_dim_unlimited(&ds));
+        let atts = &ds.root.atts;
+        assert_eq!(atts[1].values, Values::UInt64(vec![u64::MAX]));
+        assert_eq!(atts[2].values, Values::Byte(vec![-1, 2]));
+        assert_eq!(ds.root.groups[0].atts[0].values, Values::Short(vec![3]));
+    }
+}
+
+fn rec_dim_unlimited(ds: &Dataset) -> bool {
+    ds.root.dims.iter().any(|d| d.name == "t" && d.unlimited)
+}
+
+#[test]
+fn nczarr_v2() {
+    round_trip(ZarrFlavor::NcZarr, ZarrVersion::V2);
+}
+
+#[test]
+fn xarray_v2() {
+    round_trip(ZarrFlavor::Xarray, ZarrVersion::V2);
+}
+
+#[test]
+fn zarr_v3() {
+    round_trip(ZarrFlavor::Xarray, ZarrVersion::V3);
+}
+
+#[test]
+fn filters_without_codec_and_strings_fail_before_writing() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path().join("bad.zarr");
+    let loc = common::location(&root, ZarrFlavor::NcZarr, ZarrVersion::V2);
+    let mut ds = dataset();
+    ds.root.vars[0].storage = storage(vec![5, 7], vec![FilterSpec::new(4, [32, 32])]);
+    let mut w = ZarrWriter::create(&loc, Format::Netcdf4).unwrap_or_else(|e| panic!("{e}"));
+    let err = w
+        .define(&ds)
+        .err()
+        .unwrap_or_else(|| panic!("szip accepted"));
+    assert!(
+        err.message.contains("szip") && err.message.contains("no Zarr codec"),
+        "{err}"
+    );
+    let mut ds = dataset();
+    ds.root.vars[0].type_ref = TypeRef::Atomic(A::String);
+    let err = w
+        .define(&ds)
+        .err()
+        .unwrap_or_else(|| panic!("string accepted"));
+    assert!(err.message.contains("string variables"), "{err}");
+    drop(w);
+    assert!(!root.exists());
+}
+
+#[test]
+fn unknown_codec_is_named_and_never_returned_as_data() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path().join("u.zarr");
+    std::fs::create_dir_all(root.join("v")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(root.join(".zgroup"), r#"{"zarr_format": 2}"#).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        root.join("v/.zarray"),
+        r#"{"zarr_format": 2, "shape": [4], "chunks": [4], "dtype": "<i4", "fill_value": 0, "order": "C", "filters": null, "compressor": {"id": "zfpy", "mode": 4}}"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(root.join("v/0"), [0u8; 16]).unwrap_or_else(|e| panic!("{e}"));
+    let r = ZarrReader::open(&common::location(
+        &root,
+        ZarrFlavor::Detect,
+        ZarrVersion::V2,
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let ds = r.schema().unwrap_or_else(|e| panic!("{e}"));
+    let v = &ds.root.vars[0];
+    assert_eq!(ds.root.dims[0].name, "_zdim_4");
+    assert_eq!(
+        v.storage.as_ref().and_then(|s| s.codecs.as_deref()),
+        Some(r#"[{"id": "zfpy", "mode": 4}]"#)
+    );
+    let err = r
+        .read_slab(&ds, ds.root.ncid, v, &[0], &[4])
+        .err()
+        .unwrap_or_else(|| panic!("read"));
+    assert_eq!(err.code, store::NC_ENOFILTER);
+    assert!(
+        err.message
+            .contains(r#"cannot read variable /v: codec "zfpy" is not available in nctools"#),
+        "{err}"
+    );
+}
