@@ -10,7 +10,6 @@ use serde_json::{Map, Value};
 use crate::attrs::read_attributes;
 use crate::codec::filter_of_codec;
 use crate::error::{Result, ZarrError};
-use crate::json::J;
 use crate::meta::ArrayMeta;
 use crate::source::Source;
 use crate::values::first_element;
@@ -117,8 +116,7 @@ fn storage_of(meta: &ArrayMeta, scalar: bool, atts: &[Attribute]) -> Storage {
         endianness,
         no_fill: meta.fill.is_none(),
         quantize,
-        codecs: (!meta.codecs.is_empty())
-            .then(|| J::Arr(meta.codecs.iter().map(J::from_value).collect()).nczarr_text()),
+        codecs: (!meta.codecs.is_empty()).then(|| filterspec::codecs_attribute(&meta.codecs)),
     }
 }
 
