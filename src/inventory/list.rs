@@ -22,8 +22,11 @@ pub struct FilterEntry {
     pub source: &'static str,
     /// The plugin file that provides it (or that failed to load).
     pub path: Option<String>,
-    /// Whether the filter can be used here.
+    /// Whether the filter can be used here (netCDF-4/HDF5).
     pub available: bool,
+    /// Whether nctools reads and writes it as a codec in Zarr stores (always in-process,
+    /// whatever HDF5's plugins).
+    pub zarr: bool,
     /// A remark for the reader (why it is missing, what else provides it).
     pub note: Option<String>,
 }
@@ -37,6 +40,7 @@ impl FilterEntry {
             source: found.source_key(),
             path: found.path().map(|p| p.display().to_string()),
             available: found.available(),
+            zarr: h5filters::numcodecs::has_codec(id),
             note: found.note.clone(),
         }
     }
@@ -92,6 +96,7 @@ pub fn filter_entries(inventory: &Inventory) -> Vec<FilterEntry> {
                 source: "none",
                 path: Some(plugin.path.display().to_string()),
                 available: false,
+                zarr: false,
                 note: Some(
                     plugin
                         .error
@@ -123,7 +128,11 @@ pub fn list_filters(out: &mut impl Write, json: bool) -> anyhow::Result<()> {
             } else {
                 e.names.join(", ")
             };
-            let codec = e.codec.clone().unwrap_or_else(dash);
+            let codec = match &e.codec {
+                Some(codec) if !e.zarr => format!("{codec} (not in Zarr)"),
+                Some(codec) => codec.clone(),
+                None => dash(),
+            };
             let source = match (e.id, &e.path) {
                 (None, Some(path)) => {
                     format!(
@@ -195,6 +204,7 @@ mod tests {
             source,
             path: path.map(str::to_string),
             available: source != "none",
+            zarr: true,
             note: note.map(str::to_string),
         };
         assert_eq!(entry("builtin", None, None).describe(), "built-in");

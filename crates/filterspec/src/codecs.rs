@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::known::{self, BLOSC, BZIP2, DEFLATE, FLETCHER32, SHUFFLE, SZIP, ZSTD};
+use crate::known::{self, BLOSC, BZIP2, DEFLATE, FLETCHER32, LZ4, SHUFFLE, SZIP, ZSTD};
 use crate::spec::FilterSpec;
 
 /// What is wrong with a `_Codecs` value, or why a filter has no codec.
@@ -69,7 +69,7 @@ pub enum CodecError {
 }
 
 /// The codec ids that translate both ways.
-pub const KNOWN_CODECS: [&str; 7] = [
+pub const KNOWN_CODECS: [&str; 8] = [
     "shuffle",
     "fletcher32",
     "zlib",
@@ -77,6 +77,7 @@ pub const KNOWN_CODECS: [&str; 7] = [
     "bz2",
     "zstd",
     "blosc",
+    "lz4",
 ];
 
 /// Blosc's compressor names, by their parameter value.
@@ -150,7 +151,12 @@ impl CodecReader<'_> {
 
 const U32_RANGE: std::ops::RangeInclusive<i64> = 0..=u32::MAX as i64;
 
-fn codec_to_filter(object: &Map<String, Value>, index: usize) -> Result<FilterSpec, CodecError> {
+/// Translates one codec object (`{"id": ..., ...}`) to its HDF5 filter; `index` is its
+/// 1-based place in a list, for messages.
+pub(crate) fn codec_to_filter(
+    object: &Map<String, Value>,
+    index: usize,
+) -> Result<FilterSpec, CodecError> {
     let id = object
         .get("id")
         .and_then(Value::as_str)
@@ -173,6 +179,11 @@ fn codec_to_filter(object: &Map<String, Value>, index: usize) -> Result<FilterSp
             [read.required("level", 0..=9, "an integer 0 to 9")?],
         ),
         "bz2" => FilterSpec::new(BZIP2, [read.required("level", 1..=9, "an integer 1 to 9")?]),
+        // numcodecs' acceleration has no HDF5 counterpart: the plugin's default block.
+        "lz4" => {
+            read.integer("acceleration", -(1 << 16)..=1 << 16, "an integer")?;
+            FilterSpec::new(LZ4, [])
+        }
         "zstd" => FilterSpec::new(
             ZSTD,
             [read.required("level", -131072..=22, "an integer up to 22")?],
@@ -244,6 +255,7 @@ fn filter_to_codec(filter: &FilterSpec) -> Result<String, CodecError> {
         FLETCHER32 => "{\"id\": \"fletcher32\"}".to_string(),
         DEFLATE => format!("{{\"id\": \"zlib\",\"level\": {}}}", p(0)),
         BZIP2 => format!("{{\"id\": \"bz2\",\"level\": {}}}", p(0)),
+        LZ4 => "{\"id\": \"lz4\",\"acceleration\": 1}".to_string(),
         ZSTD => format!("{{\"id\": \"zstd\",\"level\": {}}}", p(0) as i32),
         SZIP => format!(
             "{{\"id\": \"szip\",\"mask\": {},\"pixels-per-block\": {}}}",

@@ -29,11 +29,12 @@ pub mod requests;
 pub mod selector;
 pub mod spec;
 mod suggest;
+mod zarr_codec;
 
 pub use attribute::{
     format_filter_attribute, parse_filter_attribute, FilterAttributeStyle, FilterAttributes,
 };
-pub use codecs::{codecs_to_filters, filters_to_codecs, CodecError};
+pub use codecs::{codecs_to_filters, filters_to_codecs, CodecError, KNOWN_CODECS};
 pub use compress::DeflateOptions;
 pub use constant::{parse_constant, Constant, Number, TypeTag, Words};
 pub use error::{ParamPosition, SpecError, SpecErrorKind};
@@ -47,3 +48,6 @@ pub use selector::{
 };
 pub use spec::{format_spec_list, parse_spec, parse_spec_list, FilterSpec};
 pub use suggest::{close_matches, edit_distance};
+pub use zarr_codec::{
+    codecs_attribute, filter_of_codec, filter_of_v3_codec, zarr_codec, zarr_v3_codec,
+};

@@ -21,6 +21,7 @@ mod encoder;
 #[allow(unsafe_code)]
 mod ffi;
 mod limit;
+pub mod numcodecs;
 mod register;
 pub mod wire;
 

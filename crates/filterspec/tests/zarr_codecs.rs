@@ -1,0 +1,162 @@
+//! The table between HDF5 filters and Zarr codecs, both ways, in both Zarr versions. The
+//! version 2 objects are what numcodecs 0.16's `get_config()` returns for the same
+//! settings (observed: `Zstd(level=3)` gives `{'id': 'zstd', 'level': 3, 'checksum':
+//! False}`, `LZ4()` `{'id': 'lz4', 'acceleration': 1}`, `Blosc(cname='lz4', clevel=5,
+//! shuffle=1)` `{'id': 'blosc', 'cname': 'lz4', 'clevel': 5, 'shuffle': 1, 'blocksize':
+//! 0}`).
+
+use filterspec::{
+    codecs_attribute, filter_of_codec, filter_of_v3_codec, zarr_codec, zarr_v3_codec, CodecError,
+    FilterSpec,
+};
+use serde_json::{json, Value};
+
+fn v2(filter: FilterSpec, element: usize) -> Value {
+    zarr_codec(&filter, element).unwrap_or_else(|e| panic!("{filter:?}: {e}"))
+}
+
+fn back(codec: Value) -> FilterSpec {
+    filter_of_codec(&codec).unwrap_or_else(|e| panic!("{codec}: {e}"))
+}
+
+#[test]
+fn every_filter_as_its_numcodecs_codec_and_back() {
+    let rows = [
+        (
+            FilterSpec::new(1, [5]),
+            json!({"id": "zlib", "level": 5}),
+            vec![5],
+        ),
+        (
+            FilterSpec::new(2, [4]),
+            json!({"id": "shuffle", "elementsize": 4}),
+            vec![],
+        ),
+        (FilterSpec::new(3, []), json!({"id": "fletcher32"}), vec![]),
+        (
+            FilterSpec::new(307, [9]),
+            json!({"id": "bz2", "level": 9}),
+            vec![9],
+        ),
+        (
+            FilterSpec::new(32015, [3]),
+            json!({"id": "zstd", "level": 3}),
+            vec![3],
+        ),
+        (
+            FilterSpec::new(32004, []),
+            json!({"id": "lz4", "acceleration": 1}),
+            vec![],
+        ),
+    ];
+    for (filter, codec, params) in rows {
+        assert_eq!(v2(filter.clone(), 4), codec);
+        assert_eq!(back(codec), FilterSpec::new(filter.id, params));
+    }
+}
+
+#[test]
+fn blosc_keeps_level_shuffle_and_compressor() {
+    let filter = FilterSpec::new(32001, [2, 2, 4, 4000, 5, 1, 1]);
+    let codec = v2(filter, 4);
+    assert_eq!(
+        codec,
+        json!({"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0})
+    );
+    assert_eq!(back(codec), FilterSpec::new(32001, [0, 0, 0, 0, 5, 1, 1]));
+}
+
+#[test]
+fn negative_zstd_levels_are_numbers() {
+    assert_eq!(
+        v2(FilterSpec::new(32015, [(-5i32) as u32]), 8),
+        json!({"id": "zstd", "level": -5})
+    );
+    assert_eq!(
+        back(json!({"id": "zstd", "level": -5, "checksum": false})),
+        FilterSpec::new(32015, [(-5i32) as u32])
+    );
+}
+
+#[test]
+fn numbers_written_as_strings_are_read() {
+    assert_eq!(
+        back(json!({"id": "bz2", "level": "9"})),
+        FilterSpec::new(307, [9])
+    );
+    assert_eq!(
+        back(json!({"id": "zlib", "level": "5"})),
+        FilterSpec::new(1, [5])
+    );
+    assert_eq!(
+        back(json!({"id": "shuffle", "elementsize": "4"})),
+        FilterSpec::new(2, [])
+    );
+}
+
+#[test]
+fn szip_has_no_codec_and_unknown_codecs_are_named() {
+    assert_eq!(
+        zarr_codec(&FilterSpec::new(4, [4, 32]), 4),
+        Err(CodecError::NoCodec { id: 4 })
+    );
+    let Err(error) = filter_of_codec(&json!({"id": "zfpy", "mode": 4})) else {
+        panic!("zfpy translated");
+    };
+    assert_eq!(error, CodecError::UnknownCodec { id: "zfpy".into() });
+}
+
+#[test]
+fn version_3_codecs_and_back() {
+    let rows = [
+        (
+            FilterSpec::new(32015, [3]),
+            json!({"name": "zstd", "configuration": {"level": 3, "checksum": false}}),
+        ),
+        (
+            FilterSpec::new(307, [9]),
+            json!({"name": "numcodecs.bz2", "configuration": {"level": 9}}),
+        ),
+        (
+            FilterSpec::new(1, [4]),
+            json!({"name": "numcodecs.zlib", "configuration": {"level": 4}}),
+        ),
+        (
+            FilterSpec::new(3, []),
+            json!({"name": "numcodecs.fletcher32", "configuration": {}}),
+        ),
+        (
+            FilterSpec::new(32004, []),
+            json!({"name": "numcodecs.lz4", "configuration": {"acceleration": 1}}),
+        ),
+    ];
+    for (filter, codec) in rows {
+        assert_eq!(zarr_v3_codec(&filter, 4), Ok(codec.clone()));
+        assert_eq!(filter_of_v3_codec(&codec), Ok(filter));
+    }
+    let blosc = zarr_v3_codec(&FilterSpec::new(32001, [0, 0, 0, 0, 5, 2, 5]), 8);
+    let expected = json!({"name": "blosc", "configuration": {"cname": "zstd", "clevel": 5,
+        "shuffle": "bitshuffle", "blocksize": 0, "typesize": 8}});
+    assert_eq!(blosc, Ok(expected.clone()));
+    assert_eq!(
+        filter_of_v3_codec(&expected),
+        Ok(FilterSpec::new(32001, [0, 0, 0, 0, 5, 2, 5]))
+    );
+    assert!(filter_of_v3_codec(&json!({"name": "gzip", "configuration": {"level": 5}})).is_err());
+}
+
+#[test]
+fn the_codecs_attribute_is_printed_as_netcdf_c_prints_json() {
+    let codecs = [
+        json!({"id": "shuffle", "elementsize": 4}),
+        json!({"id": "zlib", "level": 5}),
+    ];
+    assert_eq!(
+        codecs_attribute(&codecs),
+        r#"[{"id": "shuffle", "elementsize": 4},{"id": "zlib", "level": 5}]"#
+    );
+    assert_eq!(
+        codecs_attribute(&[json!({"id": "bz2", "level": "9", "x": [1, 2]})]),
+        r#"[{"id": "bz2", "level": "9", "x": [1,2]}]"#
+    );
+}
