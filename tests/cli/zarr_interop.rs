@@ -575,9 +575,10 @@ fn dumped_values(dump: &str) -> BTreeMap<String, Vec<String>> {
     for line in data.lines().skip(1) {
         let mut rest = line.trim();
         if current.is_none() {
-            if let Some((name, values)) = rest.split_once(" = ") {
+            // ` name = values` or ` name =` with the values on the next lines.
+            if let Some((name, values)) = rest.split_once(" =") {
                 current = Some(name.trim().to_string());
-                rest = values;
+                rest = values.trim();
             } else {
                 continue;
             }
