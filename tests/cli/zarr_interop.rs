@@ -48,9 +48,10 @@ fn zarr_python() -> Option<PathBuf> {
 ///   numcodecs' own configuration lacks), dtype, shape, chunks, data (flattened)}}
 /// - `read3 STORE`: each array of the Zarr v3 group, {name: {codecs, dimension_names,
 ///   dtype, shape, data}}
-/// - `write2 STORE CODEC CONSOLIDATED`: the v2 store of [`PY_VARIABLES`] with that codec
+/// - `write2 STORE CODEC CONSOLIDATED`: the v2 store of `VARIABLES` (below) with that codec
 ///   (labels of [`CODECS`]), `_ARRAY_DIMENSIONS` on each array, consolidated when
-///   CONSOLIDATED is 1; prints {name: {data, codecs (filters then compressor)}}
+///   CONSOLIDATED is 1; prints {name: {data, codecs (filters then compressor, as the
+///   .zarray holds them)}}
 /// - `write3 STORE`: a v3 store, zstd on `temp` and blosc (zstd inside) on `n`
 /// - `lacking STORE`: a v2 store whose `packed` has a Delta filter (a codec we lack)
 ///   before zstd, and whose `plain` has no codec
@@ -61,6 +62,12 @@ import numpy as np, numcodecs, zarr
 
 def flat(a):
     return np.asarray(a[...]).ravel().tolist()
+
+def codecs_in(store, name):
+    # The codecs of a v2 array as its .zarray holds them: filters, then the compressor.
+    with open(os.path.join(store, name, ".zarray")) as f:
+        meta = json.load(f)
+    return (meta.get("filters") or []) + ([meta["compressor"]] if meta.get("compressor") else [])
 
 def codec_of(label, itemsize):
     Z = numcodecs
@@ -116,8 +123,7 @@ elif cmd == "write2":
                            compressor=compressor, filters=filters, fill_value=None)
         a[...] = values(int(np.prod(shape))).reshape(shape).astype(dtype)
         a.attrs["_ARRAY_DIMENSIONS"] = dims
-        codecs = [c.get_config() for c in (filters or []) + ([compressor] if compressor else [])]
-        out[name] = {"data": flat(a), "codecs": codecs}
+        out[name] = {"data": flat(a), "codecs": codecs_in(store, name)}
     if consolidated:
         zarr.consolidate_metadata(store)
 elif cmd == "write3":
@@ -139,7 +145,7 @@ elif cmd == "lacking":
     q = g.create_array("plain", shape=(6,), chunks=(6,), dtype="<i4", compressor=None, fill_value=None)
     q[...] = np.arange(6)
     q.attrs["_ARRAY_DIMENSIONS"] = ["x"]
-    out = {"packed": {"codecs": [numcodecs.Delta(dtype="<i4").get_config(), numcodecs.Zstd(level=3).get_config()]}}
+    out = {"packed": {"codecs": codecs_in(store, "packed")}}
 else:
     sys.exit("no such command " + cmd)
 print(json.dumps(out, sort_keys=True))
