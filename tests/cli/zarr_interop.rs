@@ -898,8 +898,13 @@ fn a_codec_we_lack_is_never_silent() {
         "ncdump -hs:\n{specials}"
     );
 
-    // The data cannot be decoded: exit 1, naming the variable and the codec.
-    let dump = Test::ours("ncdump").arg(&path).run();
+    // The data cannot be decoded: exit 1, naming the variable and the codec. (Run from
+    // the store's directory with a relative path, so that the message snapshots hold no
+    // temporary directory.)
+    let dump = Test::ours("ncdump")
+        .arg("lacking.zarr")
+        .current_dir(dir.path())
+        .run();
     assert_eq!(
         dump.code,
         Some(1),
@@ -912,13 +917,14 @@ fn a_codec_we_lack_is_never_silent() {
         dump.stderr
     );
     assert_eq!(dump.stderr.lines().count(), 1, "one line: {}", dump.stderr);
+    insta::assert_snapshot!("lacking_codec_ncdump", dump.stderr);
 
     // nccopy refuses before writing anything, to netCDF-4 and to Zarr alike.
     let out = dir.path().join("out");
     fs::create_dir_all(&out).unwrap_or_else(|e| panic!("mkdir: {e}"));
     for target in ["copy.nc", "copy.zarr"] {
         let copy = Test::ours("nccopy")
-            .arg(&path)
+            .arg("../lacking.zarr")
             .arg(target)
             .current_dir(&out)
             .run();
@@ -938,17 +944,22 @@ fn a_codec_we_lack_is_never_silent() {
             Vec::<String>::new(),
             "nccopy {target} left something"
         );
+        insta::assert_snapshot!(
+            format!("lacking_codec_nccopy_to_{}", target.replace('.', "_")),
+            copy.stderr
+        );
     }
 
     // A filter with no codec form cannot go to a Zarr output.
     let input = netcdf4_input(dir.path());
+    assert_eq!(input, dir.path().join("in.nc"));
     for target in [
         "szip.zarr".to_string(),
         url(&out.join("szip-url.zarr"), "nczarr,file"),
     ] {
         let copy = Test::ours("nccopy")
             .args(["-F", "*,szip,32,32"])
-            .arg(&input)
+            .arg("../in.nc")
             .arg(&target)
             .current_dir(&out)
             .run();
@@ -968,5 +979,8 @@ fn a_codec_we_lack_is_never_silent() {
             Vec::<String>::new(),
             "nccopy -F szip {target} left something"
         );
+        if target == "szip.zarr" {
+            insta::assert_snapshot!("szip_to_zarr", copy.stderr);
+        }
     }
 }
