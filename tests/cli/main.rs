@@ -15,3 +15,4 @@ mod reference_filter_text;
 mod safety;
 mod support;
 mod versions;
+mod zarr_interop;
