@@ -35,19 +35,7 @@ fn open_zarr(location: &store::ZarrLocation) -> anyhow::Result<Box<dyn StoreRead
             location.root.display()
         ));
     }
-    // Until the pure-Rust backend is wired in, libnetcdf's NCZarr reads the store.
-    let url = libnetcdf_url(location);
-    let file = ncio::NcFile::open(&url).map_err(|e| anyhow!("{}: {}", location.text, e.message))?;
-    Ok(Box::new(file))
-}
-
-/// The URL libnetcdf opens a Zarr store by.
-fn libnetcdf_url(location: &store::ZarrLocation) -> String {
-    if location.text.contains('#') {
-        return location.text.clone();
-    }
-    let root = std::path::absolute(&location.root).unwrap_or_else(|_| location.root.clone());
-    format!("file://{}#mode=nczarr,file", root.display())
+    Ok(Box::new(zarr::ZarrReader::open(location)?))
 }
 
 fn open_netcdf(path: &str, in_memory: bool) -> anyhow::Result<ncio::NcFile> {
@@ -97,11 +85,7 @@ pub fn create(
     let location = Location::parse_output(target)
         .map_err(|e| store::StoreError::new(-128, e.reason, e.text))?;
     match location {
-        Location::Zarr(location) => Ok(Box::new(ncio::NcWriter::create_with(
-            &libnetcdf_url(&location),
-            format,
-            in_memory,
-        )?)),
+        Location::Zarr(location) => Ok(Box::new(zarr::ZarrWriter::create(&location, format)?)),
         Location::File(path) => Ok(Box::new(ncio::NcWriter::create_with(
             &path, format, in_memory,
         )?)),
@@ -112,7 +96,7 @@ pub fn create(
 /// netCDF file, a Zarr codec of ours for a Zarr store.
 pub fn output_filter_available(target: &str, id: u32) -> bool {
     match Location::parse_output(target) {
-        Ok(Location::Zarr(_)) => false,
+        Ok(Location::Zarr(_)) => zarr::codec_available(id),
         _ => ncio::filter_available(id),
     }
 }
@@ -120,8 +104,8 @@ pub fn output_filter_available(target: &str, id: u32) -> bool {
 /// What to do about a filter that cannot be written to `target`, for messages.
 pub fn output_filter_remedy(target: &str) -> String {
     match Location::parse_output(target) {
-        Ok(Location::Zarr(_)) => "filters cannot be written to Zarr stores yet (libnetcdf \
-                                  would drop them without a word)"
+        Ok(Location::Zarr(_)) => "it has no Zarr codec in nctools (Zarr stores take bz2, \
+                                  zstd, blosc, lz4, zlib, shuffle and fletcher32)"
             .to_string(),
         _ => format!("it is not available; {}", ncio::plugin_remedy()),
     }

@@ -45,10 +45,11 @@ impl<'a> FileSource<'a> {
                 text.trim_start_matches("filter ").to_string()
             })
             .collect();
-        let what = if missing.is_empty() && error.message.starts_with("codec ") {
-            // A Zarr codec nctools lacks: the backend's words name it.
-            error.message.clone()
-        } else if missing.is_empty() {
+        if missing.is_empty() && error.code == store::NC_ENOFILTER {
+            // A Zarr codec nctools lacks: the backend's words name it and what to do.
+            return format!("{}: {}", self.file.path(), error.message);
+        }
+        let what = if missing.is_empty() {
             format!("a filter failed ({})", error.message)
         } else {
             format!("filter {} is not available", missing.join(", "))

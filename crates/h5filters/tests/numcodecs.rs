@@ -24,8 +24,16 @@ fn cases() -> Vec<(&'static str, FilterSpec, bool)> {
         ("fletcher32", FilterSpec::new(3, []), true),
         // lz4_flex picks its own matches: valid LZ4, not liblz4's bytes.
         ("lz4", FilterSpec::new(32004, []), false),
-        ("blosc_lz4_5_shuffle", FilterSpec::new(32001, [0, 0, 0, 0, 5, 1, 1]), true),
-        ("blosc_zstd_3_noshuffle", FilterSpec::new(32001, [0, 0, 0, 0, 3, 0, 5]), true),
+        (
+            "blosc_lz4_5_shuffle",
+            FilterSpec::new(32001, [0, 0, 0, 0, 5, 1, 1]),
+            true,
+        ),
+        (
+            "blosc_zstd_3_noshuffle",
+            FilterSpec::new(32001, [0, 0, 0, 0, 3, 0, 5]),
+            true,
+        ),
     ]
 }
 
@@ -45,7 +53,10 @@ fn our_chunks_are_numcodecs_bytes() {
     for (name, filter, identical) in cases() {
         let ours = encode(&filter, 4, &input).unwrap_or_else(|e| panic!("{name}: {e}"));
         if identical {
-            assert!(ours == golden(name), "{name}: our bytes differ from numcodecs'");
+            assert!(
+                ours == golden(name),
+                "{name}: our bytes differ from numcodecs'"
+            );
         } else {
             let back = decode(&filter, 4, &ours, input.len());
             assert!(back.is_ok_and(|b| b == input), "{name}: no round trip");

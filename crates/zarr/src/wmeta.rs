@@ -36,10 +36,15 @@ fn write(path: &Path, text: String) -> Result<()> {
 
 impl MetaWriter<'_> {
     /// netCDF-C 4.9.0's dtype for NCZarr (`<U1` for char); `|S1` for char in pure Zarr,
-    /// where `<U1` means UTF-32.
+    /// where `<U1` means UTF-32. One-byte integers are `|i1` and `|u1`, numpy's spelling:
+    /// zarr-python refuses 4.9.0's `<i1`, and netCDF-C reads both.
     fn v2_dtype(&self, var: &PlannedVar) -> String {
-        if var.dtype.atomic == ncmodel::AtomicType::Char && !self.nczarr() {
-            return "|S1".into();
+        use ncmodel::AtomicType as A;
+        match var.dtype.atomic {
+            A::Char if !self.nczarr() => return "|S1".into(),
+            A::Byte => return "|i1".into(),
+            A::UByte => return "|u1".into(),
+            _ => {}
         }
         crate::dtype::Dtype::v2_name(var.dtype.atomic, var.dtype.big_endian).unwrap_or_default()
     }
