@@ -477,9 +477,9 @@ fn zarr_python_reads(python: &Path, label: &str, store: &Path, codec: &Codec) {
     }
 }
 
+/// `-M 0` keeps the input's chunks on the small `d2` too: like the reference, nccopy
+/// otherwise writes a variable under 8192 bytes as one chunk (see the next test).
 #[test]
-#[ignore = "issue 12, open: nccopy to Zarr does not yet keep the input's chunk shape (d2 \
-            is written as one 5x7 chunk instead of 2x3)"]
 fn our_nccopy_writes_zarr_v2_that_zarr_python_reads_with_every_codec() {
     let Some(python) = zarr_python() else {
         return;
@@ -488,17 +488,64 @@ fn our_nccopy_writes_zarr_v2_that_zarr_python_reads_with_every_codec() {
     let input = netcdf4_input(dir.path());
     for codec in &CODECS {
         let store = dir.path().join(format!("copy-{}.zarr", codec.label));
-        let mut copy = Test::ours("nccopy");
+        let mut copy = Test::ours("nccopy").args(["-M", "0"]);
         let label = if codec.spec.is_empty() {
-            format!("our nccopy in.nc {}", store.display())
+            format!("our nccopy -M 0 in.nc {}", store.display())
         } else {
             let spec = format!("*,{}", codec.spec);
             copy = copy.args(["-F", &spec]);
-            format!("our nccopy -F '{spec}' in.nc copy-{}.zarr", codec.label)
+            format!(
+                "our nccopy -M 0 -F '{spec}' in.nc copy-{}.zarr",
+                codec.label
+            )
         };
         ok(&label, copy.arg(&input).arg(&store).run());
         zarr_python_reads(&python, &label, &store, codec);
     }
+}
+
+/// Without `-M`, a chunked variable smaller than 8192 bytes is written as one chunk, as
+/// the reference nccopy writes it to NCZarr and to netCDF-4; larger ones keep theirs.
+#[test]
+fn our_nccopy_to_zarr_keeps_input_chunks_as_the_reference_does() {
+    let dir = scratch();
+    let input = write(
+        dir.path(),
+        "chunks.cdl",
+        "netcdf chunks {\ndimensions:\n\ty = 200 ;\n\tx = 300 ;\nvariables:\n\
+         \tfloat small(y) ;\n\t\tsmall:_ChunkSizes = 20 ;\n\
+         \tfloat large(y, x) ;\n\t\tlarge:_ChunkSizes = 50, 60 ;\ndata:\n small = 1 ;\n}\n",
+    );
+    let nc = dir.path().join("chunks.nc");
+    ok(
+        "our ncgen -k nc4",
+        Test::ours("ncgen")
+            .args(["-k", "nc4", "-o"])
+            .arg(&nc)
+            .arg(&input)
+            .run(),
+    );
+    let store = dir.path().join("chunks.zarr");
+    ok(
+        "our nccopy chunks.nc chunks.zarr",
+        Test::ours("nccopy").arg(&nc).arg(&store).run(),
+    );
+    let chunks = |name: &str| -> Value {
+        let text = fs::read_to_string(store.join(name).join(".zarray"))
+            .unwrap_or_else(|e| panic!("{name}/.zarray: {e}"));
+        let meta: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
+        meta["chunks"].clone()
+    };
+    assert_eq!(
+        chunks("small"),
+        json!([200]),
+        "a variable under 8192 bytes is one chunk"
+    );
+    assert_eq!(
+        chunks("large"),
+        json!([50, 60]),
+        "the input's chunks are kept"
+    );
 }
 
 #[test]
@@ -651,8 +698,6 @@ fn codecs_of(dump: &str, var: &str) -> Value {
 }
 
 #[test]
-#[ignore = "issue 12, open: chunks zarr-python left unwritten read as netCDF's default \
-            fill (-127) instead of the array's fill_value (0)"]
 fn our_ncdump_reads_zarr_v2_that_zarr_python_writes_with_every_codec() {
     let Some(python) = zarr_python() else {
         return;

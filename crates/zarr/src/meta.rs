@@ -186,14 +186,6 @@ impl ArrayMeta {
         let sep = self.separator.to_string();
         self.dir.join(key.join(&sep))
     }
-
-    /// The element a missing chunk holds: the fill value, else the type's default.
-    pub fn fill_element(&self, fallback: Option<&[u8]>) -> Vec<u8> {
-        self.fill
-            .clone()
-            .or_else(|| fallback.map(<[u8]>::to_vec))
-            .unwrap_or_else(|| crate::values::default_fill(&self.dtype))
-    }
 }
 
 /// A JSON fill value as one element in the machine's byte order.

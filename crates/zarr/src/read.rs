@@ -34,7 +34,7 @@ pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<V
         .try_fold(elem, |a, c| a.checked_mul(*c))
         .ok_or_else(|| ZarrError::Invalid(format!("the slab {count:?} is too large")))?;
     let mut out = vec![0u8; total];
-    let fill = meta.fill_element(entry.fill_att.as_deref());
+    let fill = &entry.missing;
     let touched = chunks_touched(start, count, &meta.chunks);
     let batch = rayon::current_num_threads().max(1) * 2;
     for indices in touched.chunks(batch) {
@@ -43,7 +43,7 @@ pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<V
             .map(|index| read_chunk(entry, index))
             .collect();
         for (index, chunk) in indices.iter().zip(decoded) {
-            let chunk = chunk?.unwrap_or_else(|| filled(&fill, meta.chunk_elements()));
+            let chunk = chunk?.unwrap_or_else(|| filled(fill, meta.chunk_elements()));
             let (in_chunk, in_slab, extent) = overlap(index, &meta.chunks, start, count);
             let from = Region {
                 shape: &meta.chunks,

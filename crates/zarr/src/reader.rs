@@ -42,6 +42,7 @@ impl ZarrReader {
         let mut builder = Builder::default();
         let rel = Path::new("");
         let nczarr = !v3 && has_superblock(&source)?;
+        builder.nczarr = nczarr;
         let root_group = if nczarr {
             nczarr_group(&source, &mut builder, rel, &[], "/", &mut HashMap::new())?
         } else {

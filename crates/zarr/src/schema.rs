@@ -21,8 +21,8 @@ pub struct VarEntry {
     pub path: String,
     /// Its array metadata.
     pub meta: ArrayMeta,
-    /// Its `_FillValue` attribute as one element, if any.
-    pub fill_att: Option<Vec<u8>>,
+    /// The element a chunk that was never written holds, in the machine's byte order.
+    pub missing: Vec<u8>,
 }
 
 /// Ids handed out while a schema is built.
@@ -34,6 +34,8 @@ pub struct Builder {
     pub next_dim: i32,
     /// Variables by (group id, var id).
     pub vars: HashMap<(i32, i32), VarEntry>,
+    /// Whether the store is NCZarr (a `null` fill value then reads as netCDF's default).
+    pub nczarr: bool,
 }
 
 /// The first of `keys` present in any of `objects`.
@@ -72,13 +74,14 @@ impl Builder {
             .iter()
             .find(|a| a.name == "_FillValue")
             .and_then(|a| first_element(&a.values, atomic));
+        let missing = missing_element(&meta, fill_att, self.nczarr);
         let storage = storage_of(&meta, dim_ids.is_empty(), &atts);
         self.vars.insert(
             (ncid, var_id),
             VarEntry {
                 path,
                 meta,
-                fill_att,
+                missing,
             },
         );
         Ok(Var {
@@ -89,6 +92,18 @@ impl Builder {
             atts,
             storage: Some(storage),
         })
+    }
+}
+
+/// What a chunk that was never written holds: the array's fill value; else, in NCZarr,
+/// the `_FillValue` attribute or netCDF's default fill (as netCDF-C reads it); else, in a
+/// pure Zarr store, zeros (as zarr-python reads a `null` fill value).
+fn missing_element(meta: &ArrayMeta, fill_att: Option<Vec<u8>>, nczarr: bool) -> Vec<u8> {
+    match (&meta.fill, fill_att) {
+        (Some(fill), _) => fill.clone(),
+        (None, Some(att)) => att,
+        (None, None) if nczarr => crate::values::default_fill(&meta.dtype),
+        (None, None) => vec![0; meta.dtype.size],
     }
 }
 
