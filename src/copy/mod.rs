@@ -200,20 +200,30 @@ fn print_plan(plan: &CopyPlan) -> anyhow::Result<()> {
 /// copy before anything is written.
 fn check_input_filters(input: &dyn StoreReader, plan: &CopyPlan) -> anyhow::Result<()> {
     for var in plan.vars.iter().filter(|v| v.copy_data) {
-        let missing: Vec<String> = var
+        let filters = var
             .input_filters
             .ids()
             .filter(|id| !input.filter_available(*id))
-            .map(crate::plugins::describe_filter)
-            .collect();
+            .map(crate::plugins::describe_filter);
+        let codecs = input
+            .unreadable_codecs(var.input_group, var.input_varid)
+            .into_iter()
+            .map(|id| format!("codec {id:?}"));
+        let missing: Vec<String> = filters.chain(codecs).collect();
         if !missing.is_empty() {
+            // A plugin can provide a missing HDF5 filter; nothing can provide a Zarr codec.
+            let remedy = input.filter_remedy();
+            let or = if missing[0].starts_with("codec") {
+                "so"
+            } else {
+                "or"
+            };
             anyhow::bail!(
-                "{}: cannot read variable {}: {} not available; {}, or leave the variable \
-                 out with -V; no output was written",
+                "{}: cannot read variable {}: {} not available; {remedy}, {or} leave the \
+                 variable out with -V; no output was written",
                 input.path(),
                 var.path,
                 missing.join(", ") + if missing.len() == 1 { " is" } else { " are" },
-                input.filter_remedy()
             );
         }
     }

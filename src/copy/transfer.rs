@@ -2,7 +2,7 @@
 //! ([`SlabPlan`]) bounded by the copy buffer (`-m`). Atomic types move as raw bytes;
 //! strings and user-defined types through decoded values.
 
-use anyhow::{anyhow, Context};
+use anyhow::anyhow;
 use ncmodel::{Dataset, Layout};
 use store::{is_raw_type, ChunkSink, RawBuffer, StoreReader, StoreWriter, VarHandle};
 
@@ -79,7 +79,11 @@ impl Transfer<'_> {
             None => self.copy_values(plan, &slabs, size, progress),
         };
         self.tune(plan, handle, slab_bytes, false)?;
-        result.with_context(|| format!("copying the data of variable {}", plan.path))
+        // A read failure names the input and the variable already.
+        result.map_err(|e| match e.downcast::<InputReadFailure>() {
+            Ok(read) => anyhow!(read.0),
+            Err(e) => e.context(format!("copying the data of variable {}", plan.path)),
+        })
     }
 
     /// Before a variable (`starting`): an output chunk cache that holds one slab's chunks,
@@ -182,9 +186,10 @@ impl Transfer<'_> {
             .ok_or_else(|| anyhow!("variable {} is not in the input", plan.path))?;
         for (start, count) in slabs.slabs() {
             progress.check_interrupt()?;
-            let values =
-                self.input
-                    .read_slab(self.dataset, plan.input_group, var, &start, &count)?;
+            let values = self
+                .input
+                .read_slab(self.dataset, plan.input_group, var, &start, &count)
+                .map_err(|e| read_error(plan, e))?;
             self.writer
                 .write(&plan.path.groups, &plan.path.name, &start, &count, &values)?;
             progress.advance((count.iter().product::<usize>() * size) as u64);
@@ -207,16 +212,21 @@ fn reopen_safe(dataset: &Dataset, plan: &VarPlan) -> bool {
 
 /// A failed read, explained: HDF5 failing inside a filtered variable is a chunk its
 /// filters cannot decode.
+/// A failure reading the input, whose message names the input and the variable.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+struct InputReadFailure(String);
+
 fn read_error(plan: &VarPlan, error: store::StoreError) -> anyhow::Error {
     if error.is_hdf5_error() && !plan.input_filters.is_empty() {
-        return anyhow!(
+        return InputReadFailure(format!(
             "{}: HDF5 failed decoding a chunk through its filters ({}); the chunk is probably \
              corrupt; no output was written",
-            error.context,
-            plan.input_filters
-        );
+            error.context, plan.input_filters
+        ))
+        .into();
     }
-    anyhow!(error)
+    InputReadFailure(error.to_string()).into()
 }
 
 /// The input variable of a plan.

@@ -47,7 +47,11 @@ impl<'a> FileSource<'a> {
             .collect();
         if missing.is_empty() && error.code == store::NC_ENOFILTER {
             // A Zarr codec nctools lacks: the backend's words name it and what to do.
-            return format!("{}: {}", self.file.path(), error.message);
+            return format!(
+                "{}: cannot read variable {path}: {}",
+                self.file.path(),
+                error.message
+            );
         }
         let what = if missing.is_empty() {
             format!("a filter failed ({})", error.message)

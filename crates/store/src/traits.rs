@@ -57,6 +57,14 @@ pub trait StoreReader {
     /// looked for and how to provide it.
     fn filter_remedy(&self) -> String;
 
+    /// The codecs of the variable `var` of `group` that cannot be decoded here and that
+    /// have no HDF5 filter id for [`StoreReader::filter_available`] to judge (a Zarr codec
+    /// such as `delta`), by name. Empty when every stored codec can be decoded.
+    fn unreadable_codecs(&self, group: i32, var: i32) -> Vec<String> {
+        let _ = (group, var);
+        Vec::new()
+    }
+
     /// Sets the cache of one variable's decoded chunks to `bytes` (0 frees it). Backends
     /// without such a cache ignore it.
     fn set_var_cache(&self, group: i32, var: i32, bytes: usize) -> Result<(), StoreError> {

@@ -59,24 +59,30 @@ pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<V
     Ok(out)
 }
 
-/// Fails before any chunk is read when a codec of the variable is not available.
-fn check_codecs(entry: &VarEntry) -> Result<()> {
-    match entry
+/// The ids of the variable's codecs that nctools cannot decode.
+pub fn unavailable_codecs(entry: &VarEntry) -> Vec<String> {
+    entry
         .meta
         .codecs
         .iter()
-        .find(|c| !AVAILABLE.contains(&codec_id(c)))
-    {
-        Some(codec) => Err(unavailable(entry, codec_id(codec))),
+        .map(codec_id)
+        .filter(|id| !AVAILABLE.contains(id))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Fails before any chunk is read when a codec of the variable is not available.
+fn check_codecs(entry: &VarEntry) -> Result<()> {
+    match unavailable_codecs(entry).first() {
+        Some(id) => Err(unavailable(id)),
         None => Ok(()),
     }
 }
 
-fn unavailable(entry: &VarEntry, id: &str) -> ZarrError {
+fn unavailable(id: &str) -> ZarrError {
     ZarrError::NoCodec(format!(
-        "cannot read variable {}: codec {id:?} is not available in nctools (it reads {}); \
-         ncdump -hs shows the variable's codecs without reading its data",
-        entry.path,
+        "codec {id:?} is not available in nctools (it reads {}); ncdump -hs shows the \
+         variable's codecs without reading its data",
         AVAILABLE.join(", ")
     ))
 }
@@ -92,10 +98,9 @@ pub fn read_chunk(entry: &VarEntry, index: &[usize]) -> Result<Option<Vec<u8>>> 
     decode(&entry.meta, raw, &path.display().to_string())
         .map(Some)
         .map_err(|e| match e {
-            CodecFail::Unavailable(id) => unavailable(entry, &id),
+            CodecFail::Unavailable(id) => unavailable(&id),
             CodecFail::Failed(m) => ZarrError::Corrupt(format!(
-                "variable {}: chunk {} cannot be decoded: {m}",
-                entry.path,
+                "chunk {} cannot be decoded: {m}; the store is probably damaged",
                 path.display()
             )),
         })

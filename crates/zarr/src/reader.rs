@@ -114,7 +114,8 @@ impl StoreReader for ZarrReader {
     ) -> Result<Values, StoreError> {
         let context = || {
             format!(
-                "reading variable {}",
+                "{}: reading variable {}",
+                self.text,
                 self.entry(group, var.id).map_or("?", |e| &e.path)
             )
         };
@@ -137,7 +138,7 @@ impl StoreReader for ZarrReader {
         let entry = self
             .entry(group, var)
             .map_err(|e| e.into_store("reading"))?;
-        let context = || format!("reading variable {}", entry.path);
+        let context = || format!("{}: reading variable {}", self.text, entry.path);
         if entry.meta.dtype.atomic == ncmodel::AtomicType::String {
             let e = ZarrError::BadType("string variables cannot be read as raw bytes".into());
             return Err(e.into_store(context()));
@@ -155,8 +156,15 @@ impl StoreReader for ZarrReader {
 
     fn filter_remedy(&self) -> String {
         "nctools decodes the Zarr codecs bz2, zstd, blosc, lz4, zlib, shuffle and fletcher32 \
-         itself; no plugin can add others to Zarr stores"
+         itself, and no plugin adds others to Zarr stores"
             .to_string()
+    }
+
+    fn unreadable_codecs(&self, group: i32, var: i32) -> Vec<String> {
+        self.vars
+            .get(&(group, var))
+            .map(crate::read::unavailable_codecs)
+            .unwrap_or_default()
     }
 
     fn is_netcdf4_attribute(&self) -> Option<i32> {
