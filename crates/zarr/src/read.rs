@@ -27,6 +27,17 @@ pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<V
             meta.shape.len()
         )));
     }
+    let beyond = start
+        .iter()
+        .zip(count)
+        .zip(&meta.shape)
+        .any(|((s, c), len)| s.checked_add(*c).is_none_or(|end| end > *len));
+    if beyond {
+        return Err(ZarrError::Invalid(format!(
+            "the slab {start:?}+{count:?} goes beyond the variable's shape {:?}",
+            meta.shape
+        )));
+    }
     check_codecs(entry)?;
     let elem = meta.dtype.size;
     let total = count

@@ -363,8 +363,75 @@ fn unknown_codec_is_named_and_never_returned_as_data() {
         .unwrap_or_else(|| panic!("read"));
     assert_eq!(err.code, store::NC_ENOFILTER);
     assert!(
-        err.message
-            .contains(r#"cannot read variable /v: codec "zfpy" is not available in nctools"#),
+        err.to_string()
+            .contains(r#"reading variable /v: codec "zfpy" is not available in nctools"#),
         "{err}"
     );
+}
+
+/// A v2 store holding one `<i4` array `v` of shape [4] in one chunk of `chunk` bytes
+/// compressed with zstd, opened.
+fn zstd_store(dir: &std::path::Path, chunk: &[u8]) -> (ZarrReader, Dataset) {
+    let root = dir.join("z.zarr");
+    let write = |path: std::path::PathBuf, bytes: &[u8]| {
+        std::fs::create_dir_all(path.parent().unwrap_or(dir)).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(path, bytes).unwrap_or_else(|e| panic!("{e}"));
+    };
+    write(root.join(".zgroup"), br#"{"zarr_format": 2}"#);
+    write(
+        root.join("v/.zarray"),
+        br#"{"zarr_format": 2, "shape": [4], "chunks": [4], "dtype": "<i4", "fill_value": 0, "order": "C", "filters": null, "compressor": {"id": "zstd", "level": 3}}"#,
+    );
+    write(root.join("v/0"), chunk);
+    let r = ZarrReader::open(&common::location(
+        &root,
+        ZarrFlavor::Detect,
+        ZarrVersion::V2,
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let ds = r.schema().unwrap_or_else(|e| panic!("{e}"));
+    (r, ds)
+}
+
+#[test]
+fn a_damaged_chunk_is_an_error_never_data() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    // Not a zstd frame at all: 16 bytes of what would be the raw data.
+    let (r, ds) = zstd_store(
+        dir.path(),
+        &[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0],
+    );
+    let err = r
+        .read_slab(&ds, ds.root.ncid, &ds.root.vars[0], &[0], &[4])
+        .err()
+        .unwrap_or_else(|| panic!("a damaged chunk was read as data"));
+    let text = err.to_string();
+    assert!(text.contains("reading variable /v: chunk "), "{text}");
+    assert!(text.contains("cannot be decoded"), "{text}");
+    assert!(text.contains("the store is probably damaged"), "{text}");
+}
+
+#[test]
+fn a_slab_beyond_the_shape_is_an_error_not_fill() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let chunk = h5filters::numcodecs::encode(
+        &FilterSpec::new(filterspec::known::ZSTD, [3]),
+        4,
+        &[0u8; 16],
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (r, ds) = zstd_store(dir.path(), &chunk);
+    let v = &ds.root.vars[0];
+    let whole = r.read_slab(&ds, ds.root.ncid, v, &[0], &[4]);
+    assert_eq!(whole, Ok(Values::Int(vec![0; 4])));
+    for (start, count) in [(2, 3), (4, 1), (usize::MAX, 2)] {
+        let err = r
+            .read_slab(&ds, ds.root.ncid, v, &[start], &[count])
+            .err()
+            .unwrap_or_else(|| panic!("{start}+{count} was read"));
+        assert!(
+            err.message.contains("goes beyond the variable's shape [4]"),
+            "{err}"
+        );
+    }
 }
