@@ -297,9 +297,10 @@ fn a_second_ctrl_c_ends_the_copy_at_once_and_leaves_no_file() {
     assert_eq!(listing(&out_dir), ["out.nc"], "temporary files left");
 }
 
+/// Names in a Zarr store come from its JSON, and nothing bounds them. Our Zarr reader
+/// (pure Rust) takes the name whole; only a netCDF file cannot hold it.
 #[test]
-#[ignore = "issue 12: the Rust Zarr backend now reads the 70000-byte name (exit 0, no crash); rewrite to check the whole name is printed"]
-fn an_nczarr_attribute_name_of_70000_bytes_is_an_error_not_a_crash() {
+fn an_nczarr_attribute_name_of_70000_bytes_is_read_whole_and_refused_by_netcdf_files() {
     let dir = scratch();
     let cdl = dir.path().join("s.cdl");
     std::fs::write(
@@ -314,7 +315,6 @@ fn an_nczarr_attribute_name_of_70000_bytes_is_an_error_not_a_crash() {
         .arg(&cdl)
         .run();
     assert_eq!(made.code, Some(0), "{}", made.stderr);
-    // Names of a Zarr store come from its JSON: nothing bounds them.
     let attrs = store.join("v/.zattrs");
     let text = std::fs::read_to_string(&attrs).unwrap_or_else(|e| panic!("{attrs:?}: {e}"));
     let mut json: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
@@ -324,8 +324,29 @@ fn an_nczarr_attribute_name_of_70000_bytes_is_an_error_not_a_crash() {
     }
     std::fs::write(&attrs, json.to_string()).unwrap_or_else(|e| panic!("{e}"));
     let dumped = Test::ours("ncdump").args(["-h", &url]).run();
-    assert_clean_failure(&dumped, "NC_MAX_NAME exceeded");
-    assert!(dumped.stderr.contains("(70000 bytes)"), "{}", dumped.stderr);
+    assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
+    let line = format!("\t\tv:{} = 7 ;\n", "b".repeat(70_000));
+    assert!(
+        dumped.stdout.contains(&line),
+        "the name is not printed whole"
+    );
+    // Into another Zarr store, the name goes whole too.
+    let copy = dir.path().join("copy.zarr");
+    let copied = Test::ours("nccopy").arg(&url).arg(&copy).run();
+    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    let again = Test::ours("ncdump").arg("-h").arg(&copy).run();
+    assert!(again.stdout.contains(&line), "the copy lost the name");
+    // A netCDF file cannot hold it: a clean error, and nothing left.
+    let nc = dir.path().join("copy.nc");
+    let refused = Test::ours("nccopy").arg(&url).arg(&nc).run();
+    assert_clean_failure(&refused, "NC_MAX_NAME");
+    assert!(
+        refused.stderr.contains("(70000 bytes)"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!nc.exists());
+    assert_eq!(listing(dir.path()), ["copy.zarr", "s.cdl", "s.zarr"]);
 }
 
 #[test]
