@@ -1,5 +1,6 @@
 //! Writing hyperslabs: the chunks a slab touches are assembled (read-modify-write where
-//! the slab covers part of one) and encoded on all cores.
+//! the slab covers part of one) and encoded on all cores, a few per thread at a time, so
+//! that memory stays near the slab plus the chunks in flight.
 
 use rayon::prelude::*;
 
@@ -20,9 +21,26 @@ pub fn write_slab(
     count: &[usize],
     data: &[u8],
 ) -> Result<()> {
-    let elem = meta.dtype.size;
     let touched = chunks_touched(start, count, &meta.chunks);
-    touched
+    let batch = rayon::current_num_threads().max(1) * 2;
+    for indices in touched.chunks(batch) {
+        write_chunks(meta, fill, name, start, count, data, indices)?;
+    }
+    Ok(())
+}
+
+/// Writes the chunks `indices` of the slab, in parallel.
+fn write_chunks(
+    meta: &ArrayMeta,
+    fill: &[u8],
+    name: &str,
+    start: &[usize],
+    count: &[usize],
+    data: &[u8],
+    indices: &[Vec<usize>],
+) -> Result<()> {
+    let elem = meta.dtype.size;
+    indices
         .par_iter()
         .map(|index| {
             let (in_chunk, in_slab, extent) = overlap(index, &meta.chunks, start, count);

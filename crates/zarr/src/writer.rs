@@ -22,6 +22,9 @@ pub struct ZarrWriter {
     no_fill: bool,
     finished: bool,
     state: Mutex<State>,
+    /// Held while chunks are written: two slabs that share a chunk must not both
+    /// read, modify and write it at once.
+    chunk_io: Mutex<()>,
 }
 
 #[derive(Default)]
@@ -63,6 +66,7 @@ impl ZarrWriter {
             no_fill: false,
             finished: false,
             state: Mutex::new(State::default()),
+            chunk_io: Mutex::new(()),
         })
     }
 
@@ -140,6 +144,10 @@ impl ZarrWriter {
         }
         let meta = self.meta_of(&var, &state);
         drop(state);
+        let _chunk_io = self
+            .chunk_io
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         crate::wdata::write_slab(&meta, &var.fill, &var.var.name, &start, &count, data)
     }
 
