@@ -49,5 +49,6 @@ pub use selector::{
 pub use spec::{format_spec_list, parse_spec, parse_spec_list, FilterSpec};
 pub use suggest::{close_matches, edit_distance};
 pub use zarr_codec::{
-    codecs_attribute, filter_of_codec, filter_of_v3_codec, zarr_codec, zarr_v3_codec,
+    codecs_attribute, filter_of_codec, filter_of_v3_codec, numcodecs_of_v3_codec,
+    v3_codec_of_numcodecs, zarr_codec, zarr_v3_codec,
 };

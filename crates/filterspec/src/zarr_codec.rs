@@ -66,26 +66,10 @@ pub fn filter_of_codec(codec: &Value) -> Result<FilterSpec, CodecError> {
 
 /// The Zarr version 3 codec of `filter`, for values of `element_size` bytes.
 pub fn zarr_v3_codec(filter: &FilterSpec, element_size: usize) -> Result<Value, CodecError> {
-    let v2 = zarr_codec(filter, element_size)?;
-    let mut configuration = v2.as_object().cloned().unwrap_or_default();
-    let id = configuration
-        .remove("id")
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default();
-    let name = match id.as_str() {
-        "zstd" => {
-            configuration.insert("checksum".into(), Value::Bool(false));
-            "zstd".to_string()
-        }
-        "blosc" => {
-            let (_, shuffle, _) = blosc_settings(filter);
-            configuration.insert("shuffle".into(), json!(BLOSC_SHUFFLES[shuffle as usize]));
-            configuration.insert("typesize".into(), json!(element_size));
-            "blosc".to_string()
-        }
-        other => format!("numcodecs.{other}"),
-    };
-    Ok(json!({"name": name, "configuration": configuration}))
+    Ok(v3_codec_of_numcodecs(
+        &zarr_codec(filter, element_size)?,
+        element_size,
+    ))
 }
 
 /// The HDF5 filter of a Zarr version 3 codec (`{"name": ..., "configuration": ...}`).
@@ -97,28 +81,75 @@ pub fn filter_of_v3_codec(codec: &Value) -> Result<FilterSpec, CodecError> {
         .get("name")
         .and_then(Value::as_str)
         .ok_or(CodecError::MissingId { index: 1 })?;
-    let mut v2: Map<String, Value> = object
-        .get("configuration")
-        .and_then(Value::as_object)
-        .cloned()
-        .unwrap_or_default();
+    let v2 = numcodecs_of_v3_codec(name, object.get("configuration"));
+    if let Some(Value::String(_)) = v2.get("shuffle").filter(|_| v2["id"] == "blosc") {
+        return Err(CodecError::BadValue {
+            codec: "blosc",
+            key: "shuffle",
+            expected: "noshuffle, shuffle or bitshuffle",
+        });
+    }
+    filter_of_codec(&v2)
+}
+
+/// The numcodecs (version 2) JSON of the version 3 codec `name` with `configuration`,
+/// whatever the codec (one nctools lacks is translated all the same): `numcodecs.` is
+/// taken off the name, blosc's shuffle name becomes its number and its `typesize` goes.
+pub fn numcodecs_of_v3_codec(name: &str, configuration: Option<&Value>) -> Value {
     let id = name.strip_prefix("numcodecs.").unwrap_or(name);
-    if id == "blosc" {
-        if let Some(Value::String(mode)) = v2.get("shuffle") {
-            let number =
-                BLOSC_SHUFFLES
-                    .iter()
-                    .position(|m| m == mode)
-                    .ok_or(CodecError::BadValue {
-                        codec: "blosc",
-                        key: "shuffle",
-                        expected: "noshuffle, shuffle or bitshuffle",
-                    })?;
-            v2.insert("shuffle".into(), json!(number));
+    let mut object = Map::new();
+    object.insert("id".into(), json!(id));
+    for (k, v) in configuration
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let v = match (id, k.as_str(), v) {
+            ("blosc", "shuffle", Value::String(s)) => BLOSC_SHUFFLES
+                .iter()
+                .position(|x| x == s)
+                .map_or(v.clone(), |i| json!(i)),
+            _ => v.clone(),
+        };
+        if !(id == "blosc" && k == "typesize") {
+            object.insert(k.clone(), v);
         }
     }
-    v2.insert("id".into(), json!(id));
-    codec_to_filter(&v2, 1)
+    Value::Object(object)
+}
+
+/// The version 3 codec of a numcodecs codec for elements of `element_size` bytes,
+/// whatever the codec: zstd and blosc keep their names (zstd gets `"checksum": false`,
+/// blosc its shuffle name and `typesize`), others are named `numcodecs.ID`.
+pub fn v3_codec_of_numcodecs(codec: &Value, element_size: usize) -> Value {
+    let id = codec.get("id").and_then(Value::as_str).unwrap_or("?");
+    let mut configuration = Map::new();
+    for (k, v) in codec
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(k, _)| *k != "id")
+    {
+        let v = match (id, k.as_str(), v.as_u64()) {
+            ("blosc", "shuffle", Some(i)) => {
+                json!(BLOSC_SHUFFLES.get(i as usize).copied().unwrap_or("shuffle"))
+            }
+            _ => v.clone(),
+        };
+        configuration.insert(k.clone(), v);
+    }
+    let name = match id {
+        "zstd" => {
+            configuration.entry("checksum").or_insert(json!(false));
+            id.to_string()
+        }
+        "blosc" => {
+            configuration.insert("typesize".into(), json!(element_size));
+            id.to_string()
+        }
+        other => format!("numcodecs.{other}"),
+    };
+    json!({"name": name, "configuration": configuration})
 }
 
 /// The `_Codecs` text of a list of codecs, as netCDF-C prints it: members of an object

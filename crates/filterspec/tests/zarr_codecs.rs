@@ -6,8 +6,8 @@
 //! 0}`).
 
 use filterspec::{
-    codecs_attribute, filter_of_codec, filter_of_v3_codec, zarr_codec, zarr_v3_codec, CodecError,
-    FilterSpec,
+    codecs_attribute, filter_of_codec, filter_of_v3_codec, numcodecs_of_v3_codec,
+    v3_codec_of_numcodecs, zarr_codec, zarr_v3_codec, CodecError, FilterSpec,
 };
 use serde_json::{json, Value};
 
@@ -159,4 +159,21 @@ fn the_codecs_attribute_is_printed_as_netcdf_c_prints_json() {
         codecs_attribute(&[json!({"id": "bz2", "level": "9", "x": [1, 2]})]),
         r#"[{"id": "bz2", "level": "9", "x": [1,2]}]"#
     );
+}
+
+#[test]
+fn a_v3_codec_nctools_lacks_is_translated_verbatim_both_ways() {
+    let v3 = json!({"name": "numcodecs.zfpy", "configuration": {"mode": 4, "tolerance": 0.5}});
+    let v2 = numcodecs_of_v3_codec("numcodecs.zfpy", v3.get("configuration"));
+    assert_eq!(v2, json!({"id": "zfpy", "mode": 4, "tolerance": 0.5}));
+    assert_eq!(v3_codec_of_numcodecs(&v2, 4), v3);
+    // Blosc's shuffle travels as a name in v3 and a number in v2; its typesize is v3's.
+    let blosc = json!({"name": "blosc", "configuration": {"cname": "lz4", "clevel": 5,
+        "shuffle": "shuffle", "blocksize": 0, "typesize": 2}});
+    let v2 = numcodecs_of_v3_codec("blosc", blosc.get("configuration"));
+    assert_eq!(
+        v2,
+        json!({"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0})
+    );
+    assert_eq!(v3_codec_of_numcodecs(&v2, 2), blosc);
 }

@@ -17,7 +17,6 @@ mod read;
 mod reader;
 mod schema;
 mod source;
-mod v3codec;
 mod values;
 mod wdata;
 mod wmeta;

@@ -109,7 +109,7 @@ impl ArrayMeta {
                     big_endian =
                         config.and_then(|c| c.get("endian")).and_then(Value::as_str) == Some("big")
                 }
-                _ => codecs.push(crate::v3codec::to_numcodecs(name, config)),
+                _ => codecs.push(filterspec::numcodecs_of_v3_codec(name, config)),
             }
         }
         let type_text = meta.get("data_type").and_then(Value::as_str).unwrap_or("?");

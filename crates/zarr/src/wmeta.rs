@@ -197,7 +197,7 @@ impl MetaWriter<'_> {
             codecs.extend(
                 var.codecs
                     .iter()
-                    .map(|c| J::from_value(&crate::v3codec::from_numcodecs(c, var.dtype.size))),
+                    .map(|c| J::from_value(&filterspec::v3_codec_of_numcodecs(c, var.dtype.size))),
             );
             let mut members = vec![
                 ("zarr_format".to_string(), J::int(3)),
