@@ -35,11 +35,29 @@ pub struct PlannedVar {
 /// Every variable of `dataset`, checked; `v3` plans a Zarr v3 store.
 pub fn plan(dataset: &Dataset, no_fill_all: bool) -> Result<Vec<PlannedVar>> {
     if !dataset.types.is_empty() {
-        return Err(ZarrError::BadType(
-            "user-defined types (compound, vlen, enum, opaque) cannot be stored in Zarr; \
-             netCDF-C's NCZarr supports atomic types only"
-                .into(),
-        ));
+        let names: Vec<String> = dataset
+            .types
+            .iter()
+            .map(|t| {
+                let kind = match t.kind {
+                    ncmodel::UserTypeKind::Compound { .. } => "compound",
+                    ncmodel::UserTypeKind::Vlen { .. } => "vlen",
+                    ncmodel::UserTypeKind::Opaque => "opaque",
+                    ncmodel::UserTypeKind::Enum { .. } => "enum",
+                };
+                if t.group_path.is_empty() {
+                    format!("{} ({kind})", t.name)
+                } else {
+                    format!("/{}/{} ({kind})", t.group_path.join("/"), t.name)
+                }
+            })
+            .collect();
+        return Err(ZarrError::BadType(format!(
+            "the user-defined type{} {} cannot be stored in Zarr (NCZarr holds atomic types \
+             only); write a netCDF-4 file instead",
+            if names.len() == 1 { "" } else { "s" },
+            names.join(", "),
+        )));
     }
     let mut out = Vec::new();
     let mut next = 0;
