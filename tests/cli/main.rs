@@ -16,3 +16,4 @@ mod safety;
 mod support;
 mod versions;
 mod zarr_interop;
+mod zarr_outputs;
