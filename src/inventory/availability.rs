@@ -17,6 +17,8 @@ pub enum Source {
     Hdf5,
     /// The plugin file at this path.
     Plugin(PathBuf),
+    /// nctools' own Zarr codec of this numcodecs id (a Zarr store's filters).
+    ZarrCodec(String),
     /// Nowhere: the filter is not available.
     None,
 }
@@ -40,7 +42,7 @@ impl Availability {
     /// The source as scripts read it: `builtin`, `hdf5`, `plugin` or `none`.
     pub fn source_key(&self) -> &'static str {
         match self.source {
-            Source::Builtin => "builtin",
+            Source::Builtin | Source::ZarrCodec(_) => "builtin",
             Source::Hdf5 => "hdf5",
             Source::Plugin(_) => "plugin",
             Source::None => "none",
@@ -62,6 +64,7 @@ impl Availability {
             Source::Builtin => "built-in".to_string(),
             Source::Hdf5 => "HDF5".to_string(),
             Source::Plugin(path) => format!("plugin {}", path.display()),
+            Source::ZarrCodec(id) => format!("built-in Zarr codec {id}"),
             Source::None => "not available".to_string(),
         }
     }
@@ -73,6 +76,28 @@ impl Availability {
         match &self.note {
             Some(note) => format!("{source} ({note})"),
             None => source,
+        }
+    }
+}
+
+impl Availability {
+    /// Whether the Zarr codec `codec` (numcodecs JSON) can be decoded: nctools' own codecs
+    /// only, since no HDF5 plugin reaches a Zarr store.
+    pub fn of_zarr_codec(codec: &serde_json::Value) -> Self {
+        let id = codec.get("id").and_then(|v| v.as_str()).unwrap_or("?");
+        let ours = filterspec::filter_of_codec(codec).is_ok_and(|f| zarr::codec_available(f.id));
+        if ours {
+            Self {
+                source: Source::ZarrCodec(id.to_string()),
+                note: None,
+            }
+        } else {
+            Self {
+                source: Source::None,
+                note: Some(format!(
+                    "nctools has no Zarr codec {id}, and no plugin adds one"
+                )),
+            }
         }
     }
 }

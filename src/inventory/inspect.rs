@@ -13,19 +13,62 @@ use serde_json::{json, Value};
 use super::availability::{Availability, Inventory};
 use super::params::{describe_params, Decoded};
 
-/// One filter of a variable's pipeline, as the report shows it.
+/// One filter of a variable's pipeline, as the report shows it: an HDF5 filter, or a
+/// Zarr codec (with its HDF5 equivalent when it has one).
 #[derive(Debug, Clone)]
 struct FilterReport {
-    spec: FilterSpec,
+    spec: Option<FilterSpec>,
+    codec: Option<Value>,
     decoded: Decoded,
     availability: Availability,
 }
 
 impl FilterReport {
-    /// `bzip2 (307)`, or `unknown (40000)`.
+    /// An HDF5 filter of a netCDF-4 variable.
+    fn of_filter(spec: &FilterSpec, inventory: &Inventory) -> Self {
+        Self {
+            spec: Some(spec.clone()),
+            codec: None,
+            decoded: describe_params(spec.id, &spec.params),
+            availability: inventory.availability(spec.id),
+        }
+    }
+
+    /// A codec of a Zarr variable; one without an HDF5 equivalent shows its JSON.
+    fn of_codec(codec: &Value) -> Self {
+        let spec = filterspec::filter_of_codec(codec).ok();
+        let decoded = match &spec {
+            Some(spec) => describe_params(spec.id, &spec.params),
+            None => Decoded {
+                text: filterspec::codecs_attribute(std::slice::from_ref(codec))
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .to_string(),
+                fields: codec.as_object().cloned().unwrap_or_default(),
+            },
+        };
+        Self {
+            spec,
+            codec: Some(codec.clone()),
+            decoded,
+            availability: Availability::of_zarr_codec(codec),
+        }
+    }
+
+    fn codec_id(&self) -> Option<&str> {
+        self.codec.as_ref()?.get("id")?.as_str()
+    }
+
+    /// `bzip2 (307)`, `unknown (40000)`, or a Zarr codec without HDF5 equivalent:
+    /// `codec zfpy`.
     fn title(&self) -> String {
-        let name = filterspec::known::name_of(self.spec.id).unwrap_or("unknown");
-        format!("{name} ({})", self.spec.id)
+        match &self.spec {
+            Some(spec) => {
+                let name = filterspec::known::name_of(spec.id).unwrap_or("unknown");
+                format!("{name} ({})", spec.id)
+            }
+            None => format!("codec {}", self.codec_id().unwrap_or("?")),
+        }
     }
 
     /// `available: built-in`, `available: plugin PATH`, or `not available (WHY)`.
@@ -39,10 +82,12 @@ impl FilterReport {
     }
 
     fn to_json(&self) -> Value {
+        let id = self.spec.as_ref().map(|s| s.id);
         json!({
-            "id": self.spec.id,
-            "name": filterspec::known::name_of(self.spec.id),
-            "params": self.spec.params,
+            "id": id,
+            "name": id.and_then(filterspec::known::name_of),
+            "params": self.spec.as_ref().map(|s| s.params.clone()),
+            "codec": self.codec_id(),
             "decoded": self.decoded.fields,
             "description": self.decoded.text,
             "source": self.availability.source_key(),
@@ -157,10 +202,20 @@ fn human_size(bytes: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
-/// Every variable with filters in `group` and below, with its full path.
+/// The codecs of a Zarr variable, as its `_Codecs` holds them.
+fn codecs_of(var: &Var) -> Vec<Value> {
+    let text = var.storage.as_ref().and_then(|s| s.codecs.as_deref());
+    match text.and_then(|t| serde_json::from_str(t).ok()) {
+        Some(Value::Array(codecs)) => codecs,
+        _ => Vec::new(),
+    }
+}
+
+/// Every variable with filters (or Zarr codecs) in `group` and below, with its full path.
 fn filtered_vars<'a>(group: &'a Group, prefix: &str, found: &mut Vec<(String, &'a Var)>) {
     for var in &group.vars {
-        if var.storage.as_ref().is_some_and(|s| !s.filters.is_empty()) {
+        let storage = var.storage.as_ref();
+        if storage.is_some_and(|s| !s.filters.is_empty() || s.codecs.is_some()) {
             found.push((format!("{prefix}/{}", var.name), var));
         }
     }
@@ -207,16 +262,17 @@ fn reports(
                 .collect();
             let elements: u64 = dims.iter().map(|(_, len)| *len as u64).product();
             let storage = var.storage.as_ref();
-            let filters = storage
-                .map(|s| s.filters.as_slice())
-                .unwrap_or_default()
-                .iter()
-                .map(|spec| FilterReport {
-                    spec: spec.clone(),
-                    decoded: describe_params(spec.id, &spec.params),
-                    availability: inventory.availability(spec.id),
-                })
-                .collect();
+            let codecs = codecs_of(var);
+            let filters = if codecs.is_empty() {
+                storage
+                    .map(|s| s.filters.as_slice())
+                    .unwrap_or_default()
+                    .iter()
+                    .map(|spec| FilterReport::of_filter(spec, inventory))
+                    .collect()
+            } else {
+                codecs.iter().map(FilterReport::of_codec).collect()
+            };
             VarReport {
                 path,
                 type_name: type_name(dataset, var.type_ref),
