@@ -178,7 +178,7 @@ mod tests {
 
     #[test]
     fn bitround_keeps_the_bits_asked_for() {
-        let mut v = [3.141_592_7_f32, 100.123_46, 1.0, 9.969_21e36];
+        let mut v = [std::f32::consts::PI, 100.123_46, 1.0, 9.969_21e36];
         quantize_f32(&mut v, q(QuantizeMode::BitRound, 10), Some(9.969_21e36));
         assert_eq!(v, [3.140_625, 100.125, 1.0, 9.969_21e36]);
     }
