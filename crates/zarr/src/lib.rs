@@ -13,6 +13,7 @@ mod json;
 mod meta;
 mod plan;
 mod pure;
+mod quantized;
 mod read;
 mod reader;
 mod schema;

@@ -30,6 +30,8 @@ pub struct PlannedVar {
     pub no_fill: bool,
     /// Codecs, filters then compressor.
     pub codecs: Vec<Value>,
+    /// Quantization applied to the values written (float and double only).
+    pub quantize: Option<ncmodel::Quantize>,
 }
 
 /// Every variable of `dataset`, checked; `v3` plans a Zarr v3 store.
@@ -153,16 +155,31 @@ fn plan_var(
     let fill = fill_att
         .and_then(|a| first_element(&a.values, atomic))
         .unwrap_or_else(|| crate::values::default_fill(&dtype));
+    let quantize = storage
+        .and_then(|s| s.quantize)
+        .filter(|_| matches!(atomic, AtomicType::Float | AtomicType::Double));
+    let mut var = var.clone();
+    if let Some(q) = quantize {
+        // As libnetcdf does: the attribute that records it comes last, and only once.
+        var.atts
+            .retain(|a| ncmodel::QuantizeMode::from_attribute_name(&a.name).is_none());
+        var.atts.push(ncmodel::Attribute {
+            name: q.mode.attribute_name().to_string(),
+            type_ref: TypeRef::Atomic(AtomicType::Int),
+            values: ncmodel::Values::Int(vec![q.nsd]),
+        });
+    }
     Ok(PlannedVar {
         group_path: path.to_vec(),
         group,
         id,
-        var: var.clone(),
+        var,
         dtype,
         chunks,
         fill,
         no_fill: no_fill_all || storage.is_some_and(|s| s.no_fill),
         codecs,
+        quantize,
     })
 }
 

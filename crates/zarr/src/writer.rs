@@ -144,6 +144,10 @@ impl ZarrWriter {
         }
         let meta = self.meta_of(&var, &state);
         drop(state);
+        let quantized = var
+            .quantize
+            .map(|q| crate::quantized::quantized(data, var.dtype.atomic, &var.fill, q));
+        let data = quantized.as_deref().unwrap_or(data);
         let _chunk_io = self
             .chunk_io
             .lock()
