@@ -435,3 +435,53 @@ fn a_slab_beyond_the_shape_is_an_error_not_fill() {
         );
     }
 }
+
+/// zarr-python's fixed-length strings read as netCDF strings: `|S4` (bytes, NUL padded)
+/// and `<U3` (UTF-32, NUL padded), as zarr-python 3 writes them uncompressed.
+#[test]
+fn zarr_python_fixed_length_strings_read_as_strings() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path().join("s.zarr");
+    let put = |name: &str, bytes: &[u8]| {
+        let path = root.join(name);
+        std::fs::create_dir_all(path.parent().unwrap_or(&root)).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(path, bytes).unwrap_or_else(|e| panic!("{e}"));
+    };
+    put(".zgroup", br#"{"zarr_format": 2}"#);
+    for (name, dtype) in [("s", "|S4"), ("u", "<U3")] {
+        put(
+            &format!("{name}/.zarray"),
+            format!(
+                r#"{{"zarr_format": 2, "shape": [3], "chunks": [3], "dtype": "{dtype}", "fill_value": "", "order": "C", "filters": null, "compressor": null}}"#
+            )
+            .as_bytes(),
+        );
+        put(
+            &format!("{name}/.zattrs"),
+            br#"{"_ARRAY_DIMENSIONS": ["n"]}"#,
+        );
+    }
+    put("s/0", b"ab\0\0cdefx\0\0\0");
+    let utf32: Vec<u8> = ["ab\0", "c\u{e9}d", "x\0\0"]
+        .iter()
+        .flat_map(|s| s.chars().flat_map(|c| (c as u32).to_le_bytes()))
+        .collect();
+    put("u/0", &utf32);
+    let r = ZarrReader::open(&common::location(
+        &root,
+        ZarrFlavor::Detect,
+        ZarrVersion::V2,
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let ds = r.schema().unwrap_or_else(|e| panic!("{e}"));
+    let read = |i: usize| {
+        let v = &ds.root.vars[i];
+        assert_eq!(v.type_ref, TypeRef::Atomic(A::String), "{}", v.name);
+        r.read_slab(&ds, ds.root.ncid, v, &[0], &[3])
+            .unwrap_or_else(|e| panic!("{e}"))
+    };
+    let strings =
+        |list: &[&str]| Values::String(list.iter().map(|s| Some(s.as_bytes().to_vec())).collect());
+    assert_eq!(read(0), strings(&["ab", "cdef", "x"]));
+    assert_eq!(read(1), strings(&["ab", "c\u{e9}d", "x"]));
+}
