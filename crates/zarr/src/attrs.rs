@@ -4,7 +4,7 @@
 use ncmodel::{AtomicType, Attribute, TypeRef, Values};
 use serde_json::{Map, Value};
 
-use crate::dtype::Dtype;
+use crate::dtype::{Dialect, Dtype};
 use crate::error::{Result, ZarrError};
 use crate::json::{self, J};
 use crate::values::{bytes_to_values, json_to_element};
@@ -45,7 +45,7 @@ pub fn read_attributes(
         }
         let atomic = match typed {
             Some(t) => Some(
-                Dtype::parse_v2(t, true)
+                Dtype::parse_v2(t, Dialect::NcZarr)
                     .map(|d| d.atomic)
                     .unwrap_or(AtomicType::Char),
             ),
@@ -149,8 +149,12 @@ fn infer(value: &Value) -> AtomicType {
     }
 }
 
-/// The JSON value of an attribute and its NCZarr dtype (`<U1` for char).
-pub fn attribute_json(att: &Attribute, owner: &str) -> Result<(J, String)> {
+/// The JSON value of an attribute and its NCZarr dtype: `<U1` for char, as netCDF-C
+/// 4.9.0 writes it; for strings (which 4.9.0 cannot store), as netCDF-C 4.9.1 and later
+/// write them: one JSON string, or a list of them for several, of the type
+/// `|S<maxstrlen>` (the maximum length of its variable's strings, or of the dataset's
+/// for a group attribute; the JSON holds the strings whole).
+pub fn attribute_json(att: &Attribute, owner: &str, maxstrlen: usize) -> Result<(J, String)> {
     let TypeRef::Atomic(atomic) = att.type_ref else {
         return Err(ZarrError::BadType(format!(
             "attribute {owner}:{}: user-defined types cannot be stored in Zarr; netCDF-C's \
@@ -167,10 +171,21 @@ pub fn attribute_json(att: &Attribute, owner: &str) -> Result<(J, String)> {
             };
             return Ok((value, "<U1".into()));
         }
-        Values::String(_) | Values::User(_) => {
+        Values::String(strings) => {
+            let mut items: Vec<J> = strings
+                .iter()
+                .map(|s| J::Str(String::from_utf8_lossy(s.as_deref().unwrap_or_default()).into()))
+                .collect();
+            let value = match items.len() {
+                1 => items.pop().unwrap_or(J::Null),
+                _ => J::Arr(items),
+            };
+            return Ok((value, format!("|S{}", maxstrlen.max(1))));
+        }
+        Values::User(_) => {
             return Err(ZarrError::BadType(format!(
-                "attribute {owner}:{}: string attributes cannot be stored in NCZarr (netCDF-C \
-                 refuses them too); make it a char attribute",
+                "attribute {owner}:{}: user-defined types cannot be stored in Zarr; netCDF-C's \
+                 NCZarr supports atomic types only",
                 att.name
             )))
         }
@@ -214,6 +229,37 @@ mod tests {
         assert_eq!(atts[2].values, Values::Double(vec![2.5]));
         assert_eq!(atts[3].values, Values::Char(br#"{"x": 1}"#.to_vec()));
         assert_eq!(atts[4].type_ref, TypeRef::Atomic(AtomicType::Float));
+        Ok(())
+    }
+
+    #[test]
+    fn string_attributes_as_netcdf_c_writes_them() -> Result<()> {
+        use AtomicType as A;
+        let att = |values: Vec<&str>| Attribute {
+            name: "s".into(),
+            type_ref: TypeRef::Atomic(A::String),
+            values: Values::String(values.iter().map(|s| Some(s.as_bytes().to_vec())).collect()),
+        };
+        let (one, t) = attribute_json(&att(vec!["abc"]), "/", 6)?;
+        assert_eq!((one.nczarr_text(), t.as_str()), (r#""abc""#.into(), "|S6"));
+        let (two, _) = attribute_json(&att(vec!["abc", "defghijk"]), "/", 6)?;
+        assert_eq!(two.nczarr_text(), r#"["abc","defghijk"]"#);
+        let v = json::parse(
+            r#"{"one": "abc", "two": ["abc", "d"], "c": "ghi", "c1": "x",
+                "_nczarr_attr": {"types": {"one": "|S1", "two": "|S128", "c": ">S1", "c1": "<U1"}}}"#,
+            "t",
+        )?;
+        let Some(map) = v.as_object() else {
+            return Ok(());
+        };
+        let atts = read_attributes(map, "/", None)?;
+        let types: Vec<TypeRef> = atts.iter().map(|a| a.type_ref).collect();
+        let want = [A::String, A::String, A::Char, A::Char].map(TypeRef::Atomic);
+        assert_eq!(types, want);
+        assert_eq!(
+            atts[1].values,
+            Values::String(vec![Some(b"abc".to_vec()), Some(b"d".to_vec())])
+        );
         Ok(())
     }
 }

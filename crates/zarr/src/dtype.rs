@@ -1,6 +1,7 @@
 //! Zarr data types (`<f4`, `|S1`, `int16`...) and the netCDF types they hold.
 
 use ncmodel::AtomicType;
+use serde_json::Value;
 
 use crate::error::{Result, ZarrError};
 
@@ -24,11 +25,31 @@ pub struct Dtype {
 pub enum Text {
     /// Not text, or one byte per `char`.
     Plain,
-    /// `|Sn` with n > 1: a byte string of n bytes, padded with NULs.
+    /// `|Sn` (a string): a byte string of n bytes, padded with NULs.
     Bytes,
     /// `<Un`: n UTF-32 code points, padded with NULs.
     Utf32,
+    /// An object array of the `vlen-utf8` codec: strings of any length, each chunk one
+    /// encoded list (read only; an element is held as an index into the strings read).
+    Vlen,
 }
+
+/// Who wrote a Zarr v2 store, for the dtypes whose meaning depends on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// NCZarr: `<U1` and `>S1` are char (netCDF-C 4.9.0's and 4.9.1+'s forms), `|Sn`
+    /// is a string of at most n bytes, `|S1` included (4.9.1+).
+    NcZarr,
+    /// A pure Zarr store written by netCDF-C (its root has `_NCProperties`): `<U1` is
+    /// one byte per char, as 4.9.0 writes it; `|S1` and `>S1` are char.
+    NetcdfPure,
+    /// Any other pure Zarr store (zarr-python, xarray): `<Un` is UTF-32 (numpy's `U`),
+    /// `|S1` is char, `|Sn` (n > 1) a string.
+    Pure,
+}
+
+/// The width of an element of [`Text::Vlen`]: an index into the strings read.
+pub const VLEN_INDEX: usize = size_of::<u64>();
 
 impl Dtype {
     /// A plain little-endian dtype of `atomic`.
@@ -42,13 +63,32 @@ impl Dtype {
         }
     }
 
-    /// Parses a Zarr v2 dtype; `nczarr` makes `<U1` one byte per char, as netCDF-C
-    /// 4.9.0 writes it.
-    pub fn parse_v2(text: &str, nczarr: bool) -> Result<Self> {
+    /// A fixed-length string of `width` bytes, NUL padded (`|S<width>`).
+    pub fn fixed_string(width: usize) -> Self {
+        Self {
+            atomic: AtomicType::String,
+            big_endian: false,
+            size: width.max(1),
+            text: Text::Bytes,
+            has_order: false,
+        }
+    }
+
+    /// Strings of an object array of the `vlen-utf8` codec.
+    pub fn vlen_string() -> Self {
+        Self {
+            text: Text::Vlen,
+            size: VLEN_INDEX,
+            ..Self::fixed_string(1)
+        }
+    }
+
+    /// Parses a Zarr v2 dtype of a store written as `dialect` says.
+    pub fn parse_v2(text: &str, dialect: Dialect) -> Result<Self> {
         let bad = || {
             ZarrError::BadType(format!(
                 "Zarr dtype {text:?} is not supported by nctools (it reads integers, floats, \
-                 bool, |S and <U strings)"
+                 bool, |S and <U strings, and |O strings of the vlen-utf8 codec)"
             ))
         };
         let mut chars = text.chars();
@@ -72,8 +112,8 @@ impl Dtype {
             ('u', 8) => A::UInt64,
             ('f', 4) => A::Float,
             ('f', 8) => A::Double,
-            ('S', 1) => A::Char,
-            ('U', 1) if nczarr => A::Char,
+            ('S', 1) if dialect != Dialect::NcZarr || order == '>' => A::Char,
+            ('U', 1) if dialect != Dialect::Pure => A::Char,
             ('S' | 'U', n) if n >= 1 => A::String,
             _ => return Err(bad()),
         };
@@ -91,7 +131,8 @@ impl Dtype {
         })
     }
 
-    /// The Zarr v2 dtype netCDF-C 4.9.0 writes for `atomic` (`<U1` for char).
+    /// The Zarr v2 dtype netCDF-C 4.9.0 writes for `atomic` (`<U1` for char); strings
+    /// have no fixed form here (see [`Dtype::v2_text`]).
     pub fn v2_name(atomic: AtomicType, big_endian: bool) -> Option<String> {
         use AtomicType as A;
         let (kind, size) = match atomic {
@@ -112,9 +153,36 @@ impl Dtype {
         Some(format!("{order}{kind}{size}"))
     }
 
-    /// Parses a Zarr v3 `data_type`.
-    pub fn parse_v3(text: &str, big_endian: bool) -> Result<Self> {
+    /// Parses a Zarr v3 `data_type`: a name, or one of zarr-python's objects of
+    /// fixed-length strings (`null_terminated_bytes`, `fixed_length_utf32`); `string`
+    /// is an array of the `vlen-utf8` codec.
+    pub fn parse_v3(data_type: &Value, big_endian: bool) -> Result<Self> {
         use AtomicType as A;
+        let (text, length) = match data_type {
+            Value::String(s) => (s.as_str(), None),
+            Value::Object(o) => (
+                o.get("name").and_then(Value::as_str).unwrap_or("?"),
+                o.get("configuration")
+                    .and_then(|c| c.get("length_bytes"))
+                    .and_then(Value::as_u64)
+                    .and_then(|n| usize::try_from(n).ok()),
+            ),
+            _ => ("?", None),
+        };
+        match (text, length) {
+            ("null_terminated_bytes", Some(n)) if n >= 1 => return Ok(Self::fixed_string(n)),
+            ("fixed_length_utf32", Some(n)) if n >= 4 && n % 4 == 0 => {
+                return Ok(Self {
+                    atomic: A::String,
+                    big_endian,
+                    size: n,
+                    text: Text::Utf32,
+                    has_order: true,
+                })
+            }
+            ("string" | "variable_length_utf8", _) => return Ok(Self::vlen_string()),
+            _ => {}
+        }
         let atomic = match text {
             "int8" => A::Byte,
             "int16" => A::Short,
@@ -128,12 +196,18 @@ impl Dtype {
             "float64" => A::Double,
             _ => {
                 return Err(ZarrError::BadType(format!(
-                    "Zarr v3 data type {text:?} is not supported by nctools (it reads \
-                     bool, int8-64, uint8-64, float32, float64)"
+                    "Zarr v3 data type {data_type} is not supported by nctools (it reads \
+                     bool, int8-64, uint8-64, float32, float64, null_terminated_bytes, \
+                     fixed_length_utf32 and string)"
                 )))
             }
         };
         Ok(Self::of(atomic, big_endian))
+    }
+
+    /// The Zarr v2 dtype of a fixed-length string array: `|S<n>`.
+    pub fn v2_string(&self) -> String {
+        format!("|S{}", self.size)
     }
 
     /// The Zarr v3 `data_type` of `atomic` (char is stored as `uint8`).
@@ -156,9 +230,9 @@ impl Dtype {
 
     /// Whether the stored bytes of an element must be reversed for this machine.
     pub fn needs_swap(&self) -> bool {
-        self.text != Text::Bytes && self.big_endian != cfg!(target_endian = "big") && {
-            self.atomic != AtomicType::Char
-        }
+        !matches!(self.text, Text::Bytes | Text::Vlen)
+            && self.big_endian != cfg!(target_endian = "big")
+            && { self.atomic != AtomicType::Char }
     }
 
     /// The width swapped as a unit: 4 for UTF-32 code points, else the element size.
@@ -185,16 +259,47 @@ mod tests {
 
     #[test]
     fn v2_dtypes() -> Result<()> {
-        assert_eq!(Dtype::parse_v2("<f4", true)?.atomic, AtomicType::Float);
-        assert_eq!(Dtype::parse_v2("<U1", true)?.atomic, AtomicType::Char);
-        assert_eq!(Dtype::parse_v2("|S1", false)?.atomic, AtomicType::Char);
-        let s = Dtype::parse_v2("<U3", false)?;
+        use Dialect::{NcZarr, NetcdfPure, Pure};
+        let atomic = |t, d| Dtype::parse_v2(t, d).map(|d| d.atomic);
+        assert_eq!(atomic("<f4", NcZarr)?, AtomicType::Float);
+        assert_eq!(atomic("<U1", NcZarr)?, AtomicType::Char);
+        assert_eq!(atomic(">S1", NcZarr)?, AtomicType::Char);
+        assert_eq!(atomic("|S1", NcZarr)?, AtomicType::String);
+        assert_eq!(atomic("|S1", Pure)?, AtomicType::Char);
+        assert_eq!(atomic("<U1", NetcdfPure)?, AtomicType::Char);
+        let u1 = Dtype::parse_v2("<U1", Pure)?;
+        assert_eq!(
+            (u1.atomic, u1.size, u1.text),
+            (AtomicType::String, 4, Text::Utf32)
+        );
+        let s = Dtype::parse_v2("<U3", Pure)?;
         assert_eq!((s.atomic, s.size), (AtomicType::String, 12));
-        assert!(Dtype::parse_v2("|O", false).is_err());
+        let s = Dtype::parse_v2("|S6", NcZarr)?;
+        assert_eq!(
+            (s.atomic, s.size, s.text),
+            (AtomicType::String, 6, Text::Bytes)
+        );
+        assert!(Dtype::parse_v2("|O", Pure).is_err());
         assert_eq!(
             Dtype::v2_name(AtomicType::Char, false).as_deref(),
             Some("<U1")
         );
+        Ok(())
+    }
+
+    #[test]
+    fn v3_string_types() -> Result<()> {
+        let t: Value = serde_json::json!({"name": "null_terminated_bytes", "configuration": {"length_bytes": 5}});
+        assert_eq!(Dtype::parse_v3(&t, false)?, Dtype::fixed_string(5));
+        let t =
+            serde_json::json!({"name": "fixed_length_utf32", "configuration": {"length_bytes": 8}});
+        let u = Dtype::parse_v3(&t, false)?;
+        assert_eq!((u.size, u.text), (8, Text::Utf32));
+        assert_eq!(
+            Dtype::parse_v3(&Value::from("string"), false)?.text,
+            Text::Vlen
+        );
+        assert!(Dtype::parse_v3(&Value::from("complex64"), false).is_err());
         Ok(())
     }
 }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use ncmodel::AtomicType;
 use serde_json::Value;
 
-use crate::dtype::{swap_in_place, Dtype};
+use crate::dtype::{swap_in_place, Dialect, Dtype, Text};
 use crate::error::{Result, ZarrError};
 use crate::values::json_to_element;
 
@@ -50,14 +50,13 @@ fn shape_of(value: Option<&Value>, what: &str) -> Result<Vec<usize>> {
 }
 
 impl ArrayMeta {
-    /// The metadata of a v2 `.zarray` object of the array in `dir`.
-    pub fn from_v2(zarray: &Value, dir: &Path, nczarr: bool) -> Result<Self> {
+    /// The metadata of a v2 `.zarray` object of the array in `dir`, in a store written
+    /// as `dialect` says.
+    pub fn from_v2(zarray: &Value, dir: &Path, dialect: Dialect) -> Result<Self> {
         let what = dir.join(".zarray").display().to_string();
         let shape = shape_of(zarray.get("shape"), &format!("{what}: \"shape\""))?;
         let chunks = shape_of(zarray.get("chunks"), &format!("{what}: \"chunks\""))?;
         let dtype_text = zarray.get("dtype").and_then(Value::as_str).unwrap_or("");
-        let dtype = Dtype::parse_v2(dtype_text, nczarr)
-            .map_err(|e| ZarrError::BadType(format!("{what}: {e}")))?;
         if zarray.get("order").and_then(Value::as_str) == Some("F") {
             return Err(ZarrError::Invalid(format!(
                 "{what}: arrays in Fortran order are not supported by nctools"
@@ -70,11 +69,17 @@ impl ArrayMeta {
         if let Some(c) = zarray.get("compressor").filter(|c| !c.is_null()) {
             codecs.push(c.clone());
         }
+        let dtype = if dtype_text == "|O" {
+            object_dtype(&mut codecs, dir, &what)?
+        } else {
+            Dtype::parse_v2(dtype_text, dialect)
+                .map_err(|e| ZarrError::BadType(format!("{what}: {e}")))?
+        };
         let separator = match zarray.get("dimension_separator").and_then(Value::as_str) {
             Some("/") => '/',
             _ => '.',
         };
-        let fill = fill_of(zarray.get("fill_value"), &dtype);
+        let fill = fill_of(zarray.get("fill_value"), &dtype, dialect);
         Self {
             dir: dir.to_path_buf(),
             shape,
@@ -96,6 +101,7 @@ impl ArrayMeta {
         let chunks = shape_of(grid, &format!("{what}: \"chunk_shape\""))?;
         let mut big_endian = false;
         let mut codecs = Vec::new();
+        let mut vlen = false;
         for codec in meta
             .get("codecs")
             .and_then(Value::as_array)
@@ -109,12 +115,20 @@ impl ArrayMeta {
                     big_endian =
                         config.and_then(|c| c.get("endian")).and_then(Value::as_str) == Some("big")
                 }
+                crate::vlen::VLEN_UTF8 => vlen = true,
                 _ => codecs.push(filterspec::numcodecs_of_v3_codec(name, config)),
             }
         }
-        let type_text = meta.get("data_type").and_then(Value::as_str).unwrap_or("?");
-        let dtype = Dtype::parse_v3(type_text, big_endian)
+        let data_type = meta.get("data_type").cloned().unwrap_or(Value::Null);
+        let dtype = Dtype::parse_v3(&data_type, big_endian)
             .map_err(|e| ZarrError::BadType(format!("{what}: {e}")))?;
+        if vlen != (dtype.text == Text::Vlen) {
+            return Err(ZarrError::BadType(format!(
+                "{what}: the data type {data_type} {} the vlen-utf8 codec; nctools reads \
+                 variable-length strings as the data type \"string\" with that codec",
+                if vlen { "does not go with" } else { "needs" }
+            )));
+        }
         let encoding = meta.get("chunk_key_encoding");
         let v2_keys = encoding.and_then(|e| e.get("name")).and_then(Value::as_str) == Some("v2");
         let separator = encoding
@@ -127,7 +141,7 @@ impl ArrayMeta {
                     '/'
                 }
             });
-        let fill = fill_of(meta.get("fill_value"), &dtype);
+        let fill = fill_of(meta.get("fill_value"), &dtype, Dialect::Pure);
         Self {
             dir: dir.to_path_buf(),
             shape,
@@ -188,11 +202,31 @@ impl ArrayMeta {
     }
 }
 
-/// A JSON fill value as one element in the machine's byte order.
-fn fill_of(value: Option<&Value>, dtype: &Dtype) -> Option<Vec<u8>> {
+/// The dtype of an object array (`|O`): strings when its first codec is `vlen-utf8`
+/// (which is then taken out of `codecs`), else an error naming the array and codec.
+fn object_dtype(codecs: &mut Vec<Value>, dir: &Path, what: &str) -> Result<Dtype> {
+    let id = codecs
+        .first()
+        .map_or("none", |c| crate::codec::codec_id(c))
+        .to_string();
+    if id != crate::vlen::VLEN_UTF8 {
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+        return Err(ZarrError::BadType(format!(
+            "{what}: the array {} is an object array (dtype \"|O\") of the codec {id:?}; \
+             nctools reads object arrays of strings (codec \"vlen-utf8\") only",
+            name.unwrap_or_default()
+        )));
+    }
+    codecs.remove(0);
+    Ok(Dtype::vlen_string())
+}
+
+/// A JSON fill value as one element in the machine's byte order (a string array's
+/// as [`crate::strings::fill_element`] reads it).
+fn fill_of(value: Option<&Value>, dtype: &Dtype, dialect: Dialect) -> Option<Vec<u8>> {
     let value = value.filter(|v| !v.is_null())?;
     if dtype.atomic == AtomicType::String {
-        return Some(vec![0; dtype.size]);
+        return Some(crate::strings::fill_element(value, dtype, dialect));
     }
     let mut element = json_to_element(value, dtype.atomic)?;
     if cfg!(target_endian = "big") {

@@ -108,23 +108,20 @@ fn plan_var(
         path.iter().map(|p| format!("/{p}")).collect::<String>(),
         var.name
     );
-    let atomic = match var.type_ref {
-        TypeRef::Atomic(a) if a != AtomicType::String => a,
-        _ => {
-            return Err(ZarrError::BadType(format!(
-                "variable {full}: {} variables cannot be stored in NCZarr (netCDF-C 4.9 \
-                 refuses them too); convert it to char or a numeric type",
-                if var.type_ref == TypeRef::Atomic(AtomicType::String) {
-                    "string"
-                } else {
-                    "user-typed"
-                }
-            )))
-        }
+    let TypeRef::Atomic(atomic) = var.type_ref else {
+        return Err(ZarrError::BadType(format!(
+            "variable {full}: user-typed variables cannot be stored in Zarr"
+        )));
     };
     let storage = var.storage.as_ref();
     let big = storage.is_some_and(|s| s.endianness == Endianness::Big);
-    let dtype = Dtype::of(atomic, big);
+    let dtype = match atomic {
+        // Fixed-length, as netCDF-C 4.9.1 and later store strings (see strings.rs).
+        AtomicType::String => {
+            Dtype::fixed_string(crate::strings::var_maxstrlen(&dataset.root.atts, &var.atts))
+        }
+        _ => Dtype::of(atomic, big),
+    };
     let mut dims = Vec::new();
     for id in &var.dim_ids {
         dims.push(dataset.dim(*id).ok_or_else(|| {
@@ -153,7 +150,7 @@ fn plan_var(
         .collect::<Result<Vec<_>>>()?;
     let fill_att = var.atts.iter().find(|a| a.name == "_FillValue");
     let fill = fill_att
-        .and_then(|a| first_element(&a.values, atomic))
+        .and_then(|a| first_element(&a.values, &dtype))
         .unwrap_or_else(|| crate::values::default_fill(&dtype));
     let quantize = storage
         .and_then(|s| s.quantize)

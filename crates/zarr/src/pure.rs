@@ -24,6 +24,8 @@ pub struct Pure {
     pub v3: bool,
     /// Whether dimension names are taken from the store.
     pub named: bool,
+    /// Who wrote the store (v2: netCDF-C, whose `<U1` is one byte per char, or not).
+    pub dialect: crate::dtype::Dialect,
 }
 
 impl Pure {
@@ -74,7 +76,7 @@ impl Pure {
             let meta = if self.v3 {
                 ArrayMeta::from_v3(&meta_json, &dir)?
             } else {
-                ArrayMeta::from_v2(&meta_json, &dir, false)?
+                ArrayMeta::from_v2(&meta_json, &dir, self.dialect)?
             };
             let names = if self.v3 {
                 meta_json.get("dimension_names").cloned()

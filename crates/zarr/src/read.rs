@@ -14,31 +14,7 @@ use crate::schema::VarEntry;
 /// The slab `start`/`count` of a variable, as elements in the machine's byte order.
 pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<Vec<u8>> {
     let meta = &entry.meta;
-    // NCZarr stores scalars as arrays of shape [1].
-    let (start, count) = if start.is_empty() && meta.shape.len() == 1 {
-        (&[0usize][..], &[1usize][..])
-    } else {
-        (start, count)
-    };
-    if start.len() != meta.shape.len() || count.len() != meta.shape.len() {
-        return Err(ZarrError::Invalid(format!(
-            "the slab has rank {} but the variable has rank {}",
-            start.len(),
-            meta.shape.len()
-        )));
-    }
-    let beyond = start
-        .iter()
-        .zip(count)
-        .zip(&meta.shape)
-        .any(|((s, c), len)| s.checked_add(*c).is_none_or(|end| end > *len));
-    if beyond {
-        return Err(ZarrError::Invalid(format!(
-            "the slab {start:?}+{count:?} goes beyond the variable's shape {:?}",
-            meta.shape
-        )));
-    }
-    check_codecs(entry)?;
+    let (start, count) = checked_slab(entry, start, count)?;
     let elem = meta.dtype.size;
     let total = count
         .iter()
@@ -70,6 +46,43 @@ pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<V
     Ok(out)
 }
 
+/// The slab `start`/`count` checked against the variable's shape (NCZarr's scalars,
+/// arrays of shape `[1]`, read with an empty slab), after checking that its codecs are
+/// available.
+pub fn checked_slab<'a>(
+    entry: &VarEntry,
+    start: &'a [usize],
+    count: &'a [usize],
+) -> Result<(&'a [usize], &'a [usize])> {
+    let meta = &entry.meta;
+    // NCZarr stores scalars as arrays of shape [1].
+    let (start, count) = if start.is_empty() && meta.shape.len() == 1 {
+        (&[0usize][..], &[1usize][..])
+    } else {
+        (start, count)
+    };
+    if start.len() != meta.shape.len() || count.len() != meta.shape.len() {
+        return Err(ZarrError::Invalid(format!(
+            "the slab has rank {} but the variable has rank {}",
+            start.len(),
+            meta.shape.len()
+        )));
+    }
+    let beyond = start
+        .iter()
+        .zip(count)
+        .zip(&meta.shape)
+        .any(|((s, c), len)| s.checked_add(*c).is_none_or(|end| end > *len));
+    if beyond {
+        return Err(ZarrError::Invalid(format!(
+            "the slab {start:?}+{count:?} goes beyond the variable's shape {:?}",
+            meta.shape
+        )));
+    }
+    check_codecs(entry)?;
+    Ok((start, count))
+}
+
 /// The ids of the variable's codecs that nctools cannot decode.
 pub fn unavailable_codecs(entry: &VarEntry) -> Vec<String> {
     entry
@@ -90,7 +103,8 @@ fn check_codecs(entry: &VarEntry) -> Result<()> {
     }
 }
 
-fn unavailable(id: &str) -> ZarrError {
+/// The error for a codec nctools does not have.
+pub fn unavailable(id: &str) -> ZarrError {
     ZarrError::NoCodec(format!(
         "codec {id:?} is not available in nctools (it reads {}); ncdump -hs shows the \
          variable's codecs without reading its data",

@@ -46,9 +46,16 @@ impl ZarrReader {
         let root_group = if nczarr {
             nczarr_group(&source, &mut builder, rel, &[], "/", &mut HashMap::new())?
         } else {
+            // netCDF-C writes `_NCProperties` in the root of its pure Zarr stores too.
+            let by_netcdf_c = !v3 && source.object(rel, ".zattrs")?.contains_key("_NCProperties");
             let pure = Pure {
                 v3,
                 named: location.flavor != ZarrFlavor::NoXarray,
+                dialect: if by_netcdf_c {
+                    crate::dtype::Dialect::NetcdfPure
+                } else {
+                    crate::dtype::Dialect::Pure
+                },
             };
             let mut dims = Vec::new();
             let mut group = pure.group(&source, &mut builder, rel, &[], "/", &mut dims)?;
@@ -122,6 +129,10 @@ impl StoreReader for ZarrReader {
         let entry = self
             .entry(group, var.id)
             .map_err(|e| e.into_store(context()))?;
+        if entry.meta.dtype.text == crate::dtype::Text::Vlen {
+            return crate::vlen::read_vlen_slab(entry, start, count)
+                .map_err(|e| e.into_store(context()));
+        }
         let bytes =
             crate::read::read_slab(entry, start, count).map_err(|e| e.into_store(context()))?;
         Ok(crate::values::bytes_to_values(&bytes, &entry.meta.dtype))

@@ -73,7 +73,7 @@ impl Builder {
         let fill_att = atts
             .iter()
             .find(|a| a.name == "_FillValue")
-            .and_then(|a| first_element(&a.values, atomic));
+            .and_then(|a| first_element(&a.values, &meta.dtype));
         let missing = missing_element(&meta, fill_att, self.nczarr);
         let storage = storage_of(&meta, dim_ids.is_empty(), &atts);
         self.vars.insert(
@@ -131,8 +131,18 @@ fn storage_of(meta: &ArrayMeta, scalar: bool, atts: &[Attribute]) -> Storage {
         endianness,
         no_fill: meta.fill.is_none(),
         quantize,
-        codecs: (!meta.codecs.is_empty()).then(|| filterspec::codecs_attribute(&meta.codecs)),
+        codecs: codecs_shown(meta),
     }
+}
+
+/// The `_Codecs` shown for an array: its codecs as stored (with `vlen-utf8` first for an
+/// array of variable-length strings); `None` when it has none.
+fn codecs_shown(meta: &ArrayMeta) -> Option<String> {
+    let mut codecs = meta.codecs.clone();
+    if meta.dtype.text == crate::dtype::Text::Vlen {
+        codecs.insert(0, serde_json::json!({ "id": crate::vlen::VLEN_UTF8 }));
+    }
+    (!codecs.is_empty()).then(|| filterspec::codecs_attribute(&codecs))
 }
 
 /// Whether the root of `source` carries an NCZarr superblock (any spelling).
@@ -230,7 +240,7 @@ pub fn nczarr_group(
             a.get("storage").and_then(Value::as_str) == Some("scalar") || a.get("scalar").is_some()
         });
         let dir = source.root.join(&var_rel);
-        let meta = ArrayMeta::from_v2(&zarray, &dir, true)?;
+        let meta = ArrayMeta::from_v2(&zarray, &dir, crate::dtype::Dialect::NcZarr)?;
         let mut dim_ids = Vec::new();
         if !scalar {
             for r in refs.and_then(Value::as_array).into_iter().flatten() {

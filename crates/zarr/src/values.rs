@@ -45,7 +45,8 @@ pub fn bytes_to_values(bytes: &[u8], dtype: &Dtype) -> Values {
     }
 }
 
-/// One fixed-size text element as UTF-8 bytes, without its NUL padding.
+/// One fixed-size text element as UTF-8 bytes, up to its first NUL (an element of NULs
+/// only is the empty string).
 fn text_of(element: &[u8], text: Text) -> Vec<u8> {
     match text {
         Text::Utf32 => {
@@ -57,13 +58,18 @@ fn text_of(element: &[u8], text: Text) -> Vec<u8> {
                 .collect();
             s.into_bytes()
         }
-        _ => {
-            let end = element
-                .iter()
-                .position(|b| *b == 0)
-                .unwrap_or(element.len());
-            element[..end].to_vec()
+        _ => crate::strings::from_fixed(element),
+    }
+}
+
+/// The element bytes of `values` for an array of `dtype` (machine order; strings NUL
+/// padded to the element size), and how many strings were cut to fit it.
+pub fn element_bytes(values: &Values, dtype: &Dtype) -> Result<(Vec<u8>, usize)> {
+    match values {
+        Values::String(strings) if dtype.text == Text::Bytes => {
+            Ok(crate::strings::to_fixed(strings, dtype.size))
         }
+        other => values_to_bytes(other, dtype.atomic).map(|b| (b, 0)),
     }
 }
 
@@ -153,12 +159,15 @@ pub fn default_fill(dtype: &Dtype) -> Vec<u8> {
         .unwrap_or_else(|_| vec![0; dtype.size])
 }
 
-/// The element bytes of the first value of `values`, if it is of a fixed-size type.
-pub fn first_element(values: &Values, atomic: AtomicType) -> Option<Vec<u8>> {
+/// The element bytes of the first value of `values` for an array of `dtype`.
+pub fn first_element(values: &Values, dtype: &Dtype) -> Option<Vec<u8>> {
     if values.is_empty() {
         return None;
     }
-    values_to_bytes(&values.slice(0..1), atomic).ok()
+    match values {
+        Values::String(s) if dtype.text == Text::Vlen => Some(s[0].clone().unwrap_or_default()),
+        _ => element_bytes(&values.slice(0..1), dtype).ok().map(|b| b.0),
+    }
 }
 
 #[cfg(test)]

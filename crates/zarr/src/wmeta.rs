@@ -41,6 +41,7 @@ impl MetaWriter<'_> {
     fn v2_dtype(&self, var: &PlannedVar) -> String {
         use ncmodel::AtomicType as A;
         match var.dtype.atomic {
+            A::String => return var.dtype.v2_string(),
             A::Char if !self.nczarr() => return "|S1".into(),
             A::Byte => return "|i1".into(),
             A::UByte => return "|u1".into(),
@@ -83,7 +84,8 @@ impl MetaWriter<'_> {
         } else {
             format!("/{}", path.join("/"))
         };
-        let mut atts = attributes(&group.atts, &owner)?;
+        let maxstrlen = crate::strings::default_maxstrlen(&self.dataset.root.atts);
+        let mut atts = attributes(&group.atts, &owner, maxstrlen)?;
         if self.version == ZarrVersion::V3 {
             let text = J::Obj(vec![
                 ("zarr_format".into(), J::int(3)),
@@ -168,16 +170,22 @@ impl MetaWriter<'_> {
         let mut shape: Vec<usize> = var.var.dim_ids.iter().map(|d| self.len(*d)).collect();
         let dims: Vec<(String, bool, String)> =
             var.var.dim_ids.iter().map(|d| self.dim_path(*d)).collect();
-        let fill = fill_json(var);
+        let string = var.dtype.atomic == ncmodel::AtomicType::String;
+        let fill = match string {
+            true if var.no_fill && self.version != ZarrVersion::V3 => J::Null,
+            true => crate::strings::fill_json(&var.fill, self.nczarr()),
+            false => fill_json(var),
+        };
         let ints = |v: &[usize]| J::Arr(v.iter().map(|n| J::int(*n as u64)).collect());
-        let (mut atts, types) = attributes(&var.var.atts, &owner)?;
+        let maxstrlen = crate::strings::var_maxstrlen(&self.dataset.root.atts, &var.var.atts);
+        let (mut atts, types) = attributes(&var.var.atts, &owner, maxstrlen)?;
         if self.version == ZarrVersion::V3 {
             let (chunks, shape) = if scalar {
                 (Vec::new(), Vec::new())
             } else {
                 (var.chunks.clone(), shape)
             };
-            let mut codecs = vec![J::obj([
+            let bytes_codec = J::obj([
                 ("name", J::Str("bytes".into())),
                 (
                     "configuration",
@@ -193,7 +201,13 @@ impl MetaWriter<'_> {
                         ),
                     )]),
                 ),
-            ])];
+            ]);
+            // Byte strings have no byte order (zarr-python writes no configuration).
+            let mut codecs = vec![if string {
+                J::obj([("name", J::Str("bytes".into()))])
+            } else {
+                bytes_codec
+            }];
             codecs.extend(
                 var.codecs
                     .iter()
@@ -203,14 +217,7 @@ impl MetaWriter<'_> {
                 ("zarr_format".to_string(), J::int(3)),
                 ("node_type".into(), J::Str("array".into())),
                 ("shape".into(), ints(&shape)),
-                (
-                    "data_type".into(),
-                    J::Str(
-                        crate::dtype::Dtype::v3_name(var.dtype.atomic)
-                            .unwrap_or("uint8")
-                            .into(),
-                    ),
-                ),
+                ("data_type".into(), v3_data_type(var)),
                 (
                     "chunk_grid".into(),
                     J::obj([
@@ -295,11 +302,28 @@ impl MetaWriter<'_> {
 
 type Members = Vec<(String, J)>;
 
-fn attributes(atts: &[Attribute], owner: &str) -> Result<(Members, Members)> {
+/// The Zarr v3 `data_type` of a variable: a fixed-length string is zarr-python's
+/// `null_terminated_bytes` of its maximum length (numpy's `S`, as in Zarr v2).
+fn v3_data_type(var: &PlannedVar) -> J {
+    match crate::dtype::Dtype::v3_name(var.dtype.atomic) {
+        Some(name) => J::Str(name.into()),
+        None => J::obj([
+            ("name", J::Str("null_terminated_bytes".into())),
+            (
+                "configuration",
+                J::obj([("length_bytes", J::int(var.dtype.size as u64))]),
+            ),
+        ]),
+    }
+}
+
+/// The attributes' JSON values and NCZarr types; string attributes are typed by
+/// `maxstrlen`, their container's maximum string length.
+fn attributes(atts: &[Attribute], owner: &str, maxstrlen: usize) -> Result<(Members, Members)> {
     let mut values = Vec::new();
     let mut types = Vec::new();
     for att in atts {
-        let (value, dtype) = attribute_json(att, owner)?;
+        let (value, dtype) = attribute_json(att, owner, maxstrlen)?;
         values.push((att.name.clone(), value));
         types.push((att.name.clone(), J::Str(dtype)));
     }
@@ -323,6 +347,7 @@ fn first_fill(var: &PlannedVar) -> J {
             values,
         },
         "",
+        var.dtype.size,
     )
     .map(|j| j.0)
     .unwrap_or(J::int(0))

@@ -25,6 +25,8 @@ pub struct ZarrWriter {
     /// Held while chunks are written: two slabs that share a chunk must not both
     /// read, modify and write it at once.
     chunk_io: Mutex<()>,
+    /// Strings cut to their variable's maximum length.
+    truncations: crate::strings::Truncations,
 }
 
 #[derive(Default)]
@@ -67,7 +69,16 @@ impl ZarrWriter {
             finished: false,
             state: Mutex::new(State::default()),
             chunk_io: Mutex::new(()),
+            truncations: Default::default(),
         })
+    }
+
+    /// The string variables (by path, `/g/v`) some of whose values were longer than the
+    /// variable's maximum length (`_nczarr_maxstrlen`, else `_nczarr_default_maxstrlen`,
+    /// else 128 bytes), and how many values were cut to it so far. netCDF-C cuts them
+    /// silently; this lets a caller say so.
+    pub fn truncated_strings(&self) -> Vec<(String, u64)> {
+        self.truncations.list()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
@@ -276,9 +287,13 @@ impl StoreWriter for ZarrWriter {
         let index = self
             .find(group_path, name)
             .ok_or_else(|| ZarrError::Invalid("not defined".into()).into_store(context()))?;
-        let atomic = self.lock().vars[index].dtype.atomic;
-        let bytes =
-            crate::values::values_to_bytes(values, atomic).map_err(|e| e.into_store(context()))?;
+        let dtype = self.lock().vars[index].dtype;
+        let (bytes, cut) =
+            crate::values::element_bytes(values, &dtype).map_err(|e| e.into_store(context()))?;
+        if cut > 0 {
+            let path: String = group_path.iter().map(|g| format!("/{g}")).collect();
+            self.truncations.record(&format!("{path}/{name}"), cut);
+        }
         self.write_bytes(index, start, count, &bytes)
             .map_err(|e| e.into_store(context()))
     }

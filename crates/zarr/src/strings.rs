@@ -1,0 +1,250 @@
+//! netCDF strings in Zarr, as netCDF-C 4.9.1 and later store them (4.9.0 has no form):
+//! fixed-length byte strings (`|S<n>`, v3 `null_terminated_bytes`) NUL padded to the
+//! variable's maximum length, which the attribute `_nczarr_maxstrlen` of the variable
+//! gives, else `_nczarr_default_maxstrlen` of the root group, else 128. Longer strings
+//! are cut to that length when written, as netCDF-C does, but never inside a UTF-8
+//! character. A string ends at its first NUL; an element of NULs only is the empty
+//! string (netCDF-C reads it as a null string, NIL).
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+
+use ncmodel::Attribute;
+use serde_json::Value;
+
+use crate::dtype::{Dialect, Dtype, Text};
+use crate::json::J;
+
+/// The variable attribute giving the maximum length of its strings in bytes.
+pub const MAXSTRLEN_ATTR: &str = "_nczarr_maxstrlen";
+
+/// The root-group attribute giving the default maximum length of strings in bytes.
+pub const DEFAULT_MAXSTRLEN_ATTR: &str = "_nczarr_default_maxstrlen";
+
+/// The maximum length of strings when no attribute gives one (netCDF-C's).
+pub const DEFAULT_MAXSTRLEN: usize = 128;
+
+/// The value of the length attribute `name` among `atts`: one integer of at least 1
+/// (netCDF-C takes the attribute only when it has exactly one value).
+fn length_attribute(atts: &[Attribute], name: &str) -> Option<usize> {
+    let att = atts.iter().find(|a| a.name == name)?;
+    if att.values.len() != 1 {
+        return None;
+    }
+    let n = att.values.integer_at(0)?;
+    usize::try_from(n).ok().filter(|n| *n >= 1)
+}
+
+/// The default maximum string length of a dataset whose root group has `root_atts`.
+pub fn default_maxstrlen(root_atts: &[Attribute]) -> usize {
+    length_attribute(root_atts, DEFAULT_MAXSTRLEN_ATTR).unwrap_or(DEFAULT_MAXSTRLEN)
+}
+
+/// The maximum string length of a variable with attributes `var_atts`, in a dataset
+/// whose root group has `root_atts`.
+pub fn var_maxstrlen(root_atts: &[Attribute], var_atts: &[Attribute]) -> usize {
+    length_attribute(var_atts, MAXSTRLEN_ATTR).unwrap_or_else(|| default_maxstrlen(root_atts))
+}
+
+/// The bytes of a string up to its first NUL, cut to at most `width` bytes (at the end
+/// of the last whole character when it is UTF-8); whether it was cut.
+fn cut(s: &[u8], width: usize) -> (&[u8], bool) {
+    let s = &s[..s.iter().position(|b| *b == 0).unwrap_or(s.len())];
+    if s.len() <= width {
+        return (s, false);
+    }
+    let end = match std::str::from_utf8(s) {
+        Ok(text) => (0..=width)
+            .rev()
+            .find(|i| text.is_char_boundary(*i))
+            .unwrap_or(0),
+        Err(_) => width,
+    };
+    (&s[..end], true)
+}
+
+/// `strings` as elements of `width` bytes, NUL padded (a null string is empty), and
+/// the number of strings cut to fit.
+pub fn to_fixed(strings: &[Option<Vec<u8>>], width: usize) -> (Vec<u8>, usize) {
+    let mut out = vec![0u8; strings.len() * width];
+    let mut truncated = 0;
+    for (slot, s) in out.chunks_exact_mut(width.max(1)).zip(strings) {
+        let (kept, was_cut) = cut(s.as_deref().unwrap_or_default(), width);
+        slot[..kept.len()].copy_from_slice(kept);
+        truncated += usize::from(was_cut);
+    }
+    (out, truncated)
+}
+
+/// The string one fixed-size element holds: its bytes up to the first NUL.
+pub fn from_fixed(element: &[u8]) -> Vec<u8> {
+    cut(element, element.len()).0.to_vec()
+}
+
+/// The JSON `fill_value` of a string array whose fill element is `fill`: the string as
+/// is in NCZarr (netCDF-C's form), base64 in pure Zarr (zarr-python's form for byte
+/// strings; `""` is both).
+pub fn fill_json(fill: &[u8], nczarr: bool) -> J {
+    let s = from_fixed(fill);
+    if nczarr {
+        J::Str(String::from_utf8_lossy(&s).into_owned())
+    } else {
+        J::Str(base64_encode(&s))
+    }
+}
+
+/// The fill element of a string array of `dtype` from its JSON `fill_value`: a string
+/// as is in NCZarr, base64 (or, when it is not base64, as is) for byte strings in pure
+/// Zarr, as is for UTF-32 and vlen strings.
+pub fn fill_element(value: &Value, dtype: &Dtype, dialect: Dialect) -> Vec<u8> {
+    let text = value.as_str().unwrap_or_default();
+    let raw = match dtype.text {
+        Text::Bytes if dialect != Dialect::NcZarr => {
+            base64_decode(text).unwrap_or_else(|| text.as_bytes().to_vec())
+        }
+        _ => text.as_bytes().to_vec(),
+    };
+    match dtype.text {
+        Text::Vlen => from_fixed(&raw),
+        Text::Utf32 => {
+            let mut out = vec![0u8; dtype.size];
+            let units = String::from_utf8_lossy(&raw)
+                .chars()
+                .flat_map(|c| u32::from(c).to_ne_bytes())
+                .collect::<Vec<u8>>();
+            let n = units.len().min(dtype.size / 4 * 4);
+            out[..n].copy_from_slice(&units[..n]);
+            out
+        }
+        _ => to_fixed(&[Some(raw)], dtype.size).0,
+    }
+}
+
+const BASE64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Standard base64 with padding.
+pub fn base64_encode(data: &[u8]) -> String {
+    let mut out = String::with_capacity(data.len().div_ceil(3) * 4);
+    for group in data.chunks(3) {
+        let b = [
+            group[0],
+            group.get(1).copied().unwrap_or(0),
+            group.get(2).copied().unwrap_or(0),
+        ];
+        let n = u32::from_be_bytes([0, b[0], b[1], b[2]]);
+        for i in 0..4 {
+            if i <= group.len() {
+                out.push(char::from(BASE64[(n >> (18 - 6 * i) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Standard base64 with padding; `None` when `text` is not that.
+pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
+    let bytes = text.as_bytes();
+    if bytes.len() % 4 != 0 {
+        return None;
+    }
+    let mut out = Vec::with_capacity(bytes.len() / 4 * 3);
+    let groups = bytes.len() / 4;
+    for (g, quad) in bytes.chunks_exact(4).enumerate() {
+        let pad = quad.iter().rev().take_while(|c| **c == b'=').count();
+        if pad > 2 || (pad > 0 && g + 1 != groups) {
+            return None;
+        }
+        let mut n = 0u32;
+        for c in &quad[..4 - pad] {
+            let v = BASE64.iter().position(|b| b == c)?;
+            n = n << 6 | v as u32;
+        }
+        n <<= 6 * pad as u32;
+        out.extend_from_slice(&n.to_be_bytes()[1..4 - pad]);
+    }
+    Some(out)
+}
+
+/// The strings cut to their variable's maximum length while a store was written, per
+/// variable path.
+#[derive(Debug, Default)]
+pub struct Truncations(Mutex<BTreeMap<String, u64>>);
+
+impl Truncations {
+    /// Records that `n` strings of the variable `path` were cut.
+    pub fn record(&self, path: &str, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let mut map = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *map.entry(path.to_string()).or_default() += n as u64;
+    }
+
+    /// Every variable with strings cut, and how many, by path.
+    pub fn list(&self) -> Vec<(String, u64)> {
+        let map = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        map.iter().map(|(k, v)| (k.clone(), *v)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ncmodel::{AtomicType, TypeRef, Values};
+
+    fn int_att(name: &str, n: i32) -> Attribute {
+        Attribute {
+            name: name.into(),
+            type_ref: TypeRef::Atomic(AtomicType::Int),
+            values: Values::Int(vec![n]),
+        }
+    }
+
+    #[test]
+    fn maxstrlen_precedence() {
+        let root = [int_att(DEFAULT_MAXSTRLEN_ATTR, 6)];
+        assert_eq!(var_maxstrlen(&[], &[]), 128);
+        assert_eq!(var_maxstrlen(&root, &[]), 6);
+        assert_eq!(var_maxstrlen(&root, &[int_att(MAXSTRLEN_ATTR, 4)]), 4);
+        assert_eq!(var_maxstrlen(&root, &[int_att(MAXSTRLEN_ATTR, 0)]), 6);
+    }
+
+    #[test]
+    fn fixed_strings_cut_and_pad() {
+        let s = |t: &str| Some(t.as_bytes().to_vec());
+        let (bytes, cut) = to_fixed(
+            &[s("ab"), None, s("0123456789"), s("\u{e9}\u{e9}\u{e9}")],
+            4,
+        );
+        assert_eq!(&bytes, b"ab\0\0\0\0\0\x000123\xc3\xa9\xc3\xa9");
+        assert_eq!(cut, 2);
+        let (bytes, cut) = to_fixed(&[s("a\u{e9}\u{e9}")], 4);
+        assert_eq!((&bytes[..], cut), (&b"a\xc3\xa9\0"[..], 1));
+        assert_eq!(from_fixed(b"ab\0c"), b"ab");
+        assert_eq!(from_fixed(b"\0\0"), b"");
+    }
+
+    #[test]
+    fn base64_round_trips() {
+        for text in ["", "a", "ab", "abc", "abcd", "h\u{e9}llo w"] {
+            let enc = base64_encode(text.as_bytes());
+            assert_eq!(
+                base64_decode(&enc).as_deref(),
+                Some(text.as_bytes()),
+                "{enc}"
+            );
+        }
+        assert_eq!(base64_encode(b"abc"), "YWJj");
+        assert_eq!(base64_encode(b"ab"), "YWI=");
+        assert_eq!(base64_decode("abc"), None);
+        assert_eq!(base64_decode("a=bc"), None);
+    }
+}

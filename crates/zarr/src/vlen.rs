@@ -1,0 +1,143 @@
+//! Reading arrays of variable-length strings: zarr-python's object arrays of the
+//! `vlen-utf8` codec (v2 dtype `|O`, v3 data type `string`). A chunk is a count and then
+//! each string as a length and its bytes (little-endian 32-bit numbers). The chunks a
+//! slab touches are decoded on all cores, and the slab is gathered as indices into the
+//! strings read, with the grid code of fixed-size elements.
+
+use ncmodel::Values;
+use rayon::prelude::*;
+
+use crate::codec::{decode_chain, CodecFail};
+use crate::dtype::VLEN_INDEX;
+use crate::error::{Result, ZarrError};
+use crate::grid::{chunks_touched, copy_box, overlap, Region};
+use crate::meta::ArrayMeta;
+use crate::read::{checked_slab, unavailable};
+use crate::schema::VarEntry;
+use crate::strings::from_fixed;
+
+/// The id of the codec of variable-length UTF-8 strings.
+pub const VLEN_UTF8: &str = "vlen-utf8";
+
+/// The largest decoded chunk of strings read (4 GiB), against damaged or hostile input.
+const MAX_CHUNK_BYTES: u64 = 1 << 32;
+
+/// The strings of the slab `start`/`count` of a variable of variable-length strings.
+pub fn read_vlen_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<Values> {
+    let meta = &entry.meta;
+    let (start, count) = checked_slab(entry, start, count)?;
+    let total = count
+        .iter()
+        .try_fold(VLEN_INDEX, |a, c| a.checked_mul(*c))
+        .ok_or_else(|| ZarrError::Invalid(format!("the slab {count:?} is too large")))?;
+    // Index 0 is the fill string: elements of chunks never written keep it.
+    let mut table = vec![from_fixed(&entry.missing)];
+    let mut out = vec![0u8; total];
+    let touched = chunks_touched(start, count, &meta.chunks);
+    let batch = rayon::current_num_threads().max(1) * 2;
+    for indices in touched.chunks(batch) {
+        let decoded: Vec<Result<Option<Vec<Vec<u8>>>>> = indices
+            .par_iter()
+            .map(|index| read_vlen_chunk(meta, index))
+            .collect();
+        for (index, chunk) in indices.iter().zip(decoded) {
+            let Some(strings) = chunk? else { continue };
+            let base = table.len() as u64;
+            let ids: Vec<u8> = (0..strings.len() as u64)
+                .flat_map(|i| (base + i).to_ne_bytes())
+                .collect();
+            table.extend(strings);
+            let (in_chunk, in_slab, extent) = overlap(index, &meta.chunks, start, count);
+            let from = Region {
+                shape: &meta.chunks,
+                offset: &in_chunk,
+            };
+            let to = Region {
+                shape: count,
+                offset: &in_slab,
+            };
+            copy_box(&ids, &from, &mut out, &to, &extent, VLEN_INDEX);
+        }
+    }
+    let strings = out
+        .chunks_exact(VLEN_INDEX)
+        .map(|id| {
+            let mut a = [0u8; VLEN_INDEX];
+            a.copy_from_slice(id);
+            let id = usize::try_from(u64::from_ne_bytes(a)).unwrap_or(0);
+            Some(table.get(id).cloned().unwrap_or_default())
+        })
+        .collect();
+    Ok(Values::String(strings))
+}
+
+/// The strings of one chunk; `None` when its file is missing.
+fn read_vlen_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<Vec<u8>>>> {
+    let path = meta.chunk_path(index);
+    let raw = match std::fs::read(&path) {
+        Ok(raw) => raw,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(ZarrError::io(&path, e)),
+    };
+    let damaged = |m: String| {
+        ZarrError::Corrupt(format!(
+            "chunk {} cannot be decoded: {m}; the store is probably damaged",
+            path.display()
+        ))
+    };
+    let data = if meta.codecs.is_empty() {
+        raw
+    } else {
+        let cap = usize::try_from(MAX_CHUNK_BYTES).unwrap_or(usize::MAX);
+        decode_chain(&meta.codecs, 1, raw, cap).map_err(|e| match e {
+            CodecFail::Unavailable(id) => unavailable(&id),
+            CodecFail::Failed(m) => damaged(m),
+        })?
+    };
+    decode_vlen(&data, meta.chunk_elements())
+        .map(Some)
+        .map_err(damaged)
+}
+
+/// The next little-endian 32-bit number of `rest`, which moves past it.
+fn take_u32(rest: &mut &[u8]) -> Option<usize> {
+    let (head, tail) = rest.split_first_chunk::<4>()?;
+    *rest = tail;
+    usize::try_from(u32::from_le_bytes(*head)).ok()
+}
+
+/// The strings of a `vlen-utf8` buffer that must hold `elements` of them.
+pub fn decode_vlen(data: &[u8], elements: usize) -> Result<Vec<Vec<u8>>, String> {
+    let mut rest = data;
+    let n = take_u32(&mut rest).ok_or("the vlen-utf8 data ends inside its count")?;
+    if n != elements {
+        return Err(format!("it holds {n} strings where a chunk has {elements}"));
+    }
+    let mut out = Vec::with_capacity(n.min(data.len() / 4));
+    for _ in 0..n {
+        let len = take_u32(&mut rest).ok_or("the vlen-utf8 data ends inside a length")?;
+        if len > rest.len() {
+            return Err("the vlen-utf8 data ends inside a string".into());
+        }
+        let (s, tail) = rest.split_at(len);
+        out.push(s.to_vec());
+        rest = tail;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vlen_utf8_decodes() {
+        let data = b"\x02\0\0\0\x01\0\0\0x\x06\0\0\0h\xc3\xa9llo";
+        assert_eq!(
+            decode_vlen(data, 2),
+            Ok(vec![b"x".to_vec(), "h\u{e9}llo".as_bytes().to_vec()])
+        );
+        assert!(decode_vlen(data, 3).is_err());
+        assert!(decode_vlen(&data[..12], 2).is_err());
+    }
+}
