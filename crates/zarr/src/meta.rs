@@ -228,6 +228,14 @@ fn fill_of(value: Option<&Value>, dtype: &Dtype, dialect: Dialect) -> Option<Vec
     if dtype.atomic == AtomicType::String {
         return Some(crate::strings::fill_element(value, dtype, dialect));
     }
+    if dtype.atomic == AtomicType::Char && dialect != Dialect::NcZarr && value.is_string() {
+        // `|S1` in pure Zarr: base64, as zarr-python writes it.
+        return Some(crate::strings::fill_element(
+            value,
+            &Dtype::fixed_string(1),
+            dialect,
+        ));
+    }
     let mut element = json_to_element(value, dtype.atomic)?;
     if cfg!(target_endian = "big") {
         swap_in_place(&mut element, 1);

@@ -171,7 +171,12 @@ impl MetaWriter<'_> {
         let dims: Vec<(String, bool, String)> =
             var.var.dim_ids.iter().map(|d| self.dim_path(*d)).collect();
         let string = var.dtype.atomic == ncmodel::AtomicType::String;
-        let fill = match string {
+        // Byte strings' fill values are base64 in pure Zarr v2 (zarr-python refuses a
+        // number for `|S1`); NCZarr keeps netCDF-C's forms.
+        let char_v2 = var.dtype.atomic == ncmodel::AtomicType::Char
+            && !self.nczarr()
+            && self.version == ZarrVersion::V2;
+        let fill = match string || char_v2 {
             true if var.no_fill && self.version != ZarrVersion::V3 => J::Null,
             true => crate::strings::fill_json(&var.fill, self.nczarr()),
             false => fill_json(var),
