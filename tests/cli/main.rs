@@ -17,3 +17,4 @@ mod support;
 mod versions;
 mod zarr_interop;
 mod zarr_outputs;
+mod zarr_strings;

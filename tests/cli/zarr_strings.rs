@@ -1,0 +1,244 @@
+//! netCDF strings in Zarr stores, against zarr-python and as netCDF-C 4.9.1+ reads them:
+//!
+//! - our ncgen's NCZarr store of strings dumps as netCDF-C 4.9.3's own test baseline
+//!   (`nczarr_test/ref_string_nczarr.baseline`: `|S<maxstrlen>`, the value cut to
+//!   `_nczarr_maxstrlen`, string attributes typed `|S<n>`);
+//! - zarr-python reads the string arrays of our pure Zarr v2 (`|S<n>`), v3
+//!   (`null_terminated_bytes`) and NCZarr stores as the strings written, cut to the
+//!   maximum length;
+//! - our ncdump reads zarr-python's strings: v2 object arrays (`vlen-utf8`, compressed),
+//!   `<U3` and `|S4`, v3 `string` and `|S5`.
+//!
+//! Python runs from the project's .venv, as in zarr_interop.rs.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+use crate::support::{from_line, run, scratch, skip, Run, Test};
+
+/// The project virtualenv's python with zarr (3.x) and numcodecs, or `None` after a skip
+/// (a failure in CI).
+fn zarr_python() -> Option<PathBuf> {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python3");
+    let check = "import zarr, numcodecs, numpy; assert int(zarr.__version__.split('.')[0]) >= 3";
+    if python.is_file() && run(Command::new(&python).args(["-c", check])).code == Some(0) {
+        Some(python)
+    } else {
+        skip("the project virtualenv .venv with zarr (3.x), numcodecs and numpy");
+        None
+    }
+}
+
+/// The Python side: `read STORE NAME...` prints {NAME: {dtype, data}, "attrs": {...}},
+/// byte strings decoded as UTF-8; `write DIR` writes DIR/w2.zarr and DIR/w3.zarr.
+const PY: &str = r#"
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import numpy as np, numcodecs, zarr
+
+def text(x):
+    return x.decode("utf-8") if isinstance(x, bytes) else str(x)
+
+if sys.argv[1] == "read":
+    g = zarr.open_group(sys.argv[2], mode="r")
+    out = {n: {"dtype": str(g[n].dtype), "data": [text(x) for x in np.asarray(g[n][...]).ravel().tolist()]}
+           for n in sys.argv[3:]}
+    out["attrs"] = dict(g.attrs)
+    print(json.dumps(out))
+else:
+    d = sys.argv[2]
+    g = zarr.open_group(d + "/w2.zarr", mode="w", zarr_format=2)
+    o = g.create_array("o", shape=(3,), chunks=(2,), dtype=str, compressors=numcodecs.Zstd(level=3))
+    o[:] = np.array(["x", "h\u00e9llo", ""], dtype=object)
+    u = g.create_array("u", shape=(3,), dtype="<U3", compressors=numcodecs.Zlib(level=1))
+    u[:] = np.array(["ab", "c\u00e9d", ""])
+    s = g.create_array("s", shape=(3,), dtype="|S4", compressors=None)
+    s[:] = np.array([b"ab", b"cdef", b""])
+    for a in (o, u, s):
+        a.attrs["_ARRAY_DIMENSIONS"] = ["n"]
+    g = zarr.open_group(d + "/w3.zarr", mode="w", zarr_format=3)
+    o = g.create_array("o", shape=(3,), chunks=(2,), dtype=str, dimension_names=["n"])
+    o[:] = np.array(["x", "h\u00e9llo", ""], dtype=object)
+    s = g.create_array("s", shape=(3,), dtype="|S5", dimension_names=["n"])
+    s[:] = np.array([b"ab", b"cdefg", b""])
+"#;
+
+fn py(python: &Path, args: &[&str]) -> String {
+    let done = run(Command::new(python).arg("-c").arg(PY).args(args));
+    assert_eq!(
+        done.code,
+        Some(0),
+        "python {args:?} failed:\n{}",
+        done.stderr
+    );
+    done.stdout
+}
+
+#[track_caller]
+fn ok(label: &str, run: Run) -> String {
+    assert_eq!(run.code, Some(0), "{label}: {}", run.stderr);
+    run.stdout
+}
+
+/// Strings of several lengths (maximum 6 by default), a scalar cut to 4, a fill value,
+/// and a char variable beside them.
+const CDL: &str = r#"netcdf s {
+dimensions:
+	x = 2 ;
+	y = 3 ;
+variables:
+	string grid(x, y) ;
+		string grid:comment = "strings" ;
+	string truncated ;
+		truncated:_nczarr_maxstrlen = 4 ;
+	string filled(x) ;
+		string filled:_FillValue = "N/A" ;
+	char c(y) ;
+
+// global attributes:
+		string :names = "abc", "déf" ;
+		:_nczarr_default_maxstrlen = 6 ;
+data:
+
+ grid =
+  "", "abc", "héllo",
+  "é日本", "0123456", "x" ;
+
+ truncated = "0123456789" ;
+
+ filled = "set", _ ;
+
+ c = "xyz" ;
+}
+"#;
+
+/// What zarr-python reads of `grid`, `truncated` and `filled` (cut to 6 and 4 bytes,
+/// "é日本" at the end of its last whole character), and of the char variable `c`.
+fn expected_strings() -> Value {
+    json!({
+        "grid": ["", "abc", "h\u{e9}llo", "\u{e9}\u{65e5}", "012345", "x"],
+        "truncated": ["0123"],
+        "filled": ["set", "N/A"],
+        "c": ["x", "y", "z"],
+    })
+}
+
+/// Our ncgen's stores of [`CDL`] in DIR: NCZarr, pure Zarr v2, Zarr v3.
+fn our_stores(dir: &Path) -> [PathBuf; 3] {
+    let cdl = dir.join("s.cdl");
+    fs::write(&cdl, CDL).unwrap_or_else(|e| panic!("{e}"));
+    let stores = ["nczarr", "v2", "v3"].map(|k| dir.join(k).join("s.zarr"));
+    for (store, mode) in stores.iter().zip(["nczarr,file", "zarr,file", "zarr,v3"]) {
+        let parent = store.parent().unwrap_or(dir);
+        fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
+        let url = format!("file://{}#mode={mode}", store.display());
+        ok(
+            &format!("our ncgen to {mode}"),
+            Test::ours("ncgen").arg("-o").arg(&url).arg(&cdl).run(),
+        );
+    }
+    stores
+}
+
+#[test]
+fn nczarr_strings_dump_as_netcdf_c_4_9_3_reads_them() {
+    let dir = scratch();
+    let [nczarr, _, _] = our_stores(dir.path());
+    let dump = ok("our ncdump", Test::ours("ncdump").arg(&nczarr).run());
+    let expected = "netcdf s {
+dimensions:
+	x = 2 ;
+	y = 3 ;
+variables:
+	string grid(x, y) ;
+		string grid:comment = \"strings\" ;
+	string truncated ;
+		truncated:_nczarr_maxstrlen = 4 ;
+	string filled(x) ;
+		string filled:_FillValue = \"N/A\" ;
+	char c(y) ;
+
+// global attributes:
+		string :names = \"abc\", \"déf\" ;
+		:_nczarr_default_maxstrlen = 6 ;
+data:
+
+ grid =
+  _, \"abc\", \"héllo\",
+  \"é日\", \"012345\", \"x\" ;
+
+ truncated = \"0123\" ;
+
+ filled = \"set\", _ ;
+
+ c = \"xyz\" ;
+}
+";
+    assert_eq!(dump, expected);
+    let zarray = |name: &str| -> Value {
+        let text = fs::read_to_string(nczarr.join(name).join(".zarray"))
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"))
+    };
+    assert_eq!(zarray("grid")["dtype"], "|S6");
+    assert_eq!(zarray("truncated")["dtype"], "|S4");
+    assert_eq!(zarray("filled")["fill_value"], "N/A");
+}
+
+#[test]
+fn zarr_python_reads_our_strings() {
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let [nczarr, v2, v3] = our_stores(dir.path());
+    for (store, dtype, names) in [
+        // Char is |S1 in pure Zarr v2, its fill value base64 as zarr-python needs.
+        (&v2, "|S", &["grid", "truncated", "filled", "c"][..]),
+        (&v3, "|S", &["grid", "truncated", "filled"][..]),
+        // netCDF-C's fill value of strings is the string, not base64: zarr-python reads
+        // NCZarr string arrays whose fill value is empty.
+        (&nczarr, "|S", &["grid", "truncated"][..]),
+    ] {
+        let mut args = vec!["read", store.to_str().unwrap_or_default()];
+        args.extend(names);
+        let got: Value = serde_json::from_str(&py(&python, &args))
+            .unwrap_or_else(|e| panic!("{}: {e}", store.display()));
+        let want = expected_strings();
+        for name in names {
+            assert_eq!(got[name]["data"], want[name], "{}: {name}", store.display());
+            let t = got[name]["dtype"].as_str().unwrap_or_default();
+            assert!(t.starts_with(dtype), "{}: {name} is {t}", store.display());
+        }
+        assert_eq!(
+            got["attrs"]["names"],
+            json!(["abc", "d\u{e9}f"]),
+            "{}",
+            store.display()
+        );
+    }
+}
+
+#[test]
+fn our_ncdump_reads_zarr_python_strings() {
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    py(&python, &["write", dir.path().to_str().unwrap_or_default()]);
+    let dump = |name: &str| {
+        let store = dir.path().join(name);
+        from_line(&ok(name, Test::ours("ncdump").arg(&store).run()), "data:").to_string()
+    };
+    assert_eq!(
+        dump("w2.zarr"),
+        "data:\n\n o = \"x\", \"héllo\", _ ;\n\n s = \"ab\", \"cdef\", _ ;\n\n u = \"ab\", \"céd\", _ ;\n}\n"
+    );
+    assert_eq!(
+        dump("w3.zarr"),
+        "data:\n\n o = \"x\", \"héllo\", _ ;\n\n s = \"ab\", \"cdefg\", _ ;\n}\n"
+    );
+}
