@@ -122,12 +122,14 @@ impl Dtype {
             ('U', A::String) => (size.checked_mul(4).ok_or_else(bad)?, Text::Utf32),
             _ => (size, Text::Plain),
         };
+        // Byte strings have no byte order: `>S1` is only netCDF-C 4.9.1+'s mark of char.
+        let bytes = kind == 'S';
         Ok(Self {
             atomic,
-            big_endian,
+            big_endian: big_endian && !bytes,
             size,
             text,
-            has_order: order != '|',
+            has_order: order != '|' && !bytes,
         })
     }
 
@@ -263,7 +265,11 @@ mod tests {
         let atomic = |t, d| Dtype::parse_v2(t, d).map(|d| d.atomic);
         assert_eq!(atomic("<f4", NcZarr)?, AtomicType::Float);
         assert_eq!(atomic("<U1", NcZarr)?, AtomicType::Char);
-        assert_eq!(atomic(">S1", NcZarr)?, AtomicType::Char);
+        let c = Dtype::parse_v2(">S1", NcZarr)?;
+        assert_eq!(
+            (c.atomic, c.big_endian, c.has_order),
+            (AtomicType::Char, false, false)
+        );
         assert_eq!(atomic("|S1", NcZarr)?, AtomicType::String);
         assert_eq!(atomic("|S1", Pure)?, AtomicType::Char);
         assert_eq!(atomic("<U1", NetcdfPure)?, AtomicType::Char);
