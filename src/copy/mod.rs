@@ -200,24 +200,21 @@ fn print_plan(plan: &CopyPlan) -> anyhow::Result<()> {
 /// copy before anything is written.
 fn check_input_filters(input: &dyn StoreReader, plan: &CopyPlan) -> anyhow::Result<()> {
     for var in plan.vars.iter().filter(|v| v.copy_data) {
-        let filters = var
+        let filters: Vec<String> = var
             .input_filters
             .ids()
             .filter(|id| !input.filter_available(*id))
-            .map(crate::plugins::describe_filter);
-        let codecs = input
-            .unreadable_codecs(var.input_group, var.input_varid)
+            .map(crate::plugins::describe_filter)
+            .collect();
+        let codecs = input.unreadable_codecs(var.input_group, var.input_varid);
+        // A plugin can provide a missing HDF5 filter; nothing can provide a Zarr codec.
+        let or = if filters.is_empty() { "so" } else { "or" };
+        let missing: Vec<String> = filters
             .into_iter()
-            .map(|id| format!("codec {id:?}"));
-        let missing: Vec<String> = filters.chain(codecs).collect();
+            .chain(codecs.iter().map(|id| format!("codec {id:?}")))
+            .collect();
         if !missing.is_empty() {
-            // A plugin can provide a missing HDF5 filter; nothing can provide a Zarr codec.
             let remedy = input.filter_remedy();
-            let or = if missing[0].starts_with("codec") {
-                "so"
-            } else {
-                "or"
-            };
             anyhow::bail!(
                 "{}: cannot read variable {}: {} not available; {remedy}, {or} leave the \
                  variable out with -V; no output was written",

@@ -327,3 +327,16 @@ pub fn interrupt(pid: u32) -> bool {
     };
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGINT).is_ok()
 }
+
+/// The project virtualenv's python with zarr (3.x), numcodecs and numpy, or `None` after
+/// a skip (a failure in CI).
+pub fn zarr_python() -> Option<PathBuf> {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python3");
+    let check = "import zarr, numcodecs, numpy; assert int(zarr.__version__.split('.')[0]) >= 3";
+    if python.is_file() && run(Command::new(&python).args(["-c", check])).code == Some(0) {
+        Some(python)
+    } else {
+        skip("the project virtualenv .venv with zarr (3.x), numcodecs and numpy");
+        None
+    }
+}

@@ -25,21 +25,8 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::support::{first_difference, from_line, reference, run, scratch, skip};
-use crate::support::{run_reference, Run, Test};
-
-/// The project virtualenv's python with zarr (3.x), numcodecs and numpy, or `None` after
-/// a skip (a failure in CI).
-fn zarr_python() -> Option<PathBuf> {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python3");
-    let check = "import zarr, numcodecs, numpy; assert int(zarr.__version__.split('.')[0]) >= 3";
-    if python.is_file() && run(Command::new(&python).args(["-c", check])).code == Some(0) {
-        Some(python)
-    } else {
-        skip("the project virtualenv .venv with zarr (3.x), numcodecs and numpy");
-        None
-    }
-}
+use crate::support::{first_difference, from_line, reference, run, scratch};
+use crate::support::{run_reference, zarr_python, Run, Test};
 
 /// The Python side of the tests: `python -c PY COMMAND ARGS...`, JSON on standard output.
 ///

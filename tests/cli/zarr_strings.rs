@@ -17,20 +17,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::support::{from_line, run, scratch, skip, Run, Test};
-
-/// The project virtualenv's python with zarr (3.x) and numcodecs, or `None` after a skip
-/// (a failure in CI).
-fn zarr_python() -> Option<PathBuf> {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python3");
-    let check = "import zarr, numcodecs, numpy; assert int(zarr.__version__.split('.')[0]) >= 3";
-    if python.is_file() && run(Command::new(&python).args(["-c", check])).code == Some(0) {
-        Some(python)
-    } else {
-        skip("the project virtualenv .venv with zarr (3.x), numcodecs and numpy");
-        None
-    }
-}
+use crate::support::{from_line, run, scratch, zarr_python, Run, Test};
 
 /// The Python side: `read STORE NAME...` prints {NAME: {dtype, data}, "attrs": {...}},
 /// byte strings decoded as UTF-8; `write DIR` writes DIR/w2.zarr and DIR/w3.zarr.

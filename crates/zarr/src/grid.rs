@@ -110,6 +110,65 @@ pub fn copy_box(
     }
 }
 
+/// A slab (`start`/`count`) of an array chunked by `chunks`, with elements of `elem`
+/// bytes: what reading and writing share to move data between the slab and its chunks.
+pub struct SlabGrid<'a> {
+    /// The slab's first element.
+    pub start: &'a [usize],
+    /// The slab's shape.
+    pub count: &'a [usize],
+    /// The chunk shape.
+    pub chunks: &'a [usize],
+    /// Bytes per element (for the slab buffers; see [`SlabGrid::chunk_to_slab`]).
+    pub elem: usize,
+}
+
+impl SlabGrid<'_> {
+    /// The chunks the slab touches, in batches of a few per thread: a batch is decoded
+    /// or encoded in parallel, so memory stays near the slab plus the chunks in flight.
+    pub fn batches(&self) -> Vec<Vec<Vec<usize>>> {
+        let batch = rayon::current_num_threads().max(1) * 2;
+        chunks_touched(self.start, self.count, self.chunks)
+            .chunks(batch)
+            .map(<[Vec<usize>]>::to_vec)
+            .collect()
+    }
+
+    /// Whether the slab covers the whole chunk `index`.
+    pub fn covers(&self, index: &[usize]) -> bool {
+        overlap(index, self.chunks, self.start, self.count).2 == self.chunks
+    }
+
+    /// Copies the part of the chunk `index` (its whole data, `chunk`) that lies in the
+    /// slab into `slab`.
+    pub fn chunk_to_slab(&self, index: &[usize], chunk: &[u8], slab: &mut [u8]) {
+        let (in_chunk, in_slab, extent) = overlap(index, self.chunks, self.start, self.count);
+        let from = Region {
+            shape: self.chunks,
+            offset: &in_chunk,
+        };
+        let to = Region {
+            shape: self.count,
+            offset: &in_slab,
+        };
+        copy_box(chunk, &from, slab, &to, &extent, self.elem);
+    }
+
+    /// Copies the part of `slab` that lies in the chunk `index` into `chunk`.
+    pub fn slab_to_chunk(&self, index: &[usize], slab: &[u8], chunk: &mut [u8]) {
+        let (in_chunk, in_slab, extent) = overlap(index, self.chunks, self.start, self.count);
+        let from = Region {
+            shape: self.count,
+            offset: &in_slab,
+        };
+        let to = Region {
+            shape: self.chunks,
+            offset: &in_chunk,
+        };
+        copy_box(slab, &from, chunk, &to, &extent, self.elem);
+    }
+}
+
 /// `count` elements of `element` bytes each, all equal to `element`.
 pub fn filled(element: &[u8], count: usize) -> Vec<u8> {
     element.repeat(count)

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use crate::codec::{codec_id, decode_chain, CodecFail, AVAILABLE};
 use crate::dtype::swap_in_place;
 use crate::error::{Result, ZarrError};
-use crate::grid::{chunks_touched, copy_box, filled, overlap, Region};
+use crate::grid::{filled, SlabGrid};
 use crate::meta::ArrayMeta;
 use crate::schema::VarEntry;
 
@@ -22,25 +22,20 @@ pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<V
         .ok_or_else(|| ZarrError::Invalid(format!("the slab {count:?} is too large")))?;
     let mut out = vec![0u8; total];
     let fill = &entry.missing;
-    let touched = chunks_touched(start, count, &meta.chunks);
-    let batch = rayon::current_num_threads().max(1) * 2;
-    for indices in touched.chunks(batch) {
+    let grid = SlabGrid {
+        start,
+        count,
+        chunks: &meta.chunks,
+        elem,
+    };
+    for indices in grid.batches() {
         let decoded: Vec<Result<Option<Vec<u8>>>> = indices
             .par_iter()
             .map(|index| read_chunk(entry, index))
             .collect();
         for (index, chunk) in indices.iter().zip(decoded) {
             let chunk = chunk?.unwrap_or_else(|| filled(fill, meta.chunk_elements()));
-            let (in_chunk, in_slab, extent) = overlap(index, &meta.chunks, start, count);
-            let from = Region {
-                shape: &meta.chunks,
-                offset: &in_chunk,
-            };
-            let to = Region {
-                shape: count,
-                offset: &in_slab,
-            };
-            copy_box(&chunk, &from, &mut out, &to, &extent, elem);
+            grid.chunk_to_slab(index, &chunk, &mut out);
         }
     }
     Ok(out)

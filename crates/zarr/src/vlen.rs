@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::codec::{decode_chain, CodecFail};
 use crate::dtype::VLEN_INDEX;
 use crate::error::{Result, ZarrError};
-use crate::grid::{chunks_touched, copy_box, overlap, Region};
+use crate::grid::SlabGrid;
 use crate::meta::ArrayMeta;
 use crate::read::{checked_slab, unavailable};
 use crate::schema::VarEntry;
@@ -33,9 +33,13 @@ pub fn read_vlen_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Res
     // Index 0 is the fill string: elements of chunks never written keep it.
     let mut table = vec![from_fixed(&entry.missing)];
     let mut out = vec![0u8; total];
-    let touched = chunks_touched(start, count, &meta.chunks);
-    let batch = rayon::current_num_threads().max(1) * 2;
-    for indices in touched.chunks(batch) {
+    let grid = SlabGrid {
+        start,
+        count,
+        chunks: &meta.chunks,
+        elem: VLEN_INDEX,
+    };
+    for indices in grid.batches() {
         let decoded: Vec<Result<Option<Vec<Vec<u8>>>>> = indices
             .par_iter()
             .map(|index| read_vlen_chunk(meta, index))
@@ -47,16 +51,7 @@ pub fn read_vlen_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Res
                 .flat_map(|i| (base + i).to_ne_bytes())
                 .collect();
             table.extend(strings);
-            let (in_chunk, in_slab, extent) = overlap(index, &meta.chunks, start, count);
-            let from = Region {
-                shape: &meta.chunks,
-                offset: &in_chunk,
-            };
-            let to = Region {
-                shape: count,
-                offset: &in_slab,
-            };
-            copy_box(&ids, &from, &mut out, &to, &extent, VLEN_INDEX);
+            grid.chunk_to_slab(index, &ids, &mut out);
         }
     }
     let strings = out

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 use crate::codec::{encode_chain, CodecFail};
 use crate::dtype::swap_in_place;
 use crate::error::{Result, ZarrError};
-use crate::grid::{chunks_touched, copy_box, filled, overlap, Region};
+use crate::grid::{filled, SlabGrid};
 use crate::meta::ArrayMeta;
 use crate::read::decode;
 
@@ -21,10 +21,14 @@ pub fn write_slab(
     count: &[usize],
     data: &[u8],
 ) -> Result<()> {
-    let touched = chunks_touched(start, count, &meta.chunks);
-    let batch = rayon::current_num_threads().max(1) * 2;
-    for indices in touched.chunks(batch) {
-        write_chunks(meta, fill, name, start, count, data, indices)?;
+    let grid = SlabGrid {
+        start,
+        count,
+        chunks: &meta.chunks,
+        elem: meta.dtype.size,
+    };
+    for indices in grid.batches() {
+        write_chunks(meta, fill, name, &grid, data, &indices)?;
     }
     Ok(())
 }
@@ -34,18 +38,15 @@ fn write_chunks(
     meta: &ArrayMeta,
     fill: &[u8],
     name: &str,
-    start: &[usize],
-    count: &[usize],
+    grid: &SlabGrid<'_>,
     data: &[u8],
     indices: &[Vec<usize>],
 ) -> Result<()> {
-    let elem = meta.dtype.size;
     indices
         .par_iter()
         .map(|index| {
-            let (in_chunk, in_slab, extent) = overlap(index, &meta.chunks, start, count);
             let path = meta.chunk_path(index);
-            let mut chunk = if extent == meta.chunks {
+            let mut chunk = if grid.covers(index) {
                 vec![0u8; meta.chunk_bytes()]
             } else {
                 match std::fs::read(&path) {
@@ -58,19 +59,12 @@ fn write_chunks(
                     Err(e) => return Err(ZarrError::io(&path, e)),
                 }
             };
-            let from = Region {
-                shape: count,
-                offset: &in_slab,
-            };
-            let to = Region {
-                shape: &meta.chunks,
-                offset: &in_chunk,
-            };
-            copy_box(data, &from, &mut chunk, &to, &extent, elem);
+            grid.slab_to_chunk(index, data, &mut chunk);
             if meta.dtype.needs_swap() {
                 swap_in_place(&mut chunk, meta.dtype.swap_width());
             }
-            let encoded = encode_chain(&meta.codecs, elem, chunk).map_err(|e| fail(name, e))?;
+            let encoded =
+                encode_chain(&meta.codecs, grid.elem, chunk).map_err(|e| fail(name, e))?;
             if let Some(parent) = path.parent() {
                 std::fs::create_dir_all(parent).map_err(|e| ZarrError::io(parent, e))?;
             }

@@ -337,13 +337,7 @@ fn unknown_codec_is_named_and_never_returned_as_data() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(root.join("v/0"), [0u8; 16]).unwrap_or_else(|e| panic!("{e}"));
-    let r = ZarrReader::open(&common::location(
-        &root,
-        ZarrFlavor::Detect,
-        ZarrVersion::V2,
-    ))
-    .unwrap_or_else(|e| panic!("{e}"));
-    let ds = r.schema().unwrap_or_else(|e| panic!("{e}"));
+    let (r, ds) = common::open(&root, ZarrFlavor::Detect, ZarrVersion::V2);
     let v = &ds.root.vars[0];
     assert_eq!(ds.root.dims[0].name, "_zdim_4");
     assert_eq!(
@@ -376,14 +370,7 @@ fn zstd_store(dir: &std::path::Path, chunk: &[u8]) -> (ZarrReader, Dataset) {
         br#"{"zarr_format": 2, "shape": [4], "chunks": [4], "dtype": "<i4", "fill_value": 0, "order": "C", "filters": null, "compressor": {"id": "zstd", "level": 3}}"#,
     );
     write(root.join("v/0"), chunk);
-    let r = ZarrReader::open(&common::location(
-        &root,
-        ZarrFlavor::Detect,
-        ZarrVersion::V2,
-    ))
-    .unwrap_or_else(|e| panic!("{e}"));
-    let ds = r.schema().unwrap_or_else(|e| panic!("{e}"));
-    (r, ds)
+    common::open(&root, ZarrFlavor::Detect, ZarrVersion::V2)
 }
 
 #[test]
@@ -460,13 +447,7 @@ fn zarr_python_fixed_length_strings_read_as_strings() {
         .flat_map(|s| s.chars().flat_map(|c| (c as u32).to_le_bytes()))
         .collect();
     put("u/0", &utf32);
-    let r = ZarrReader::open(&common::location(
-        &root,
-        ZarrFlavor::Detect,
-        ZarrVersion::V2,
-    ))
-    .unwrap_or_else(|e| panic!("{e}"));
-    let ds = r.schema().unwrap_or_else(|e| panic!("{e}"));
+    let (r, ds) = common::open(&root, ZarrFlavor::Detect, ZarrVersion::V2);
     let read = |i: usize| {
         let v = &ds.root.vars[i];
         assert_eq!(v.type_ref, TypeRef::Atomic(A::String), "{}", v.name);

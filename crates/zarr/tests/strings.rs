@@ -140,10 +140,7 @@ fn write(root: &Path, flavor: ZarrFlavor, version: ZarrVersion) -> Vec<(String, 
 }
 
 fn read(root: &Path, flavor: ZarrFlavor, version: ZarrVersion) -> (ZarrReader, Dataset) {
-    let r = ZarrReader::open(&common::location(root, flavor, version))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let ds = r.schema().unwrap_or_else(|e| panic!("{e}"));
-    (r, ds)
+    common::open(root, flavor, version)
 }
 
 fn data(r: &ZarrReader, ds: &Dataset, name: &str) -> Values {

@@ -69,3 +69,16 @@ pub fn reference_store(dir: &Path, name: &str, cdl: &str) -> PathBuf {
     run("/usr/bin/nccopy", &[&nc.to_string_lossy(), &url(&store)]);
     store
 }
+
+/// Opens the store at `root` and reads its schema.
+pub fn open(
+    root: &Path,
+    flavor: ZarrFlavor,
+    version: ZarrVersion,
+) -> (zarr::ZarrReader, ncmodel::Dataset) {
+    use store::StoreReader;
+    let reader =
+        zarr::ZarrReader::open(&location(root, flavor, version)).unwrap_or_else(|e| panic!("{e}"));
+    let ds = reader.schema().unwrap_or_else(|e| panic!("{e}"));
+    (reader, ds)
+}
