@@ -300,6 +300,9 @@ impl Copy<'_> {
             })?;
         }
         progress.finish();
+        for warning in writer.warnings() {
+            eprintln!("nccopy: warning: {warning}");
+        }
         writer
             .finish()
             .with_context(|| format!("{target}: finishing the output"))

@@ -124,6 +124,9 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
                 .map_err(|e| Failure::runtime(e.context(source.name().to_string())))?;
         }
     }
+    for warning in writer.warnings() {
+        eprintln!("ncgen: warning: {warning}");
+    }
     writer
         .finish()
         .map_err(|e| Failure::runtime(output::explain_write_error(e)))

@@ -229,3 +229,36 @@ fn our_ncdump_reads_zarr_python_strings() {
         "data:\n\n o = \"x\", \"héllo\", _ ;\n\n s = \"ab\", \"cdefg\", _ ;\n}\n"
     );
 }
+
+/// Strings longer than their variable's maximum are cut (as netCDF-C does), but never
+/// silently: ncgen and nccopy name each variable, its maximum and how many were cut.
+#[test]
+fn cut_strings_are_reported() {
+    let dir = scratch();
+    let cdl = dir.path().join("s.cdl");
+    fs::write(&cdl, CDL).unwrap_or_else(|e| panic!("{e}"));
+    let store = dir.path().join("g.zarr");
+    let url = format!("file://{}#mode=nczarr,file", store.display());
+    let generated = Test::ours("ncgen").arg("-o").arg(&url).arg(&cdl).run();
+    assert_eq!(generated.code, Some(0), "{}", generated.stderr);
+    insta::assert_snapshot!("cut_strings_ncgen", generated.stderr);
+
+    let nc = dir.path().join("s.nc");
+    ok(
+        "our ncgen to netCDF-4",
+        Test::ours("ncgen").args(["-k", "nc4", "-o"]).arg(&nc).arg(&cdl).run(),
+    );
+    let copied = Test::ours("nccopy")
+        .arg(&nc)
+        .arg(dir.path().join("c.zarr"))
+        .run();
+    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    insta::assert_snapshot!("cut_strings_nccopy", copied.stderr);
+
+    // A netCDF-4 output holds strings of any length: nothing is cut, nothing is said.
+    let whole = Test::ours("nccopy")
+        .arg(&nc)
+        .arg(dir.path().join("c.nc"))
+        .run();
+    assert_eq!((whole.code, whole.stderr.as_str()), (Some(0), ""));
+}

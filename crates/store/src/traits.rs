@@ -147,6 +147,12 @@ pub trait StoreWriter {
         None
     }
 
+    /// What the backend changed in the data written so far that a user should hear
+    /// about (a string cut to the length a format holds), one message each.
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Closes the output and moves it to its name.
     fn finish(self: Box<Self>) -> Result<(), StoreError>;
 }

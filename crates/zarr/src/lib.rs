@@ -27,6 +27,7 @@ mod writer;
 
 pub use error::ZarrError;
 pub use reader::ZarrReader;
+pub use strings::StringTruncation;
 pub use writer::ZarrWriter;
 
 /// Whether the HDF5 filter `id` can be written and read as a Zarr codec by nctools.

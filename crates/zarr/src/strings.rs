@@ -167,14 +167,39 @@ pub fn base64_decode(text: &str) -> Option<Vec<u8>> {
     Some(out)
 }
 
+/// The strings of one variable cut to its maximum length while a store was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StringTruncation {
+    /// The variable's path, `/g/v`.
+    pub path: String,
+    /// Its maximum string length in bytes.
+    pub maxstrlen: usize,
+    /// How many of its values were cut.
+    pub count: u64,
+}
+
+impl StringTruncation {
+    /// What a user is told about it.
+    pub fn message(&self) -> String {
+        format!(
+            "variable {}: {} string value(s) longer than its maximum of {} bytes were cut \
+             to it (the maximum is the variable's attribute {MAXSTRLEN_ATTR}, else the \
+             root group's {DEFAULT_MAXSTRLEN_ATTR}, else {DEFAULT_MAXSTRLEN}; set one to \
+             keep them whole)",
+            self.path, self.count, self.maxstrlen
+        )
+    }
+}
+
 /// The strings cut to their variable's maximum length while a store was written, per
-/// variable path.
+/// variable path: the maximum length and how many were cut.
 #[derive(Debug, Default)]
-pub struct Truncations(Mutex<BTreeMap<String, u64>>);
+pub struct Truncations(Mutex<BTreeMap<String, (usize, u64)>>);
 
 impl Truncations {
-    /// Records that `n` strings of the variable `path` were cut.
-    pub fn record(&self, path: &str, n: usize) {
+    /// Records that `n` strings of the variable `path`, whose maximum length is
+    /// `maxstrlen`, were cut.
+    pub fn record(&self, path: &str, maxstrlen: usize, n: usize) {
         if n == 0 {
             return;
         }
@@ -182,16 +207,22 @@ impl Truncations {
             .0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        *map.entry(path.to_string()).or_default() += n as u64;
+        map.entry(path.to_string()).or_insert((maxstrlen, 0)).1 += n as u64;
     }
 
-    /// Every variable with strings cut, and how many, by path.
-    pub fn list(&self) -> Vec<(String, u64)> {
+    /// Every variable with strings cut, by path.
+    pub fn list(&self) -> Vec<StringTruncation> {
         let map = self
             .0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        map.iter().map(|(k, v)| (k.clone(), *v)).collect()
+        map.iter()
+            .map(|(path, (maxstrlen, count))| StringTruncation {
+                path: path.clone(),
+                maxstrlen: *maxstrlen,
+                count: *count,
+            })
+            .collect()
     }
 }
 

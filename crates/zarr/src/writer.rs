@@ -77,7 +77,7 @@ impl ZarrWriter {
     /// variable's maximum length (`_nczarr_maxstrlen`, else `_nczarr_default_maxstrlen`,
     /// else 128 bytes), and how many values were cut to it so far. netCDF-C cuts them
     /// silently; this lets a caller say so.
-    pub fn truncated_strings(&self) -> Vec<(String, u64)> {
+    pub fn truncated_strings(&self) -> Vec<crate::strings::StringTruncation> {
         self.truncations.list()
     }
 
@@ -237,6 +237,13 @@ impl Drop for ZarrWriter {
 }
 
 impl StoreWriter for ZarrWriter {
+    fn warnings(&self) -> Vec<String> {
+        self.truncated_strings()
+            .iter()
+            .map(crate::strings::StringTruncation::message)
+            .collect()
+    }
+
     fn target(&self) -> &str {
         &self.text
     }
@@ -292,7 +299,8 @@ impl StoreWriter for ZarrWriter {
             crate::values::element_bytes(values, &dtype).map_err(|e| e.into_store(context()))?;
         if cut > 0 {
             let path: String = group_path.iter().map(|g| format!("/{g}")).collect();
-            self.truncations.record(&format!("{path}/{name}"), cut);
+            self.truncations
+                .record(&format!("{path}/{name}"), dtype.size, cut);
         }
         self.write_bytes(index, start, count, &bytes)
             .map_err(|e| e.into_store(context()))
