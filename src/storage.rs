@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use anyhow::anyhow;
-use ncmodel::Format;
+use ncmodel::{AtomicType, Dataset, Format, TypeRef};
 use store::{Location, StoreReader, StoreWriter, NC_ENOTNC};
 
 /// Whether `path` is a URL (DAP, S3) rather than a path.
@@ -89,6 +89,22 @@ pub fn create(
         Location::File(path) => Ok(Box::new(ncio::NcWriter::create_with(
             &path, format, in_memory,
         )?)),
+    }
+}
+
+/// Whether the output `target` is a Zarr store (the one place a front end asks).
+pub fn is_zarr_output(target: &str) -> bool {
+    matches!(Location::parse_output(target), Ok(Location::Zarr(_)))
+}
+
+/// The size in bytes of each stored value of `var` (of `dataset`) in a Zarr output, for
+/// the filters that depend on it (shuffle): a string variable is stored fixed-length
+/// there, its maximum length wide; other types take their own size.
+pub fn zarr_element_size(dataset: &Dataset, var: &ncmodel::Var) -> usize {
+    if var.type_ref == TypeRef::Atomic(AtomicType::String) {
+        zarr::string_width(&dataset.root.atts, &var.atts)
+    } else {
+        dataset.type_size(var.type_ref)
     }
 }
 

@@ -79,7 +79,7 @@ pub fn copy_options(args: &CopyArgs) -> anyhow::Result<CopyOptions> {
         zarr_output: args
             .output
             .as_deref()
-            .is_some_and(|o| o.contains("://") && o.contains("zarr")),
+            .is_some_and(crate::storage::is_zarr_output),
     })
 }
 

@@ -3,7 +3,7 @@
 //! data is copied. Pure: nothing here touches a file, so `--dry-run` needs no filter.
 
 use filterspec::{decide, known, DeflateOptions, FilterRequests, Pipeline, VarPath};
-use ncmodel::{Dataset, Format, Group, Storage, TypeRef};
+use ncmodel::{AtomicType, Dataset, Format, Group, Storage, TypeRef};
 
 use super::chunking::{choose_layout, LayoutChoice};
 use super::chunkspec::{ChunkSpecs, VarChunking};
@@ -207,7 +207,7 @@ impl Planner<'_> {
             // other than strings only. Variables whose data is not copied
             // keep fill values, so that they read as missing rather than as garbage.
             let no_fill = self.options.selection.copies_data(&path)
-                && matches!(var.type_ref, TypeRef::Atomic(t) if t != ncmodel::AtomicType::String);
+                && matches!(var.type_ref, TypeRef::Atomic(t) if t != AtomicType::String);
             var.storage = Some(Storage {
                 layout,
                 filters: pipeline.filters().to_vec(),
@@ -311,7 +311,10 @@ impl Planner<'_> {
             }
             return (Pipeline::new(), "scalar".into());
         }
-        if self.input.is_variable_sized(var.type_ref) {
+        // A Zarr store keeps strings fixed-length, its values filtered like any other.
+        let fixed_strings =
+            self.options.zarr_output && var.type_ref == TypeRef::Atomic(AtomicType::String);
+        if self.input.is_variable_sized(var.type_ref) && !fixed_strings {
             self.warnings.push(format!(
                 "variable {path}: filters are not applied to variable-length types ({} \
                  suppressed)",
@@ -319,7 +322,11 @@ impl Planner<'_> {
             ));
             return (Pipeline::new(), "variable-length type".into());
         }
-        let size = self.input.type_size(var.type_ref) as u32;
+        let size = if self.options.zarr_output {
+            crate::storage::zarr_element_size(self.input, var)
+        } else {
+            self.input.type_size(var.type_ref)
+        } as u32;
         let stored = Pipeline::from_stored(
             pipeline
                 .filters()

@@ -83,7 +83,11 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     for warning in &warnings {
         eprintln!("ncgen: warning: {warning}");
     }
-    let outcome = specials::apply_specials(&mut dataset)
+    let zarr_output = args
+        .output
+        .as_deref()
+        .is_some_and(crate::storage::is_zarr_output);
+    let outcome = specials::apply_specials(&mut dataset, zarr_output)
         .map_err(|e| Failure::runtime(special_error(&sites, e)))?;
     for warning in &outcome.warnings {
         eprintln!("ncgen: warning: {warning}");

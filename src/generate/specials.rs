@@ -6,8 +6,8 @@
 use super::chunk_sizes;
 use filterspec::{codecs_to_filters, known, parse_filter_attribute, FilterSpec, Pipeline};
 use ncmodel::{
-    Attribute, Dataset, Endianness, Format, Group, Layout, Quantize, QuantizeMode, Storage, Values,
-    Var,
+    AtomicType, Attribute, Dataset, Endianness, Format, Group, Layout, Quantize, QuantizeMode,
+    Storage, TypeRef, Values, Var,
 };
 
 /// A special attribute whose value cannot be used.
@@ -78,7 +78,12 @@ fn boolean(att: &Attribute) -> Option<bool> {
 }
 
 /// Applies the special attributes of every variable and the global ones, in place.
-pub fn apply_specials(dataset: &mut Dataset) -> Result<SpecialsOutcome, SpecialError> {
+/// `fixed_strings`: the output stores strings fixed-length (a Zarr store), so filters
+/// apply to string variables too.
+pub fn apply_specials(
+    dataset: &mut Dataset,
+    fixed_strings: bool,
+) -> Result<SpecialsOutcome, SpecialError> {
     let mut outcome = SpecialsOutcome::default();
     let root = &mut dataset.root;
     let mut format_att = None;
@@ -105,23 +110,35 @@ pub fn apply_specials(dataset: &mut Dataset) -> Result<SpecialsOutcome, SpecialE
             );
     }
     let snapshot = dataset.clone();
-    apply_in_group(&snapshot, &mut dataset.root, "", &mut outcome)?;
+    let context = Context {
+        dataset: &snapshot,
+        fixed_strings,
+    };
+    apply_in_group(&context, &mut dataset.root, "", &mut outcome)?;
     Ok(outcome)
 }
 
+/// What the specials of every variable are judged against.
+struct Context<'a> {
+    /// The dataset as parsed.
+    dataset: &'a Dataset,
+    /// Whether the output stores strings fixed-length.
+    fixed_strings: bool,
+}
+
 fn apply_in_group(
-    dataset: &Dataset,
+    context: &Context<'_>,
     group: &mut Group,
     prefix: &str,
     outcome: &mut SpecialsOutcome,
 ) -> Result<(), SpecialError> {
     for var in &mut group.vars {
         let path = format!("{prefix}/{}", var.name);
-        apply_to_var(dataset, var, &path, outcome)?;
+        apply_to_var(context, var, &path, outcome)?;
     }
     for child in &mut group.groups {
         let child_prefix = format!("{prefix}/{}", child.name);
-        apply_in_group(dataset, child, &child_prefix, outcome)?;
+        apply_in_group(context, child, &child_prefix, outcome)?;
     }
     Ok(())
 }
@@ -145,11 +162,12 @@ struct VarSpecials {
 }
 
 fn apply_to_var(
-    dataset: &Dataset,
+    context: &Context<'_>,
     var: &mut Var,
     path: &str,
     outcome: &mut SpecialsOutcome,
 ) -> Result<(), SpecialError> {
+    let dataset = context.dataset;
     for att in &mut var.atts {
         // `v:_FillValue = ""` on a char variable means NUL, as in the reference.
         if att.name == "_FillValue" && att.values == Values::Char(Vec::new()) {
@@ -194,7 +212,8 @@ fn apply_to_var(
         _ => from_filter.into_iter().for_each(|f| pipeline.define(f)),
     }
     let mut filters = pipeline.filters().to_vec();
-    if !filters.is_empty() && dataset.is_variable_sized(var.type_ref) {
+    let fixed_string = context.fixed_strings && var.type_ref == TypeRef::Atomic(AtomicType::String);
+    if !filters.is_empty() && dataset.is_variable_sized(var.type_ref) && !fixed_string {
         outcome.warnings.push(format!(
             "variable {path}: filters are not applied to variable-sized types ({} suppressed)",
             filterspec::format_spec_list(&filters)

@@ -70,8 +70,8 @@ fn ok(label: &str, run: Run) -> String {
     run.stdout
 }
 
-/// Strings of several lengths (maximum 6 by default), a scalar cut to 4, a fill value,
-/// and a char variable beside them.
+/// Strings of several lengths (maximum 6 by default, filtered), a scalar cut to 4, a
+/// fill value, and a char variable beside them.
 const CDL: &str = r#"netcdf s {
 dimensions:
 	x = 2 ;
@@ -79,6 +79,8 @@ dimensions:
 variables:
 	string grid(x, y) ;
 		string grid:comment = "strings" ;
+		grid:_Filter = "307,9" ;
+		grid:_Shuffle = "true" ;
 	string truncated ;
 		truncated:_nczarr_maxstrlen = 4 ;
 	string filled(x) ;
@@ -171,6 +173,14 @@ data:
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"))
     };
     assert_eq!(zarray("grid")["dtype"], "|S6");
+    // Strings are fixed-length in Zarr, so their filters apply (shuffle by the width).
+    assert_eq!(
+        (&zarray("grid")["filters"], &zarray("grid")["compressor"]),
+        (
+            &json!([{"id": "shuffle", "elementsize": 6}]),
+            &json!({"id": "bz2", "level": 9})
+        )
+    );
     assert_eq!(zarray("truncated")["dtype"], "|S4");
     assert_eq!(zarray("filled")["fill_value"], "N/A");
 }
@@ -246,7 +256,11 @@ fn cut_strings_are_reported() {
     let nc = dir.path().join("s.nc");
     ok(
         "our ncgen to netCDF-4",
-        Test::ours("ncgen").args(["-k", "nc4", "-o"]).arg(&nc).arg(&cdl).run(),
+        Test::ours("ncgen")
+            .args(["-k", "nc4", "-o"])
+            .arg(&nc)
+            .arg(&cdl)
+            .run(),
     );
     let copied = Test::ours("nccopy")
         .arg(&nc)
@@ -261,4 +275,67 @@ fn cut_strings_are_reported() {
         .arg(dir.path().join("c.nc"))
         .run();
     assert_eq!((whole.code, whole.stderr.as_str()), (Some(0), ""));
+}
+
+/// A Zarr store keeps strings fixed-length, so `-F` and `-s` apply to string variables
+/// there; a netCDF-4 file keeps them variable-length, so the filters are suppressed with
+/// a warning (as netCDF-C does).
+#[test]
+fn filters_apply_to_strings_in_zarr_only() {
+    let dir = scratch();
+    let cdl = dir.path().join("s.cdl");
+    fs::write(
+        &cdl,
+        CDL.replace(
+            "\t\tgrid:_Filter = \"307,9\" ;\n\t\tgrid:_Shuffle = \"true\" ;\n",
+            "",
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let nc = dir.path().join("s.nc");
+    let made = Test::ours("ncgen")
+        .args(["-k", "nc4", "-o"])
+        .arg(&nc)
+        .arg(&cdl)
+        .run();
+    assert_eq!((made.code, made.stderr.as_str()), (Some(0), ""));
+    let options = ["-s", "-F", "grid,32015,5"];
+    let store = dir.path().join("c.zarr");
+    let copied = Test::ours("nccopy")
+        .args(options)
+        .arg(&nc)
+        .arg(&store)
+        .run();
+    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    assert!(!copied.stderr.contains("suppressed"), "{}", copied.stderr);
+    let header = ok(
+        "our ncdump -hs",
+        Test::ours("ncdump").arg("-hs").arg(&store).run(),
+    );
+    let codecs = "grid:_Codecs = \"[{\\\"id\\\": \\\"shuffle\\\", \\\"elementsize\\\": 6},{\\\"id\\\": \\\"zstd\\\", \\\"level\\\": 5}]\" ;";
+    assert!(header.contains(codecs), "{header}");
+    let data = |path: &Path| {
+        let dump = ok("our ncdump", Test::ours("ncdump").arg(path).run());
+        from_line(&dump, "data:").to_string()
+    };
+    // The same values as an unfiltered copy (cut to their maximum alike).
+    let plain = dir.path().join("plain.zarr");
+    ok(
+        "our nccopy unfiltered",
+        Test::ours("nccopy").arg(&nc).arg(&plain).run(),
+    );
+    assert_eq!(data(&store), data(&plain));
+
+    let copied = Test::ours("nccopy")
+        .args(options)
+        .arg(&nc)
+        .arg(dir.path().join("c.nc"))
+        .run();
+    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    assert_eq!(
+        copied.stderr,
+        "nccopy: warning: variable /grid: filters are not applied to variable-length types \
+         (2|32015,5 suppressed)\nnccopy: warning: variable /filled: filters are not \
+         applied to variable-length types (2 suppressed)\n"
+    );
 }

@@ -30,6 +30,13 @@ pub use reader::ZarrReader;
 pub use strings::StringTruncation;
 pub use writer::ZarrWriter;
 
+/// The width in bytes of each value of a string variable with attributes `var_atts`
+/// stored in Zarr, in a dataset whose root group has `root_atts`: its maximum string
+/// length (`_nczarr_maxstrlen`, else the root's `_nczarr_default_maxstrlen`, else 128).
+pub fn string_width(root_atts: &[ncmodel::Attribute], var_atts: &[ncmodel::Attribute]) -> usize {
+    strings::var_maxstrlen(root_atts, var_atts)
+}
+
 /// Whether the HDF5 filter `id` can be written and read as a Zarr codec by nctools.
 pub fn codec_available(id: u32) -> bool {
     codec::AVAILABLE_FILTERS.contains(&id)
