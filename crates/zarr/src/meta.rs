@@ -49,6 +49,28 @@ fn shape_of(value: Option<&Value>, what: &str) -> Result<Vec<usize>> {
         .collect()
 }
 
+/// The largest decoded chunk nctools reads or writes, in bytes: HDF5's limit (4 GiB less
+/// one byte), so that whatever a netCDF-4 file holds fits, and a damaged or hostile
+/// store cannot make a tool ask for terabytes.
+pub const MAX_CHUNK_BYTES: u64 = u32::MAX as u64;
+
+/// Checks that chunks of shape `chunks` with elements of `elem` bytes are at most
+/// [`MAX_CHUNK_BYTES`]; the problem otherwise.
+pub fn check_chunk_size(chunks: &[usize], elem: usize) -> std::result::Result<(), String> {
+    let bytes = chunks
+        .iter()
+        .chain([&elem])
+        .try_fold(1u64, |a, c| a.checked_mul(*c as u64));
+    match bytes {
+        Some(n) if n <= MAX_CHUNK_BYTES => Ok(()),
+        _ => Err(format!(
+            "its chunks of {chunks:?} elements of {elem} bytes are {} bytes, more than \
+             nctools handles (at most {MAX_CHUNK_BYTES}, HDF5's limit)",
+            bytes.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string())
+        )),
+    }
+}
+
 impl ArrayMeta {
     /// The metadata of a v2 `.zarray` object of the array in `dir`, in a store written
     /// as `dialect` says.
@@ -162,18 +184,8 @@ impl ArrayMeta {
                 self.chunks, self.shape
             )));
         }
-        let elements = self
-            .chunks
-            .iter()
-            .try_fold(1usize, |a, c| a.checked_mul(*c));
-        if elements
-            .and_then(|e| e.checked_mul(self.dtype.size))
-            .is_none()
-        {
-            return Err(ZarrError::Corrupt(format!(
-                "{what}: chunks {:?} are too large",
-                self.chunks
-            )));
+        if let Err(problem) = check_chunk_size(&self.chunks, self.dtype.size) {
+            return Err(ZarrError::Invalid(format!("{what}: {problem}")));
         }
         Ok(self)
     }

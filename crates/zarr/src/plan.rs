@@ -139,6 +139,14 @@ fn plan_var(
     } else {
         asked.unwrap_or_else(|| default_chunks(&dims, dtype.size))
     };
+    crate::meta::check_chunk_size(&chunks, dtype.size).map_err(|problem| {
+        let hint = if atomic == AtomicType::String {
+            "give it smaller chunks (_ChunkSizes, nccopy -c) or a smaller _nczarr_maxstrlen"
+        } else {
+            "give it smaller chunks (_ChunkSizes, nccopy -c)"
+        };
+        ZarrError::Invalid(format!("variable {full}: {problem}; {hint}"))
+    })?;
     let codecs = storage
         .map(|s| s.filters.as_slice())
         .unwrap_or_default()

@@ -459,3 +459,59 @@ fn zarr_python_fixed_length_strings_read_as_strings() {
     assert_eq!(read(0), strings(&["ab", "cdef", "x"]));
     assert_eq!(read(1), strings(&["ab", "c\u{e9}d", "x"]));
 }
+
+/// Chunks beyond 4 GiB (HDF5's limit) are refused with a message, both in a store being
+/// read (a damaged or hostile `.zarray`) and in one being written (a huge maximum string
+/// length), rather than asked of the allocator.
+#[test]
+fn chunks_beyond_4_gib_are_refused_both_ways() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path().join("r.zarr");
+    std::fs::create_dir_all(root.join("a")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(root.join(".zgroup"), br#"{"zarr_format": 2}"#)
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        root.join("a/.zarray"),
+        br#"{"zarr_format": 2, "shape": [1000], "chunks": [1000], "dtype": "|S2000000000", "fill_value": "", "order": "C", "filters": null, "compressor": null}"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let location = common::location(&root, ZarrFlavor::Detect, ZarrVersion::V2);
+    let err = ZarrReader::open(&location)
+        .and_then(|r| r.schema())
+        .err()
+        .unwrap_or_else(|| panic!("a 2 TB chunk was accepted"));
+    assert!(
+        err.to_string().contains(
+            "its chunks of [1000] elements of 2000000000 bytes are 2000000000000 bytes, more \
+             than nctools handles (at most 4294967295, HDF5's limit)"
+        ),
+        "{err}"
+    );
+
+    let mut ds = dataset();
+    ds.root.vars[1].type_ref = TypeRef::Atomic(A::String);
+    ds.root.vars[1].atts = vec![att(
+        "_nczarr_maxstrlen",
+        A::Int,
+        Values::Int(vec![i32::MAX]),
+    )];
+    let out = dir.path().join("w.zarr");
+    let mut w = ZarrWriter::create(
+        &common::location(&out, ZarrFlavor::NcZarr, ZarrVersion::V2),
+        Format::Netcdf4,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let err = w
+        .define(&ds)
+        .err()
+        .unwrap_or_else(|| panic!("an 8 GiB string chunk was accepted"));
+    assert!(
+        err.to_string().contains(
+            "variable /rec: its chunks of [2, 2] elements of 2147483647 bytes are 8589934588 \
+             bytes, more than nctools handles (at most 4294967295, HDF5's limit); give it \
+             smaller chunks (_ChunkSizes, nccopy -c) or a smaller _nczarr_maxstrlen"
+        ),
+        "{err}"
+    );
+    assert!(!out.exists(), "a refused store was left behind");
+}
