@@ -117,6 +117,18 @@ pub fn output_filter_available(target: &str, id: u32) -> bool {
     }
 }
 
+/// Lets netCDF-4 outputs declare the filters `ids` of variables whose stored chunks are
+/// copied as they are: for each that HDF5 cannot run (nctools lacks it, no plugin
+/// provides it), a placeholder that never runs is registered. Call it after every check
+/// of which filters are available, since those then count as available.
+pub fn declare_filters_copied_as_stored(ids: &[u32]) {
+    for id in ids {
+        if !ncio::filter_available(*id) {
+            h5filters::register_placeholder_filter(*id);
+        }
+    }
+}
+
 /// What to do about a filter that cannot be written to `target`, for messages.
 pub fn output_filter_remedy(target: &str) -> String {
     match Location::parse_output(target) {

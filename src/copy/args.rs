@@ -79,6 +79,10 @@ pub struct CopyArgs {
     /// granularbr (N significant digits) or bitround (N bits); repeatable
     #[arg(long = "quantize", value_name = "VARS,ALGORITHM,N", action = ArgAction::Append)]
     pub quantize: Vec<String>,
+    /// Decode and encode every chunk, even of variables whose filters, chunks, type and
+    /// byte order do not change (by default their stored chunks are copied as they are)
+    #[arg(long = "recode")]
+    pub recode: bool,
     /// List every filter nctools knows and every plugin found, with where each comes
     /// from (built-in, HDF5, plugin file, not available)
     #[arg(long = "list-filters")]

@@ -19,6 +19,7 @@ mod progress;
 mod quantize;
 mod select;
 mod slabs;
+mod stored;
 mod transfer;
 
 use std::io::Write;
@@ -99,6 +100,10 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         )));
     };
     check_output_filters(target, &plan).map_err(Failure::runtime)?;
+    let mut plan = plan;
+    stored::keep_fill_of_unwritten_chunks(input.as_ref(), &dataset, &mut plan)
+        .map_err(|e| Failure::runtime(anyhow!(e)))?;
+    declare_copied_filters(&plan);
     let copy = Copy {
         input: input.as_ref(),
         dataset: &dataset,
@@ -198,8 +203,9 @@ fn print_plan(plan: &CopyPlan) -> anyhow::Result<()> {
 
 /// DECISIONS D6: a variable whose data is read through an unavailable filter stops the
 /// copy before anything is written.
+/// Variables whose stored chunks are copied as they are need none of their filters.
 fn check_input_filters(input: &dyn StoreReader, plan: &CopyPlan) -> anyhow::Result<()> {
-    for var in plan.vars.iter().filter(|v| v.copy_data) {
+    for var in plan.vars.iter().filter(|v| v.copy_data && !v.stored_chunks) {
         let filters: Vec<String> = var
             .input_filters
             .ids()
@@ -228,8 +234,11 @@ fn check_input_filters(input: &dyn StoreReader, plan: &CopyPlan) -> anyhow::Resu
 }
 
 /// Every output filter must be available before anything is written (DECISIONS D6).
+/// Variables whose filters are only declared ([`VarPlan::filters_declared_only`]) need
+/// none of them: a placeholder is registered for those nctools lacks, so that the output
+/// can declare them (`storage::declare_filters_copied_as_stored`).
 fn check_output_filters(target: &str, plan: &CopyPlan) -> anyhow::Result<()> {
-    for var in &plan.vars {
+    for var in plan.vars.iter().filter(|v| !v.filters_declared_only()) {
         let Some(id) = var
             .pipeline
             .ids()
@@ -247,6 +256,20 @@ fn check_output_filters(target: &str, plan: &CopyPlan) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// Lets the output declare the filters of variables that only declare them (stored
+/// chunks copied, or no data copied), where nctools lacks them and no plugin provides
+/// them: a placeholder that never runs is registered with HDF5 for each (after every
+/// availability check).
+fn declare_copied_filters(plan: &CopyPlan) {
+    let ids: Vec<u32> = plan
+        .vars
+        .iter()
+        .filter(|v| v.filters_declared_only())
+        .flat_map(|v| v.pipeline.ids().collect::<Vec<_>>())
+        .collect();
+    crate::storage::declare_filters_copied_as_stored(&ids);
 }
 
 /// One copy, once planned.

@@ -32,6 +32,9 @@ pub struct CopyOptions {
     /// Whether the output is an NCZarr dataset (always chunked: no contiguous or compact
     /// layout to ask for).
     pub zarr_output: bool,
+    /// `--recode`: decode and encode every chunk, even where the stored chunks could be
+    /// copied as they are.
+    pub recode: bool,
 }
 
 impl CopyOptions {
@@ -69,9 +72,22 @@ pub struct VarPlan {
     /// Whether its chunks may be encoded here and written directly (netCDF-4 output,
     /// filtered, fixed-size, not quantized, stored in the machine's byte order).
     pub direct_candidate: bool,
+    /// Whether its stored chunks are copied as they are, neither decoded nor encoded
+    /// (see [`super::stored`]).
+    pub stored_chunks: bool,
+    /// Whether it lies along an unlimited dimension of the output (which starts empty).
+    pub grows: bool,
 }
 
 impl VarPlan {
+    /// Whether the output declares its filters without running them: its stored chunks
+    /// are copied as they are, or its data is not copied and its filters are the
+    /// input's (then nothing needs them, not even to declare them: see
+    /// `storage::declare_filters_copied_as_stored`).
+    pub fn filters_declared_only(&self) -> bool {
+        self.stored_chunks || (!self.copy_data && self.pipeline == self.input_filters)
+    }
+
     /// The `--dry-run` line: `FULL_PATH<TAB>FILTERS<TAB>WHY`.
     pub fn plan_line(&self) -> String {
         format!("{}\t{}\t{}", self.path, self.pipeline, self.why)
@@ -219,6 +235,17 @@ impl Planner<'_> {
                 codecs: None,
             });
         }
+        let stored_chunks = !self.options.recode
+            && !self.options.zarr_output
+            && self.options.selection.copies_data(&path)
+            && var.storage.as_ref().is_some_and(|output| {
+                super::stored::copies_stored_chunks(self.input, var, input_storage.as_ref(), output)
+            });
+        let grows = !self.options.fix_unlimited
+            && var
+                .dim_ids
+                .iter()
+                .any(|id| self.input.dim(*id).is_some_and(|d| d.unlimited));
         let direct_candidate = var.storage.as_ref().is_some_and(|st| {
             // Edge chunks are padded with zeros, as HDF5 pads them without fill values.
             !st.filters.is_empty()
@@ -232,8 +259,15 @@ impl Planner<'_> {
             .dim_ids
             .iter()
             .any(|id| self.input.dim(*id).is_none_or(|d| d.unlimited));
+        let why = if stored_chunks {
+            format!("{why}, stored chunks copied")
+        } else {
+            why
+        };
         self.vars.push(VarPlan {
             direct_candidate,
+            stored_chunks,
+            grows,
             copy_data: self.options.selection.copies_data(&path),
             path,
             input_group,

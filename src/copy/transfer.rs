@@ -64,6 +64,14 @@ impl Transfer<'_> {
         if slabs.is_empty() {
             return Ok(());
         }
+        if plan.stored_chunks {
+            if let Some(done) = self.copy_stored(plan, &layout, size, progress) {
+                return done.map_err(|e| match e.downcast::<InputReadFailure>() {
+                    Ok(read) => anyhow!(read.0),
+                    Err(e) => e.context(format!("copying the chunks of variable {}", plan.path)),
+                });
+            }
+        }
         let slab_bytes = slabs.slab_shape().iter().product::<usize>() * size;
         self.tune(plan, handle, slab_bytes, true)?;
         let result = match self.direct(plan, &layout, size) {
@@ -84,6 +92,44 @@ impl Transfer<'_> {
             Ok(read) => anyhow!(read.0),
             Err(e) => e.context(format!("copying the data of variable {}", plan.path)),
         })
+    }
+
+    /// Copies the stored chunks of a variable as they are (see [`VarPlan::stored_chunks`]),
+    /// one at a time; chunks never written stay unwritten. `None` when the input or the
+    /// output cannot move stored chunks (the caller then copies values).
+    fn copy_stored(
+        &self,
+        plan: &VarPlan,
+        layout: &Layout,
+        size: usize,
+        progress: &Progress,
+    ) -> Option<anyhow::Result<()>> {
+        let Layout::Chunked(chunk) = layout else {
+            return None;
+        };
+        if chunk.len() != plan.shape.len() || chunk.contains(&0) {
+            return None;
+        }
+        let (groups, name) = (&plan.path.groups, &plan.path.name);
+        let source = self.input.hdf5_chunk_source(groups, name)?;
+        let sink = self.writer.hdf5_chunk_sink(groups, name)?;
+        Some((|| {
+            if plan.grows {
+                sink.set_shape(&plan.shape)?;
+            }
+            for offset in ChunkGrid::new(&plan.shape, chunk) {
+                progress.check_interrupt()?;
+                let stored = source.read(&offset).map_err(|e| read_error(plan, e))?;
+                if let Some(stored) = stored {
+                    sink.write_stored(&offset, &stored)?;
+                }
+                let values: usize = (0..offset.len())
+                    .map(|d| chunk[d].min(plan.shape[d] - offset[d]))
+                    .product();
+                progress.advance((values * size) as u64);
+            }
+            Ok(())
+        })())
     }
 
     /// Before a variable (`starting`): an output chunk cache that holds one slab's chunks,
@@ -231,9 +277,42 @@ fn read_error(plan: &VarPlan, error: store::StoreError) -> anyhow::Error {
 
 /// The input variable of a plan.
 fn find_input_var<'d>(dataset: &'d Dataset, plan: &VarPlan) -> Option<&'d ncmodel::Var> {
-    let mut group = &dataset.root;
-    for name in &plan.path.groups {
-        group = group.groups.iter().find(|g| &g.name == name)?;
+    super::stored::find_var(dataset, &plan.path)
+}
+
+/// The offsets of the chunks of a variable of `shape` with chunks of `chunk`, in
+/// row-major order (none when a dimension is empty).
+struct ChunkGrid<'a> {
+    shape: &'a [usize],
+    chunk: &'a [usize],
+    next: Option<Vec<usize>>,
+}
+
+impl<'a> ChunkGrid<'a> {
+    fn new(shape: &'a [usize], chunk: &'a [usize]) -> Self {
+        let empty = shape.contains(&0);
+        Self {
+            shape,
+            chunk,
+            next: (!empty).then(|| vec![0; shape.len()]),
+        }
     }
-    group.var(&plan.path.name)
+}
+
+impl Iterator for ChunkGrid<'_> {
+    type Item = Vec<usize>;
+
+    fn next(&mut self) -> Option<Vec<usize>> {
+        let current = self.next.take()?;
+        let mut following = current.clone();
+        for d in (0..following.len()).rev() {
+            following[d] += self.chunk[d];
+            if following[d] < self.shape[d] {
+                self.next = Some(following);
+                break;
+            }
+            following[d] = 0;
+        }
+        Some(current)
+    }
 }

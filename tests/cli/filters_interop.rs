@@ -697,9 +697,13 @@ fn a_corrupt_chunk_is_an_error_naming_the_variable_never_a_crash() {
             codec.label,
             done.stderr
         );
-        // nccopy too.
+        // nccopy too, when it decodes the chunks (--recode).
         let copy = dir.path().join(format!("copy-{}.nc", codec.label));
-        let done = builtin("nccopy", &no_plugins).arg(&out).arg(&copy).run();
+        let done = builtin("nccopy", &no_plugins)
+            .arg("--recode")
+            .arg(&out)
+            .arg(&copy)
+            .run();
         assert_no_crash(&done);
         assert_eq!(done.code, Some(1), "{}: {}", codec.label, done.stderr);
         assert!(
@@ -708,6 +712,105 @@ fn a_corrupt_chunk_is_an_error_naming_the_variable_never_a_crash() {
             done.stderr
         );
         assert!(!copy.exists(), "{}: an output was left", codec.label);
+        // By default its filters do not change, so nccopy copies the stored chunks as
+        // they are, like `cp`: the damaged chunk too, and the copy reads as the input.
+        ok(
+            &format!("{}: stored copy", codec.label),
+            builtin("nccopy", &no_plugins).arg(&out).arg(&copy).run(),
+        );
+        let done = builtin("ncdump", &no_plugins).arg(&copy).run();
+        assert_eq!(done.code, Some(1), "{}: {}", codec.label, done.stderr);
+        assert!(
+            done.stderr.contains("the chunk is probably corrupt"),
+            "{}",
+            done.stderr
+        );
+    }
+}
+
+/// Variables whose filters, chunks, type and byte order do not change have their stored
+/// chunks copied byte for byte, with none of their filters present (no plugin, the
+/// built-ins off); `--recode` needs the filter, and reads back the same data.
+#[test]
+fn stored_chunks_are_copied_byte_for_byte_without_their_filter() {
+    let Some(python) = venv_python() else {
+        return;
+    };
+    let dir = scratch();
+    let no_plugins = empty_plugin_dir(dir.path());
+    let input = plain(dir.path());
+    for codec in &CODECS {
+        let label = codec.label;
+        let filtered = dir.path().join(format!("{label}.nc"));
+        ok(
+            label,
+            builtin("nccopy", &no_plugins)
+                .args(["-F", &format!("v,{}", codec.ours)])
+                .arg(&input)
+                .arg(&filtered)
+                .run(),
+        );
+        let plan = ok(
+            label,
+            external("nccopy", &no_plugins)
+                .arg("--dry-run")
+                .arg(&filtered)
+                .run(),
+        );
+        assert!(
+            plan.contains(&format!(
+                "/v\t{}\ttable row 4, stored chunks copied\n",
+                codec.stored
+            )),
+            "{label}: {plan}"
+        );
+        let copy = dir.path().join(format!("{label}-copy.nc"));
+        ok(
+            &format!("{label}: copy with no filter present"),
+            external("nccopy", &no_plugins)
+                .arg(&filtered)
+                .arg(&copy)
+                .run(),
+        );
+        let recoded = dir.path().join(format!("{label}-recoded.nc"));
+        let done = external("nccopy", &no_plugins)
+            .arg("--recode")
+            .arg(&filtered)
+            .arg(&recoded)
+            .run();
+        assert_eq!(done.code, Some(1), "{label} --recode: {}", done.stderr);
+        assert!(
+            done.stderr.contains("cannot read variable /v") && !recoded.exists(),
+            "{label}: {}",
+            done.stderr
+        );
+        ok(
+            label,
+            builtin("nccopy", &no_plugins)
+                .arg("--recode")
+                .arg(&filtered)
+                .arg(&recoded)
+                .run(),
+        );
+        let [input_chunks, copied] = &chunks_of(&python, &[&filtered, &copy])[..] else {
+            panic!("{label}: two files, two lists");
+        };
+        let hex = |c: &[Chunk]| c.iter().map(|c| c.hex.clone()).collect::<Vec<_>>();
+        assert_eq!(input_chunks.len(), 2, "{label}");
+        assert_eq!(hex(input_chunks), hex(copied), "{label}: chunks differ");
+        let dump = |file: &Path| {
+            ok(
+                label,
+                builtin("ncdump", &no_plugins).arg("-s").arg(file).run(),
+            )
+        };
+        let body = |text: &str| {
+            text.split_once('\n')
+                .map(|(_, b)| b.to_string())
+                .unwrap_or_default()
+        };
+        same(label, &body(&dump(&filtered)), &body(&dump(&copy)));
+        same(label, &body(&dump(&copy)), &body(&dump(&recoded)));
     }
 }
 

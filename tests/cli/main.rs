@@ -8,6 +8,7 @@ mod harness_selftest;
 mod nccopy;
 mod nccopy_errors;
 mod nccopy_filters;
+mod nccopy_stored;
 mod ncdump;
 mod ncgen;
 mod ncgen_errors;

@@ -869,7 +869,7 @@ fn a_missing_plugin_stops_the_copy_and_names_variable_filter_and_path() {
 }
 
 #[test]
-fn a_variable_whose_filter_is_missing_is_written_unfiltered_with_f_none() {
+fn a_variable_whose_filter_is_missing_is_declared_or_copied_as_stored() {
     if !have_reference() {
         return;
     }
@@ -878,18 +878,12 @@ fn a_variable_whose_filter_is_missing_is_written_unfiltered_with_f_none() {
     let empty = dir.path().join("no-plugins");
     fs::create_dir_all(&empty).unwrap_or_else(|e| panic!("{e}"));
     let out = dir.path().join("out.nc");
-    // -v leaves /bz's data out, but its definition keeps filter 307 (table row 4), which
-    // cannot be written without the plugin: the message says how to write it unfiltered.
+    // -v leaves /bz's data out; its definition keeps filter 307 (table row 4), which the
+    // output declares without running it: no plugin is needed.
     let done = without_plugins(&empty, &["-v", "plain"], &file, Some(&out));
-    assert_eq!(done.code, Some(1), "{}", done.stderr);
-    assert!(
-        done.stderr
-            .contains("cannot write variable /bz with filter 307 (bzip2; built into nctools")
-            && done.stderr.contains("-F '/bz,none'"),
-        "{}",
-        done.stderr
-    );
-    assert!(!out.exists(), "an output file was left");
+    assert_eq!((done.code, done.stderr.as_str()), (Some(0), ""));
+    assert!(storage_of(&out).contains("/bz chunked(4, 6) 307,9\n"));
+    // -F '/bz,none' writes it unfiltered instead.
     let done = without_plugins(
         &empty,
         &["-v", "plain", "-F", "/bz,none"],
@@ -897,7 +891,23 @@ fn a_variable_whose_filter_is_missing_is_written_unfiltered_with_f_none() {
         Some(&out),
     );
     assert_eq!(done.code, Some(0), "{}", done.stderr);
-    assert!(out.exists());
+    assert!(storage_of(&out).contains("/bz contiguous -\n"));
+    // With its data: -M 0 keeps /bz's small chunks, so they are copied as stored, with no
+    // plugin, and read back (through the plugin) as the input.
+    let done = without_plugins(&empty, &["-M", "0"], &file, Some(&out));
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert!(storage_of(&out).contains("/bz chunked(2, 6) 307,9\n"));
+    assert_eq!(data_of(&out), data_of(&file));
+    // Decoding them needs the filter (DECISIONS D6).
+    fs::remove_file(&out).unwrap_or_else(|e| panic!("{e}"));
+    let done = without_plugins(&empty, &["-M", "0", "--recode"], &file, Some(&out));
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(
+        done.stderr.contains("cannot read variable /bz"),
+        "{}",
+        done.stderr
+    );
+    assert!(!out.exists(), "an output file was left");
 }
 
 #[test]

@@ -140,7 +140,8 @@ fn nccopy_filter_options_give_zarr_the_filters_and_data_they_give_netcdf4() {
             assert_eq!(done.code, Some(0), "{label} {target:?}: {}", done.stderr);
         }
         assert_same(&label, &nc, &zarr);
-        // The plan is the same whichever the target.
+        // The plan is the same whichever the target, but for stored chunks copied as
+        // they are, which happens between netCDF-4 files only.
         let plan = |target: &Path| {
             let done = Test::ours("nccopy")
                 .args(*options)
@@ -149,7 +150,7 @@ fn nccopy_filter_options_give_zarr_the_filters_and_data_they_give_netcdf4() {
                 .arg(target)
                 .run();
             assert_eq!(done.code, Some(0), "{label} --dry-run: {}", done.stderr);
-            done.stdout
+            done.stdout.replace(", stored chunks copied", "")
         };
         assert_eq!(
             plan(&nc),

@@ -32,5 +32,6 @@ pub use codec::{
 pub use encoder::{ChunkEncoder, EncodeError};
 pub use limit::{decoded_chunk_limit, with_decoded_chunk_limit, with_slack, HDF5_MAX_CHUNK_BYTES};
 pub use register::{
-    builtins_enabled, register_builtin_filters, BuiltinFilter, BUILTIN_FILTERS, DISABLE_VARIABLE,
+    builtins_enabled, register_builtin_filters, register_placeholder_filter, BuiltinFilter,
+    BUILTIN_FILTERS, DISABLE_VARIABLE,
 };

@@ -62,3 +62,13 @@ pub fn register_builtin_filters() -> Vec<u32> {
         .map(|f| f.id)
         .collect()
 }
+
+/// Registers with HDF5 a placeholder for the filter `id`, which nctools lacks and no
+/// plugin provides, so that an output variable can declare it while its stored chunks
+/// are copied from the input as they are (nccopy). The placeholder fails whenever HDF5
+/// runs it, so nothing is ever encoded or decoded through it. Call it only after every
+/// check of which filters are available: HDF5 then counts the id as available. Whether
+/// HDF5 took it.
+pub fn register_placeholder_filter(id: u32) -> bool {
+    ffi::register_placeholder(id, c"placeholder (nctools copies its chunks as stored)")
+}

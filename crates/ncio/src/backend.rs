@@ -5,9 +5,11 @@
 use std::path::Path;
 
 use ncmodel::{Dataset, Layout, Values, Var};
-use store::{ChunkSink, RawBuffer, StoreError, StoreReader, StoreWriter, VarHandle};
+use store::{
+    ChunkSink, ChunkSource, RawBuffer, StoreError, StoreReader, StoreWriter, StoredChunk, VarHandle,
+};
 
-use crate::{DirectChunkWriter, NcFile, NcWriter};
+use crate::{DirectChunkWriter, NcFile, NcWriter, StoredChunkReader};
 
 /// Where HDF5 looks for filter plugins, and where that comes from, as the user should
 /// read it.
@@ -72,6 +74,15 @@ impl StoreReader for NcFile {
 
     fn is_netcdf4_attribute(&self) -> Option<i32> {
         NcFile::is_netcdf4_attribute(self)
+    }
+
+    fn hdf5_chunk_source(
+        &self,
+        group_path: &[String],
+        name: &str,
+    ) -> Option<Box<dyn ChunkSource + '_>> {
+        let source = self.stored_chunks(group_path, name)?;
+        Some(Box::new(source))
     }
 
     fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>> {
@@ -146,5 +157,23 @@ impl StoreWriter for NcWriter {
 impl ChunkSink for DirectChunkWriter<'_> {
     fn write(&self, offset: &[usize], chunk: &[u8]) -> Result<(), StoreError> {
         DirectChunkWriter::write(self, offset, chunk)
+    }
+
+    fn write_stored(&self, offset: &[usize], chunk: &StoredChunk) -> Result<(), StoreError> {
+        DirectChunkWriter::write_stored(self, offset, chunk)
+    }
+
+    fn set_shape(&self, shape: &[usize]) -> Result<(), StoreError> {
+        DirectChunkWriter::set_shape(self, shape)
+    }
+}
+
+impl ChunkSource for StoredChunkReader<'_> {
+    fn written_chunks(&self) -> Result<u64, StoreError> {
+        StoredChunkReader::written_chunks(self)
+    }
+
+    fn read(&self, offset: &[usize]) -> Result<Option<StoredChunk>, StoreError> {
+        StoredChunkReader::read(self, offset)
     }
 }

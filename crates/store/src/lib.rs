@@ -17,4 +17,4 @@ mod traits;
 pub use error::{StoreError, NC_EHDFERR, NC_ENOFILTER, NC_ENOTNC};
 pub use location::{Location, LocationError, ZarrFlavor, ZarrLocation, ZarrVersion};
 pub use raw::{is_raw_type, RawBuffer};
-pub use traits::{ChunkSink, StoreReader, StoreWriter, VarHandle};
+pub use traits::{ChunkSink, ChunkSource, StoreReader, StoreWriter, StoredChunk, VarHandle};

@@ -78,6 +78,18 @@ pub trait StoreReader {
         None
     }
 
+    /// A source of the stored (still encoded) chunks of the variable `name` of the group
+    /// at `group_path`, in HDF5's framing; `None` when the backend cannot give them (not
+    /// a netCDF-4 file on disk, or a variable that is not chunked).
+    fn hdf5_chunk_source(
+        &self,
+        group_path: &[String],
+        name: &str,
+    ) -> Option<Box<dyn ChunkSource + '_>> {
+        let _ = (group_path, name);
+        None
+    }
+
     /// How many bytes each variable of `vars` (full paths, `/g/v`) takes in storage;
     /// `None` where it is not known.
     fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>>;
@@ -162,4 +174,32 @@ pub trait ChunkSink: Sync {
     /// Writes the encoded chunk whose first element is at `offset` (element indices, a
     /// multiple of the chunk shape).
     fn write(&self, offset: &[usize], chunk: &[u8]) -> Result<(), StoreError>;
+
+    /// Writes a chunk as another store keeps it (see [`ChunkSource::read`]), its filter
+    /// mask included.
+    fn write_stored(&self, offset: &[usize], chunk: &StoredChunk) -> Result<(), StoreError>;
+
+    /// Grows the variable to `shape` before chunks beyond its current shape are written
+    /// (a variable along an unlimited dimension starts empty).
+    fn set_shape(&self, shape: &[usize]) -> Result<(), StoreError>;
+}
+
+/// One chunk as a store keeps it: encoded by the variable's filters, except those whose
+/// bit is set in `filter_mask` (HDF5 skips an optional filter that fails).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredChunk {
+    /// The filters skipped, one bit per filter of the pipeline, in order.
+    pub filter_mask: u32,
+    /// The stored bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// Gives the stored chunks of one variable as they are, without decoding them.
+pub trait ChunkSource {
+    /// How many of the variable's chunks were ever written.
+    fn written_chunks(&self) -> Result<u64, StoreError>;
+
+    /// The chunk whose first element is at `offset` (element indices, a multiple of the
+    /// chunk shape); `None` when that chunk was never written.
+    fn read(&self, offset: &[usize]) -> Result<Option<StoredChunk>, StoreError>;
 }

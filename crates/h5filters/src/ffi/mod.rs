@@ -13,4 +13,4 @@ mod memory;
 mod register;
 mod set_local;
 
-pub(crate) use register::register_filter;
+pub(crate) use register::{register_filter, register_placeholder};

@@ -1,9 +1,12 @@
-//! The registration of a built-in filter with HDF5 (`H5Zregister`).
+//! The registration of a built-in filter with HDF5 (`H5Zregister`), and of placeholders
+//! for filters nctools copies without running.
 
 use std::ffi::CStr;
 
 use hdf5_metno_sys::h5::H5open;
 use hdf5_metno_sys::h5z::{H5Z_class2_t, H5Z_filter_t, H5Zregister, H5Z_CLASS_T_VERS};
+
+use std::ffi::{c_uint, c_void};
 
 use super::filter::callback_for;
 use super::set_local::blosc_set_local;
@@ -33,5 +36,43 @@ pub(crate) fn register_filter(id: u32, name: &'static CStr) -> bool {
     // SAFETY: `class` is a fully initialised H5Z_class2_t of the version HDF5 expects
     // (H5Z_CLASS_T_VERS), alive for the call, which copies it; the name it points to is
     // static; the callbacks have HDF5's signatures and honour its contracts.
+    unsafe { H5Zregister(std::ptr::from_ref(&class).cast()) >= 0 }
+}
+
+/// The callback of a placeholder filter: it always fails (HDF5 reports a filter error),
+/// so that a chunk is never encoded or decoded by it.
+extern "C" fn refuse(
+    _flags: c_uint,
+    _cd_nelmts: usize,
+    _cd_values: *const c_uint,
+    _nbytes: usize,
+    _buf_size: *mut usize,
+    _buf: *mut *mut c_void,
+) -> usize {
+    0
+}
+
+/// Registers a placeholder for the filter `id` under `name`: a filter that HDF5 lets a
+/// dataset declare but that fails whenever it is run. Whether HDF5 took it.
+pub(crate) fn register_placeholder(id: u32, name: &'static CStr) -> bool {
+    let Ok(id) = H5Z_filter_t::try_from(id) else {
+        return false;
+    };
+    let class = H5Z_class2_t {
+        version: H5Z_CLASS_T_VERS as i32,
+        id,
+        encoder_present: 1,
+        decoder_present: 1,
+        name: name.as_ptr(),
+        can_apply: None,
+        set_local: None,
+        filter: Some(refuse),
+    };
+    let _guard = hdf5_metno_sys::LOCK.lock();
+    // SAFETY: H5open has no precondition (see register_filter).
+    unsafe { H5open() };
+    // SAFETY: as in register_filter: a complete H5Z_class2_t of HDF5's version, copied by
+    // the call; the name is static; `refuse` has HDF5's callback signature and touches
+    // none of its arguments.
     unsafe { H5Zregister(std::ptr::from_ref(&class).cast()) >= 0 }
 }

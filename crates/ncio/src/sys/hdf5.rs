@@ -5,7 +5,10 @@ use std::cell::Cell;
 use std::ffi::{c_int, c_uint, c_void, CStr, CString};
 
 use hdf5_metno_sys::h5::{hsize_t, H5open};
-use hdf5_metno_sys::h5d::{H5Dclose, H5Dget_space, H5Dget_storage_size, H5Dopen2, H5Dwrite_chunk};
+use hdf5_metno_sys::h5d::{
+    H5Dclose, H5Dget_chunk_info_by_coord, H5Dget_num_chunks, H5Dget_space, H5Dget_storage_size,
+    H5Dopen2, H5Dread_chunk, H5Dset_extent, H5Dwrite_chunk,
+};
 use hdf5_metno_sys::h5e::{H5Eset_auto2, H5E_DEFAULT};
 use hdf5_metno_sys::h5f::{H5Fclose, H5Fopen, H5F_ACC_RDONLY, H5F_ACC_RDWR};
 use hdf5_metno_sys::h5i::hid_t;
@@ -194,9 +197,27 @@ impl ChunkTarget {
         self.rank
     }
 
-    /// Writes one encoded chunk at `offset` (one entry per dimension); false if HDF5
-    /// refused it or the offset has the wrong rank.
-    pub(crate) fn write(&self, _lib: &Lib, offset: &[usize], chunk: &[u8]) -> bool {
+    /// Sets the dataset's current shape (it must be extensible along the dimensions that
+    /// grow: unlimited ones); false if HDF5 refused or the rank is wrong.
+    pub(crate) fn set_extent(&self, _lib: &Lib, shape: &[usize]) -> bool {
+        if shape.len() != self.rank {
+            return false;
+        }
+        let shape: Vec<hsize_t> = shape.iter().map(|n| *n as hsize_t).collect();
+        // SAFETY: the dataset is open; shape has one entry per dimension (checked above).
+        unsafe { H5Dset_extent(self.dataset.id, shape.as_ptr()) >= 0 }
+    }
+
+    /// Writes one encoded chunk at `offset` (one entry per dimension), the filters
+    /// whose bits are set in `filter_mask` skipped; false if HDF5 refused it or the
+    /// offset has the wrong rank.
+    pub(crate) fn write(
+        &self,
+        _lib: &Lib,
+        offset: &[usize],
+        filter_mask: u32,
+        chunk: &[u8],
+    ) -> bool {
         if offset.len() != self.rank {
             return false;
         }
@@ -207,12 +228,112 @@ impl ChunkTarget {
             H5Dwrite_chunk(
                 self.dataset.id,
                 H5P_DEFAULT,
-                0,
+                filter_mask,
                 offset.as_ptr(),
                 chunk.len(),
                 chunk.as_ptr().cast::<c_void>(),
             )
         };
         status >= 0
+    }
+}
+
+/// One dataset of a netCDF-4 file being read, open in HDF5 to read its chunks as they
+/// are stored (encoded).
+pub(crate) struct ChunkOrigin {
+    // Field order: the dataset closes before the file.
+    dataset: Object,
+    _file: Object,
+    rank: usize,
+}
+
+/// HDF5's undefined address: a chunk that was never written.
+const HADDR_UNDEF: u64 = u64::MAX;
+
+impl ChunkOrigin {
+    /// Opens the variable `name` of `group` (`/g`, empty for the root) of the file
+    /// `path`, read-only.
+    pub(crate) fn open(lib: &Lib, path: &CStr, group: &str, name: &str) -> Option<Self> {
+        init(lib);
+        let file = open_file(lib, path, H5F_ACC_RDONLY)?;
+        let dataset = open_variable(lib, &file, group, name)?;
+        // SAFETY: the dataset is open; the dataspace id is checked and closed at once.
+        let rank = unsafe {
+            let space = H5Dget_space(dataset.id);
+            if space < 0 {
+                return None;
+            }
+            let rank = H5Sget_simple_extent_ndims(space);
+            H5Sclose(space);
+            rank
+        };
+        Some(Self {
+            dataset,
+            _file: file,
+            rank: usize::try_from(rank).ok()?,
+        })
+    }
+
+    /// How many chunks are stored (were ever written); `None` when HDF5 fails.
+    pub(crate) fn written(&self, _lib: &Lib) -> Option<u64> {
+        let mut n: hsize_t = 0;
+        // SAFETY: the dataset is open; its dataspace id is checked and closed at once
+        // (HDF5 1.10 refuses H5S_ALL here); n is a live out-pointer.
+        let status = unsafe {
+            let space = H5Dget_space(self.dataset.id);
+            if space < 0 {
+                return None;
+            }
+            let status = H5Dget_num_chunks(self.dataset.id, space, &mut n);
+            H5Sclose(space);
+            status
+        };
+        (status >= 0).then_some(n)
+    }
+
+    /// The stored chunk whose first element is at `offset` (a multiple of the chunk
+    /// shape): its filter mask and bytes. `Ok(None)` when it was never written; `Err(())`
+    /// when HDF5 fails or the offset has the wrong rank.
+    pub(crate) fn read(&self, _lib: &Lib, offset: &[usize]) -> Result<Option<(u32, Vec<u8>)>, ()> {
+        if offset.len() != self.rank {
+            return Err(());
+        }
+        let offset: Vec<hsize_t> = offset.iter().map(|o| *o as hsize_t).collect();
+        let (mut mask, mut addr, mut size): (c_uint, u64, hsize_t) = (0, 0, 0);
+        // SAFETY: the dataset is open; offset has one entry per dimension (checked above);
+        // the three out-pointers are live.
+        let status = unsafe {
+            H5Dget_chunk_info_by_coord(
+                self.dataset.id,
+                offset.as_ptr(),
+                &mut mask,
+                &mut addr,
+                &mut size,
+            )
+        };
+        if status < 0 {
+            return Err(());
+        }
+        if addr == HADDR_UNDEF {
+            return Ok(None);
+        }
+        let len = usize::try_from(size).map_err(|_| ())?;
+        let mut bytes = vec![0u8; len];
+        let mut read_mask: u32 = 0;
+        // SAFETY: the dataset is open; offset is as above; the buffer holds `size` bytes,
+        // the stored size of this very chunk, which is what H5Dread_chunk writes.
+        let status = unsafe {
+            H5Dread_chunk(
+                self.dataset.id,
+                H5P_DEFAULT,
+                offset.as_ptr(),
+                &mut read_mask,
+                bytes.as_mut_ptr().cast::<c_void>(),
+            )
+        };
+        if status < 0 {
+            return Err(());
+        }
+        Ok(Some((read_mask, bytes)))
     }
 }
