@@ -70,7 +70,8 @@ pub struct VarPlan {
     /// The input filters its data must be read through.
     pub input_filters: Pipeline,
     /// Whether its chunks may be encoded here and written directly (netCDF-4 output,
-    /// filtered, fixed-size, not quantized, stored in the machine's byte order).
+    /// filtered, fixed-size type, not quantized, stored in the machine's byte order; a
+    /// variable along an unlimited dimension is grown to its length first).
     pub direct_candidate: bool,
     /// Whether its stored chunks are copied as they are, neither decoded nor encoded
     /// (see [`super::stored`]).
@@ -255,10 +256,7 @@ impl Planner<'_> {
                 && (st.endianness == ncmodel::Endianness::Native
                     || (st.endianness == ncmodel::Endianness::Little
                         && cfg!(target_endian = "little")))
-        }) && !var
-            .dim_ids
-            .iter()
-            .any(|id| self.input.dim(*id).is_none_or(|d| d.unlimited));
+        }) && var.dim_ids.iter().all(|id| self.input.dim(*id).is_some());
         let why = if stored_chunks {
             format!("{why}, stored chunks copied")
         } else {

@@ -78,8 +78,15 @@ impl Transfer<'_> {
             // The direct writer is closed at the end of this arm, before the caches are
             // emptied (libnetcdf reopens the dataset for that).
             Some((writer, encoder)) => {
+                let grown = if plan.grows {
+                    writer.set_shape(&plan.shape).map_err(anyhow::Error::from)
+                } else {
+                    Ok(())
+                };
                 let chunks = (writer.as_ref(), &encoder, unit.as_slice());
-                self.copy_raw(plan, handle, &slabs, size, progress, Some(chunks))
+                grown.and_then(|()| {
+                    self.copy_raw(plan, handle, &slabs, size, progress, Some(chunks))
+                })
             }
             None if is_raw_type(plan.type_ref) => {
                 self.copy_raw(plan, handle, &slabs, size, progress, None)

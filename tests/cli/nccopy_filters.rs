@@ -944,7 +944,7 @@ fn chunks_encoded_here_read_back_like_those_hdf5_encodes() {
     }
     let dir = scratch();
     let file = input(dir.path(), "shapes", "netCDF-4");
-    // Fixed-size filtered variables take the direct chunk path (encoded on every core by
+    // Filtered variables of fixed-size types take the direct chunk path (encoded on every core by
     // h5filters); NCTOOLS_DIRECT_CHUNKS=0 makes HDF5's own pipeline encode them.
     // (args, whether the chunks tile the variables exactly: then every chunk is encoded
     // from the same bytes as HDF5's, and the files have the same size. Where they do not,
@@ -985,5 +985,26 @@ fn chunks_encoded_here_read_back_like_those_hdf5_encodes() {
                 "{args:?}: no direct chunk write"
             );
         }
+    }
+    // A record variable (t is unlimited) takes the direct path too, grown to its length
+    // first: the same data and storage as HDF5's pipeline writes. (HDF5 pads these edge
+    // chunks with zeros too, so the stored sizes do not tell the paths apart; the file
+    // sizes differ whatever the chunks, as HDF5 grows the chunk index record by record.)
+    for chunks in ["t/1,d/5", "t/1,d/2", "t/2,d/3"] {
+        let args = ["-F", "rec,bzip2,9|shuffle", "-V", "rec,t", "-c", chunks];
+        let direct = dir.path().join("direct.nc");
+        let pipeline = dir.path().join("pipeline.nc");
+        let done = ours(&args, &file, Some(&direct));
+        assert_eq!(done.code, Some(0), "{args:?}: {}", done.stderr);
+        let done = crate::support::Test::ours("nccopy")
+            .envs(&[("NCTOOLS_DIRECT_CHUNKS", "0")])
+            .args(args)
+            .arg(&file)
+            .arg(&pipeline)
+            .run();
+        assert_eq!(done.code, Some(0), "{args:?}: {}", done.stderr);
+        assert_eq!(data_of(&direct), data_of(&pipeline), "{args:?}");
+        assert!(data_of(&direct).contains(" rec =\n  1, 2, 3, 4, 5,\n  6, 7, 8, 9, 10 ;"));
+        assert_eq!(storage_of(&direct), storage_of(&pipeline), "{args:?}");
     }
 }
