@@ -110,6 +110,10 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         plan: &plan,
         buffer_bytes: buffer_bytes.max(1),
         tune_caches: cache.is_none(),
+        threads: args.jobs.map_or_else(
+            || std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+            usize::from,
+        ),
     };
     copy.write(target, args.output_in_memory)
         .map_err(Failure::runtime)
@@ -279,6 +283,8 @@ struct Copy<'a> {
     plan: &'a CopyPlan,
     buffer_bytes: usize,
     tune_caches: bool,
+    /// Threads that encode chunks (`-j`).
+    threads: usize,
 }
 
 impl Copy<'_> {
@@ -311,7 +317,7 @@ impl Copy<'_> {
             netcdf4_out: !format.is_classic_family(),
             netcdf4_in: !self.dataset.format.is_classic_family(),
             direct_chunks: std::env::var("NCTOOLS_DIRECT_CHUNKS").map_or(true, |v| v != "0"),
-            threads: std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+            threads: self.threads,
         };
         for var in self.plan.vars.iter().filter(|v| v.copy_data) {
             transfer.copy_var(var, &progress).map_err(|e| {

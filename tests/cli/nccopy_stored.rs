@@ -3,6 +3,7 @@
 //! chunks the input never wrote unwritten (they read as fill values, as in the input),
 //! and byte for byte. `--recode` decodes and encodes them instead, to the same data.
 //! (Copying without the filter present is in nccopy_filters.rs and filters_interop.rs.)
+//! And the output does not depend on the number of threads (`-j`).
 
 use std::fs;
 use std::path::Path;
@@ -48,14 +49,10 @@ fn storage(h5dump: &Path, file: &Path, dataset: &str) -> String {
     text[start..end].to_string()
 }
 
-#[test]
-fn record_and_partly_written_variables_are_copied_as_stored() {
-    let Some(h5dump) = reference("h5dump") else {
-        return;
-    };
-    let dir = scratch();
-    let cdl = dir.path().join("stored.cdl");
-    let input = dir.path().join("stored.nc");
+/// [`CDL`] with its records written, as a netCDF-4 file in `dir`.
+fn stored_input(dir: &Path) -> std::path::PathBuf {
+    let cdl = dir.join("stored.cdl");
+    let input = dir.join("stored.nc");
     let values: Vec<String> = (0..50000).map(|i| format!("{}", i as f32 / 8.0)).collect();
     fs::write(
         &cdl,
@@ -70,7 +67,16 @@ fn record_and_partly_written_variables_are_copied_as_stored() {
             .arg(&cdl)
             .run(),
     );
+    input
+}
 
+#[test]
+fn record_and_partly_written_variables_are_copied_as_stored() {
+    let Some(h5dump) = reference("h5dump") else {
+        return;
+    };
+    let dir = scratch();
+    let input = stored_input(dir.path());
     let plan = ok(
         "--dry-run",
         Test::ours("nccopy").arg("--dry-run").arg(&input).run(),
@@ -115,4 +121,40 @@ fn record_and_partly_written_variables_are_copied_as_stored() {
     );
     assert!(header.contains("t:_NoFill = \"true\" ;"), "{header}");
     assert!(!header.contains("f:_NoFill"), "{header}");
+}
+
+/// The output is the same bytes whatever the number of threads (`-j`), for chunks encoded
+/// here (fixed and record variables), copied as stored, or written through libnetcdf.
+#[test]
+fn output_bytes_do_not_depend_on_jobs() {
+    let dir = scratch();
+    let input = stored_input(dir.path());
+    for options in [
+        &["-d", "1", "-s"][..],
+        &["-F", "*,bzip2,9", "-c", "time/1,x/1000"],
+        &["-F", "t,zstd,3|shuffle"],
+        &[],
+        &["--recode"],
+    ] {
+        let outputs: Vec<Vec<u8>> = ["1", "2", "3"]
+            .iter()
+            .map(|jobs| {
+                let out = dir.path().join(format!("j{jobs}.nc"));
+                ok(
+                    &format!("nccopy -j {jobs} {options:?}"),
+                    Test::ours("nccopy")
+                        .args(["-j", jobs])
+                        .args(options)
+                        .arg(&input)
+                        .arg(&out)
+                        .run(),
+                );
+                fs::read(&out).unwrap_or_else(|e| panic!("{e}"))
+            })
+            .collect();
+        assert!(
+            outputs[0] == outputs[1] && outputs[1] == outputs[2],
+            "{options:?}: the output depends on -j"
+        );
+    }
 }
