@@ -8,7 +8,7 @@ use store::{is_raw_type, ChunkSink, RawBuffer, StoreReader, StoreWriter, VarHand
 
 use h5filters::ChunkEncoder;
 
-use super::direct::{write_slab, SlabChunks};
+use super::direct::{write_slab, ChunkGrid, SlabChunks};
 use super::plan::VarPlan;
 use super::progress::Progress;
 use super::slabs::SlabPlan;
@@ -66,10 +66,7 @@ impl Transfer<'_> {
         }
         if plan.stored_chunks {
             if let Some(done) = self.copy_stored(plan, &layout, size, progress) {
-                return done.map_err(|e| match e.downcast::<InputReadFailure>() {
-                    Ok(read) => anyhow!(read.0),
-                    Err(e) => e.context(format!("copying the chunks of variable {}", plan.path)),
-                });
+                return done.map_err(|e| explain_copy_error(plan, e, "chunks"));
             }
         }
         let slab_bytes = slabs.slab_shape().iter().product::<usize>() * size;
@@ -94,11 +91,7 @@ impl Transfer<'_> {
             None => self.copy_values(plan, &slabs, size, progress),
         };
         self.tune(plan, handle, slab_bytes, false)?;
-        // A read failure names the input and the variable already.
-        result.map_err(|e| match e.downcast::<InputReadFailure>() {
-            Ok(read) => anyhow!(read.0),
-            Err(e) => e.context(format!("copying the data of variable {}", plan.path)),
-        })
+        result.map_err(|e| explain_copy_error(plan, e, "data"))
     }
 
     /// Copies the stored chunks of a variable as they are (see [`VarPlan::stored_chunks`]),
@@ -282,44 +275,16 @@ fn read_error(plan: &VarPlan, error: store::StoreError) -> anyhow::Error {
     InputReadFailure(error.to_string()).into()
 }
 
+/// An error copying the `what` (data, chunks) of a variable, naming it; a read failure
+/// names the input and the variable already.
+fn explain_copy_error(plan: &VarPlan, error: anyhow::Error, what: &str) -> anyhow::Error {
+    match error.downcast::<InputReadFailure>() {
+        Ok(read) => anyhow!(read.0),
+        Err(e) => e.context(format!("copying the {what} of variable {}", plan.path)),
+    }
+}
+
 /// The input variable of a plan.
 fn find_input_var<'d>(dataset: &'d Dataset, plan: &VarPlan) -> Option<&'d ncmodel::Var> {
     super::stored::find_var(dataset, &plan.path)
-}
-
-/// The offsets of the chunks of a variable of `shape` with chunks of `chunk`, in
-/// row-major order (none when a dimension is empty).
-struct ChunkGrid<'a> {
-    shape: &'a [usize],
-    chunk: &'a [usize],
-    next: Option<Vec<usize>>,
-}
-
-impl<'a> ChunkGrid<'a> {
-    fn new(shape: &'a [usize], chunk: &'a [usize]) -> Self {
-        let empty = shape.contains(&0);
-        Self {
-            shape,
-            chunk,
-            next: (!empty).then(|| vec![0; shape.len()]),
-        }
-    }
-}
-
-impl Iterator for ChunkGrid<'_> {
-    type Item = Vec<usize>;
-
-    fn next(&mut self) -> Option<Vec<usize>> {
-        let current = self.next.take()?;
-        let mut following = current.clone();
-        for d in (0..following.len()).rev() {
-            following[d] += self.chunk[d];
-            if following[d] < self.shape[d] {
-                self.next = Some(following);
-                break;
-            }
-            following[d] = 0;
-        }
-        Some(current)
-    }
 }

@@ -959,17 +959,7 @@ fn chunks_encoded_here_read_back_like_those_hdf5_encodes() {
         ),
         (&["-F", "big&small,zlib,9"], false),
     ] {
-        let direct = dir.path().join("direct.nc");
-        let pipeline = dir.path().join("pipeline.nc");
-        let done = ours(args, &file, Some(&direct));
-        assert_eq!(done.code, Some(0), "{args:?}: {}", done.stderr);
-        let done = crate::support::Test::ours("nccopy")
-            .envs(&[("NCTOOLS_DIRECT_CHUNKS", "0")])
-            .args(args)
-            .arg(&file)
-            .arg(&pipeline)
-            .run();
-        assert_eq!(done.code, Some(0), "{args:?}: {}", done.stderr);
+        let (direct, pipeline) = direct_and_pipeline(dir.path(), &file, args);
         assert_eq!(data_of(&direct), data_of(&pipeline), "{args:?}");
         assert_eq!(storage_of(&direct), storage_of(&pipeline), "{args:?}");
         if !args.contains(&"-V") {
@@ -987,24 +977,37 @@ fn chunks_encoded_here_read_back_like_those_hdf5_encodes() {
         }
     }
     // A record variable (t is unlimited) takes the direct path too, grown to its length
-    // first: the same data and storage as HDF5's pipeline writes. (HDF5 pads these edge
-    // chunks with zeros too, so the stored sizes do not tell the paths apart; the file
-    // sizes differ whatever the chunks, as HDF5 grows the chunk index record by record.)
+    // first: the same data and storage as HDF5's pipeline writes. The files differ (HDF5's
+    // pipeline grows the chunk index record by record), which shows the direct path was
+    // taken: two runs through the pipeline write the same bytes.
     for chunks in ["t/1,d/5", "t/1,d/2", "t/2,d/3"] {
         let args = ["-F", "rec,bzip2,9|shuffle", "-V", "rec,t", "-c", chunks];
-        let direct = dir.path().join("direct.nc");
-        let pipeline = dir.path().join("pipeline.nc");
-        let done = ours(&args, &file, Some(&direct));
-        assert_eq!(done.code, Some(0), "{args:?}: {}", done.stderr);
-        let done = crate::support::Test::ours("nccopy")
-            .envs(&[("NCTOOLS_DIRECT_CHUNKS", "0")])
-            .args(args)
-            .arg(&file)
-            .arg(&pipeline)
-            .run();
-        assert_eq!(done.code, Some(0), "{args:?}: {}", done.stderr);
+        let (direct, pipeline) = direct_and_pipeline(dir.path(), &file, &args);
         assert_eq!(data_of(&direct), data_of(&pipeline), "{args:?}");
         assert!(data_of(&direct).contains(" rec =\n  1, 2, 3, 4, 5,\n  6, 7, 8, 9, 10 ;"));
         assert_eq!(storage_of(&direct), storage_of(&pipeline), "{args:?}");
+        let bytes = |p: &Path| fs::read(p).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+        assert_ne!(
+            bytes(&direct),
+            bytes(&pipeline),
+            "{args:?}: no direct chunk write"
+        );
     }
+}
+
+/// Our nccopy with `args` from `file` twice, into `dir`: with the direct chunk path (as
+/// by default) and with HDF5's pipeline only (`NCTOOLS_DIRECT_CHUNKS=0`); both outputs.
+fn direct_and_pipeline(dir: &Path, file: &Path, args: &[&str]) -> (PathBuf, PathBuf) {
+    let direct = dir.join("direct.nc");
+    let pipeline = dir.join("pipeline.nc");
+    let done = ours(args, file, Some(&direct));
+    assert_eq!(done.code, Some(0), "{args:?}: {}", done.stderr);
+    let done = crate::support::Test::ours("nccopy")
+        .envs(&[("NCTOOLS_DIRECT_CHUNKS", "0")])
+        .args(args)
+        .arg(file)
+        .arg(&pipeline)
+        .run();
+    assert_eq!(done.code, Some(0), "{args:?}: {}", done.stderr);
+    (direct, pipeline)
 }

@@ -162,18 +162,20 @@ pub(crate) fn stored_sizes(lib: &Lib, path: &CStr, vars: &[String]) -> Vec<Optio
         .collect()
 }
 
-/// One dataset of a netCDF-4 file being written, open in HDF5 for direct chunk writes.
-pub(crate) struct ChunkTarget {
+/// The dataset of one variable, open in HDF5 with the file that holds it.
+struct OpenVariable {
     // Field order: the dataset closes before the file.
     dataset: Object,
     _file: Object,
     rank: usize,
 }
 
-impl ChunkTarget {
-    /// Opens the variable `name` of `group` (`/g`, empty for the root) of the file `path`.
-    pub(crate) fn open(lib: &Lib, path: &CStr, group: &str, name: &str) -> Option<Self> {
-        let file = open_file(lib, path, H5F_ACC_RDWR)?;
+impl OpenVariable {
+    /// Opens the variable `name` of `group` (`/g`, empty for the root) of the file `path`
+    /// with the file access `flags`.
+    fn open(lib: &Lib, path: &CStr, flags: c_uint, group: &str, name: &str) -> Option<Self> {
+        init(lib);
+        let file = open_file(lib, path, flags)?;
         let dataset = open_variable(lib, &file, group, name)?;
         // SAFETY: the dataset is open; the dataspace id is checked and closed at once.
         let rank = unsafe {
@@ -191,21 +193,34 @@ impl ChunkTarget {
             rank: usize::try_from(rank).ok()?,
         })
     }
+}
+
+/// One dataset of a netCDF-4 file being written, open in HDF5 for direct chunk writes.
+pub(crate) struct ChunkTarget {
+    var: OpenVariable,
+}
+
+impl ChunkTarget {
+    /// Opens the variable `name` of `group` (`/g`, empty for the root) of the file `path`.
+    pub(crate) fn open(lib: &Lib, path: &CStr, group: &str, name: &str) -> Option<Self> {
+        let var = OpenVariable::open(lib, path, H5F_ACC_RDWR, group, name)?;
+        Some(Self { var })
+    }
 
     /// The dataset's number of dimensions.
     pub(crate) fn rank(&self) -> usize {
-        self.rank
+        self.var.rank
     }
 
     /// Sets the dataset's current shape (it must be extensible along the dimensions that
     /// grow: unlimited ones); false if HDF5 refused or the rank is wrong.
     pub(crate) fn set_extent(&self, _lib: &Lib, shape: &[usize]) -> bool {
-        if shape.len() != self.rank {
+        if shape.len() != self.var.rank {
             return false;
         }
         let shape: Vec<hsize_t> = shape.iter().map(|n| *n as hsize_t).collect();
         // SAFETY: the dataset is open; shape has one entry per dimension (checked above).
-        unsafe { H5Dset_extent(self.dataset.id, shape.as_ptr()) >= 0 }
+        unsafe { H5Dset_extent(self.var.dataset.id, shape.as_ptr()) >= 0 }
     }
 
     /// Writes one encoded chunk at `offset` (one entry per dimension), the filters
@@ -218,7 +233,7 @@ impl ChunkTarget {
         filter_mask: u32,
         chunk: &[u8],
     ) -> bool {
-        if offset.len() != self.rank {
+        if offset.len() != self.var.rank {
             return false;
         }
         let offset: Vec<hsize_t> = offset.iter().map(|o| *o as hsize_t).collect();
@@ -226,7 +241,7 @@ impl ChunkTarget {
         // the buffer holds chunk.len() bytes, all initialised.
         let status = unsafe {
             H5Dwrite_chunk(
-                self.dataset.id,
+                self.var.dataset.id,
                 H5P_DEFAULT,
                 filter_mask,
                 offset.as_ptr(),
@@ -241,10 +256,7 @@ impl ChunkTarget {
 /// One dataset of a netCDF-4 file being read, open in HDF5 to read its chunks as they
 /// are stored (encoded).
 pub(crate) struct ChunkOrigin {
-    // Field order: the dataset closes before the file.
-    dataset: Object,
-    _file: Object,
-    rank: usize,
+    var: OpenVariable,
 }
 
 /// HDF5's undefined address: a chunk that was never written.
@@ -254,24 +266,8 @@ impl ChunkOrigin {
     /// Opens the variable `name` of `group` (`/g`, empty for the root) of the file
     /// `path`, read-only.
     pub(crate) fn open(lib: &Lib, path: &CStr, group: &str, name: &str) -> Option<Self> {
-        init(lib);
-        let file = open_file(lib, path, H5F_ACC_RDONLY)?;
-        let dataset = open_variable(lib, &file, group, name)?;
-        // SAFETY: the dataset is open; the dataspace id is checked and closed at once.
-        let rank = unsafe {
-            let space = H5Dget_space(dataset.id);
-            if space < 0 {
-                return None;
-            }
-            let rank = H5Sget_simple_extent_ndims(space);
-            H5Sclose(space);
-            rank
-        };
-        Some(Self {
-            dataset,
-            _file: file,
-            rank: usize::try_from(rank).ok()?,
-        })
+        let var = OpenVariable::open(lib, path, H5F_ACC_RDONLY, group, name)?;
+        Some(Self { var })
     }
 
     /// How many chunks are stored (were ever written); `None` when HDF5 fails.
@@ -280,11 +276,11 @@ impl ChunkOrigin {
         // SAFETY: the dataset is open; its dataspace id is checked and closed at once
         // (HDF5 1.10 refuses H5S_ALL here); n is a live out-pointer.
         let status = unsafe {
-            let space = H5Dget_space(self.dataset.id);
+            let space = H5Dget_space(self.var.dataset.id);
             if space < 0 {
                 return None;
             }
-            let status = H5Dget_num_chunks(self.dataset.id, space, &mut n);
+            let status = H5Dget_num_chunks(self.var.dataset.id, space, &mut n);
             H5Sclose(space);
             status
         };
@@ -295,7 +291,7 @@ impl ChunkOrigin {
     /// shape): its filter mask and bytes. `Ok(None)` when it was never written; `Err(())`
     /// when HDF5 fails or the offset has the wrong rank.
     pub(crate) fn read(&self, _lib: &Lib, offset: &[usize]) -> Result<Option<(u32, Vec<u8>)>, ()> {
-        if offset.len() != self.rank {
+        if offset.len() != self.var.rank {
             return Err(());
         }
         let offset: Vec<hsize_t> = offset.iter().map(|o| *o as hsize_t).collect();
@@ -304,7 +300,7 @@ impl ChunkOrigin {
         // the three out-pointers are live.
         let status = unsafe {
             H5Dget_chunk_info_by_coord(
-                self.dataset.id,
+                self.var.dataset.id,
                 offset.as_ptr(),
                 &mut mask,
                 &mut addr,
@@ -324,7 +320,7 @@ impl ChunkOrigin {
         // the stored size of this very chunk, which is what H5Dread_chunk writes.
         let status = unsafe {
             H5Dread_chunk(
-                self.dataset.id,
+                self.var.dataset.id,
                 H5P_DEFAULT,
                 offset.as_ptr(),
                 &mut read_mask,
