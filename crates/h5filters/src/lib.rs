@@ -10,13 +10,16 @@
 //!   bounded;
 //! - [`ChunkEncoder`]: a whole chunk encoded exactly as HDF5's pipeline would (shuffle,
 //!   deflate, bzip2), so that nccopy can compress on several threads and hand the chunks
-//!   to HDF5's direct chunk write.
+//!   to HDF5's direct chunk write;
+//! - [`ChunkDecoder`]: the inverse, stored chunks decoded as HDF5's pipeline would give
+//!   them back, so that readers can decode on every core.
 //!
 //! All the crate's `unsafe` code is in one private module, `ffi`.
 
 pub mod blosc;
 mod callback;
 mod codec;
+mod decoder;
 mod encoder;
 #[allow(unsafe_code)]
 mod ffi;
@@ -29,6 +32,7 @@ pub use callback::in_filter_callback;
 pub use codec::{
     bzip2_compress, bzip2_decompress, deflate, inflate, shuffle, unshuffle, DecodeError,
 };
+pub use decoder::ChunkDecoder;
 pub use encoder::{ChunkEncoder, EncodeError};
 pub use limit::{decoded_chunk_limit, with_decoded_chunk_limit, with_slack, HDF5_MAX_CHUNK_BYTES};
 pub use register::{

@@ -18,6 +18,8 @@ pub struct NcFile {
     /// The file's user types, read once: values are decoded only with the file's own
     /// layouts, never with types a caller passes in.
     types: OnceLock<Vec<UserType>>,
+    /// The variables whose chunks are decoded here, found on first read.
+    chunked: crate::chunk_read::ChunkedVars,
 }
 
 /// The largest classic file whose malformed header is still handed to libnetcdf. It pads
@@ -83,6 +85,7 @@ impl NcFile {
             file,
             path: path.to_string(),
             types: OnceLock::new(),
+            chunked: Default::default(),
         })
     }
 
@@ -105,6 +108,11 @@ impl NcFile {
     /// The open file, for the readers of this crate.
     pub(crate) fn open_file(&self) -> &OpenFile {
         &self.file
+    }
+
+    /// The variables whose chunks are decoded here.
+    pub(crate) fn chunked_vars(&self) -> &crate::chunk_read::ChunkedVars {
+        &self.chunked
     }
 
     /// The file's user types, read on first use.
@@ -150,6 +158,13 @@ impl NcFile {
         count: &[usize],
     ) -> Result<Values, NcError> {
         let context = || format!("{}: reading variable {}", self.path, var.name);
+        if let ncmodel::TypeRef::Atomic(atomic) = var.type_ref {
+            if let Some(bytes) = self.read_decoded(group_ncid, var.id, start, count) {
+                if let Some(values) = Values::from_native_bytes(atomic, &bytes) {
+                    return Ok(values);
+                }
+            }
+        }
         let types = self.user_types()?;
         let grp = self.file.group(group_ncid).ok_or_else(|| NcError {
             code: -33,

@@ -16,6 +16,7 @@
 
 mod attribute;
 mod backend;
+mod chunk_read;
 mod classic_names;
 mod create;
 mod direct;

@@ -43,6 +43,11 @@ impl NcFile {
         count: &[usize],
         buf: &mut RawBuffer,
     ) -> Result<(), NcError> {
+        if let Some(bytes) = self.read_decoded(group_ncid, varid, start, count) {
+            buf.resize(bytes.len());
+            buf.as_bytes_mut().copy_from_slice(&bytes);
+            return Ok(());
+        }
         let context = || format!("{}: reading variable id {varid}", self.path());
         let grp = self
             .open_file()

@@ -46,7 +46,40 @@ pub enum Value {
     Enum(i128),
 }
 
+macro_rules! from_ne {
+    ($bytes:expr, $t:ty) => {
+        $bytes
+            .chunks_exact(size_of::<$t>())
+            .map(|c| {
+                let mut a = [0u8; size_of::<$t>()];
+                a.copy_from_slice(c);
+                <$t>::from_ne_bytes(a)
+            })
+            .collect()
+    };
+}
+
 impl Values {
+    /// The values held by `bytes`, elements of the fixed-size type `t` in the machine's
+    /// byte order (a trailing partial element is ignored); `None` for `string`.
+    pub fn from_native_bytes(t: AtomicType, bytes: &[u8]) -> Option<Self> {
+        use AtomicType as A;
+        Some(match t {
+            A::Byte => Self::Byte(bytes.iter().map(|b| *b as i8).collect()),
+            A::Char => Self::Char(bytes.to_vec()),
+            A::UByte => Self::UByte(bytes.to_vec()),
+            A::Short => Self::Short(from_ne!(bytes, i16)),
+            A::UShort => Self::UShort(from_ne!(bytes, u16)),
+            A::Int => Self::Int(from_ne!(bytes, i32)),
+            A::UInt => Self::UInt(from_ne!(bytes, u32)),
+            A::Int64 => Self::Int64(from_ne!(bytes, i64)),
+            A::UInt64 => Self::UInt64(from_ne!(bytes, u64)),
+            A::Float => Self::Float(from_ne!(bytes, f32)),
+            A::Double => Self::Double(from_ne!(bytes, f64)),
+            A::String => return None,
+        })
+    }
+
     /// An empty array of the atomic type `t`.
     pub fn empty(t: AtomicType) -> Self {
         match t {

@@ -10,6 +10,7 @@
 //! [`StoreWriter::finish`]). Nothing here links C.
 
 mod error;
+pub mod grid;
 mod location;
 mod raw;
 mod traits;

@@ -8,7 +8,6 @@ mod attrs;
 mod codec;
 mod dtype;
 mod error;
-mod grid;
 mod json;
 mod meta;
 mod plan;

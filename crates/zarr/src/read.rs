@@ -7,9 +7,9 @@ use rayon::prelude::*;
 use crate::codec::{codec_id, decode_chain, CodecFail, AVAILABLE};
 use crate::dtype::swap_in_place;
 use crate::error::{Result, ZarrError};
-use crate::grid::{filled, SlabGrid};
 use crate::meta::ArrayMeta;
 use crate::schema::VarEntry;
+use store::grid::{filled, SlabGrid};
 
 /// The slab `start`/`count` of a variable, as elements in the machine's byte order.
 pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<Vec<u8>> {

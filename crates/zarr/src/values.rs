@@ -8,40 +8,16 @@ use crate::dtype::{Dtype, Text};
 use crate::error::{Result, ZarrError};
 use crate::json;
 
-macro_rules! from_ne {
-    ($bytes:expr, $t:ty) => {
-        $bytes
-            .chunks_exact(size_of::<$t>())
-            .map(|c| {
-                let mut a = [0u8; size_of::<$t>()];
-                a.copy_from_slice(c);
-                <$t>::from_ne_bytes(a)
-            })
-            .collect()
-    };
-}
-
 /// The values held by `bytes`, elements of `dtype` in the machine's byte order.
 pub fn bytes_to_values(bytes: &[u8], dtype: &Dtype) -> Values {
-    use AtomicType as A;
     match dtype.atomic {
-        A::Byte => Values::Byte(bytes.iter().map(|b| *b as i8).collect()),
-        A::Char => Values::Char(bytes.to_vec()),
-        A::UByte => Values::UByte(bytes.to_vec()),
-        A::Short => Values::Short(from_ne!(bytes, i16)),
-        A::UShort => Values::UShort(from_ne!(bytes, u16)),
-        A::Int => Values::Int(from_ne!(bytes, i32)),
-        A::UInt => Values::UInt(from_ne!(bytes, u32)),
-        A::Int64 => Values::Int64(from_ne!(bytes, i64)),
-        A::UInt64 => Values::UInt64(from_ne!(bytes, u64)),
-        A::Float => Values::Float(from_ne!(bytes, f32)),
-        A::Double => Values::Double(from_ne!(bytes, f64)),
-        A::String => Values::String(
+        AtomicType::String => Values::String(
             bytes
                 .chunks_exact(dtype.size.max(1))
                 .map(|e| Some(text_of(e, dtype.text)))
                 .collect(),
         ),
+        atomic => Values::from_native_bytes(atomic, bytes).unwrap_or_else(|| Values::empty(atomic)),
     }
 }
 

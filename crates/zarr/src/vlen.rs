@@ -10,11 +10,11 @@ use rayon::prelude::*;
 use crate::codec::{decode_chain, CodecFail};
 use crate::dtype::VLEN_INDEX;
 use crate::error::{Result, ZarrError};
-use crate::grid::SlabGrid;
 use crate::meta::ArrayMeta;
 use crate::read::{checked_slab, unavailable};
 use crate::schema::VarEntry;
 use crate::strings::from_fixed;
+use store::grid::SlabGrid;
 
 /// The id of the codec of variable-length UTF-8 strings.
 pub const VLEN_UTF8: &str = "vlen-utf8";

@@ -7,9 +7,9 @@ use rayon::prelude::*;
 use crate::codec::{encode_chain, CodecFail};
 use crate::dtype::swap_in_place;
 use crate::error::{Result, ZarrError};
-use crate::grid::{filled, SlabGrid};
 use crate::meta::ArrayMeta;
 use crate::read::decode;
+use store::grid::{filled, SlabGrid};
 
 /// Writes the slab `start`/`count` (elements in the machine's byte order) of the array
 /// `meta`; `fill` pads chunks; `name` is for messages.

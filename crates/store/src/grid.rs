@@ -1,5 +1,6 @@
-//! The chunk grid: which chunks a hyperslab touches, and copying boxes of elements between
-//! row-major arrays (a slab and a chunk).
+//! The chunk grid, shared by the backends that move chunks themselves: which chunks a
+//! hyperslab touches, and copying boxes of elements between row-major arrays (a slab and
+//! a chunk).
 
 /// The grid indices of every chunk the slab `start`/`count` touches, row-major.
 pub fn chunks_touched(start: &[usize], count: &[usize], chunks: &[usize]) -> Vec<Vec<usize>> {

@@ -1,0 +1,254 @@
+//! Reading hyperslabs of filtered netCDF-4 variables by decoding their stored chunks here,
+//! on every core, instead of through HDF5's pipeline (one chunk at a time, on one core).
+//! Only variables whose whole pipeline `h5filters` decodes take this way; the stored
+//! chunks are read raw under the library lock, decoded in parallel, and their parts
+//! gathered into the slab. Anything unusual (a chunk never written, a chunk our decoders
+//! refuse) gives the slab back to libnetcdf, so answers and errors stay HDF5's.
+
+use std::collections::HashMap;
+use std::ffi::{c_int, CString};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use h5filters::ChunkDecoder;
+use ncmodel::AtomicType;
+use rayon::prelude::*;
+use store::grid::SlabGrid;
+
+use crate::file::NcFile;
+use crate::sys::{inquire, with_lib, ChunkOrigin, Grp, Lib, OpenFile};
+
+/// libnetcdf's extended format of netCDF-4/HDF5 files.
+const NC_FORMATX_NC_HDF5: c_int = 2;
+/// libnetcdf's layout code of chunked variables.
+const NC_CHUNKED: c_int = 0;
+
+/// Set to `0`, turns direct chunk reads and writes off (everything through HDF5's
+/// pipeline).
+const DIRECT_VARIABLE: &str = "NCTOOLS_DIRECT_CHUNKS";
+
+/// The most bytes of decoded chunks kept from one slab for the next (chunks that reach
+/// past the slab's end).
+const CARRY_LIMIT: usize = 64 << 20;
+
+/// A decoded chunk, by its grid index.
+type DecodedChunk = (Vec<usize>, Arc<Vec<u8>>);
+
+/// A variable by group and variable id.
+type VarKey = (c_int, c_int);
+
+/// One variable read by decoding its stored chunks here.
+pub(crate) struct ChunkedVar {
+    origin: ChunkOrigin,
+    decoder: ChunkDecoder,
+    shape: Vec<usize>,
+    chunks: Vec<usize>,
+    element: usize,
+    /// Whether stored values are in the other byte order than the machine's.
+    swap: bool,
+    /// Decoded chunks of the last slab that reach past it, by grid index.
+    carried: Mutex<Vec<DecodedChunk>>,
+}
+
+/// The variables of one file, as found on first read: `None` for those read through
+/// libnetcdf.
+#[derive(Default)]
+pub(crate) struct ChunkedVars {
+    vars: Mutex<HashMap<VarKey, Option<Arc<ChunkedVar>>>>,
+}
+
+impl std::fmt::Debug for ChunkedVars {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChunkedVars").finish_non_exhaustive()
+    }
+}
+
+impl NcFile {
+    /// The hyperslab `start`/`count` of the variable `varid` of the group `group_ncid`, as
+    /// values in the machine's byte order, decoded here from the stored chunks; `None`
+    /// when this variable or slab is for libnetcdf to read.
+    pub(crate) fn read_decoded(
+        &self,
+        group_ncid: c_int,
+        varid: c_int,
+        start: &[usize],
+        count: &[usize],
+    ) -> Option<Vec<u8>> {
+        let var = self.chunked_var(group_ncid, varid)?;
+        var.read(start, count)
+    }
+
+    fn chunked_var(&self, group_ncid: c_int, varid: c_int) -> Option<Arc<ChunkedVar>> {
+        let mut vars = self
+            .chunked_vars()
+            .vars
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        vars.entry((group_ncid, varid))
+            .or_insert_with(|| self.open_chunked(group_ncid, varid).map(Arc::new))
+            .clone()
+    }
+
+    fn open_chunked(&self, group_ncid: c_int, varid: c_int) -> Option<ChunkedVar> {
+        if self.path().contains("://") || std::env::var(DIRECT_VARIABLE).is_ok_and(|v| v == "0") {
+            return None;
+        }
+        let file_name = CString::new(self.path().as_bytes()).ok()?;
+        with_lib(|lib| {
+            let context = || self.path().to_string();
+            let file = self.open_file();
+            let grp = file.group(group_ncid)?;
+            let (_, formatx) = inquire::format(lib, grp, &context).ok()?;
+            if formatx != NC_FORMATX_NC_HDF5 {
+                return None;
+            }
+            let info = inquire::var(lib, grp, varid, &context).ok()?;
+            let atomic = AtomicType::from_nc_type(info.xtype)?;
+            if atomic == AtomicType::String {
+                return None;
+            }
+            let (layout, chunks) = inquire::var_chunking(lib, grp, varid, &context).ok()?;
+            let filters: Vec<filterspec::FilterSpec> =
+                inquire::var_filters(lib, grp, varid, &context)
+                    .ok()?
+                    .into_iter()
+                    .map(|f| filterspec::FilterSpec::new(f.id, f.params))
+                    .collect();
+            let chunk_bytes = chunks
+                .iter()
+                .try_fold(atomic.size(), |a, c| a.checked_mul(*c))?;
+            if layout != NC_CHUNKED
+                || filters.is_empty()
+                || chunk_bytes == 0
+                || chunk_bytes > CARRY_LIMIT / 2
+            {
+                return None;
+            }
+            let decoder = ChunkDecoder::new(&filters, atomic.size())?;
+            let shape = info
+                .dim_ids
+                .iter()
+                .map(|d| inquire::dim(lib, grp, *d, &context).map(|(_, len)| len))
+                .collect::<Result<Vec<usize>, _>>()
+                .ok()?;
+            let swap = match inquire::var_endian(lib, grp, varid, &context).ok()? {
+                1 => cfg!(target_endian = "big"),
+                2 => cfg!(target_endian = "little"),
+                _ => false,
+            };
+            let group = group_path(lib, file, group_ncid)?;
+            let origin = ChunkOrigin::open(lib, &file_name, &group, &info.name)?;
+            Some(ChunkedVar {
+                origin,
+                decoder,
+                shape,
+                chunks,
+                element: atomic.size(),
+                swap,
+                carried: Mutex::new(Vec::new()),
+            })
+        })
+    }
+}
+
+/// The HDF5 path (`/g/h`, empty for the root) of the group `ncid`, found from the root.
+fn group_path(lib: &Lib, file: &OpenFile, ncid: c_int) -> Option<String> {
+    fn search(lib: &Lib, grp: Grp<'_>, ncid: c_int, prefix: &str) -> Option<String> {
+        if grp.id() == ncid {
+            return Some(prefix.to_string());
+        }
+        let context = String::new;
+        for child in inquire::child_groups(lib, grp, &context).ok()? {
+            let name = inquire::group_name(lib, child, &context).ok()?;
+            if let Some(found) = search(lib, child, ncid, &format!("{prefix}/{name}")) {
+                return Some(found);
+            }
+        }
+        None
+    }
+    search(lib, file.root(), ncid, "")
+}
+
+impl ChunkedVar {
+    /// The slab, decoded here; `None` for libnetcdf to read it.
+    fn read(&self, start: &[usize], count: &[usize]) -> Option<Vec<u8>> {
+        let rank = self.shape.len();
+        if start.len() != rank || count.len() != rank {
+            return None;
+        }
+        let inside = start
+            .iter()
+            .zip(count)
+            .zip(&self.shape)
+            .all(|((s, c), len)| s.checked_add(*c).is_some_and(|end| end <= *len));
+        let total = count
+            .iter()
+            .try_fold(self.element, |a, c| a.checked_mul(*c))?;
+        if !inside || total == 0 {
+            return None;
+        }
+        let chunk_bytes = self
+            .chunks
+            .iter()
+            .try_fold(self.element, |a, c| a.checked_mul(*c))?;
+        let mut out = vec![0u8; total];
+        let grid = SlabGrid {
+            start,
+            count,
+            chunks: &self.chunks,
+            elem: self.element,
+        };
+        let carried =
+            std::mem::take(&mut *self.carried.lock().unwrap_or_else(PoisonError::into_inner));
+        let mut keep = Vec::new();
+        let mut kept_bytes = 0usize;
+        for batch in grid.batches() {
+            let decoded: Vec<Option<Arc<Vec<u8>>>> = batch
+                .par_iter()
+                .map(|index| {
+                    if let Some((_, chunk)) = carried.iter().find(|(i, _)| i == index) {
+                        return Some(Arc::clone(chunk));
+                    }
+                    self.decode_chunk(index, chunk_bytes).map(Arc::new)
+                })
+                .collect();
+            for (index, chunk) in batch.iter().zip(decoded) {
+                let chunk = chunk?;
+                grid.chunk_to_slab(index, &chunk, &mut out);
+                if self.reaches_past(index, start, count) && kept_bytes + chunk.len() <= CARRY_LIMIT
+                {
+                    kept_bytes += chunk.len();
+                    keep.push((index.clone(), chunk));
+                }
+            }
+        }
+        *self.carried.lock().unwrap_or_else(PoisonError::into_inner) = keep;
+        Some(out)
+    }
+
+    /// One chunk decoded, in the machine's byte order; `None` when it was never written
+    /// or does not decode.
+    fn decode_chunk(&self, index: &[usize], chunk_bytes: usize) -> Option<Vec<u8>> {
+        let offset: Vec<usize> = index.iter().zip(&self.chunks).map(|(i, c)| i * c).collect();
+        let stored = with_lib(|lib| self.origin.read(lib, &offset)).ok()??;
+        let mut data = self.decoder.decode(&stored.1, stored.0, chunk_bytes).ok()?;
+        if self.swap {
+            for element in data.chunks_exact_mut(self.element) {
+                element.reverse();
+            }
+        }
+        Some(data)
+    }
+
+    /// Whether the chunk `index` holds elements past the end of the slab (in row-major
+    /// order; slabs read in order are contiguous), so that the next slab may need it.
+    fn reaches_past(&self, index: &[usize], start: &[usize], count: &[usize]) -> bool {
+        let last_of_slab: Vec<usize> = start.iter().zip(count).map(|(s, c)| s + c - 1).collect();
+        let last_of_chunk: Vec<usize> = index
+            .iter()
+            .zip(&self.chunks)
+            .zip(&self.shape)
+            .map(|((i, c), len)| ((i + 1) * c).min(*len) - 1)
+            .collect();
+        last_of_chunk > last_of_slab
+    }
+}
