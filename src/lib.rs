@@ -14,5 +14,6 @@ pub mod formats;
 pub mod generate;
 pub mod interrupt;
 pub mod inventory;
+pub mod jobs;
 pub mod plugins;
 pub mod storage;

@@ -79,8 +79,8 @@ pub struct CopyArgs {
     /// granularbr (N significant digits) or bitround (N bits); repeatable
     #[arg(long = "quantize", value_name = "VARS,ALGORITHM,N", action = ArgAction::Append)]
     pub quantize: Vec<String>,
-    /// Threads that encode chunks (default: every core, at most 8); the output is the
-    /// same for any number
+    /// Threads that decode and encode chunks (default: every core, at most 8); the
+    /// output is the same for any number
     #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
     /// Decode and encode every chunk, even of variables whose filters, chunks, type and

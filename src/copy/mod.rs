@@ -60,6 +60,7 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     let Some(source) = args.input.as_deref() else {
         return Err(Failure::usage(anyhow!("an input file is required")));
     };
+    let threads = crate::jobs::configure(args.jobs);
     let options = options::copy_options(args).map_err(Failure::usage)?;
     let buffer_bytes = match &args.buffer_size {
         Some(text) => options::parse_size("-m", text).map_err(Failure::usage)?,
@@ -110,10 +111,7 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         plan: &plan,
         buffer_bytes: buffer_bytes.max(1),
         tune_caches: cache.is_none(),
-        threads: args.jobs.map_or_else(
-            || std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
-            usize::from,
-        ),
+        threads,
     };
     copy.write(target, args.output_in_memory)
         .map_err(Failure::runtime)

@@ -73,6 +73,10 @@ pub struct DumpArgs {
     /// filter is available here, and stored vs. uncompressed size (reads no data)
     #[arg(long = "filters")]
     pub inspect_filters: bool,
+    /// Threads that decode chunks and format values (default: every core, at most 8);
+    /// the output is the same for any number
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     /// With --list-filters or --filters: print JSON for scripts
     #[arg(long = "json")]
     pub json: bool,

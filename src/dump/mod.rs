@@ -165,6 +165,7 @@ fn filter_reports(args: &DumpArgs) -> Option<Result<(), Failure>> {
 }
 
 fn run(args: &DumpArgs, times: TimeStrings) -> Result<(), Failure> {
+    crate::jobs::configure(args.jobs);
     if let Some(result) = filter_reports(args) {
         return result;
     }

@@ -59,6 +59,10 @@ pub struct GenerateArgs {
     /// Header only: ignore the data sections
     #[arg(short = 'H')]
     pub header_only: bool,
+    /// Threads that convert, encode and write values while the CDL is read (default:
+    /// every core, at most 8); the output is the same for any number
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: Option<u16>,
     /// List every filter nctools knows and every plugin found, with where each comes
     /// from (built-in, HDF5, plugin file, not available)
     #[arg(long = "list-filters")]

@@ -61,6 +61,7 @@ fn check_language(args: &GenerateArgs) -> Result<(), Failure> {
 }
 
 fn run(args: &GenerateArgs) -> Result<(), Failure> {
+    crate::jobs::configure(args.jobs);
     if args.list_filters {
         return crate::inventory::print_filter_list(args.json).map_err(Failure::runtime);
     }

@@ -2,6 +2,7 @@
 //! the reference netCDF-C tools. One test binary; each module reads like a user's session.
 
 mod completions;
+mod decoded_reads;
 mod filters_inspect;
 mod filters_interop;
 mod harness_selftest;
