@@ -12,7 +12,7 @@ complete -c nccopy -s F -d 'Filters for output variables (see below); repeatable
 complete -c nccopy -s L -d 'Log level (accepted for compatibility; libnetcdf logging is not built in)' -r
 complete -c nccopy -s M -d 'Minimum size in bytes of a fixed-size variable that keeps or gets chunking (default 8192)' -r
 complete -c nccopy -l quantize -d 'Quantize float and double variables: VARS,ALGORITHM,N with ALGORITHM bitgroom or granularbr (N significant digits) or bitround (N bits); repeatable' -r
-complete -c nccopy -s j -l jobs -d 'Threads that encode chunks (default: every core, at most 8); the output is the same for any number' -r
+complete -c nccopy -s j -l jobs -d 'Threads that decode and encode chunks (default: every core, at most 8); the output is the same for any number' -r
 complete -c nccopy -s 3 -d 'Classic format (same as -k classic)'
 complete -c nccopy -s 4 -d 'netCDF-4 format (same as -k netCDF-4)'
 complete -c nccopy -s 5 -d 'CDF5 format (same as -k cdf5)'

@@ -23,7 +23,7 @@ _ncdump() {
 
     case "${cmd}" in
         ncdump)
-            opts="-c -h -v -b -f -l -n -p -k -s -t -T -i -g -w -x -F -X -L -V --list-filters --filters --json --help --version"
+            opts="-c -h -v -b -f -l -n -p -k -s -t -T -i -g -w -x -F -X -L -j -V --list-filters --filters --jobs --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -62,6 +62,14 @@ _ncdump() {
                     return 0
                     ;;
                 -L)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

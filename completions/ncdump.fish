@@ -7,6 +7,7 @@ complete -c ncdump -s p -d 'Display floating-point values with less precision' -
 complete -c ncdump -s g -d 'Data and metadata for group(s) GRP1,... only' -r
 complete -c ncdump -s X -d 'Special options: -Xp suppresses the properties attribute, -Xm reads in memory' -r
 complete -c ncdump -s L -d 'Set log level to n (>= 0); ignored, as logging is not enabled' -r
+complete -c ncdump -s j -l jobs -d 'Threads that decode chunks and format values (default: every core, at most 8); the output is the same for any number' -r
 complete -c ncdump -s c -d 'Coordinate variable data and header information'
 complete -c ncdump -s h -d 'Header information only, no data'
 complete -c ncdump -s k -d 'Output kind of netCDF file'

@@ -8,6 +8,7 @@ complete -c ncgen -s D -d 'Debug level (accepted, unused)' -r
 complete -c ncgen -s L -d 'Log level (accepted, unused)' -r
 complete -c ncgen -s B -d 'Buffer size (accepted for compatibility, unused)' -r
 complete -c ncgen -s W -d 'Whole-variable size limit (accepted for compatibility, unused)' -r
+complete -c ncgen -s j -l jobs -d 'Threads that convert, encode and write values while the CDL is read (default: every core, at most 8); the output is the same for any number' -r
 complete -c ncgen -s b -d 'Write a binary netCDF file (the default when -o or -k is given)'
 complete -c ncgen -s n -d 'Write a binary netCDF file with a .cdf extension (old form of -b)'
 complete -c ncgen -s c -d 'Generate C code (not supported by nctools)'

@@ -500,3 +500,70 @@ fn capital_t_is_our_alias_of_i() {
     assert_eq!(ours.code, Some(0), "-T: ours said {}", ours.stderr);
     assert_eq!(ours.stdout, theirs.stdout);
 }
+
+/// Variables large enough that ncdump formats their rows on several threads: floats with
+/// wrapped lines, text, two nested unlimited dimensions (braces), a `C_format`, a time
+/// variable; generated, built by the reference ncgen.
+fn parallel_rows_cdl() -> String {
+    let numbers = |n: usize, scale: f64| -> String {
+        (0..n)
+            .map(|i| format!("{}", (i as f64 * scale).sin() * 1000.0))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let text: Vec<String> = (0..300).map(|i| format!("\"row {i} of text\"")).collect();
+    let days: Vec<String> = (0..20_000)
+        .map(|i| format!("{}", i as f64 * 0.25))
+        .collect();
+    format!(
+        "netcdf rows {{\ndimensions:\n\ty = 40 ;\n\tx = 500 ;\n\tn = 300 ;\n\tlen = 80 ;\n\
+         \tt = UNLIMITED ;\n\tu = UNLIMITED ;\n\tw = 100 ;\n\ta = 200 ;\n\tb = 100 ;\n\
+         variables:\n\tfloat f(y, x) ;\n\t\tf:_FillValue = -1.f ;\n\tchar c(n, len) ;\n\
+         \tint r(t, u, w) ;\n\tdouble d(y, x) ;\n\t\td:C_format = \"%.3f\" ;\n\
+         \tdouble time(a, b) ;\n\t\ttime:units = \"hours since 2000-01-01\" ;\n\
+         data:\n f = {} ;\n c = {} ;\n r = {} ;\n d = {} ;\n time = {} ;\n}}\n",
+        numbers(20_000, 0.37),
+        text.join(", "),
+        [8000, 6000, 8000]
+            .iter()
+            .map(|n| {
+                let ints: Vec<String> = (0..*n).map(|i| (i % 977).to_string()).collect();
+                format!("{{{}}}", ints.join(", "))
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        numbers(20_000, 0.011),
+        days.join(", "),
+    )
+}
+
+#[test]
+fn rows_formatted_in_parallel_match_the_reference_and_one_thread() {
+    let Some(ncgen) = reference("ncgen") else {
+        return;
+    };
+    let dir = scratch();
+    let cdl = dir.path().join("rows.cdl");
+    std::fs::write(&cdl, parallel_rows_cdl()).unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("rows.nc");
+    let made = run(Command::new(ncgen)
+        .args(["-k", "nc4", "-o"])
+        .arg(&file)
+        .arg(&cdl));
+    assert_eq!(made.code, Some(0), "reference ncgen: {}", made.stderr);
+    // r's second record is shorter than the others: fill shows in it.
+    for args in OPTION_SETS
+        .iter()
+        .copied()
+        .chain([&["-t"][..], &["-f", "f"][..]])
+    {
+        assert_same("rows", args, &file);
+        let mut one = vec!["-j", "1"];
+        one.extend_from_slice(args);
+        let mut three = vec!["-j", "3"];
+        three.extend_from_slice(args);
+        let (one, three) = (our_dump(&one, &file, &[]), our_dump(&three, &file, &[]));
+        assert_eq!(one.code, Some(0), "{args:?}: {}", one.stderr);
+        assert!(one.stdout == three.stdout, "{args:?}: -j 1 and -j 3 differ");
+    }
+}

@@ -4,15 +4,21 @@
 
 use std::io::{self, Write};
 
-use ncmodel::{AtomicType, Group, TypeRef, Var};
+use ncmodel::{AtomicType, Group, TypeRef, Values, Var};
+use rayon::prelude::*;
 
 use super::fill::FillValue;
 use super::names::Scope;
 use super::slabs::SlabPlan;
 use super::value::{ValueText, FILL};
 use super::{Annotations, CdlWriter, DataSource, IndexLang, WriteError};
+use crate::calendar::TimeAxis;
 use crate::escape::escape_name;
 use crate::number::CFormat;
+
+/// The fewest values of a slab formatted in parallel: below, threads cost more than they
+/// save.
+const PARALLEL_VALUES: usize = 1 << 14;
 
 /// The shape of a variable being written and where in it we are.
 struct RowCursor<'v> {
@@ -170,17 +176,19 @@ impl<W: Write> CdlWriter<'_, W> {
                 path: scope.var_path(&var.name),
             });
         }
-        let fill = FillValue::of(var, self.dataset);
-        let c_format = self.c_format(var);
-        let texts = ValueText {
-            dataset: self.dataset,
-            digits: self.options.digits,
+        let style = ValueStyle {
+            fill: FillValue::of(var, self.dataset),
+            axis,
+            c_format: self.c_format(var),
+            texts: ValueText {
+                dataset: self.dataset,
+                digits: self.options.digits,
+            },
         };
         let row_len = cursor.row_len();
         let plan = SlabPlan::new(&cursor.dims);
-        let mut row_text = RowText::default();
+        let mut rows = RowState::default();
         let mut position = 0usize;
-        let mut indices = Vec::new();
         for slab in plan.slabs() {
             let values = source
                 .read(group, var, &slab.start, &slab.count)
@@ -188,42 +196,128 @@ impl<W: Write> CdlWriter<'_, W> {
                     path: scope.var_path(&var.name),
                     source,
                 })?;
-            for i in 0..values.len() {
-                let col = position % row_len;
-                if col == 0 {
-                    indices = cursor.row_indices(position / row_len);
-                    self.row_start(cursor, &indices)?;
-                }
-                if var.type_ref == TypeRef::Atomic(AtomicType::Char) {
-                    row_text.chars.push(values.integer_at(i).unwrap_or(0) as u8);
-                } else {
-                    let text = &mut row_text.value;
-                    text.clear();
-                    if fill.matches(&values, i) {
-                        text.extend_from_slice(FILL.as_bytes());
-                    } else if let Some((axis, value)) = axis
-                        .as_ref()
-                        .and_then(|a| Some((a, super::times::number_at(&values, i)?)))
-                    {
-                        self.time_text(axis, value, text);
-                    } else if let Some(format) = &c_format {
-                        texts.push_c_format(text, format, &values, i);
-                    } else {
-                        texts.push_element(text, var.type_ref, &values, i);
-                    }
-                    if col + 1 < row_len {
-                        let text = std::mem::take(&mut row_text.value);
-                        self.value(cursor, &indices, col, &text)?;
-                        row_text.value = text;
-                    } else {
-                        row_text.last.clone_from(&row_text.value);
-                    }
-                }
-                if col + 1 == row_len {
-                    self.row_end(cursor, &indices, &mut row_text)?;
-                }
-                position += 1;
+            let whole_rows = position % row_len == 0 && values.len() % row_len == 0;
+            if whole_rows && cursor.rank() > 1 && values.len() >= PARALLEL_VALUES {
+                self.rows_in_parallel(cursor, &style, &values, position)?;
+            } else {
+                self.values_out(
+                    cursor,
+                    &style,
+                    &values,
+                    0..values.len(),
+                    position,
+                    &mut rows,
+                )?;
             }
+            position += values.len();
+        }
+        Ok(())
+    }
+
+    /// Writes `values[range]`, whose first is element `position` of the variable.
+    fn values_out(
+        &mut self,
+        cursor: &RowCursor<'_>,
+        style: &ValueStyle<'_>,
+        values: &Values,
+        range: std::ops::Range<usize>,
+        position: usize,
+        rows: &mut RowState,
+    ) -> io::Result<()> {
+        let row_len = cursor.row_len();
+        let is_char = cursor.var.type_ref == TypeRef::Atomic(AtomicType::Char);
+        let first = range.start;
+        for i in range {
+            let position = position + i - first;
+            let col = position % row_len;
+            if col == 0 {
+                rows.indices = cursor.row_indices(position / row_len);
+                self.row_start(cursor, &rows.indices)?;
+            }
+            let row_text = &mut rows.text;
+            if is_char {
+                row_text.chars.push(values.integer_at(i).unwrap_or(0) as u8);
+            } else {
+                let text = &mut row_text.value;
+                text.clear();
+                if style.fill.matches(values, i) {
+                    text.extend_from_slice(FILL.as_bytes());
+                } else if let Some((axis, value)) = style
+                    .axis
+                    .as_ref()
+                    .and_then(|a| Some((a, super::times::number_at(values, i)?)))
+                {
+                    self.time_text(axis, value, text);
+                } else if let Some(format) = &style.c_format {
+                    style.texts.push_c_format(text, format, values, i);
+                } else {
+                    style
+                        .texts
+                        .push_element(text, cursor.var.type_ref, values, i);
+                }
+                if col + 1 < row_len {
+                    let text = std::mem::take(&mut row_text.value);
+                    self.value(cursor, &rows.indices, col, &text)?;
+                    rows.text.value = text;
+                } else {
+                    row_text.last.clone_from(&row_text.value);
+                }
+            }
+            if col + 1 == row_len {
+                let indices = std::mem::take(&mut rows.indices);
+                self.row_end(cursor, &indices, &mut rows.text)?;
+                rows.indices = indices;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes `values`, whole rows starting at element `position`, formatted on every
+    /// thread of the pool and written in order. Every row starts in the same line state
+    /// (the row's indent, a fresh line), so each part of the rows is formatted alone into
+    /// text identical to what [`Self::values_out`] would write.
+    fn rows_in_parallel(
+        &mut self,
+        cursor: &RowCursor<'_>,
+        style: &ValueStyle<'_>,
+        values: &Values,
+        position: usize,
+    ) -> io::Result<()> {
+        let row_len = cursor.row_len();
+        let rows = values.len() / row_len;
+        let parts = (rayon::current_num_threads() * 4).clamp(1, rows);
+        let rows_per_part = rows.div_ceil(parts);
+        let ranges: Vec<(usize, usize)> = (0..rows)
+            .step_by(rows_per_part)
+            .map(|first| (first, (first + rows_per_part).min(rows)))
+            .collect();
+        let texts: Vec<io::Result<(Vec<u8>, usize)>> = ranges
+            .par_iter()
+            .map(|&(first, end)| {
+                let mut part = CdlWriter {
+                    out: Vec::with_capacity((end - first) * row_len * 12),
+                    dataset: self.dataset,
+                    options: self.options,
+                    indent: self.indent,
+                    line_pos: self.line_pos,
+                    max_line: self.max_line,
+                    bounds: None,
+                };
+                part.values_out(
+                    cursor,
+                    style,
+                    values,
+                    first * row_len..end * row_len,
+                    position + first * row_len,
+                    &mut RowState::default(),
+                )?;
+                Ok((part.out, part.line_pos))
+            })
+            .collect();
+        for text in texts {
+            let (text, line_pos) = text?;
+            self.put(&text)?;
+            self.line_pos = line_pos;
         }
         Ok(())
     }
@@ -242,7 +336,7 @@ impl<W: Write> CdlWriter<'_, W> {
         }
         let att = var.atts.iter().find(|a| a.name == "C_format")?;
         match &att.values {
-            ncmodel::Values::Char(text) => CFormat::from_attribute(text),
+            Values::Char(text) => CFormat::from_attribute(text),
             _ => None,
         }
     }
@@ -374,6 +468,23 @@ impl<W: Write> CdlWriter<'_, W> {
         text.push_str(")\n    ");
         self.put(&text)
     }
+}
+
+/// How a variable's values are written: fill, time strings, `C_format`, digits.
+struct ValueStyle<'a> {
+    fill: FillValue<'a>,
+    axis: Option<TimeAxis>,
+    c_format: Option<CFormat>,
+    texts: ValueText<'a>,
+}
+
+/// Where the row being written is, and its pieces.
+#[derive(Default)]
+struct RowState {
+    /// The outer indices of the row.
+    indices: Vec<usize>,
+    /// Its text so far.
+    text: RowText,
 }
 
 /// The pieces of the row being written.
