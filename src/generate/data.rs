@@ -17,6 +17,9 @@ use super::user_values::UserValueReader;
 /// Values converted and written at a time: bounds memory whatever the variable's size.
 const BATCH: usize = 1 << 16;
 
+/// Batches parsed ahead of the one being written.
+const PARSED_AHEAD: usize = 2;
+
 /// Writes data entries into the variables of a defined file.
 pub struct DataLoader<'a> {
     dataset: &'a Dataset,
@@ -85,7 +88,7 @@ impl<'a> DataLoader<'a> {
     }
 
     /// Reads the values of `entry` and writes them into its variable.
-    pub fn load<R: BufRead>(
+    pub fn load<R: BufRead + Send>(
         &mut self,
         entry: &DataEntry,
         mut reader: DataReader<R>,
@@ -179,7 +182,7 @@ impl<'a> DataLoader<'a> {
     }
 
     /// Writes the data of a variable with an unlimited dimension after the first.
-    fn load_nested<R: BufRead>(
+    fn load_nested<R: BufRead + Send>(
         &self,
         entry: &DataEntry,
         var: &Var,
@@ -211,39 +214,80 @@ fn fill_value(var: &Var, t: AtomicType) -> Values {
         .unwrap_or_else(|| Values::default_fill(t))
 }
 
-fn load_atomic<R: BufRead>(
+fn load_atomic<R: BufRead + Send>(
     reader: &mut DataReader<R>,
     target: &mut SlabTarget,
     t: AtomicType,
     fill: Values,
 ) -> anyhow::Result<()> {
     let batch_len = target.batch_len();
-    let mut values = Values::empty(t);
-    while let Some(token) = next_token(reader)? {
-        let (constant, at) = match token {
-            DataToken::Constant(c, at) => (c, at),
-            DataToken::Open(at) | DataToken::Close(at) => {
-                bail!(
-                    "{}: expected a value of type {}, found braces",
-                    place(&at),
-                    t.cdl_name()
-                )
+    let parse = move |emit: &mut dyn FnMut(Values) -> bool| -> anyhow::Result<()> {
+        let mut values = Values::empty(t);
+        while let Some(token) = next_token(reader)? {
+            let (constant, at) = match token {
+                DataToken::Constant(c, at) => (c, at),
+                DataToken::Open(at) | DataToken::Close(at) => {
+                    bail!(
+                        "{}: expected a value of type {}, found braces",
+                        place(&at),
+                        t.cdl_name()
+                    )
+                }
+            };
+            push_constant(&mut values, &constant, t).map_err(|m| anyhow!("{}: {m}", place(&at)))?;
+            if constant == Constant::Fill {
+                let last = values.len() - 1;
+                values.set_from(last, &fill, 0);
             }
-        };
-        push_constant(&mut values, &constant, t).map_err(|m| anyhow!("{}: {m}", place(&at)))?;
-        if constant == Constant::Fill {
-            let last = values.len() - 1;
-            values.set_from(last, &fill, 0);
+            if values.len() >= batch_len && !emit(std::mem::replace(&mut values, Values::empty(t)))
+            {
+                return Ok(());
+            }
         }
-        if values.len() >= batch_len {
-            target.write(&values)?;
-            values = Values::empty(t);
+        if !values.is_empty() {
+            emit(values);
         }
+        Ok(())
+    };
+    beside_parsing(parse, |values| target.write(&values))
+}
+
+/// Runs `parse`, which hands batches to its argument (false: stop), and `write` on each
+/// batch, in order: on two threads when the pool has more than one (parsing on a thread
+/// of its own, a few batches ahead, while this one converts nothing and writes, so that
+/// encoding and writing overlap parsing), else on this one. The result is the first
+/// failure of either, as if they ran one after the other.
+fn beside_parsing<T: Send>(
+    parse: impl FnOnce(&mut dyn FnMut(T) -> bool) -> anyhow::Result<()> + Send,
+    mut write: impl FnMut(T) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let mut failure = None;
+    if rayon::current_num_threads() <= 1 {
+        let parsed = parse(&mut |batch| match write(batch) {
+            Ok(()) => true,
+            Err(e) => {
+                failure = Some(e);
+                false
+            }
+        });
+        return failure.map_or(parsed, Err);
     }
-    if !values.is_empty() {
-        target.write(&values)?;
-    }
-    Ok(())
+    let (sender, batches) = std::sync::mpsc::sync_channel::<T>(PARSED_AHEAD);
+    std::thread::scope(|scope| {
+        let parser = scope.spawn(move || parse(&mut |batch| sender.send(batch).is_ok()));
+        for batch in batches.iter() {
+            if let Err(e) = write(batch) {
+                failure = Some(e);
+                break;
+            }
+        }
+        // Unblocks a parser waiting to hand over a batch no one will write.
+        drop(batches);
+        let parsed = parser
+            .join()
+            .unwrap_or_else(|_| Err(anyhow!("the CDL parser stopped on an internal error")));
+        failure.map_or(parsed, Err)
+    })
 }
 
 /// `line L, column C`, for messages about data values (the file name and variable are

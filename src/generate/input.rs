@@ -1,5 +1,5 @@
 //! ncgen's input: a CDL file read twice (header, then each data entry), or standard
-//! input spooled to a temporary file so that it can be read twice too.
+//! input (or a pipe) spooled to a temporary file so that it can be read twice too.
 
 use std::fs::File;
 use std::io::{self, BufReader, Seek, SeekFrom};
@@ -22,20 +22,12 @@ pub struct CdlInput {
 }
 
 impl CdlInput {
-    /// Opens the CDL file `path`, or standard input when it is `None` or `-`.
+    /// Opens the CDL file `path`, or standard input when it is `None` or `-`. Standard
+    /// input and other streams that cannot be read twice (pipes, `/dev/stdin`, a shell's
+    /// `<(...)`) are spooled to a temporary file first.
     pub fn open(path: Option<&str>) -> anyhow::Result<Self> {
         match path {
-            None | Some("-") => {
-                let mut spool = tempfile::NamedTempFile::new()
-                    .context("creating a temporary file for standard input")?;
-                io::copy(&mut io::stdin().lock(), spool.as_file_mut())
-                    .context("reading standard input")?;
-                Ok(Self {
-                    path: spool.path().to_path_buf(),
-                    name: "stdin".into(),
-                    _spool: Some(spool),
-                })
-            }
+            None | Some("-") => Self::spooled(&mut io::stdin().lock(), "stdin"),
             Some(p) => {
                 let meta = std::fs::metadata(p).map_err(|e| match e.kind() {
                     io::ErrorKind::NotFound => anyhow!("{p}: no such file"),
@@ -44,6 +36,10 @@ impl CdlInput {
                 if meta.is_dir() {
                     return Err(anyhow!("{p}: is a directory, not a CDL file"));
                 }
+                if !meta.is_file() {
+                    let mut stream = File::open(p).with_context(|| format!("{p}: cannot read"))?;
+                    return Self::spooled(&mut stream, p);
+                }
                 Ok(Self {
                     path: PathBuf::from(p),
                     name: p.to_string(),
@@ -51,6 +47,18 @@ impl CdlInput {
                 })
             }
         }
+    }
+
+    /// The whole of `stream` in a temporary file, named `name` in messages.
+    fn spooled(stream: &mut impl io::Read, name: &str) -> anyhow::Result<Self> {
+        let mut spool = tempfile::NamedTempFile::new()
+            .with_context(|| format!("creating a temporary file for {name}"))?;
+        io::copy(stream, spool.as_file_mut()).with_context(|| format!("reading {name}"))?;
+        Ok(Self {
+            path: spool.path().to_path_buf(),
+            name: name.to_string(),
+            _spool: Some(spool),
+        })
     }
 
     /// The name used in messages: the path, or `stdin`.

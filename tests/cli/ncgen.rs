@@ -716,3 +716,85 @@ fn cdf5_keeps_64_bit_and_unsigned_types() {
     assert!(done.stderr.contains("use -k nc4"), "{}", done.stderr);
     assert!(!out.exists());
 }
+
+/// Several batches of values (2^16 each) of a filtered and an unfiltered variable, and a
+/// bad value past the first batches.
+fn batches_cdl(bad_at: Option<usize>) -> String {
+    let values: Vec<String> = (0..300_000u32)
+        .map(|i| match bad_at {
+            Some(b) if b == i as usize => "oops".to_string(),
+            _ => format!("{}", f64::from(i) * 0.5),
+        })
+        .collect();
+    format!(
+        "netcdf batches {{\ndimensions:\n\tx = 300000 ;\nvariables:\n\tfloat f(x) ;\n\
+         \t\tf:_Filter = \"zstd,3\" ;\n\tdouble d(x) ;\ndata:\n f = {0} ;\n d = {0} ;\n}}\n",
+        values.join(", ")
+    )
+}
+
+#[test]
+fn the_file_does_not_depend_on_threads_and_errors_stop_it_the_same() {
+    let dir = scratch();
+    let cdl = write_cdl(dir.path(), "batches", &batches_cdl(None));
+    let files: Vec<Vec<u8>> = ["1", "2", "4"]
+        .iter()
+        .map(|jobs| {
+            let out = dir.path().join(format!("j{jobs}.nc"));
+            let done = our_ncgen(&["-k", "nc4", "-j", jobs], &out, &cdl);
+            assert_eq!(done.code, Some(0), "-j {jobs}: {}", done.stderr);
+            fs::read(&out).unwrap_or_default()
+        })
+        .collect();
+    assert!(
+        files[0] == files[1] && files[1] == files[2],
+        "the bytes depend on -j"
+    );
+    // A bad value in a late batch: the same message for one thread and two, no file.
+    let bad = write_cdl(dir.path(), "bad", &batches_cdl(Some(200_000)));
+    let messages: Vec<String> = ["1", "2"]
+        .iter()
+        .map(|jobs| {
+            let out = dir.path().join(format!("bad{jobs}.nc"));
+            let done = our_ncgen(&["-k", "nc4", "-j", jobs], &out, &bad);
+            assert_eq!(done.code, Some(1), "-j {jobs}: {}", done.stderr);
+            assert!(!out.exists(), "-j {jobs} left a file");
+            done.stderr
+        })
+        .collect();
+    assert!(
+        messages[0].contains("variable /f: line 9"),
+        "{}",
+        messages[0]
+    );
+    assert_eq!(messages[0], messages[1]);
+}
+
+#[test]
+fn a_pipe_is_read_like_a_file() {
+    let dir = scratch();
+    let cdl = float_var(dir.path(), "piped", "");
+    let text = fs::read(&cdl).unwrap_or_default();
+    let out = dir.path().join("piped.nc");
+    // /dev/stdin is a pipe here: it cannot be read twice, so it is spooled like `-`.
+    let mut child = Command::new(crate::support::ours_path("ncgen"))
+        .args(["-k", "nc4", "-o"])
+        .arg(&out)
+        .arg("/dev/stdin")
+        .stdin(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    if let Some(mut stdin) = child.stdin.take() {
+        use std::io::Write;
+        stdin.write_all(&text).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let done = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let from_file = ours_ok(dir.path(), "file", &["-k", "nc4"], &cdl);
+    assert_eq!(dump(&["-n", "x"], &out), dump(&["-n", "x"], &from_file));
+}
