@@ -92,6 +92,11 @@ pub fn create(
     }
 }
 
+/// Whether the input `path` is a Zarr store, read by nctools' own backend.
+pub fn is_zarr_input(path: &str) -> bool {
+    matches!(Location::parse_input(path), Ok(Location::Zarr(_)))
+}
+
 /// Whether the output `target` is a Zarr store (the one place a front end asks).
 pub fn is_zarr_output(target: &str) -> bool {
     matches!(Location::parse_output(target), Ok(Location::Zarr(_)))

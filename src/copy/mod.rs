@@ -316,6 +316,8 @@ impl Copy<'_> {
             netcdf4_in: !self.dataset.format.is_classic_family(),
             direct_chunks: std::env::var("NCTOOLS_DIRECT_CHUNKS").map_or(true, |v| v != "0"),
             threads: self.threads,
+            keeps_unwritten_chunks: !crate::storage::is_zarr_input(self.input.path())
+                && !crate::storage::is_zarr_output(target),
         };
         for var in self.plan.vars.iter().filter(|v| v.copy_data) {
             transfer.copy_var(var, &progress).map_err(|e| {

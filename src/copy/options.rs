@@ -80,11 +80,18 @@ pub fn copy_options(args: &CopyArgs) -> anyhow::Result<CopyOptions> {
             .output
             .as_deref()
             .is_some_and(crate::storage::is_zarr_output),
-        // Stored chunks move between files on disk only: not into a file built in
-        // memory (-w), nor from a URL.
+        zarr_input: args
+            .input
+            .as_deref()
+            .is_some_and(crate::storage::is_zarr_input),
+        // Stored chunks move between stores on disk only: not into a file built in
+        // memory (-w), nor from a URL other than a Zarr store's.
         recode: args.recode
             || args.output_in_memory
-            || args.input.as_deref().is_some_and(|i| i.contains("://")),
+            || args
+                .input
+                .as_deref()
+                .is_some_and(|i| i.contains("://") && !crate::storage::is_zarr_input(i)),
     })
 }
 

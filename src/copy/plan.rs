@@ -32,6 +32,8 @@ pub struct CopyOptions {
     /// Whether the output is an NCZarr dataset (always chunked: no contiguous or compact
     /// layout to ask for).
     pub zarr_output: bool,
+    /// Whether the input is a Zarr store (read by nctools' own backend).
+    pub zarr_input: bool,
     /// `--recode`: decode and encode every chunk, even where the stored chunks could be
     /// copied as they are.
     pub recode: bool,
@@ -236,11 +238,20 @@ impl Planner<'_> {
                 codecs: None,
             });
         }
+        let stores = super::stored::StoreKinds {
+            zarr_input: self.options.zarr_input,
+            zarr_output: self.options.zarr_output,
+        };
         let stored_chunks = !self.options.recode
-            && !self.options.zarr_output
             && self.options.selection.copies_data(&path)
             && var.storage.as_ref().is_some_and(|output| {
-                super::stored::copies_stored_chunks(self.input, var, input_storage.as_ref(), output)
+                super::stored::copies_stored_chunks(
+                    self.input,
+                    var,
+                    input_storage.as_ref(),
+                    output,
+                    stores,
+                )
             });
         let grows = !self.options.fix_unlimited
             && var

@@ -1,15 +1,31 @@
 //! When a variable's stored chunks can be copied as they are, without decoding or
 //! encoding them: the output keeps the input's filters (ids and parameters, in order),
-//! chunk shape, type, byte order and quantization, and both are netCDF-4 files. This is
-//! decided per variable, so subsetting (`-v`, `-g`), `-k nc4`/`nc4c` and filters given
-//! for other variables keep it, and it needs none of the filters: a variable whose
-//! filter nctools lacks can be copied as long as its filters do not change.
+//! chunk shape, type, byte order and quantization, and both are netCDF-4 files, or one
+//! or both are Zarr stores and every filter's chunk bytes are the same in HDF5 and Zarr
+//! (shuffle, deflate/zlib, bzip2/bz2, zstd, blosc, fletcher32; not lz4, framed
+//! differently). This is decided per variable, so subsetting (`-v`, `-g`), `-k
+//! nc4`/`nc4c` and filters given for other variables keep it, and between netCDF-4 files
+//! it needs none of the filters: a variable whose filter nctools lacks can be copied as
+//! long as its filters do not change.
 
-use filterspec::VarPath;
+use filterspec::known::{BLOSC, BZIP2, DEFLATE, FLETCHER32, SHUFFLE, ZSTD};
+use filterspec::{FilterSpec, VarPath};
 use ncmodel::{Dataset, Layout, Storage, Var};
 use store::StoreReader;
 
 use super::plan::CopyPlan;
+
+/// The filters whose chunks are the same bytes in an HDF5 file and in a Zarr store.
+const SAME_BYTES_IN_ZARR: [u32; 6] = [SHUFFLE, DEFLATE, BZIP2, ZSTD, BLOSC, FLETCHER32];
+
+/// Which kinds of stores a copy reads and writes.
+#[derive(Debug, Clone, Copy)]
+pub struct StoreKinds {
+    /// The input is a Zarr store.
+    pub zarr_input: bool,
+    /// The output is a Zarr store.
+    pub zarr_output: bool,
+}
 
 /// Whether the chunks of `var` (of the `input` dataset, stored as `input_storage`) can
 /// be copied as stored into an output that stores it as `output`.
@@ -18,11 +34,20 @@ pub fn copies_stored_chunks(
     var: &Var,
     input_storage: Option<&Storage>,
     output: &Storage,
+    stores: StoreKinds,
 ) -> bool {
     let Some(stored) = input_storage else {
         return false;
     };
-    let hdf5_input = !input.is_nczarr && !input.format.is_classic_family();
+    let kinds_agree = if stores.zarr_input || stores.zarr_output {
+        stored
+            .filters
+            .iter()
+            .all(|f| SAME_BYTES_IN_ZARR.contains(&f.id))
+    } else {
+        !input.is_nczarr
+    };
+    let hdf5_input = kinds_agree && !input.format.is_classic_family();
     let same_chunks = match (&stored.layout, &output.layout) {
         (Layout::Chunked(a), Layout::Chunked(b)) => !a.is_empty() && a == b,
         _ => false,
@@ -31,9 +56,26 @@ pub fn copies_stored_chunks(
         && same_chunks
         && store::is_raw_type(var.type_ref)
         && !var.dim_ids.is_empty()
-        && stored.filters == output.filters
+        && same_filters(
+            &stored.filters,
+            &output.filters,
+            input.type_size(var.type_ref),
+        )
         && stored.endianness == output.endianness
         && stored.quantize == output.quantize
+}
+
+/// Whether two pipelines are the same filters with the same parameters, shuffle's element
+/// size given (as Zarr stores give it) or not (as libnetcdf reports it).
+fn same_filters(a: &[FilterSpec], b: &[FilterSpec], element: usize) -> bool {
+    let params = |f: &FilterSpec| match (f.id, f.params.as_slice()) {
+        (SHUFFLE, []) => vec![u32::try_from(element).unwrap_or(0)],
+        _ => f.params.clone(),
+    };
+    a.len() == b.len()
+        && a.iter()
+            .zip(b)
+            .all(|(x, y)| x.id == y.id && params(x) == params(y))
 }
 
 /// Output variables are not pre-filled, as the reference nccopy writes them, since every

@@ -34,6 +34,10 @@ pub struct Transfer<'a> {
     pub direct_chunks: bool,
     /// Threads for encoding chunks.
     pub threads: usize,
+    /// Whether chunks never written can stay unwritten in a copy of the stored chunks
+    /// (between netCDF-4 files, whose fill settings are copied; a Zarr store reads a
+    /// missing chunk as its own fill value, which need not be the netCDF one).
+    pub keeps_unwritten_chunks: bool,
 }
 
 /// The number of bytes of data that [`Transfer::copy_var`] moves for `plan`.
@@ -111,8 +115,14 @@ impl Transfer<'_> {
             return None;
         }
         let (groups, name) = (&plan.path.groups, &plan.path.name);
-        let source = self.input.hdf5_chunk_source(groups, name)?;
-        let sink = self.writer.hdf5_chunk_sink(groups, name)?;
+        let source = self.input.stored_chunk_source(groups, name)?;
+        if !self.keeps_unwritten_chunks {
+            let grid = ChunkGrid::new(&plan.shape, chunk).count() as u64;
+            if source.written_chunks().ok()? < grid {
+                return None;
+            }
+        }
+        let sink = self.writer.stored_chunk_sink(groups, name)?;
         Some((|| {
             if plan.grows {
                 sink.set_shape(&plan.shape)?;

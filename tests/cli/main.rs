@@ -15,6 +15,7 @@ mod ncgen;
 mod ncgen_errors;
 mod reference_filter_text;
 mod safety;
+mod stored_zarr;
 mod support;
 mod versions;
 mod zarr_interop;

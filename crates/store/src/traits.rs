@@ -90,6 +90,18 @@ pub trait StoreReader {
         None
     }
 
+    /// A source of the stored (still encoded) chunks of the variable `name` of the group
+    /// at `group_path`, for copying them as they are into a store whose chunks of the
+    /// same filters are the same bytes (HDF5 files, Zarr stores: see
+    /// [`StoreWriter::stored_chunk_sink`]); by default [`StoreReader::hdf5_chunk_source`].
+    fn stored_chunk_source(
+        &self,
+        group_path: &[String],
+        name: &str,
+    ) -> Option<Box<dyn ChunkSource + '_>> {
+        self.hdf5_chunk_source(group_path, name)
+    }
+
     /// How many bytes each variable of `vars` (full paths, `/g/v`) takes in storage;
     /// `None` where it is not known.
     fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>>;
@@ -157,6 +169,16 @@ pub trait StoreWriter {
     ) -> Option<Box<dyn ChunkSink + '_>> {
         let _ = (group_path, name);
         None
+    }
+
+    /// A sink for chunks copied as another store keeps them (see
+    /// [`StoreReader::stored_chunk_source`]); by default [`StoreWriter::hdf5_chunk_sink`].
+    fn stored_chunk_sink(
+        &self,
+        group_path: &[String],
+        name: &str,
+    ) -> Option<Box<dyn ChunkSink + '_>> {
+        self.hdf5_chunk_sink(group_path, name)
     }
 
     /// What the backend changed in the data written so far that a user should hear

@@ -17,6 +17,7 @@ mod read;
 mod reader;
 mod schema;
 mod source;
+mod stored;
 mod strings;
 mod values;
 mod vlen;

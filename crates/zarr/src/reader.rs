@@ -182,6 +182,25 @@ impl StoreReader for ZarrReader {
         Some(1)
     }
 
+    fn stored_chunk_source(
+        &self,
+        group_path: &[String],
+        name: &str,
+    ) -> Option<Box<dyn store::ChunkSource + '_>> {
+        let path: String = group_path
+            .iter()
+            .chain([&name.to_string()])
+            .map(|p| format!("/{p}"))
+            .collect();
+        let entry = self.vars.values().find(|e| e.path == path)?;
+        if entry.meta.dtype.text == crate::dtype::Text::Vlen {
+            return None;
+        }
+        Some(Box::new(crate::stored::ChunkFiles {
+            meta: entry.meta.clone(),
+        }))
+    }
+
     fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>> {
         vars.iter()
             .map(|path| {

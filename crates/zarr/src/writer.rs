@@ -344,6 +344,38 @@ impl StoreWriter for ZarrWriter {
             .map_err(|e| e.into_store(format!("writing {}", self.text)))
     }
 
+    fn stored_chunk_sink(
+        &self,
+        group_path: &[String],
+        name: &str,
+    ) -> Option<Box<dyn store::ChunkSink + '_>> {
+        let index = self.find(group_path, name)?;
+        let state = self.lock();
+        let var = state.vars.get(index)?.clone();
+        if var.quantize.is_some() || var.var.dim_ids.is_empty() {
+            return None;
+        }
+        let meta = self.meta_of(&var, &state);
+        drop(state);
+        let dims = var.var.dim_ids.clone();
+        Some(Box::new(crate::stored::ChunkFileSink {
+            meta,
+            filters: var
+                .var
+                .storage
+                .as_ref()
+                .map(|s| s.filters.clone())
+                .unwrap_or_default(),
+            grow: Box::new(move |shape: &[usize]| {
+                let mut state = self.lock();
+                for (id, len) in dims.iter().zip(shape) {
+                    let known = state.lens.entry(*id).or_insert(0);
+                    *known = (*known).max(*len);
+                }
+            }),
+        }))
+    }
+
     fn finish(mut self: Box<Self>) -> Result<(), StoreError> {
         let context = format!("finishing {}", self.text);
         self.finish_inner().map_err(|e| e.into_store(context))

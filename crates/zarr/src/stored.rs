@@ -1,0 +1,122 @@
+//! Chunk files moved as they are: a store's chunks read without decoding them, and
+//! chunks another store keeps (an HDF5 file's, for codecs whose bytes are the same in
+//! both) written as chunk files without encoding them. nccopy copies a variable this way
+//! when its filters, chunk shape, type and byte order do not change.
+
+use store::{ChunkSink, ChunkSource, StoreError, StoredChunk};
+
+use crate::codec::encode_chain;
+use crate::error::ZarrError;
+use crate::meta::ArrayMeta;
+
+/// The grid index of the chunk whose first element is at `offset`.
+fn grid_index(meta: &ArrayMeta, offset: &[usize]) -> Option<Vec<usize>> {
+    (offset.len() == meta.chunks.len() && !meta.chunks.contains(&0)).then(|| {
+        offset
+            .iter()
+            .zip(&meta.chunks)
+            .map(|(o, c)| o / c)
+            .collect()
+    })
+}
+
+fn bad_offset(offset: &[usize], meta: &ArrayMeta) -> StoreError {
+    ZarrError::Invalid(format!(
+        "a chunk offset {offset:?} for chunks of {:?}",
+        meta.chunks
+    ))
+    .into_store(meta.dir.display().to_string())
+}
+
+/// The chunk files of one array, read as they are.
+pub struct ChunkFiles {
+    /// The array (its shape as read).
+    pub meta: ArrayMeta,
+}
+
+impl ChunkSource for ChunkFiles {
+    fn written_chunks(&self) -> Result<u64, StoreError> {
+        let all: Vec<usize> = self.meta.shape.clone();
+        let start = vec![0; all.len()];
+        let written = store::grid::chunks_touched(&start, &all, &self.meta.chunks)
+            .iter()
+            .filter(|index| self.meta.chunk_path(index).is_file())
+            .count();
+        Ok(written as u64)
+    }
+
+    fn read(&self, offset: &[usize]) -> Result<Option<StoredChunk>, StoreError> {
+        let index = grid_index(&self.meta, offset).ok_or_else(|| bad_offset(offset, &self.meta))?;
+        let path = self.meta.chunk_path(&index);
+        match std::fs::read(&path) {
+            Ok(bytes) => Ok(Some(StoredChunk {
+                filter_mask: 0,
+                bytes,
+            })),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(ZarrError::io(&path, e).into_store("reading a stored chunk")),
+        }
+    }
+}
+
+/// Grows an array's dimensions to a shape (the writer's lengths).
+pub type Grow<'w> = Box<dyn Fn(&[usize]) + Sync + 'w>;
+
+/// Chunk files of one array being written, from chunks kept by another store.
+pub struct ChunkFileSink<'w> {
+    /// The array.
+    pub meta: ArrayMeta,
+    /// The variable's filters in HDF5's order, to undo those of a chunk HDF5 stored with
+    /// some skipped (its filter mask), before it is encoded again here.
+    pub filters: Vec<filterspec::FilterSpec>,
+    /// Grows the array's dimensions (the writer's).
+    pub grow: Grow<'w>,
+}
+
+impl ChunkSink for ChunkFileSink<'_> {
+    fn write(&self, offset: &[usize], _chunk: &[u8]) -> Result<(), StoreError> {
+        Err(
+            ZarrError::Invalid("chunks encoded for HDF5 are not written to Zarr stores".into())
+                .into_store(format!("writing the chunk at {offset:?}")),
+        )
+    }
+
+    fn write_stored(&self, offset: &[usize], chunk: &StoredChunk) -> Result<(), StoreError> {
+        let context = || {
+            format!(
+                "writing the chunk at {offset:?} of {}",
+                self.meta.dir.display()
+            )
+        };
+        let index = grid_index(&self.meta, offset).ok_or_else(|| bad_offset(offset, &self.meta))?;
+        let recoded;
+        let bytes = if chunk.filter_mask == 0 {
+            &chunk.bytes
+        } else {
+            // HDF5 skipped a filter on this chunk: it holds other bytes than the store's
+            // codecs would; decode it and encode it with them.
+            let decoder = h5filters::ChunkDecoder::new(&self.filters, self.meta.dtype.size)
+                .ok_or_else(|| {
+                    ZarrError::NoCodec("a chunk stored with a filter skipped".into())
+                        .into_store(context())
+                })?;
+            let data = decoder
+                .decode(&chunk.bytes, chunk.filter_mask, self.meta.chunk_bytes())
+                .map_err(|e| ZarrError::Corrupt(e.to_string()).into_store(context()))?;
+            recoded = encode_chain(&self.meta.codecs, self.meta.dtype.size, data)
+                .map_err(|e| ZarrError::Corrupt(format!("{e:?}")).into_store(context()))?;
+            &recoded
+        };
+        let path = self.meta.chunk_path(&index);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| ZarrError::io(parent, e).into_store(context()))?;
+        }
+        std::fs::write(&path, bytes).map_err(|e| ZarrError::io(&path, e).into_store(context()))
+    }
+
+    fn set_shape(&self, shape: &[usize]) -> Result<(), StoreError> {
+        (self.grow)(shape);
+        Ok(())
+    }
+}
