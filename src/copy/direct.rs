@@ -2,8 +2,7 @@
 //! input is cut into its output chunks, which are encoded on every core by `h5filters`
 //! (shuffle, deflate and the built-in filters: the bytes HDF5 would store) and written
 //! with HDF5's direct chunk write, in order. Edge chunks are padded with zeros, as HDF5
-//! pads them for variables without fill values (the only ones sent here). [`ChunkGrid`]
-//! walks the chunks of a shape, for this and for copying stored chunks.
+//! pads them for variables without fill values (the only ones sent here).
 
 use h5filters::ChunkEncoder;
 use store::ChunkSink;
@@ -24,7 +23,7 @@ pub struct SlabChunks<'a> {
 impl SlabChunks<'_> {
     /// The chunks' offsets within the slab, in row-major order.
     fn offsets(&self) -> Vec<Vec<usize>> {
-        ChunkGrid::new(self.count, self.chunk).collect()
+        store::grid::chunk_offsets(self.count, self.chunk).collect()
     }
 
     /// The whole chunk at `offset` within the slab, from the slab's bytes; the part
@@ -110,44 +109,6 @@ pub fn write_slab(
         }
     }
     Ok(())
-}
-
-/// The offsets of the chunks of a variable of `shape` with chunks of `chunk`, in
-/// row-major order (none when a dimension is empty).
-pub struct ChunkGrid<'a> {
-    shape: &'a [usize],
-    chunk: &'a [usize],
-    next: Option<Vec<usize>>,
-}
-
-impl<'a> ChunkGrid<'a> {
-    /// The chunks of `shape` in chunks of `chunk`.
-    pub fn new(shape: &'a [usize], chunk: &'a [usize]) -> Self {
-        let empty = shape.contains(&0);
-        Self {
-            shape,
-            chunk,
-            next: (!empty).then(|| vec![0; shape.len()]),
-        }
-    }
-}
-
-impl Iterator for ChunkGrid<'_> {
-    type Item = Vec<usize>;
-
-    fn next(&mut self) -> Option<Vec<usize>> {
-        let current = self.next.take()?;
-        let mut following = current.clone();
-        for d in (0..following.len()).rev() {
-            following[d] += self.chunk[d];
-            if following[d] < self.shape[d] {
-                self.next = Some(following);
-                break;
-            }
-            following[d] = 0;
-        }
-        Some(current)
-    }
 }
 
 #[cfg(test)]

@@ -102,7 +102,7 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     };
     check_output_filters(target, &plan).map_err(Failure::runtime)?;
     let mut plan = plan;
-    stored::keep_fill_of_unwritten_chunks(input.as_ref(), &dataset, &mut plan)
+    stored::settle_unwritten_chunks(input.as_ref(), &dataset, &mut plan, options.stores())
         .map_err(|e| Failure::runtime(anyhow!(e)))?;
     declare_copied_filters(&plan);
     let copy = Copy {
@@ -314,10 +314,8 @@ impl Copy<'_> {
             tune_caches: self.tune_caches,
             netcdf4_out: !format.is_classic_family(),
             netcdf4_in: !self.dataset.format.is_classic_family(),
-            direct_chunks: std::env::var("NCTOOLS_DIRECT_CHUNKS").map_or(true, |v| v != "0"),
+            direct_chunks: ncio::direct_chunks_enabled(),
             threads: self.threads,
-            keeps_unwritten_chunks: !crate::storage::is_zarr_input(self.input.path())
-                && !crate::storage::is_zarr_output(target),
         };
         for var in self.plan.vars.iter().filter(|v| v.copy_data) {
             transfer.copy_var(var, &progress).map_err(|e| {

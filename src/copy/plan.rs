@@ -40,6 +40,14 @@ pub struct CopyOptions {
 }
 
 impl CopyOptions {
+    /// Which kinds of stores the copy reads and writes.
+    pub fn stores(&self) -> super::stored::StoreKinds {
+        super::stored::StoreKinds {
+            zarr_input: self.zarr_input,
+            zarr_output: self.zarr_output,
+        }
+    }
+
     /// Whether anything asks for netCDF-4 storage features (filters, chunking, quantize).
     pub fn asks_for_storage(&self) -> bool {
         self.filters.has_output_filters()
@@ -238,10 +246,7 @@ impl Planner<'_> {
                 codecs: None,
             });
         }
-        let stores = super::stored::StoreKinds {
-            zarr_input: self.options.zarr_input,
-            zarr_output: self.options.zarr_output,
-        };
+        let stores = self.options.stores();
         let stored_chunks = !self.options.recode
             && self.options.selection.copies_data(&path)
             && var.storage.as_ref().is_some_and(|output| {
@@ -264,9 +269,7 @@ impl Planner<'_> {
                 && st.no_fill
                 && st.quantize.is_none()
                 && matches!(st.layout, ncmodel::Layout::Chunked(_))
-                && (st.endianness == ncmodel::Endianness::Native
-                    || (st.endianness == ncmodel::Endianness::Little
-                        && cfg!(target_endian = "little")))
+                && st.endianness.is_machine_order()
         }) && var.dim_ids.iter().all(|id| self.input.dim(*id).is_some());
         let why = if stored_chunks {
             format!("{why}, stored chunks copied")

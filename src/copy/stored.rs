@@ -19,7 +19,7 @@ use super::plan::CopyPlan;
 const SAME_BYTES_IN_ZARR: [u32; 6] = [SHUFFLE, DEFLATE, BZIP2, ZSTD, BLOSC, FLETCHER32];
 
 /// Which kinds of stores a copy reads and writes.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StoreKinds {
     /// The input is a Zarr store.
     pub zarr_input: bool,
@@ -78,17 +78,23 @@ fn same_filters(a: &[FilterSpec], b: &[FilterSpec], element: usize) -> bool {
             .all(|(x, y)| x.id == y.id && params(x) == params(y))
 }
 
-/// Output variables are not pre-filled, as the reference nccopy writes them, since every
-/// chunk is written. A variable whose stored chunks are copied keeps the chunks its
-/// input never wrote unwritten: there the output keeps the input's fill setting, so that
-/// they read as fill values (as in the input) rather than as whatever is on disk.
-pub fn keep_fill_of_unwritten_chunks(
+/// Settles what happens to the chunks the input never wrote, for the variables whose
+/// stored chunks are copied (their written chunks are counted once, here). Between
+/// netCDF-4 files they stay unwritten, and the output keeps the input's fill setting so
+/// that they read as fill values (as in the input) rather than as whatever is on disk:
+/// output variables are otherwise not pre-filled, as the reference nccopy writes them,
+/// since every chunk is written (a netCDF-4 input's setting is kept whatever the output).
+/// Into or out of a Zarr store, where a missing chunk reads as the store's own fill value
+/// (which need not be netCDF's), such a variable is decoded and encoded instead, so that
+/// every chunk is written.
+pub fn settle_unwritten_chunks(
     input: &dyn StoreReader,
     dataset: &Dataset,
     plan: &mut CopyPlan,
+    stores: StoreKinds,
 ) -> Result<(), store::StoreError> {
-    for var in plan.vars.iter().filter(|v| v.stored_chunks) {
-        let Some(source) = input.hdf5_chunk_source(&var.path.groups, &var.path.name) else {
+    for var in plan.vars.iter_mut().filter(|v| v.stored_chunks) {
+        let Some(source) = input.stored_chunk_source(&var.path.groups, &var.path.name) else {
             continue;
         };
         let Some(output) = find_var_mut(&mut plan.dataset, &var.path) else {
@@ -100,16 +106,16 @@ pub fn keep_fill_of_unwritten_chunks(
         let Layout::Chunked(chunks) = &storage.layout else {
             continue;
         };
-        let grid: u64 = var
-            .shape
-            .iter()
-            .zip(chunks)
-            .map(|(n, c)| n.div_ceil((*c).max(1)) as u64)
-            .product();
-        if source.written_chunks()? < grid {
+        if source.written_chunks()? == store::grid::chunk_count(&var.shape, chunks) {
+            continue;
+        }
+        if !stores.zarr_input {
             storage.no_fill = find_var(dataset, &var.path)
                 .and_then(|v| v.storage.as_ref())
                 .is_some_and(|s| s.no_fill);
+        }
+        if stores.zarr_input || stores.zarr_output {
+            var.stored_chunks = false;
         }
     }
     Ok(())

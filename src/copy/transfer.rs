@@ -8,7 +8,7 @@ use store::{is_raw_type, ChunkSink, RawBuffer, StoreReader, StoreWriter, VarHand
 
 use h5filters::ChunkEncoder;
 
-use super::direct::{write_slab, ChunkGrid, SlabChunks};
+use super::direct::{write_slab, SlabChunks};
 use super::plan::VarPlan;
 use super::progress::Progress;
 use super::slabs::SlabPlan;
@@ -34,10 +34,6 @@ pub struct Transfer<'a> {
     pub direct_chunks: bool,
     /// Threads for encoding chunks.
     pub threads: usize,
-    /// Whether chunks never written can stay unwritten in a copy of the stored chunks
-    /// (between netCDF-4 files, whose fill settings are copied; a Zarr store reads a
-    /// missing chunk as its own fill value, which need not be the netCDF one).
-    pub keeps_unwritten_chunks: bool,
 }
 
 /// The number of bytes of data that [`Transfer::copy_var`] moves for `plan`.
@@ -116,18 +112,12 @@ impl Transfer<'_> {
         }
         let (groups, name) = (&plan.path.groups, &plan.path.name);
         let source = self.input.stored_chunk_source(groups, name)?;
-        if !self.keeps_unwritten_chunks {
-            let grid = ChunkGrid::new(&plan.shape, chunk).count() as u64;
-            if source.written_chunks().ok()? < grid {
-                return None;
-            }
-        }
         let sink = self.writer.stored_chunk_sink(groups, name)?;
         Some((|| {
             if plan.grows {
                 sink.set_shape(&plan.shape)?;
             }
-            for offset in ChunkGrid::new(&plan.shape, chunk) {
+            for offset in store::grid::chunk_offsets(&plan.shape, chunk) {
                 progress.check_interrupt()?;
                 let stored = source.read(&offset).map_err(|e| read_error(plan, e))?;
                 if let Some(stored) = stored {

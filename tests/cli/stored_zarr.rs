@@ -2,7 +2,9 @@
 //! chunk bytes are the same in both (shuffle, zlib/deflate, bz2/bzip2, zstd, blosc) and
 //! the chunk shape is kept: every chunk file of the store holds exactly the bytes HDF5
 //! stores for that chunk (read with h5py's `read_direct_chunk`), both ways, and the data
-//! reads the same everywhere.
+//! reads the same everywhere. The input's chunks are first re-encoded by other settings
+//! than the variables declare (zlib 1, zstd 19, bzip2 blocks of 100 kB), so that a copy
+//! that decoded and encoded them would hold other bytes (`--recode` shows it does).
 
 use std::fs;
 use std::path::Path;
@@ -57,6 +59,24 @@ with h5py.File(nc, "r") as f:
         print(name, "same" if same == total else f"{same} of {total}")
 "#;
 
+/// Re-encodes every chunk of v (zlib, after shuffle), w (zstd) and b (bzip2) of a
+/// netCDF-4 file with other settings: the same data, other bytes.
+const REENCODE: &str = r#"
+import bz2, sys, zlib, h5py, numcodecs
+again = {
+    "v": lambda b: zlib.compress(zlib.decompress(b), 1),
+    "w": lambda b: bytes(numcodecs.Zstd(level=19).encode(numcodecs.Zstd().decode(b))),
+    "b": lambda b: bz2.compress(bz2.decompress(b), 1),
+}
+with h5py.File(sys.argv[1], "r+") as f:
+    for name, encode in again.items():
+        d = f[name]
+        for i in range(0, d.shape[0], d.chunks[0]):
+            for j in range(0, d.shape[1], d.chunks[1]):
+                mask, stored = d.id.read_direct_chunk((i, j))
+                d.id.write_direct_chunk((i, j), encode(stored), mask)
+"#;
+
 fn nccopy(args: &[&str], input: &Path, output: &Path) -> String {
     let done = Test::ours("nccopy").args(args).arg(input).arg(output).run();
     assert_eq!(done.code, Some(0), "nccopy {args:?}: {}", done.stderr);
@@ -99,6 +119,20 @@ fn encoded_chunks_move_between_netcdf4_and_zarr_unchanged() {
         .arg(&cdl)
         .run();
     assert_eq!(made.code, Some(0), "ncgen: {}", made.stderr);
+    let data = dump(&nc);
+    let reencoded = run(std::process::Command::new(&python)
+        .args(["-c", REENCODE])
+        .arg(&nc));
+    assert_eq!(reencoded.code, Some(0), "h5py: {}", reencoded.stderr);
+    assert!(dump(&nc) == data, "re-encoding changed the data");
+
+    // Decoding and encoding again gives other bytes than the input's.
+    let recoded = dir.path().join("recoded.zarr");
+    nccopy(&["--recode"], &nc, &recoded);
+    let differs = compare(&python, &nc, &recoded);
+    for var in ["v", "w", "b"] {
+        assert!(!differs.contains(&format!("{var} same")), "{differs}");
+    }
 
     let store = dir.path().join("same.zarr");
     let plan = nccopy(&["--dry-run"], &nc, &store);
@@ -137,7 +171,6 @@ fn encoded_chunks_move_between_netcdf4_and_zarr_unchanged() {
         "v same\nw same\nb same\nn 0 of 2\n"
     );
 
-    let data = dump(&nc);
     assert!(dump(&store) == data, "the store reads differently");
     assert!(dump(&back) == data, "the copy back reads differently");
 }

@@ -76,7 +76,7 @@ impl StoreReader for NcFile {
         NcFile::is_netcdf4_attribute(self)
     }
 
-    fn hdf5_chunk_source(
+    fn stored_chunk_source(
         &self,
         group_path: &[String],
         name: &str,

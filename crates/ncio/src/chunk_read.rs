@@ -7,24 +7,20 @@
 
 use std::collections::HashMap;
 use std::ffi::{c_int, CString};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use h5filters::ChunkDecoder;
-use ncmodel::AtomicType;
+use ncmodel::{AtomicType, Layout};
 use rayon::prelude::*;
 use store::grid::SlabGrid;
 
 use crate::file::NcFile;
+use crate::storage::{read_endianness, read_filters, read_layout};
 use crate::sys::{inquire, with_lib, ChunkOrigin, Grp, Lib, OpenFile};
 
 /// libnetcdf's extended format of netCDF-4/HDF5 files.
 const NC_FORMATX_NC_HDF5: c_int = 2;
-/// libnetcdf's layout code of chunked variables.
-const NC_CHUNKED: c_int = 0;
-
-/// Set to `0`, turns direct chunk reads and writes off (everything through HDF5's
-/// pipeline).
-const DIRECT_VARIABLE: &str = "NCTOOLS_DIRECT_CHUNKS";
 
 /// The most bytes of decoded chunks kept from one slab for the next (chunks that reach
 /// past the slab's end).
@@ -42,11 +38,15 @@ pub(crate) struct ChunkedVar {
     decoder: ChunkDecoder,
     shape: Vec<usize>,
     chunks: Vec<usize>,
+    /// The bytes of one decoded chunk.
+    chunk_bytes: usize,
     element: usize,
     /// Whether stored values are in the other byte order than the machine's.
     swap: bool,
     /// Decoded chunks of the last slab that reach past it, by grid index.
     carried: Mutex<Vec<DecodedChunk>>,
+    /// How many chunks were decoded here.
+    decoded: AtomicU64,
 }
 
 /// The variables of one file, as found on first read: `None` for those read through
@@ -77,6 +77,19 @@ impl NcFile {
         var.read(start, count)
     }
 
+    /// How many stored chunks were decoded here rather than by HDF5's pipeline so far.
+    pub fn chunks_decoded_here(&self) -> u64 {
+        let vars = self
+            .chunked_vars()
+            .vars
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        vars.values()
+            .flatten()
+            .map(|v| v.decoded.load(Ordering::Relaxed))
+            .sum()
+    }
+
     fn chunked_var(&self, group_ncid: c_int, varid: c_int) -> Option<Arc<ChunkedVar>> {
         let mut vars = self
             .chunked_vars()
@@ -89,7 +102,7 @@ impl NcFile {
     }
 
     fn open_chunked(&self, group_ncid: c_int, varid: c_int) -> Option<ChunkedVar> {
-        if self.path().contains("://") || std::env::var(DIRECT_VARIABLE).is_ok_and(|v| v == "0") {
+        if self.path().contains("://") || !crate::direct_chunks_enabled() {
             return None;
         }
         let file_name = CString::new(self.path().as_bytes()).ok()?;
@@ -106,21 +119,14 @@ impl NcFile {
             if atomic == AtomicType::String {
                 return None;
             }
-            let (layout, chunks) = inquire::var_chunking(lib, grp, varid, &context).ok()?;
-            let filters: Vec<filterspec::FilterSpec> =
-                inquire::var_filters(lib, grp, varid, &context)
-                    .ok()?
-                    .into_iter()
-                    .map(|f| filterspec::FilterSpec::new(f.id, f.params))
-                    .collect();
+            let Layout::Chunked(chunks) = read_layout(lib, grp, varid, &context).ok()? else {
+                return None;
+            };
+            let filters = read_filters(lib, grp, varid, &context).ok()?;
             let chunk_bytes = chunks
                 .iter()
                 .try_fold(atomic.size(), |a, c| a.checked_mul(*c))?;
-            if layout != NC_CHUNKED
-                || filters.is_empty()
-                || chunk_bytes == 0
-                || chunk_bytes > CARRY_LIMIT / 2
-            {
+            if filters.is_empty() || chunk_bytes == 0 || chunk_bytes > CARRY_LIMIT / 2 {
                 return None;
             }
             let decoder = ChunkDecoder::new(&filters, atomic.size())?;
@@ -130,11 +136,9 @@ impl NcFile {
                 .map(|d| inquire::dim(lib, grp, *d, &context).map(|(_, len)| len))
                 .collect::<Result<Vec<usize>, _>>()
                 .ok()?;
-            let swap = match inquire::var_endian(lib, grp, varid, &context).ok()? {
-                1 => cfg!(target_endian = "big"),
-                2 => cfg!(target_endian = "little"),
-                _ => false,
-            };
+            let swap = !read_endianness(lib, grp, varid, &context)
+                .ok()?
+                .is_machine_order();
             let group = group_path(lib, file, group_ncid)?;
             let origin = ChunkOrigin::open(lib, &file_name, &group, &info.name)?;
             Some(ChunkedVar {
@@ -142,9 +146,11 @@ impl NcFile {
                 decoder,
                 shape,
                 chunks,
+                chunk_bytes,
                 element: atomic.size(),
                 swap,
                 carried: Mutex::new(Vec::new()),
+                decoded: AtomicU64::new(0),
             })
         })
     }
@@ -186,10 +192,6 @@ impl ChunkedVar {
         if !inside || total == 0 {
             return None;
         }
-        let chunk_bytes = self
-            .chunks
-            .iter()
-            .try_fold(self.element, |a, c| a.checked_mul(*c))?;
         let mut out = vec![0u8; total];
         let grid = SlabGrid {
             start,
@@ -208,7 +210,7 @@ impl ChunkedVar {
                     if let Some((_, chunk)) = carried.iter().find(|(i, _)| i == index) {
                         return Some(Arc::clone(chunk));
                     }
-                    self.decode_chunk(index, chunk_bytes).map(Arc::new)
+                    self.decode_chunk(index).map(Arc::new)
                 })
                 .collect();
             for (index, chunk) in batch.iter().zip(decoded) {
@@ -227,10 +229,14 @@ impl ChunkedVar {
 
     /// One chunk decoded, in the machine's byte order; `None` when it was never written
     /// or does not decode.
-    fn decode_chunk(&self, index: &[usize], chunk_bytes: usize) -> Option<Vec<u8>> {
+    fn decode_chunk(&self, index: &[usize]) -> Option<Vec<u8>> {
         let offset: Vec<usize> = index.iter().zip(&self.chunks).map(|(i, c)| i * c).collect();
         let stored = with_lib(|lib| self.origin.read(lib, &offset)).ok()??;
-        let mut data = self.decoder.decode(&stored.1, stored.0, chunk_bytes).ok()?;
+        let mut data = self
+            .decoder
+            .decode(&stored.bytes, stored.filter_mask, self.chunk_bytes)
+            .ok()?;
+        self.decoded.fetch_add(1, Ordering::Relaxed);
         if self.swap {
             for element in data.chunks_exact_mut(self.element) {
                 element.reverse();

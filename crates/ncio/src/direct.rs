@@ -14,6 +14,16 @@ use crate::error::{NcError, NC_EHDFERR};
 use crate::file::NcFile;
 use crate::sys::{with_lib, ChunkOrigin, ChunkTarget};
 
+/// The variable that, set to `0`, turns direct chunk reads and writes off: everything
+/// then goes through HDF5's filter pipeline.
+const DIRECT_CHUNKS_VARIABLE: &str = "NCTOOLS_DIRECT_CHUNKS";
+
+/// Whether chunks may be encoded and decoded outside HDF5's pipeline (unless
+/// `NCTOOLS_DIRECT_CHUNKS=0`).
+pub fn direct_chunks_enabled() -> bool {
+    std::env::var(DIRECT_CHUNKS_VARIABLE).map_or(true, |v| v != "0")
+}
+
 /// One dataset of the file being written, open for direct chunk writes. It borrows the
 /// writer, so it is closed before the file is finished or abandoned.
 pub struct DirectChunkWriter<'w> {
@@ -164,7 +174,7 @@ impl StoredChunkReader<'_> {
     /// written.
     pub fn read(&self, offset: &[usize]) -> Result<Option<StoredChunk>, NcError> {
         match with_lib(|lib| self.origin.read(lib, offset)) {
-            Ok(chunk) => Ok(chunk.map(|(filter_mask, bytes)| StoredChunk { filter_mask, bytes })),
+            Ok(chunk) => Ok(chunk),
             Err(()) => Err(NcError {
                 code: NC_EHDFERR,
                 message: format!("HDF5 could not read the stored chunk at {offset:?}"),

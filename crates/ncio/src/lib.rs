@@ -37,7 +37,7 @@ mod zarr_names;
 pub use backend::{plugin_remedy, plugin_search_path};
 pub use classic_names::{longest_classic_name, MalformedHeader};
 pub use create::NcWriter;
-pub use direct::{DirectChunkWriter, StoredChunkReader};
+pub use direct::{direct_chunks_enabled, DirectChunkWriter, StoredChunkReader};
 pub use error::NcError;
 pub use file::NcFile;
 pub use plugin_scan::{filter_plugins_enabled, scan_plugin_dirs, scan_plugins, PluginFile};

@@ -24,20 +24,13 @@ pub(crate) fn read_storage(
 ) -> Result<Storage, NcError> {
     let context = || format!("{}: storage", owner());
     let layout = read_layout(lib, grp, varid, &context)?;
-    let endian = inquire::var_endian(lib, grp, varid, &context)?;
+    let endianness = read_endianness(lib, grp, varid, &context)?;
     let no_fill = inquire::var_no_fill(lib, grp, varid, &context)?;
-    let filters = inquire::var_filters(lib, grp, varid, &context)?
-        .into_iter()
-        .map(|f| FilterSpec::new(f.id, f.params))
-        .collect();
+    let filters = read_filters(lib, grp, varid, &context)?;
     Ok(Storage {
         layout,
         filters,
-        endianness: match endian {
-            1 => Endianness::Little,
-            2 => Endianness::Big,
-            _ => Endianness::Native,
-        },
+        endianness,
         no_fill,
         quantize: None,
         // Only NCZarr has `_Codecs`; probing HDF5 files for it makes HDF5 print errors.
@@ -46,6 +39,33 @@ pub(crate) fn read_storage(
         } else {
             None
         },
+    })
+}
+
+/// A variable's filters, in pipeline order, with their parameters.
+pub(crate) fn read_filters(
+    lib: &Lib,
+    grp: Grp<'_>,
+    varid: c_int,
+    context: &dyn Fn() -> String,
+) -> Result<Vec<FilterSpec>, NcError> {
+    Ok(inquire::var_filters(lib, grp, varid, context)?
+        .into_iter()
+        .map(|f| FilterSpec::new(f.id, f.params))
+        .collect())
+}
+
+/// A variable's stored byte order.
+pub(crate) fn read_endianness(
+    lib: &Lib,
+    grp: Grp<'_>,
+    varid: c_int,
+    context: &dyn Fn() -> String,
+) -> Result<Endianness, NcError> {
+    Ok(match inquire::var_endian(lib, grp, varid, context)? {
+        1 => Endianness::Little,
+        2 => Endianness::Big,
+        _ => Endianness::Native,
     })
 }
 

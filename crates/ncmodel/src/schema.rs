@@ -198,6 +198,17 @@ pub enum Endianness {
     Big,
 }
 
+impl Endianness {
+    /// Whether values stored in this byte order are in the machine's.
+    pub fn is_machine_order(self) -> bool {
+        match self {
+            Self::Native => true,
+            Self::Little => cfg!(target_endian = "little"),
+            Self::Big => cfg!(target_endian = "big"),
+        }
+    }
+}
+
 /// A quantize algorithm.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum QuantizeMode {

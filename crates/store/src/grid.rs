@@ -2,33 +2,65 @@
 //! hyperslab touches, and copying boxes of elements between row-major arrays (a slab and
 //! a chunk).
 
-/// The grid indices of every chunk the slab `start`/`count` touches, row-major.
-pub fn chunks_touched(start: &[usize], count: &[usize], chunks: &[usize]) -> Vec<Vec<usize>> {
-    if count.contains(&0) {
-        return Vec::new();
-    }
-    let ranges: Vec<(usize, usize)> = start
+/// The grid indices of every chunk the slab `start`/`count` touches, row-major (none
+/// when the slab is empty), one at a time.
+pub fn chunks_touched(start: &[usize], count: &[usize], chunks: &[usize]) -> ChunkIndices {
+    let empty = count.contains(&0) || chunks.contains(&0);
+    let (low, high): (Vec<usize>, Vec<usize>) = start
         .iter()
         .zip(count)
         .zip(chunks)
-        .map(|((s, c), k)| (s / k, (s + c - 1) / k))
-        .collect();
-    let mut out = Vec::new();
-    let mut index: Vec<usize> = ranges.iter().map(|r| r.0).collect();
-    loop {
-        out.push(index.clone());
-        let mut d = index.len();
-        loop {
-            if d == 0 {
-                return out;
-            }
-            d -= 1;
-            if index[d] < ranges[d].1 {
-                index[d] += 1;
+        .map(|((s, c), k)| (s / k.max(&1), (s + c).saturating_sub(1) / k.max(&1)))
+        .unzip();
+    ChunkIndices {
+        next: (!empty).then(|| low.clone()),
+        low,
+        high,
+    }
+}
+
+/// The first element of every chunk of an array of `shape` in chunks of `chunks`,
+/// row-major (none when a dimension is empty).
+pub fn chunk_offsets<'a>(
+    shape: &[usize],
+    chunks: &'a [usize],
+) -> impl Iterator<Item = Vec<usize>> + 'a {
+    chunks_touched(&vec![0; shape.len()], shape, chunks)
+        .map(move |index| index.iter().zip(chunks).map(|(i, c)| i * c).collect())
+}
+
+/// How many chunks of `chunks` an array of `shape` has.
+pub fn chunk_count(shape: &[usize], chunks: &[usize]) -> u64 {
+    shape
+        .iter()
+        .zip(chunks)
+        .map(|(n, c)| n.div_ceil((*c).max(1)) as u64)
+        .product()
+}
+
+/// The grid indices of the chunks of a slab (see [`chunks_touched`]).
+#[derive(Debug, Clone)]
+pub struct ChunkIndices {
+    low: Vec<usize>,
+    high: Vec<usize>,
+    next: Option<Vec<usize>>,
+}
+
+impl Iterator for ChunkIndices {
+    type Item = Vec<usize>;
+
+    fn next(&mut self) -> Option<Vec<usize>> {
+        let current = self.next.take()?;
+        let mut following = current.clone();
+        for d in (0..following.len()).rev() {
+            if following[d] < self.high[d] {
+                following[d] += 1;
+                self.next = Some(following);
                 break;
             }
-            index[d] = ranges[d].0;
+            following[d] = self.low[d];
         }
+        Some(current)
     }
 }
 
@@ -129,10 +161,9 @@ impl SlabGrid<'_> {
     /// or encoded in parallel, so memory stays near the slab plus the chunks in flight.
     pub fn batches(&self) -> Vec<Vec<Vec<usize>>> {
         let batch = rayon::current_num_threads().max(1) * 2;
-        chunks_touched(self.start, self.count, self.chunks)
-            .chunks(batch)
-            .map(<[Vec<usize>]>::to_vec)
-            .collect()
+        let touched: Vec<Vec<usize>> =
+            chunks_touched(self.start, self.count, self.chunks).collect();
+        touched.chunks(batch).map(<[Vec<usize>]>::to_vec).collect()
     }
 
     /// Whether the slab covers the whole chunk `index`.
@@ -180,8 +211,24 @@ mod tests {
     use super::*;
 
     #[test]
-    fn touched_chunks_and_copy() {
-        assert_eq!(chunks_touched(&[1, 0], &[3, 2], &[2, 2]).len(), 2);
+    fn chunks_of_slabs_and_arrays() {
+        let touched: Vec<Vec<usize>> = chunks_touched(&[1, 0], &[3, 2], &[2, 2]).collect();
+        assert_eq!(touched, [vec![0, 0], vec![1, 0]]);
+        let offsets: Vec<Vec<usize>> = chunk_offsets(&[3, 5], &[2, 2]).collect();
+        assert_eq!(
+            offsets,
+            [[0, 0], [0, 2], [0, 4], [2, 0], [2, 2], [2, 4]].map(|o| o.to_vec())
+        );
+        assert_eq!(chunk_count(&[3, 5], &[2, 2]), 6);
+        assert_eq!(chunk_offsets(&[3, 0], &[2, 2]).count(), 0);
+        assert_eq!(
+            chunk_offsets(&[], &[]).collect::<Vec<_>>(),
+            [Vec::<usize>::new()]
+        );
+    }
+
+    #[test]
+    fn copy_between_boxes() {
         let src: Vec<u8> = (0..16).collect();
         let mut dst = vec![0u8; 4];
         let from = Region {

@@ -79,27 +79,17 @@ pub trait StoreReader {
     }
 
     /// A source of the stored (still encoded) chunks of the variable `name` of the group
-    /// at `group_path`, in HDF5's framing; `None` when the backend cannot give them (not
-    /// a netCDF-4 file on disk, or a variable that is not chunked).
-    fn hdf5_chunk_source(
+    /// at `group_path`, for copying them as they are into a store whose chunks of the
+    /// same filters are the same bytes (HDF5 files, Zarr stores: see
+    /// [`StoreWriter::stored_chunk_sink`]); `None` when the backend cannot give them (not
+    /// a store on disk, or a variable that is not chunked).
+    fn stored_chunk_source(
         &self,
         group_path: &[String],
         name: &str,
     ) -> Option<Box<dyn ChunkSource + '_>> {
         let _ = (group_path, name);
         None
-    }
-
-    /// A source of the stored (still encoded) chunks of the variable `name` of the group
-    /// at `group_path`, for copying them as they are into a store whose chunks of the
-    /// same filters are the same bytes (HDF5 files, Zarr stores: see
-    /// [`StoreWriter::stored_chunk_sink`]); by default [`StoreReader::hdf5_chunk_source`].
-    fn stored_chunk_source(
-        &self,
-        group_path: &[String],
-        name: &str,
-    ) -> Option<Box<dyn ChunkSource + '_>> {
-        self.hdf5_chunk_source(group_path, name)
     }
 
     /// How many bytes each variable of `vars` (full paths, `/g/v`) takes in storage;

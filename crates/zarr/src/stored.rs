@@ -8,6 +8,7 @@ use store::{ChunkSink, ChunkSource, StoreError, StoredChunk};
 use crate::codec::encode_chain;
 use crate::error::ZarrError;
 use crate::meta::ArrayMeta;
+use crate::writer::ZarrWriter;
 
 /// The grid index of the chunk whose first element is at `offset`.
 fn grid_index(meta: &ArrayMeta, offset: &[usize]) -> Option<Vec<usize>> {
@@ -36,10 +37,8 @@ pub struct ChunkFiles {
 
 impl ChunkSource for ChunkFiles {
     fn written_chunks(&self) -> Result<u64, StoreError> {
-        let all: Vec<usize> = self.meta.shape.clone();
-        let start = vec![0; all.len()];
-        let written = store::grid::chunks_touched(&start, &all, &self.meta.chunks)
-            .iter()
+        let start = vec![0; self.meta.shape.len()];
+        let written = store::grid::chunks_touched(&start, &self.meta.shape, &self.meta.chunks)
             .filter(|index| self.meta.chunk_path(index).is_file())
             .count();
         Ok(written as u64)
@@ -59,9 +58,6 @@ impl ChunkSource for ChunkFiles {
     }
 }
 
-/// Grows an array's dimensions to a shape (the writer's lengths).
-pub type Grow<'w> = Box<dyn Fn(&[usize]) + Sync + 'w>;
-
 /// Chunk files of one array being written, from chunks kept by another store.
 pub struct ChunkFileSink<'w> {
     /// The array.
@@ -69,8 +65,10 @@ pub struct ChunkFileSink<'w> {
     /// The variable's filters in HDF5's order, to undo those of a chunk HDF5 stored with
     /// some skipped (its filter mask), before it is encoded again here.
     pub filters: Vec<filterspec::FilterSpec>,
-    /// Grows the array's dimensions (the writer's).
-    pub grow: Grow<'w>,
+    /// The writer, which keeps the dimensions' lengths.
+    pub writer: &'w ZarrWriter,
+    /// The variable's index in the writer's plan.
+    pub index: usize,
 }
 
 impl ChunkSink for ChunkFileSink<'_> {
@@ -103,8 +101,9 @@ impl ChunkSink for ChunkFileSink<'_> {
             let data = decoder
                 .decode(&chunk.bytes, chunk.filter_mask, self.meta.chunk_bytes())
                 .map_err(|e| ZarrError::Corrupt(e.to_string()).into_store(context()))?;
+            let name = self.meta.dir.display().to_string();
             recoded = encode_chain(&self.meta.codecs, self.meta.dtype.size, data)
-                .map_err(|e| ZarrError::Corrupt(format!("{e:?}")).into_store(context()))?;
+                .map_err(|e| crate::wdata::fail(&name, e).into_store(context()))?;
             &recoded
         };
         let path = self.meta.chunk_path(&index);
@@ -116,7 +115,8 @@ impl ChunkSink for ChunkFileSink<'_> {
     }
 
     fn set_shape(&self, shape: &[usize]) -> Result<(), StoreError> {
-        (self.grow)(shape);
-        Ok(())
+        self.writer
+            .grow(self.index, shape)
+            .map_err(|e| e.into_store(self.meta.dir.display().to_string()))
     }
 }

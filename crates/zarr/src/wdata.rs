@@ -73,7 +73,8 @@ fn write_chunks(
         .collect()
 }
 
-fn fail(name: &str, e: CodecFail) -> ZarrError {
+/// The error of a codec that failed on a chunk of the variable `name`.
+pub(crate) fn fail(name: &str, e: CodecFail) -> ZarrError {
     match e {
         CodecFail::Unavailable(id) => ZarrError::NoCodec(format!(
             "variable {name}: codec {id:?} is not available in nctools"

@@ -36,6 +36,31 @@ struct State {
     lens: HashMap<i32, usize>,
 }
 
+impl State {
+    /// Grows the dimensions of `var` to reach `ends` (one per dimension): an unlimited
+    /// one grows; a fixed one that would have to is an error.
+    fn grow(&mut self, var: &ncmodel::Var, ends: &[usize]) -> Result<()> {
+        let Self { dataset, lens, .. } = self;
+        for (id, end) in var.dim_ids.iter().zip(ends) {
+            let unlimited = dataset
+                .as_ref()
+                .and_then(|ds| ds.dim(*id))
+                .is_some_and(|x| x.unlimited);
+            let len = lens.entry(*id).or_insert(0);
+            if *end > *len {
+                if !unlimited {
+                    return Err(ZarrError::Invalid(format!(
+                        "variable {}: the slab ends at {end} beyond the dimension's length {len}",
+                        var.name
+                    )));
+                }
+                *len = *end;
+            }
+        }
+        Ok(())
+    }
+}
+
 impl ZarrWriter {
     /// Starts writing the store `location` names, in a temporary directory beside it.
     pub fn create(location: &ZarrLocation, format: Format) -> Result<Self, StoreError> {
@@ -135,24 +160,8 @@ impl ZarrWriter {
                 var.var.name
             )));
         }
-        let dataset = state.dataset.clone();
-        for (d, id) in var.var.dim_ids.iter().enumerate() {
-            let end = start[d] + count[d];
-            let unlimited = dataset
-                .as_ref()
-                .and_then(|ds| ds.dim(*id))
-                .is_some_and(|x| x.unlimited);
-            let len = state.lens.entry(*id).or_insert(0);
-            if end > *len {
-                if !unlimited {
-                    return Err(ZarrError::Invalid(format!(
-                        "variable {}: the slab ends at {end} beyond the dimension's length {len}",
-                        var.var.name
-                    )));
-                }
-                *len = end;
-            }
-        }
+        let ends: Vec<usize> = start.iter().zip(&count).map(|(s, c)| s + c).collect();
+        state.grow(&var.var, &ends)?;
         let meta = self.meta_of(&var, &state);
         drop(state);
         let quantized = var
@@ -164,6 +173,17 @@ impl ZarrWriter {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         crate::wdata::write_slab(&meta, &var.fill, &var.var.name, &start, &count, data)
+    }
+
+    /// Grows the dimensions of the variable `index` of the plan to reach `ends`.
+    pub(crate) fn grow(&self, index: usize, ends: &[usize]) -> Result<()> {
+        let mut state = self.lock();
+        let var = state
+            .vars
+            .get(index)
+            .map(|v| v.var.clone())
+            .ok_or_else(|| ZarrError::Invalid("no such variable".into()))?;
+        state.grow(&var, ends)
     }
 
     fn meta_of(&self, var: &PlannedVar, state: &State) -> ArrayMeta {
@@ -357,7 +377,6 @@ impl StoreWriter for ZarrWriter {
         }
         let meta = self.meta_of(&var, &state);
         drop(state);
-        let dims = var.var.dim_ids.clone();
         Some(Box::new(crate::stored::ChunkFileSink {
             meta,
             filters: var
@@ -366,13 +385,8 @@ impl StoreWriter for ZarrWriter {
                 .as_ref()
                 .map(|s| s.filters.clone())
                 .unwrap_or_default(),
-            grow: Box::new(move |shape: &[usize]| {
-                let mut state = self.lock();
-                for (id, len) in dims.iter().zip(shape) {
-                    let known = state.lens.entry(*id).or_insert(0);
-                    *known = (*known).max(*len);
-                }
-            }),
+            writer: self,
+            index,
         }))
     }
 

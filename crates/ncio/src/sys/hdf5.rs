@@ -18,6 +18,8 @@ use hdf5_metno_sys::h5pl::{H5PLget, H5PLget_loading_state, H5PLsize, H5PL_FILTER
 use hdf5_metno_sys::h5s::{H5Sclose, H5Sget_simple_extent_ndims};
 use hdf5_metno_sys::h5z::{H5Z_filter_t, H5Zfilter_avail};
 
+use store::StoredChunk;
+
 use super::{with_lib, Lib};
 
 thread_local! {
@@ -290,7 +292,7 @@ impl ChunkOrigin {
     /// The stored chunk whose first element is at `offset` (a multiple of the chunk
     /// shape): its filter mask and bytes. `Ok(None)` when it was never written; `Err(())`
     /// when HDF5 fails or the offset has the wrong rank.
-    pub(crate) fn read(&self, _lib: &Lib, offset: &[usize]) -> Result<Option<(u32, Vec<u8>)>, ()> {
+    pub(crate) fn read(&self, _lib: &Lib, offset: &[usize]) -> Result<Option<StoredChunk>, ()> {
         if offset.len() != self.var.rank {
             return Err(());
         }
@@ -330,6 +332,9 @@ impl ChunkOrigin {
         if status < 0 {
             return Err(());
         }
-        Ok(Some((read_mask, bytes)))
+        Ok(Some(StoredChunk {
+            filter_mask: read_mask,
+            bytes,
+        }))
     }
 }
