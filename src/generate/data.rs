@@ -5,8 +5,9 @@ use std::borrow::Cow;
 use std::io::BufRead;
 
 use anyhow::{anyhow, bail, Context};
-use cdl::parse::{push_constant, Constant, DataEntry, DataReader, DataToken, Position};
+use cdl::parse::{push_constant, Constant, DataEntry, DataReader, DataToken, ParseError, Position};
 use ncmodel::{AtomicType, Dataset, Group, TypeRef, Values, Var};
+use rayon::prelude::*;
 use store::StoreWriter;
 
 use super::chars::CharPacker;
@@ -222,34 +223,162 @@ fn load_atomic<R: BufRead + Send>(
 ) -> anyhow::Result<()> {
     let batch_len = target.batch_len();
     let parse = move |emit: &mut dyn FnMut(Values) -> bool| -> anyhow::Result<()> {
-        let mut values = Values::empty(t);
-        while let Some(token) = next_token(reader)? {
-            let (constant, at) = match token {
-                DataToken::Constant(c, at) => (c, at),
-                DataToken::Open(at) | DataToken::Close(at) => {
-                    bail!(
-                        "{}: expected a value of type {}, found braces",
-                        place(&at),
-                        t.cdl_name()
-                    )
+        let mut batches = Batches {
+            values: Values::empty(t),
+            t,
+            batch_len,
+            emit,
+        };
+        let in_parallel = rayon::current_num_threads() > 1;
+        loop {
+            if in_parallel {
+                if let Some(converted) = convert_plain_lines(reader, t, &fill)? {
+                    for (values, failure) in converted {
+                        if !batches.push(&values) {
+                            return Ok(());
+                        }
+                        if let Some(e) = failure {
+                            return Err(e);
+                        }
+                    }
+                    continue;
                 }
-            };
-            push_constant(&mut values, &constant, t).map_err(|m| anyhow!("{}: {m}", place(&at)))?;
-            if constant == Constant::Fill {
-                let last = values.len() - 1;
-                values.set_from(last, &fill, 0);
             }
-            if values.len() >= batch_len && !emit(std::mem::replace(&mut values, Values::empty(t)))
-            {
+            let Some(token) = next_token(reader)? else {
+                break;
+            };
+            push_token(&mut batches.values, token, t, &fill)?;
+            if !batches.emit_full() {
                 return Ok(());
             }
         }
-        if !values.is_empty() {
-            emit(values);
-        }
+        batches.finish();
         Ok(())
     };
     beside_parsing(parse, |values| target.write(&values))
+}
+
+/// Converts the value of `token` to type `t` and appends it (`_` appends `fill`).
+fn push_token(
+    values: &mut Values,
+    token: DataToken,
+    t: AtomicType,
+    fill: &Values,
+) -> anyhow::Result<()> {
+    let (constant, at) = match token {
+        DataToken::Constant(c, at) => (c, at),
+        DataToken::Open(at) | DataToken::Close(at) => {
+            bail!(
+                "{}: expected a value of type {}, found braces",
+                place(&at),
+                t.cdl_name()
+            )
+        }
+    };
+    push_constant(values, &constant, t).map_err(|m| anyhow!("{}: {m}", place(&at)))?;
+    if constant == Constant::Fill {
+        let last = values.len() - 1;
+        values.set_from(last, fill, 0);
+    }
+    Ok(())
+}
+
+/// Values gathered into batches of `batch_len` (the last one shorter), each handed to
+/// `emit` (false: stop).
+struct Batches<'e> {
+    values: Values,
+    t: AtomicType,
+    batch_len: usize,
+    emit: &'e mut dyn FnMut(Values) -> bool,
+}
+
+impl Batches<'_> {
+    /// Hands over the batch if it is full; false if told to stop.
+    fn emit_full(&mut self) -> bool {
+        if self.values.len() < self.batch_len {
+            return true;
+        }
+        let full = std::mem::replace(&mut self.values, Values::empty(self.t));
+        (self.emit)(full)
+    }
+
+    /// Appends `more`, handing over each batch it fills; false if told to stop.
+    fn push(&mut self, more: &Values) -> bool {
+        let mut from = 0;
+        while from < more.len() {
+            let take = (self.batch_len - self.values.len()).min(more.len() - from);
+            if from == 0 && take == more.len() {
+                self.values.extend_from(more);
+            } else {
+                self.values.extend_from(&more.slice(from..from + take));
+            }
+            from += take;
+            if !self.emit_full() {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Hands over what is left.
+    fn finish(self) {
+        if !self.values.is_empty() {
+            (self.emit)(self.values);
+        }
+    }
+}
+
+/// Plain lines of data taken ahead of the parser at a time, and the most bytes in each.
+const PLAIN_BLOCKS: usize = 16;
+const PLAIN_BLOCK_BYTES: usize = 64 * 1024;
+
+/// Values of a block of plain lines, and the error that ended it early, if one did.
+type ConvertedBlock = (Values, Option<anyhow::Error>);
+
+/// When the data list goes on with plain lines (numbers separated by commas), takes up
+/// to [`PLAIN_BLOCKS`] blocks of them and converts these on every thread: each block's
+/// values, in order, with the error that stopped it (the same error at the same place as
+/// token by token). `None` when the next line is not plain.
+fn convert_plain_lines<R: BufRead>(
+    reader: &mut DataReader<R>,
+    t: AtomicType,
+    fill: &Values,
+) -> anyhow::Result<Option<Vec<ConvertedBlock>>> {
+    let mut blocks = Vec::new();
+    while blocks.len() < PLAIN_BLOCKS {
+        let mut text = Vec::with_capacity(PLAIN_BLOCK_BYTES);
+        match reader
+            .take_plain_lines(PLAIN_BLOCK_BYTES, &mut text)
+            .map_err(syntax_error)?
+        {
+            Some(at) => blocks.push((text, at)),
+            None => break,
+        }
+    }
+    if blocks.is_empty() {
+        return Ok(None);
+    }
+    let source = reader.source_name().to_string();
+    Ok(Some(
+        blocks
+            .par_iter()
+            .map(|(text, at)| {
+                let mut lines = DataReader::plain_lines(text.as_slice(), &source, *at);
+                let mut values = Values::empty(t);
+                loop {
+                    match next_token(&mut lines) {
+                        Ok(Some(token)) => {
+                            if let Err(e) = push_token(&mut values, token, t, fill) {
+                                return (values, Some(e));
+                            }
+                        }
+                        Ok(None) => return (values, None),
+                        Err(e) => return (values, Some(e)),
+                    }
+                }
+            })
+            .collect(),
+    ))
 }
 
 /// Runs `parse`, which hands batches to its argument (false: stop), and `write` on each
@@ -298,17 +427,20 @@ pub fn place(at: &Position) -> String {
 
 /// The next token of a data entry; a syntax error reads like the other data errors.
 pub fn next_token<R: BufRead>(reader: &mut DataReader<R>) -> anyhow::Result<Option<DataToken>> {
-    reader.next().map_err(|e| {
-        let at = Position {
-            offset: 0,
-            line: e.line,
-            col: e.col,
-        };
-        match &e.hint {
-            Some(hint) => anyhow!("{}: {} ({hint})", place(&at), e.message),
-            None => anyhow!("{}: {}", place(&at), e.message),
-        }
-    })
+    reader.next().map_err(syntax_error)
+}
+
+/// A syntax error in data, read like the other data errors.
+fn syntax_error(e: ParseError) -> anyhow::Error {
+    let at = Position {
+        offset: 0,
+        line: e.line,
+        col: e.col,
+    };
+    match &e.hint {
+        Some(hint) => anyhow!("{}: {} ({hint})", place(&at), e.message),
+        None => anyhow!("{}: {}", place(&at), e.message),
+    }
 }
 
 fn load_chars<R: BufRead>(

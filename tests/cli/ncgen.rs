@@ -719,22 +719,34 @@ fn cdf5_keeps_64_bit_and_unsigned_types() {
 
 /// Several batches of values (2^16 each) of a filtered and an unfiltered variable, and a
 /// bad value past the first batches.
-fn batches_cdl(bad_at: Option<usize>) -> String {
-    let values: Vec<String> = (0..300_000u32)
-        .map(|i| match bad_at {
-            Some(b) if b == i as usize => "oops".to_string(),
-            _ => format!("{}", f64::from(i) * 0.5),
-        })
-        .collect();
+/// 300,000 values of two variables, 8 to a line as ncdump writes them (with a comment,
+/// a blank line and a fill marker on the way), `bad` standing in for value `at`.
+fn batches_cdl(bad: Option<(usize, &str)>) -> String {
+    let mut text = String::new();
+    for i in 0..300_000usize {
+        match bad {
+            Some((at, bad)) if at == i => text.push_str(bad),
+            _ if i == 1_000 => text.push('_'),
+            _ => text.push_str(&format!("{}", i as f64 * 0.5)),
+        }
+        if i + 1 < 300_000 {
+            text.push_str(if i % 8 == 7 { ", \n    " } else { ", " });
+        }
+        if i == 50_007 {
+            text.push_str("// a comment\n\n    ");
+        }
+    }
     format!(
         "netcdf batches {{\ndimensions:\n\tx = 300000 ;\nvariables:\n\tfloat f(x) ;\n\
-         \t\tf:_Filter = \"zstd,3\" ;\n\tdouble d(x) ;\ndata:\n f = {0} ;\n d = {0} ;\n}}\n",
-        values.join(", ")
+         \t\tf:_Filter = \"zstd,3\" ;\n\tdouble d(x) ;\ndata:\n f =\n    {text} ;\n d = {text} ;\n}}\n"
     )
 }
 
 #[test]
 fn the_file_does_not_depend_on_threads_and_errors_stop_it_the_same() {
+    if !have_reference() {
+        return;
+    }
     let dir = scratch();
     let cdl = write_cdl(dir.path(), "batches", &batches_cdl(None));
     let files: Vec<Vec<u8>> = ["1", "2", "4"]
@@ -750,24 +762,47 @@ fn the_file_does_not_depend_on_threads_and_errors_stop_it_the_same() {
         files[0] == files[1] && files[1] == files[2],
         "the bytes depend on -j"
     );
-    // A bad value in a late batch: the same message for one thread and two, no file.
-    let bad = write_cdl(dir.path(), "bad", &batches_cdl(Some(200_000)));
-    let messages: Vec<String> = ["1", "2"]
-        .iter()
-        .map(|jobs| {
-            let out = dir.path().join(format!("bad{jobs}.nc"));
-            let done = our_ncgen(&["-k", "nc4", "-j", jobs], &out, &bad);
-            assert_eq!(done.code, Some(1), "-j {jobs}: {}", done.stderr);
-            assert!(!out.exists(), "-j {jobs} left a file");
-            done.stderr
-        })
-        .collect();
-    assert!(
-        messages[0].contains("variable /f: line 9"),
-        "{}",
-        messages[0]
+    // The reference has no zstd: the same data without the filter.
+    let plain = batches_cdl(None).replace("\t\tf:_Filter = \"zstd,3\" ;\n", "");
+    let theirs = dir.path().join("theirs.nc");
+    let made = reference_ncgen(
+        &["-k", "nc4"],
+        &theirs,
+        &write_cdl(dir.path(), "plain", &plain),
     );
-    assert_eq!(messages[0], messages[1]);
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let ours = Test::ours("ncdump")
+        .args(["-n", "x"])
+        .arg(dir.path().join("j2.nc"))
+        .run();
+    assert_eq!(ours.stdout, dump(&["-n", "x"], &theirs));
+    // Bad values in a late batch: the same message for one thread and more, no file.
+    for (at, bad, says) in [
+        (200_000, "oops", "line 25012, column 5: expected a number"),
+        (200_003, "1.5x", "bad number"),
+        (200_005, "7 8", "expected `,`"),
+        (200_006, ",", "two commas"),
+        (299_999, "12abc", "line 37511, column "),
+    ] {
+        let cdl = write_cdl(dir.path(), "bad", &batches_cdl(Some((at, bad))));
+        let messages: Vec<String> = ["1", "2", "3"]
+            .iter()
+            .map(|jobs| {
+                let out = dir.path().join(format!("bad{jobs}.nc"));
+                let done = our_ncgen(&["-k", "nc4", "-j", jobs], &out, &cdl);
+                assert_eq!(done.code, Some(1), "`{bad}`, -j {jobs}: {}", done.stderr);
+                assert!(!out.exists(), "`{bad}`, -j {jobs} left a file");
+                done.stderr
+            })
+            .collect();
+        assert!(
+            messages[0].contains("variable /f: line ") && messages[0].contains(says),
+            "`{bad}`: {}",
+            messages[0]
+        );
+        assert_eq!(messages[0], messages[1], "`{bad}`");
+        assert_eq!(messages[0], messages[2], "`{bad}`");
+    }
 }
 
 #[test]

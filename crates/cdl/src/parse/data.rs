@@ -27,6 +27,8 @@ enum Expect {
 pub(crate) struct DataList {
     depth: u32,
     expect: Expect,
+    /// Lines taken from the middle of a list: the end of the text ends them after a comma.
+    lines_only: bool,
 }
 
 impl DataList {
@@ -35,6 +37,16 @@ impl DataList {
         Self {
             depth: 0,
             expect: Expect::Start,
+            lines_only: false,
+        }
+    }
+
+    /// The lines of a list taken after one of its commas (see [`DataReader::plain_lines`]).
+    fn after_comma() -> Self {
+        Self {
+            depth: 0,
+            expect: Expect::Item,
+            lines_only: true,
         }
     }
 
@@ -51,6 +63,10 @@ impl DataList {
             match (&tok.kind, self.expect) {
                 (Tok::Punct(b','), Expect::Separator) => self.expect = Expect::Item,
                 (Tok::Punct(b','), Expect::Start) => self.expect = Expect::ItemAfterLeadingComma,
+                (Tok::Eof, Expect::Item) if self.lines_only => {
+                    self.expect = Expect::Done;
+                    return Ok(None);
+                }
                 (Tok::Punct(b';'), Expect::Start | Expect::Separator) if self.depth == 0 => {
                     self.expect = Expect::Done;
                     return Ok(None);
@@ -199,11 +215,49 @@ impl<R: BufRead> DataReader<R> {
         )
     }
 
+    /// A reader of lines from [`DataReader::take_plain_lines`], which start at `start`: the
+    /// same tokens, positions and errors as the reader that took them would give, and
+    /// `None` at their end.
+    pub fn plain_lines(lines: R, source_name: &str, start: Position) -> Self {
+        Self {
+            lex: Lexer::new(Input::new(lines, source_name, start)),
+            list: DataList::after_comma(),
+        }
+    }
+
     fn at(reader: R, source_name: &str, start: Position) -> Self {
         Self {
             lex: Lexer::new(Input::new(reader, source_name, start)),
             list: DataList::new(),
         }
+    }
+
+    /// Lines of plain data (numbers and names separated by commas, each line ending with
+    /// one) read ahead of the lexer, up to `max` bytes (64 KiB at most): appended to
+    /// `out`, with where they start, or `None` (nothing read) when the list does not go
+    /// on with such a line here. [`DataReader::plain_lines`] gives their tokens, exactly
+    /// those this reader would have given, so that they can be converted on another
+    /// thread; this reader then goes on after them.
+    pub fn take_plain_lines(
+        &mut self,
+        max: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<Option<Position>, ParseError> {
+        let comma = match self.list.expect {
+            Expect::Separator if self.list.depth == 0 => true,
+            Expect::Item if self.list.depth == 0 => false,
+            _ => return Ok(None),
+        };
+        let taken = self.lex.input.take_plain_lines(comma, max, out)?;
+        if taken.is_some() {
+            self.list.expect = Expect::Item;
+        }
+        Ok(taken)
+    }
+
+    /// The name of the source, for messages.
+    pub fn source_name(&self) -> &str {
+        self.lex.input.source_name()
     }
 
     /// The next token, or `None` once the entry's `;` has been read.
@@ -218,5 +272,92 @@ impl<R: BufRead> DataReader<R> {
         let mut e = ParseError::new(ErrorKind::BadValue, pos, message).with_len(len);
         self.lex.input.decorate(&mut e, pos);
         e
+    }
+}
+
+#[cfg(test)]
+mod plain_line_tests {
+    use super::*;
+
+    /// Tokens read, the last possibly an error (line, column, message).
+    type Read = Vec<Result<DataToken, (u32, u32, String)>>;
+
+    /// Tokens (or the error that ends them) of `text` read token by token.
+    fn one_by_one(text: &str) -> Read {
+        let mut reader = DataReader::new(text.as_bytes(), "t.cdl", 3, 5);
+        let mut out = Vec::new();
+        loop {
+            match reader.next() {
+                Ok(Some(token)) => out.push(Ok(token)),
+                Ok(None) => return out,
+                Err(e) => {
+                    out.push(Err((e.line, e.col, e.message.clone())));
+                    return out;
+                }
+            }
+        }
+    }
+
+    /// The same with plain lines of at most `max` bytes taken ahead and read apart; also
+    /// how many blocks were taken.
+    fn with_plain_lines(text: &str, max: usize) -> (Read, usize) {
+        let mut reader = DataReader::new(text.as_bytes(), "t.cdl", 3, 5);
+        let mut out = Vec::new();
+        let mut blocks = 0;
+        loop {
+            let mut lines = Vec::new();
+            let step = match reader.take_plain_lines(max, &mut lines) {
+                Ok(Some(at)) => {
+                    blocks += 1;
+                    let mut apart = DataReader::plain_lines(lines.as_slice(), "t.cdl", at);
+                    loop {
+                        match apart.next() {
+                            Ok(Some(token)) => out.push(Ok(token)),
+                            Ok(None) => break,
+                            Err(e) => {
+                                out.push(Err((e.line, e.col, e.message.clone())));
+                                return (out, blocks);
+                            }
+                        }
+                    }
+                    continue;
+                }
+                Ok(None) => reader.next(),
+                Err(e) => Err(e),
+            };
+            match step {
+                Ok(Some(token)) => out.push(Ok(token)),
+                Ok(None) => return (out, blocks),
+                Err(e) => {
+                    out.push(Err((e.line, e.col, e.message.clone())));
+                    return (out, blocks);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn plain_lines_read_apart_give_the_same_tokens_and_errors() {
+        let cases = [
+            "1, 2, \n    3, 4,\n\n  5.5f, -6e3, _,\n  7, 8 ;",
+            " 1,\n 2, // note\n 3,\n 4,\n 5 ;",
+            " 1,\n 2,\n 3 4,\n 5,\n 6 ;",
+            " 1,\n 2,\n 3,, 4,\n 5 ;",
+            " 1,\n 2,\n 1.5q, 4,\n 5 ;",
+            " 1,\n 2,\n x, y,\n 5 ;",
+            " 1,\n 2,\n 3,\n",
+            " {1, 2},\n 3,\n 4 ;",
+            "\n 1, 2,\r\n 3, 4,\r\n 5 ;",
+        ];
+        for text in cases {
+            let expected = one_by_one(text);
+            for max in [1, 8, 64, 1 << 16] {
+                let (got, blocks) = with_plain_lines(text, max);
+                assert_eq!(got, expected, "{text:?}, {max} bytes at most");
+                if max >= 8 && !text.contains('{') {
+                    assert!(blocks > 0, "{text:?}: no plain line taken");
+                }
+            }
+        }
     }
 }

@@ -221,6 +221,63 @@ impl<R: BufRead> Input<R> {
         }
     }
 
+    /// Takes whole "plain" lines (see [`is_plain_byte`]) that each end with a comma, up to
+    /// `max` bytes (at most [`CHUNK`]) in all: appends them to `out` and returns where
+    /// the first begins, or `None` (nothing consumed) if the next line is not one.
+    ///
+    /// The cursor must be after an item (`comma`: a comma and then the end of the line
+    /// must come first) or after a comma (then only the end of the line, unless the
+    /// cursor is already at the start of a line). A data list continues after such lines
+    /// exactly as it would have after lexing them, so they can be lexed elsewhere.
+    pub(crate) fn take_plain_lines(
+        &mut self,
+        comma: bool,
+        max: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<Option<Position>, ParseError> {
+        self.fill(CHUNK)?;
+        let bytes = &self.buf[self.pos..self.end];
+        let blank = |b: &u8| matches!(b, b' ' | b'\t' | b'\r');
+        let mut i = bytes.iter().take_while(|b| blank(b)).count();
+        if comma {
+            if bytes.get(i) != Some(&b',') {
+                return Ok(None);
+            }
+            i += 1;
+            i += bytes[i..].iter().take_while(|b| blank(b)).count();
+        }
+        let first = if !comma && self.here.col == 1 {
+            0
+        } else if bytes.get(i) == Some(&b'\n') {
+            i + 1
+        } else {
+            return Ok(None);
+        };
+        let limit = bytes.len().min(first + max.min(CHUNK));
+        let mut taken = first;
+        while let Some(len) = bytes[taken..limit].iter().position(|&b| b == b'\n') {
+            let line = &bytes[taken..taken + len];
+            let ends_with_comma = line
+                .iter()
+                .rev()
+                .find(|b| !blank(b))
+                .is_none_or(|&b| b == b',');
+            if !ends_with_comma || !line.iter().all(|&b| is_plain_byte(b)) {
+                break;
+            }
+            taken += len + 1;
+        }
+        if taken == first {
+            return Ok(None);
+        }
+        out.extend_from_slice(&bytes[first..taken]);
+        let (start, first, taken) = (self.pos, self.pos + first, self.pos + taken);
+        self.advance(start, first);
+        let at = self.here;
+        self.advance(first, taken);
+        Ok(Some(at))
+    }
+
     /// An error at `pos` carrying the source name and, if still buffered, the line text.
     pub(crate) fn error(
         &mut self,
@@ -267,4 +324,12 @@ impl<R: BufRead> Input<R> {
         text.push_str(&String::from_utf8_lossy(&self.buf[at..to]));
         e.line_text = Some(text);
     }
+}
+
+/// Whether `b` may appear in a plain line of data: digits, letters, `.`, `_`, `+`, `-`,
+/// commas and blanks. Such text holds no string, comment, brace, call or `;`, so each
+/// line can be lexed on its own.
+fn is_plain_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(b, b'.' | b'_' | b'+' | b'-' | b',' | b' ' | b'\t' | b'\r')
 }
