@@ -1,7 +1,7 @@
 //! Our Zarr chunk bytes against numcodecs' own (golden files made by
 //! `tests/data/numcodecs/gen.py` with numcodecs 0.16.6): every chunk numcodecs wrote
 //! decodes to the input, and where numcodecs is deterministic and uses the same library
-//! (zlib, bzip2, zstd, shuffle, fletcher32, c-blosc) our encoding is byte-identical.
+//! (bzip2, zstd, shuffle, fletcher32, c-blosc) our encoding is byte-identical.
 
 use std::path::Path;
 
@@ -17,7 +17,8 @@ fn golden(name: &str) -> Vec<u8> {
 
 fn cases() -> Vec<(&'static str, FilterSpec, bool)> {
     vec![
-        ("zlib5", FilterSpec::new(1, [5]), true),
+        // zlib-rs (our deflate, for speed) picks its own matches: valid zlib, other bytes.
+        ("zlib5", FilterSpec::new(1, [5]), false),
         ("bz2_9", FilterSpec::new(307, [9]), true),
         ("zstd3", FilterSpec::new(32015, [3]), true),
         ("shuffle4", FilterSpec::new(2, []), true),
