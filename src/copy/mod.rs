@@ -71,8 +71,14 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         crate::storage::set_default_chunk_cache(bytes, slots)
             .map_err(|e| Failure::runtime(e.into()))?;
     }
-    let input =
-        crate::storage::open_with(source, args.input_in_memory).map_err(Failure::runtime)?;
+    let input = crate::storage::open_with(
+        source,
+        crate::storage::InputOptions {
+            in_memory: args.input_in_memory,
+            allow_truncated: args.allow_truncated,
+        },
+    )
+    .map_err(Failure::runtime)?;
     let dataset = input.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
     let target_format = args
         .output

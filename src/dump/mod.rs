@@ -173,7 +173,11 @@ fn run(args: &DumpArgs, times: TimeStrings) -> Result<(), Failure> {
         return Err(Failure::usage(anyhow!("no input file given")));
     };
     let options = options(args, path, times)?;
-    let file = crate::storage::open(path).map_err(Failure::runtime)?;
+    let input = crate::storage::InputOptions {
+        in_memory: false,
+        allow_truncated: args.allow_truncated,
+    };
+    let file = crate::storage::open_with(path, input).map_err(Failure::runtime)?;
     let mut dataset = file.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
     if args.special && !dataset.format.is_classic_family() {
         dataset.specials.is_netcdf4 = file.is_netcdf4_attribute();
