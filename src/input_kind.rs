@@ -131,11 +131,11 @@ pub fn not_netcdf(path: &str, kind: &InputKind) -> Option<String> {
     })
 }
 
-/// Why ncgen cannot read `path` as CDL, in plain words; `None` when it is text (or a
-/// special file such as a pipe, read as it comes).
+/// Why ncgen cannot read `path` as CDL, in plain words; `None` when it may be CDL: text,
+/// or bytes that are not text (CDL strings may hold any bytes: the parser judges them).
 pub fn not_cdl(path: &str, kind: &InputKind) -> Option<String> {
     Some(match kind {
-        InputKind::Text { .. } => return None,
+        InputKind::Text { .. } | InputKind::Unknown(_) => return None,
         InputKind::Missing => format!("{path}: no such file"),
         InputKind::Unreadable(why) => format!("{path}: cannot read: {why}"),
         InputKind::Directory => format!("{path}: is a directory, not a CDL file"),
@@ -144,7 +144,6 @@ pub fn not_cdl(path: &str, kind: &InputKind) -> Option<String> {
             "{path}: a netCDF file, not CDL text; ncgen reads CDL (to see this file as CDL, \
              run `ncdump {path}`)"
         ),
-        InputKind::Unknown(_) => format!("{path}: binary data, not CDL text"),
     })
 }
 
