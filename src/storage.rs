@@ -56,7 +56,7 @@ fn open_netcdf(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn Stor
         if let Some(problem) = input_kind::not_netcdf(path, &kind) {
             return Err(anyhow!(problem));
         }
-        if kind == InputKind::Classic {
+        if kind == InputKind::Classic && !classic_by_libnetcdf() {
             return open_classic(path, options);
         }
     }
@@ -70,6 +70,12 @@ fn open_netcdf(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn Stor
         _ => anyhow!("{path}: {}", e.message),
     })?;
     Ok(Box::new(file))
+}
+
+/// Whether classic files go to libnetcdf instead of nctools' reader
+/// (`NCTOOLS_CLASSIC_READER=libnetcdf`, for comparing the two: `scripts/bench`).
+fn classic_by_libnetcdf() -> bool {
+    std::env::var("NCTOOLS_CLASSIC_READER").is_ok_and(|v| v == "libnetcdf")
 }
 
 /// Opens a classic file with nctools' own reader: libnetcdf never parses its header.
