@@ -10,7 +10,6 @@
 
 mod args;
 mod chunking;
-mod chunkspec;
 mod default_chunks;
 mod direct;
 mod options;
