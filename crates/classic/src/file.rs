@@ -76,13 +76,36 @@ impl ClassicFile {
     /// `options.fill_missing`).
     pub fn open(path: &Path, options: OpenOptions) -> Result<Self, ClassicError> {
         let mut file = File::open(path)?;
-        let file_len = file.metadata()?.len();
         let source = if options.in_memory {
             let mut bytes = Vec::new();
             file.read_to_end(&mut bytes)?;
             Source::Memory(bytes)
         } else {
             Source::File(file)
+        };
+        Self::with_source(path.to_string_lossy().into_owned(), source, options)
+    }
+
+    /// Reads the classic file held by `bytes`, named `name` in messages, as [`open`]
+    /// does a file on disk (`options.in_memory` does not matter).
+    ///
+    /// [`open`]: ClassicFile::open
+    pub fn from_bytes(
+        name: &str,
+        bytes: Vec<u8>,
+        options: OpenOptions,
+    ) -> Result<Self, ClassicError> {
+        Self::with_source(name.to_string(), Source::Memory(bytes), options)
+    }
+
+    fn with_source(
+        path: String,
+        source: Source,
+        options: OpenOptions,
+    ) -> Result<Self, ClassicError> {
+        let file_len = match &source {
+            Source::File(f) => f.metadata()?.len(),
+            Source::Memory(b) => b.len() as u64,
         };
         let header = read_header(&source, file_len)?;
         let layout = FileLayout::new(&header, file_len)?;
@@ -97,7 +120,7 @@ impl ClassicFile {
             });
         }
         Ok(Self {
-            path: path.to_string_lossy().into_owned(),
+            path,
             source,
             header,
             layout,
