@@ -90,6 +90,9 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         None => options::output_format(&options, dataset.format),
     };
     options::check_classic_output(&options, format).map_err(Failure::usage)?;
+    if let Some(problem) = filter_given_as_variable(&options, &args.filters, &dataset) {
+        return Err(Failure::usage(problem));
+    }
     check_names(&options, &dataset).map_err(Failure::runtime)?;
     let plan = make_plan(&dataset, &options, format).map_err(Failure::runtime)?;
     check_output_format(&plan, source, format).map_err(Failure::runtime)?;
@@ -136,6 +139,37 @@ fn cache_settings(args: &CopyArgs) -> anyhow::Result<Option<(usize, usize)>> {
         None => 4133,
     };
     Ok(Some((bytes, slots.max(1))))
+}
+
+/// `-F zstd,3`: the variables part names a filter (by name or id) that is no variable
+/// of the input, so the user meant a filter for every variable. A usage error that says
+/// `-F` takes variables first, with the spec they probably meant.
+fn filter_given_as_variable(
+    options: &CopyOptions,
+    texts: &[String],
+    dataset: &ncmodel::Dataset,
+) -> Option<anyhow::Error> {
+    let vars = select::all_var_paths(&dataset.root);
+    let unmatched = options.filters.unmatched(&vars);
+    let first = unmatched.first()?;
+    let name = first.path.to_string();
+    let name = name.trim_start_matches('/');
+    let is_filter = filterspec::known::by_name(name).is_some() || name.parse::<u32>().is_ok();
+    if !is_filter {
+        return None;
+    }
+    let text = texts.iter().find(|t| {
+        t.split(',').next().is_some_and(|selector| {
+            selector
+                .split('&')
+                .any(|n| n.trim_start_matches('/') == name)
+        })
+    })?;
+    Some(anyhow::anyhow!(
+        "-F {text}: `{name}` is taken as a variable, and the input has none of that name; \
+         -F takes the variables first, then the filter: -F '*,{text}' applies it to every \
+         variable, -F 'VAR,{text}' to VAR alone"
+    ))
 }
 
 /// Every name on the command line must name something in the input (DECISIONS D2: a

@@ -38,6 +38,19 @@ macro_rules! pin {
 
 // Usage errors: exit 2, nothing written.
 pin!(deflate_level_too_high, "shapes", "classic", ["-d", "10"]);
+// A filter name where the variables go, as in the README's `zstd,3`.
+pin!(
+    filter_name_in_place_of_variables,
+    "shapes",
+    "netCDF-4",
+    ["-F", "zstd,3"]
+);
+pin!(
+    filter_id_in_place_of_variables,
+    "shapes",
+    "netCDF-4",
+    ["-F", "307,9"]
+);
 pin!(
     deflate_level_not_a_number,
     "shapes",
