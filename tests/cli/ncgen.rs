@@ -487,8 +487,18 @@ fn a_syntax_error_points_at_the_place_and_writes_nothing() {
     let out = dir.path().join("bad.nc");
     let done = our_ncgen(&[], &out, &cdl);
     assert_eq!(done.code, Some(1));
-    assert!(done.stderr.contains("bad.cdl:6:2"), "{}", done.stderr);
-    assert!(done.stderr.contains("\n  |  ^^^"), "{}", done.stderr);
+    // The `;` missing at the end of line 5: the caret after its last token.
+    assert!(done.stderr.contains("bad.cdl:5:10"), "{}", done.stderr);
+    assert!(
+        done.stderr.contains("5 |  int v(x)\n  |          ^\n"),
+        "{}",
+        done.stderr
+    );
+    assert!(
+        done.stderr.contains("hint: add `;` here"),
+        "{}",
+        done.stderr
+    );
     assert!(!out.exists());
 
     // an existing output file is left as it was

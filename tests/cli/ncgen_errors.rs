@@ -228,6 +228,27 @@ pin!(
     ["-k", "nc4"],
     "netcdf x {\ndimensions:\n  d = 2 ;\nvariables:\n  int v(d) ;\ndata:\n  v = 1 2 ;\n}\n"
 );
+// A `;` missing at the end of a line: the error points there and says so.
+pin!(
+    missing_semicolon_after_a_dimension,
+    NO_ARGS,
+    "netcdf x {\ndimensions:\n  d = 2\n  e = 3 ;\nvariables:\n  int v(d) ;\n}\n"
+);
+pin!(
+    missing_semicolon_after_a_variable,
+    NO_ARGS,
+    "netcdf x {\ndimensions:\n  d = 2 ;\nvariables:\n  int v(d)\n  float w ;\n}\n"
+);
+pin!(
+    missing_semicolon_after_an_attribute,
+    NO_ARGS,
+    "netcdf x {\nvariables:\n  int v ;\n    v:units = \"m\"\n  float w ;\n}\n"
+);
+pin!(
+    missing_semicolon_after_data,
+    ["-k", "nc4"],
+    "netcdf x {\ndimensions:\n  d = 2 ;\nvariables:\n  int v(d) ;\n  int w(d) ;\ndata:\n  v = 1, 2\n  w = 3, 4 ;\n}\n"
+);
 pin!(
     code_generation,
     ["-l", "c"],

@@ -97,6 +97,14 @@ impl DataList {
     }
 
     fn unexpected<R: BufRead>(&self, lex: &mut Lexer<R>, tok: &Token) -> ParseError {
+        // A name on a later line after a complete list: the next entry, so the `;` of
+        // this one is missing.
+        let names_next = matches!(tok.kind, Tok::Ident(_) | Tok::Keyword(_) | Tok::Path(_));
+        if self.expect == Expect::Separator && self.depth == 0 && names_next {
+            if let Some(e) = lex.semicolon_missing_before(tok) {
+                return e;
+            }
+        }
         let end = if self.depth > 0 { "`}`" } else { "`;`" };
         let (expected, hint) = match self.expect {
             Expect::Separator => (format!("`,` or {end}"), Some("separate values with commas")),

@@ -112,11 +112,12 @@ impl<R: BufRead> Parser<R> {
         if tok.kind == Tok::Punct(c) {
             return Ok(tok);
         }
-        let mut e = self.unexpected(&tok, &format!("`{}` {context}", char::from(c)));
-        if c == b';' && tok.pos.line > 1 {
-            e = e.with_hint("is a `;` missing at the end of the previous statement?");
+        if c == b';' {
+            if let Some(e) = self.lex.semicolon_missing_before(&tok) {
+                return Err(e);
+            }
         }
-        Err(e)
+        Err(self.unexpected(&tok, &format!("`{}` {context}", char::from(c))))
     }
 
     /// Consumes a name (an identifier), failing with `what` as the expectation.
@@ -501,6 +502,9 @@ impl<R: BufRead> Parser<R> {
                 Tok::Punct(b';') => return Ok(()),
                 _ => {
                     self.next()?;
+                    if let Some(e) = self.lex.semicolon_missing_before(&sep) {
+                        return Err(e);
+                    }
                     let e = self.unexpected(&sep, "`(`, `,` or `;` after the variable name");
                     return Err(e);
                 }

@@ -200,6 +200,9 @@ pub(crate) struct Lexer<R> {
     scratch: Vec<u8>,
     /// Which type names are reserved.
     pub(crate) dialect: Dialect,
+    /// Where the token before the last one read ended (for "`;` missing at the end of
+    /// this line").
+    pub(crate) last_end: Position,
 }
 
 impl<R: BufRead> Lexer<R> {
@@ -209,7 +212,31 @@ impl<R: BufRead> Lexer<R> {
             input,
             scratch: Vec::with_capacity(64),
             dialect: Dialect::default(),
+            last_end: Position::START,
         }
+    }
+
+    /// When `tok`, found where a `;` was expected, starts a later line than the token
+    /// before it ended, the error of a `;` missing at the end of that earlier line: placed
+    /// there, with a hint that says so. `None` otherwise (or at the end of the file).
+    pub(crate) fn semicolon_missing_before(&mut self, tok: &Token) -> Option<ParseError> {
+        let end = self.last_end;
+        if tok.kind == Tok::Eof || tok.pos.line <= end.line || end.offset == 0 {
+            return None;
+        }
+        let mut e = ParseError::new(
+            ErrorKind::Syntax,
+            end,
+            "expected `;` at the end of this line",
+        )
+        .with_len(1)
+        .with_hint(&format!(
+            "add `;` here: line {} starts with {}, which cannot continue this statement",
+            tok.pos.line,
+            tok.kind.describe()
+        ));
+        self.input.decorate(&mut e, end);
+        Some(e)
     }
 
     /// An error at `pos` of `len` characters.
@@ -225,6 +252,7 @@ impl<R: BufRead> Lexer<R> {
 
     /// The next token.
     pub(crate) fn next_token(&mut self) -> Result<Token, ParseError> {
+        self.last_end = self.input.position();
         self.input.skip_trivia()?;
         let pos = self.input.position();
         let Some(b) = self.input.peek()? else {
