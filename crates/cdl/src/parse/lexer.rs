@@ -230,7 +230,7 @@ impl<R: BufRead> Lexer<R> {
             "expected `;` at the end of this line",
         )
         .with_len(1)
-        .with_hint(&format!(
+        .with_hint(format!(
             "add `;` here: line {} starts with {}, which cannot continue this statement",
             tok.pos.line,
             tok.kind.describe()
