@@ -100,6 +100,14 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         eprintln!("nccopy: warning: {warning}");
     }
     if args.dry_run {
+        // The filters a real run would stop on, in its words, as warnings.
+        let target = args.output.as_deref().unwrap_or_default();
+        for problem in input_filter_problems(input.as_ref(), &plan)
+            .into_iter()
+            .chain(output_filter_problems(target, &plan))
+        {
+            eprintln!("nccopy: warning: {problem}");
+        }
         return print_plan(&plan).map_err(Failure::runtime);
     }
     check_input_filters(input.as_ref(), &plan).map_err(Failure::runtime)?;
@@ -244,8 +252,18 @@ fn print_plan(plan: &CopyPlan) -> anyhow::Result<()> {
 
 /// DECISIONS D6: a variable whose data is read through an unavailable filter stops the
 /// copy before anything is written.
-/// Variables whose stored chunks are copied as they are need none of their filters.
 fn check_input_filters(input: &dyn StoreReader, plan: &CopyPlan) -> anyhow::Result<()> {
+    match input_filter_problems(input, plan).first() {
+        Some(problem) => anyhow::bail!("{problem}; no output was written"),
+        None => Ok(()),
+    }
+}
+
+/// Why each variable whose data is read through an unavailable filter cannot be copied,
+/// one message each. Variables whose stored chunks are copied as they are need none of
+/// their filters.
+fn input_filter_problems(input: &dyn StoreReader, plan: &CopyPlan) -> Vec<String> {
+    let mut problems = Vec::new();
     for var in plan.vars.iter().filter(|v| v.copy_data && !v.stored_chunks) {
         let filters: Vec<String> = var
             .input_filters
@@ -262,23 +280,32 @@ fn check_input_filters(input: &dyn StoreReader, plan: &CopyPlan) -> anyhow::Resu
             .collect();
         if !missing.is_empty() {
             let remedy = input.filter_remedy();
-            anyhow::bail!(
+            problems.push(format!(
                 "{}: cannot read variable {}: {} not available; {remedy}, {or} leave the \
-                 variable out with -V; no output was written",
+                 variable out with -V",
                 input.path(),
                 var.path,
                 missing.join(", ") + if missing.len() == 1 { " is" } else { " are" },
-            );
+            ));
         }
     }
-    Ok(())
+    problems
 }
 
 /// Every output filter must be available before anything is written (DECISIONS D6).
+fn check_output_filters(target: &str, plan: &CopyPlan) -> anyhow::Result<()> {
+    match output_filter_problems(target, plan).first() {
+        Some(problem) => anyhow::bail!("{problem}; no output was written"),
+        None => Ok(()),
+    }
+}
+
+/// Why each variable cannot be written to `target` with its filters, one message each.
 /// Variables whose filters are only declared ([`VarPlan::filters_declared_only`]) need
 /// none of them: a placeholder is registered for those nctools lacks, so that the output
 /// can declare them (`storage::declare_filters_copied_as_stored`).
-fn check_output_filters(target: &str, plan: &CopyPlan) -> anyhow::Result<()> {
+fn output_filter_problems(target: &str, plan: &CopyPlan) -> Vec<String> {
+    let mut problems = Vec::new();
     for var in plan.vars.iter().filter(|v| !v.filters_declared_only()) {
         let Some(id) = var
             .pipeline
@@ -288,15 +315,15 @@ fn check_output_filters(target: &str, plan: &CopyPlan) -> anyhow::Result<()> {
             continue;
         };
         let path = filterspec::escape_path(&var.path);
-        anyhow::bail!(
+        problems.push(format!(
             "cannot write variable {} with {}: {}, or write the variable unfiltered with \
-             -F '{path},none' (-F none for every variable); no output was written",
+             -F '{path},none' (-F none for every variable)",
             var.path,
             crate::plugins::describe_filter(id),
             crate::storage::output_filter_remedy(target)
-        );
+        ));
     }
-    Ok(())
+    problems
 }
 
 /// Lets the output declare the filters of variables that only declare them (stored

@@ -204,3 +204,33 @@ fn missing_output_file_is_a_usage_error() {
         run.stderr
     );
 }
+
+/// `--dry-run` warns about each filter a real run would stop on, in the same words, and
+/// still exits 0.
+#[test]
+fn dry_run_warns_about_unavailable_filters_in_a_real_runs_words() {
+    let real = nccopy_error("shapes", "netCDF-4", &["-F", "big&small,40000,1"]);
+    let dry = nccopy_error(
+        "shapes",
+        "netCDF-4",
+        &["--dry-run", "-F", "big&small,40000,1"],
+    );
+    let Some(error) = real.lines().nth(2) else {
+        panic!("no error: {real}");
+    };
+    assert!(real.starts_with("exit: Some(1)\n"), "{real}");
+    let Some(stopped_on) = error
+        .strip_prefix("nccopy: ")
+        .and_then(|e| e.strip_suffix("; no output was written"))
+    else {
+        panic!("{error}");
+    };
+    let warnings: Vec<&str> = dry.lines().skip(2).collect();
+    assert!(
+        dry.starts_with("exit: Some(0)\noutput file left: false\n"),
+        "{dry}"
+    );
+    assert_eq!(warnings.len(), 2, "{dry}");
+    assert_eq!(warnings[0], format!("nccopy: warning: {stopped_on}"));
+    assert_eq!(warnings[1], warnings[0].replace("/big", "/small"));
+}
