@@ -138,18 +138,21 @@ impl VarReport {
         }
     }
 
+    /// Stored bytes over uncompressed bytes (below 1: smaller).
     fn ratio(&self) -> Option<f64> {
         let stored = self.stored_bytes.filter(|s| *s > 0)?;
         (self.uncompressed_bytes > 0).then(|| stored as f64 / self.uncompressed_bytes as f64)
     }
 
-    /// `stored 1.2 KiB of 7.5 KiB uncompressed (ratio 0.16)`.
+    /// `stored 1.2 KiB of 7.5 KiB: 6.3:1, 84% saved`, or for data that grew
+    /// `stored 43 B of 40 B: grew by 8% (0.93:1)`.
     fn size_text(&self) -> String {
         let whole = human_size(self.uncompressed_bytes);
         match (self.stored_bytes, self.ratio()) {
             (Some(stored), Some(ratio)) => format!(
-                "stored {} of {whole} uncompressed (ratio {ratio:.2})",
-                human_size(stored)
+                "stored {} of {whole}: {}",
+                human_size(stored),
+                compression_text(ratio)
             ),
             (Some(_), None) => {
                 format!("nothing stored yet (no data written); {whole} uncompressed")
@@ -183,7 +186,31 @@ impl VarReport {
             "stored_bytes": self.stored_bytes,
             "uncompressed_bytes": self.uncompressed_bytes,
             "ratio": self.ratio().map(|r| (r * 10_000.0).round() / 10_000.0),
+            "compression_ratio": self.ratio().map(|r| (10_000.0 / r).round() / 10_000.0),
+            "space_saved_percent": self.ratio().map(|r| ((1.0 - r) * 10_000.0).round() / 100.0),
         })
+    }
+}
+
+/// The compression of data stored in `ratio` (stored / uncompressed) of its size, as
+/// h5dump gives it, uncompressed:stored (`3.2:1`), with the space saved; data that grew
+/// says so first.
+fn compression_text(ratio: f64) -> String {
+    let factor = 1.0 / ratio;
+    let factor = if factor >= 100.0 {
+        format!("{factor:.0}:1")
+    } else if factor >= 0.995 || factor < 0.1 {
+        format!("{factor:.1}:1")
+    } else {
+        format!("{factor:.2}:1")
+    };
+    if ratio <= 1.0 {
+        // Rounded down: "100% saved" only when nothing at all is stored.
+        let saved = ((1.0 - ratio) * 100.0).floor();
+        format!("{factor}, {saved:.0}% saved")
+    } else {
+        let grew = ((ratio - 1.0) * 100.0).ceil();
+        format!("grew by {grew:.0}% ({factor})")
     }
 }
 
@@ -307,41 +334,117 @@ fn write_text(out: &mut impl Write, path: &str, reports: &[VarReport]) -> anyhow
         writeln!(out, "{path}: no variable has filters")?;
         return Ok(());
     }
-    let all_filters = || reports.iter().flat_map(|r| &r.filters);
-    let title_width = all_filters().map(|f| f.title().len()).max().unwrap_or(0);
-    let text_width = all_filters()
-        .map(|f| f.decoded.text.len())
-        .max()
-        .unwrap_or(0);
+    let width = output_width();
     for (i, report) in reports.iter().enumerate() {
         if i > 0 {
             writeln!(out)?;
         }
-        writeln!(
-            out,
-            "{}  {}  {}",
-            report.path,
+        let head = [
+            report.path.clone(),
             report.declaration(),
-            report.layout_text()
-        )?;
-        for (n, filter) in report.filters.iter().enumerate() {
-            writeln!(
-                out,
-                "  {}. {:<title_width$}  {:<text_width$}  {}",
-                n + 1,
-                filter.title(),
-                filter.decoded.text,
-                filter.where_from()
-            )?;
+            report.layout_text(),
+        ];
+        for line in fit(&head, "", "    ", width) {
+            writeln!(out, "{line}")?;
         }
-        writeln!(out, "  {}", report.size_text())?;
+        for (n, filter) in report.filters.iter().enumerate() {
+            let number = format!("  {}. ", n + 1);
+            let parts = [
+                filter.title(),
+                filter.decoded.text.clone(),
+                filter.where_from(),
+            ];
+            let parts: Vec<String> = parts.into_iter().filter(|p| !p.is_empty()).collect();
+            let indent = " ".repeat(number.len() + 2);
+            for line in fit(&parts, &number, &indent, width) {
+                writeln!(out, "{line}")?;
+            }
+        }
+        for line in fit(&[report.size_text()], "  ", "    ", width) {
+            writeln!(out, "{line}")?;
+        }
     }
     Ok(())
+}
+
+/// The width to fit lines to: the terminal's, or 80 columns when standard output is not
+/// a terminal.
+fn output_width() -> usize {
+    let term = console::Term::stdout();
+    if term.is_term() {
+        usize::from(term.size().1).max(40)
+    } else {
+        80
+    }
+}
+
+/// `parts` on lines of at most `width` characters where they fit: joined by two spaces
+/// after `first` on the first line, a part that does not fit going to a new line after
+/// `indent`, and a part too long for any line broken between words.
+fn fit(parts: &[String], first: &str, indent: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = first.to_string();
+    let mut empty = true;
+    for part in parts {
+        let joined = line.chars().count() + if empty { 0 } else { 2 } + part.chars().count();
+        if !empty && joined > width {
+            lines.push(std::mem::replace(&mut line, indent.to_string()));
+            empty = true;
+        }
+        if !empty {
+            line.push_str("  ");
+        }
+        for (k, word) in part.split(' ').enumerate() {
+            let room = line.chars().count() + usize::from(k > 0) + word.chars().count();
+            if k > 0 && room > width {
+                lines.push(std::mem::replace(&mut line, indent.to_string()));
+            } else if k > 0 {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+        empty = false;
+    }
+    lines.push(line);
+    lines
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compression_reads_as_h5dump_gives_it_and_growth_as_growth() {
+        assert_eq!(compression_text(1.0 / 3.2), "3.2:1, 68% saved");
+        assert_eq!(compression_text(69.0 / 9600.0), "139:1, 99% saved");
+        assert_eq!(compression_text(1.0), "1.0:1, 0% saved");
+        assert_eq!(compression_text(43.0 / 40.0), "grew by 8% (0.93:1)");
+        assert_eq!(compression_text(5.8), "grew by 480% (0.17:1)");
+    }
+
+    #[test]
+    fn lines_fit_the_width_without_padding() {
+        let parts = [
+            "bzip2 (307)".to_string(),
+            "block size 9".to_string(),
+            "available: built-in".to_string(),
+        ];
+        assert_eq!(
+            fit(&parts, "  1. ", "       ", 80),
+            vec!["  1. bzip2 (307)  block size 9  available: built-in"]
+        );
+        assert_eq!(
+            fit(&parts, "  1. ", "       ", 40),
+            vec![
+                "  1. bzip2 (307)  block size 9",
+                "       available: built-in"
+            ]
+        );
+        let long = ["not available (no plugin of id 40000 in /a/very/long/path)".to_string()];
+        let lines = fit(&long, "  ", "    ", 30);
+        assert!(lines.iter().all(|l| l.chars().count() <= 30), "{lines:?}");
+        assert_eq!(lines.join(" ").split_whitespace().count(), 9);
+    }
 
     #[test]
     fn sizes_read_in_binary_units() {
