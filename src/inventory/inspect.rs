@@ -199,7 +199,7 @@ fn compression_text(ratio: f64) -> String {
     let factor = 1.0 / ratio;
     let factor = if factor >= 100.0 {
         format!("{factor:.0}:1")
-    } else if factor >= 0.995 || factor < 0.1 {
+    } else if !(0.1..0.995).contains(&factor) {
         format!("{factor:.1}:1")
     } else {
         format!("{factor:.2}:1")
