@@ -15,5 +15,6 @@ pub mod generate;
 pub mod interrupt;
 pub mod inventory;
 pub mod jobs;
+pub mod output_check;
 pub mod plugins;
 pub mod storage;
