@@ -23,7 +23,7 @@ _ncdump() {
 
     case "${cmd}" in
         ncdump)
-            opts="-c -h -v -b -f -l -n -p -k -s -t -T -i -g -w -x -F -X -L -j -V --list-filters --filters --jobs --json --help --version"
+            opts="-c -h -v -b -f -l -n -p -k -s -t -T -i -g -w -x -F -X -L -j -V --list-filters --filters --jobs --allow-truncated --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

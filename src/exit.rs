@@ -52,10 +52,20 @@ pub fn clap_error(error: clap::Error) -> i32 {
     code
 }
 
+/// The running tool's name, for messages printed below its front end.
+static TOOL: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// The running tool's name (`ncdump`, `nccopy`, `ncgen`), as its front end set it with
+/// [`install_panic_hook`]; `nctools` before that.
+pub fn tool_name() -> &'static str {
+    TOOL.get().copied().unwrap_or("nctools")
+}
+
 /// Replaces Rust's panic message (a location and a backtrace hint) with one line that
 /// says what to do (DECISIONS D7). A panic inside a built-in filter is caught there and
 /// becomes a filter error, so it prints nothing.
 pub fn install_panic_hook(tool: &'static str) {
+    let _ = TOOL.set(tool);
     std::panic::set_hook(Box::new(move |info| {
         if h5filters::in_filter_callback() {
             return;

@@ -12,6 +12,7 @@ pub mod dump;
 pub mod exit;
 pub mod formats;
 pub mod generate;
+pub mod input_kind;
 pub mod interrupt;
 pub mod inventory;
 pub mod jobs;

@@ -1,6 +1,7 @@
 //! Where the tools reach storage: the one place that turns a path into a backend of the
-//! storage boundary (`store`): libnetcdf (`ncio`) for netCDF files, our own Zarr backend
-//! (`zarr`) for NCZarr and Zarr stores. Errors say what is wrong and what to do.
+//! storage boundary (`store`): our own classic reader (`classic`) for netCDF-3 files,
+//! libnetcdf (`ncio`) for netCDF-4 files, our own Zarr backend (`zarr`) for NCZarr and Zarr
+//! stores. Errors say what is wrong and what to do.
 
 use std::path::Path;
 
@@ -8,22 +9,33 @@ use anyhow::anyhow;
 use ncmodel::{AtomicType, Dataset, Format, TypeRef};
 use store::{Location, StoreReader, StoreWriter, NC_ENOTNC};
 
+use crate::input_kind::{self, InputKind};
+
 /// Whether `path` is a URL (DAP, S3) rather than a path.
 fn is_url(path: &str) -> bool {
     path.contains("://")
 }
 
-/// Opens `path` for reading; the error names the file and the problem.
-pub fn open(path: &str) -> anyhow::Result<Box<dyn StoreReader>> {
-    open_with(path, false)
+/// How an input is opened.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct InputOptions {
+    /// Read a netCDF file into memory first (nccopy's `-r`).
+    pub in_memory: bool,
+    /// Read a classic file shorter than its header requires: the missing values read as
+    /// fill values, with a warning (`--allow-truncated`).
+    pub allow_truncated: bool,
 }
 
-/// Like [`open`]; with `in_memory`, a netCDF file is read into memory first (nccopy's
-/// `-r`).
-pub fn open_with(path: &str, in_memory: bool) -> anyhow::Result<Box<dyn StoreReader>> {
+/// Opens `path` for reading; the error names the file and the problem.
+pub fn open(path: &str) -> anyhow::Result<Box<dyn StoreReader>> {
+    open_with(path, InputOptions::default())
+}
+
+/// Like [`open`], with `options`.
+pub fn open_with(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn StoreReader>> {
     match Location::parse_input(path)? {
         Location::Zarr(location) => open_zarr(&location),
-        Location::File(path) => Ok(Box::new(open_netcdf(&path, in_memory)?)),
+        Location::File(path) => open_netcdf(&path, options),
     }
 }
 
@@ -38,27 +50,17 @@ fn open_zarr(location: &store::ZarrLocation) -> anyhow::Result<Box<dyn StoreRead
     Ok(Box::new(zarr::ZarrReader::open(location)?))
 }
 
-fn open_netcdf(path: &str, in_memory: bool) -> anyhow::Result<ncio::NcFile> {
+fn open_netcdf(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn StoreReader>> {
     if !is_url(path) {
-        let p = Path::new(path);
-        match std::fs::metadata(p) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(anyhow!("{path}: no such file"));
-            }
-            Err(e) => return Err(anyhow!("{path}: cannot read: {e}")),
-            Ok(meta) if meta.is_dir() => {
-                return Err(anyhow!(
-                    "{path}: is a directory, neither a netCDF file nor a Zarr store (a Zarr \
-                     store has .zgroup, .zarray or zarr.json at its top)"
-                ));
-            }
-            Ok(meta) if meta.len() == 0 => {
-                return Err(anyhow!("{path}: empty file, not a netCDF file"));
-            }
-            Ok(_) => {}
+        let kind = input_kind::identify(Path::new(path));
+        if let Some(problem) = input_kind::not_netcdf(path, &kind) {
+            return Err(anyhow!(problem));
+        }
+        if kind == InputKind::Classic && !classic_by_libnetcdf() {
+            return open_classic(path, options);
         }
     }
-    ncio::NcFile::open_with(path, in_memory).map_err(|e| match e.code {
+    let file = ncio::NcFile::open_with(path, options.in_memory).map_err(|e| match e.code {
         NC_ENOTNC => anyhow!("{path}: not a netCDF file (unknown format)"),
         // NC_EHDFERR or NC_ENOTNC4-class failures on an HDF5 signature: damaged file.
         -101 | -107 => anyhow!(
@@ -66,7 +68,44 @@ fn open_netcdf(path: &str, in_memory: bool) -> anyhow::Result<ncio::NcFile> {
             e.message
         ),
         _ => anyhow!("{path}: {}", e.message),
-    })
+    })?;
+    Ok(Box::new(file))
+}
+
+/// Whether classic files go to libnetcdf instead of nctools' reader
+/// (`NCTOOLS_CLASSIC_READER=libnetcdf`, for comparing the two: `scripts/bench`).
+fn classic_by_libnetcdf() -> bool {
+    std::env::var("NCTOOLS_CLASSIC_READER").is_ok_and(|v| v == "libnetcdf")
+}
+
+/// Opens a classic file with nctools' own reader: libnetcdf never parses its header.
+fn open_classic(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn StoreReader>> {
+    let open = classic::OpenOptions {
+        in_memory: options.in_memory,
+        fill_missing: options.allow_truncated,
+    };
+    let file = classic::ClassicFile::open(Path::new(path), open).map_err(|e| match e {
+        classic::ClassicError::Truncated { .. } => anyhow!(
+            "{path}: {e}; it was probably cut short while being copied or written. \
+             Nothing was read. To read what is there anyway, with fill values for the \
+             rest, use --allow-truncated"
+        ),
+        classic::ClassicError::Header { .. } => {
+            anyhow!("{path}: damaged netCDF classic file: {e}")
+        }
+        _ => anyhow!("{path}: {e}"),
+    })?;
+    if let Some(missing) = file.missing() {
+        eprintln!(
+            "{}: warning: {path} is truncated: its header needs {} bytes, the file has {} \
+             ({} missing); the values past its end read as fill values",
+            crate::exit::tool_name(),
+            missing.expected,
+            missing.actual,
+            missing.expected - missing.actual
+        );
+    }
+    Ok(Box::new(file))
 }
 
 /// Sets the default chunk cache of netCDF-4 files opened or created afterwards: `bytes`

@@ -61,6 +61,11 @@ pub struct CopyArgs {
     /// Read the whole input into memory first
     #[arg(short = 'r')]
     pub input_in_memory: bool,
+    /// Read a netCDF classic file shorter than its header says it must be: the values
+    /// past its end read as fill values, with a warning (without it, such a file is an
+    /// error and nothing is read)
+    #[arg(long = "allow-truncated")]
+    pub allow_truncated: bool,
     /// Filters for output variables (see below); repeatable
     #[arg(short = 'F', value_name = "filterspec", action = ArgAction::Append)]
     pub filters: Vec<String>,

@@ -16,8 +16,8 @@ use anyhow::bail;
 use filterspec::VarPath;
 use ncmodel::{Dataset, Layout, Var};
 
-use super::chunkspec::{ChunkSpecs, VarChunking};
 use super::default_chunks::default_chunks;
+use chunkspec::{ChunkSpecs, VarChunking};
 
 /// What decides the layout of one variable.
 pub struct LayoutChoice<'a> {

@@ -10,7 +10,6 @@
 
 mod args;
 mod chunking;
-mod chunkspec;
 mod default_chunks;
 mod direct;
 mod options;
@@ -74,8 +73,14 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     }
     ncio::crash_guard::set_file(source, ncio::crash_guard::Role::Input);
     ncio::crash_guard::set_activity("opening the file");
-    let input =
-        crate::storage::open_with(source, args.input_in_memory).map_err(Failure::runtime)?;
+    let input = crate::storage::open_with(
+        source,
+        crate::storage::InputOptions {
+            in_memory: args.input_in_memory,
+            allow_truncated: args.allow_truncated,
+        },
+    )
+    .map_err(Failure::runtime)?;
     ncio::crash_guard::set_activity("reading the schema");
     let dataset = input.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
     let target_format = args

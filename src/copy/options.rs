@@ -6,10 +6,10 @@ use filterspec::{DeflateOptions, FilterRequests};
 use ncmodel::Format;
 
 use super::args::CopyArgs;
-use super::chunkspec::ChunkSpecs;
 use super::plan::CopyOptions;
 use super::quantize::QuantizeRequests;
 use super::select::{NameList, Selection};
+use chunkspec::ChunkSpecs;
 
 /// The default copy buffer: 16 MiB (the reference's is 5 MB).
 pub const DEFAULT_BUFFER_BYTES: usize = 16 << 20;

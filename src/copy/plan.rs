@@ -6,9 +6,9 @@ use filterspec::{decide, known, DeflateOptions, FilterRequests, Pipeline, VarPat
 use ncmodel::{AtomicType, Dataset, Format, Group, Storage, TypeRef};
 
 use super::chunking::{choose_layout, LayoutChoice};
-use super::chunkspec::{ChunkSpecs, VarChunking};
 use super::quantize::{check_digits, QuantizeRequest, QuantizeRequests};
 use super::select::Selection;
+use chunkspec::{ChunkSpecs, VarChunking};
 
 /// Everything the command line says about the output, besides the file names.
 #[derive(Debug, Clone, Default)]

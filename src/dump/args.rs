@@ -77,6 +77,11 @@ pub struct DumpArgs {
     /// the output is the same for any number
     #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     pub jobs: Option<u16>,
+    /// Read a netCDF classic file shorter than its header says it must be: the values
+    /// past its end read as fill values, with a warning (without it, such a file is an
+    /// error and nothing is read)
+    #[arg(long = "allow-truncated")]
+    pub allow_truncated: bool,
     /// With --list-filters or --filters: print JSON for scripts
     #[arg(long = "json")]
     pub json: bool,

@@ -176,7 +176,11 @@ fn run(args: &DumpArgs, times: TimeStrings) -> Result<(), Failure> {
     let options = options(args, path, times)?;
     ncio::crash_guard::set_file(path, ncio::crash_guard::Role::Input);
     ncio::crash_guard::set_activity("opening the file");
-    let file = crate::storage::open(path).map_err(Failure::runtime)?;
+    let input = crate::storage::InputOptions {
+        in_memory: false,
+        allow_truncated: args.allow_truncated,
+    };
+    let file = crate::storage::open_with(path, input).map_err(Failure::runtime)?;
     ncio::crash_guard::set_activity("reading the schema");
     let mut dataset = file.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
     if args.special && !dataset.format.is_classic_family() {

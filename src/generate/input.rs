@@ -33,8 +33,11 @@ impl CdlInput {
                     io::ErrorKind::NotFound => anyhow!("{p}: no such file"),
                     _ => anyhow!("{p}: cannot read: {e}"),
                 })?;
-                if meta.is_dir() {
-                    return Err(anyhow!("{p}: is a directory, not a CDL file"));
+                if meta.is_file() || meta.is_dir() {
+                    let kind = crate::input_kind::identify(std::path::Path::new(p));
+                    if let Some(problem) = crate::input_kind::not_cdl(p, &kind) {
+                        return Err(anyhow!(problem));
+                    }
                 }
                 if !meta.is_file() {
                     let mut stream = File::open(p).with_context(|| format!("{p}: cannot read"))?;

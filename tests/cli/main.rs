@@ -1,6 +1,7 @@
 //! Integration tests: the binaries driven as a user would, and differential tests against
 //! the reference netCDF-C tools. One test binary; each module reads like a user's session.
 
+mod bad_input;
 mod completions;
 mod decoded_reads;
 mod filters_inspect;

@@ -417,11 +417,13 @@ fn ncgen_reading_a_pipe_ends_at_once_on_sigterm_and_leaves_neither_output_nor_sp
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start ncgen: {e}"));
-    // Half a CDL, and the pipe kept open: ncgen waits for the rest, spooling it.
-    if let Some(stdin) = child.stdin.as_mut() {
+    // Half a CDL, and the pipe kept open until ncgen is gone: it waits for the rest,
+    // spooling it.
+    let mut stdin = child.stdin.take();
+    if let Some(pipe) = stdin.as_mut() {
         use std::io::Write;
-        let _ = stdin.write_all(b"netcdf half {\ndimensions:\n x = 4 ;\n");
-        let _ = stdin.flush();
+        let _ = pipe.write_all(b"netcdf half {\ndimensions:\n x = 4 ;\n");
+        let _ = pipe.flush();
     }
     let start = Instant::now();
     while tree(&spool_dir).is_empty() && start.elapsed() < Duration::from_secs(30) {
@@ -429,6 +431,11 @@ fn ncgen_reading_a_pipe_ends_at_once_on_sigterm_and_leaves_neither_output_nor_sp
     }
     std::thread::sleep(Duration::from_millis(100));
     send_signal(child.id(), SIGTERM);
+    let start = Instant::now();
+    while child.try_wait().ok().flatten().is_none() && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drop(stdin);
     let run = ended(child);
     assert_eq!(
         run.signal,

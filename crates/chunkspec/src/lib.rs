@@ -1,4 +1,5 @@
-//! nccopy's `-c` chunk specs, all forms of netCDF-C 4.9: `dim/n,dim2/n2,...` (per
+//! nccopy's `-c` chunk specs (a crate of its own so that the fuzz target `chunk_spec`
+//! builds without the rest of nctools), all forms of netCDF-C 4.9: `dim/n,dim2/n2,...` (per
 //! dimension; `dim/` means the dimension's length), `var:n1,n2,...` (per variable),
 //! `var:` and `var:contiguous` (unchunked), `var:compact`, and `/` (or `//`): no chunking
 //! at all. Backslash escapes the next character of a name.

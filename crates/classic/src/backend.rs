@@ -1,0 +1,96 @@
+//! The classic reader behind the storage boundary.
+
+use ncmodel::{Dataset, TypeRef, Values, Var};
+use store::{RawBuffer, StoreError, StoreReader, NC_ENOTNC};
+
+use crate::error::ClassicError;
+use crate::file::ClassicFile;
+
+/// libnetcdf's code for a hyperslab outside a variable (`NC_EINVALCOORDS`).
+const NC_EINVALCOORDS: i32 = -40;
+/// libnetcdf's code for a read that found fewer bytes than expected (`NC_EIO`-like).
+const NC_ETRUNC: i32 = -68;
+
+impl ClassicFile {
+    fn store_error(&self, e: ClassicError, context: String) -> StoreError {
+        let code = match e {
+            ClassicError::BadRequest(_) => NC_EINVALCOORDS,
+            ClassicError::Truncated { .. } | ClassicError::Io(_) => NC_ETRUNC,
+            ClassicError::NotClassic | ClassicError::Header { .. } => NC_ENOTNC,
+        };
+        StoreError::new(code, e.to_string(), context)
+    }
+
+    fn values_len(count: &[usize]) -> usize {
+        count.iter().product()
+    }
+}
+
+impl StoreReader for ClassicFile {
+    fn path(&self) -> &str {
+        ClassicFile::path(self)
+    }
+
+    fn schema(&self) -> Result<Dataset, StoreError> {
+        Ok(self.dataset())
+    }
+
+    fn read_slab(
+        &self,
+        _dataset: &Dataset,
+        _group: i32,
+        var: &Var,
+        start: &[usize],
+        count: &[usize],
+    ) -> Result<Values, StoreError> {
+        let context = || format!("{}: reading variable {}", self.path(), var.name);
+        let TypeRef::Atomic(t) = var.type_ref else {
+            return Err(StoreError::new(
+                NC_EINVALCOORDS,
+                "a classic file has no user-defined types",
+                context(),
+            ));
+        };
+        let index = usize::try_from(var.id).unwrap_or(usize::MAX);
+        let mut bytes = vec![0u8; Self::values_len(count).saturating_mul(t.size())];
+        self.read_native(index, start, count, &mut bytes)
+            .map_err(|e| self.store_error(e, context()))?;
+        Values::from_native_bytes(t, &bytes)
+            .ok_or_else(|| StoreError::new(NC_EINVALCOORDS, "not a fixed-size type", context()))
+    }
+
+    fn read_raw(
+        &self,
+        _group: i32,
+        var: i32,
+        start: &[usize],
+        count: &[usize],
+        buffer: &mut RawBuffer,
+    ) -> Result<(), StoreError> {
+        let index = usize::try_from(var).unwrap_or(usize::MAX);
+        let name = self
+            .header()
+            .vars
+            .get(index)
+            .map_or_else(|| format!("#{var}"), |v| v.name.clone());
+        let context = || format!("{}: reading variable {name}", self.path());
+        let size = self
+            .var_layout(index)
+            .map_or(0, |l| usize::try_from(l.element_size).unwrap_or(0));
+        buffer.resize(Self::values_len(count).saturating_mul(size));
+        self.read_native(index, start, count, buffer.as_bytes_mut())
+            .map_err(|e| self.store_error(e, context()))
+    }
+
+    fn filter_available(&self, _id: u32) -> bool {
+        false
+    }
+
+    fn filter_remedy(&self) -> String {
+        "classic files have no filters".to_string()
+    }
+
+    fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>> {
+        vec![None; vars.len()]
+    }
+}
