@@ -486,6 +486,19 @@ fn a_crash_inside_the_library_is_one_paragraph_exit_1_and_no_output() {
             )
         );
     }
+    // On a reading thread of -j as on the main one.
+    let threaded = contained(
+        "ncdump",
+        Some("SIGSEGV"),
+        ["-j".as_ref(), "2".as_ref(), input.as_os_str()],
+    );
+    assert!(
+        threaded
+            .stderr
+            .contains("while reading variable /v (signal 11, SIGSEGV)"),
+        "{}",
+        threaded.stderr
+    );
     // A stack overflow is caught too: the handler runs on its own stack.
     let overflowed = contained("ncdump", Some("stack"), [&input]);
     assert!(
