@@ -16,5 +16,6 @@ pub mod input_kind;
 pub mod interrupt;
 pub mod inventory;
 pub mod jobs;
+pub mod output_check;
 pub mod plugins;
 pub mod storage;

@@ -31,12 +31,13 @@ pub use args::CopyArgs;
 pub use plan::{make_plan, CopyOptions, CopyPlan, VarPlan};
 
 use crate::exit::Failure;
-use crate::interrupt::{Interrupted, EXIT_INTERRUPTED};
+use crate::interrupt::Interrupted;
 
 /// Runs nccopy on the command-line arguments (program name first); returns the exit code.
 pub fn main(argv: Vec<String>) -> i32 {
     crate::interrupt::install();
     crate::exit::install_panic_hook("nccopy");
+    ncio::crash_guard::install("nccopy");
     h5filters::register_builtin_filters();
     let args = match CopyArgs::try_parse_from(&argv) {
         Ok(args) => args,
@@ -44,11 +45,7 @@ pub fn main(argv: Vec<String>) -> i32 {
     };
     match run(&args) {
         Ok(()) => 0,
-        Err(failure) if failure.error.is::<Interrupted>() => {
-            failure.report("nccopy");
-            EXIT_INTERRUPTED
-        }
-        Err(failure) => failure.report("nccopy"),
+        Err(failure) => crate::interrupt::report(&failure, "nccopy"),
     }
 }
 
@@ -70,6 +67,12 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         crate::storage::set_default_chunk_cache(bytes, slots)
             .map_err(|e| Failure::runtime(e.into()))?;
     }
+    if let (Some(target), false) = (args.output.as_deref(), args.dry_run) {
+        // Before any data moves: a target that cannot be written, or is the input.
+        crate::output_check::check(target, &[source]).map_err(Failure::runtime)?;
+    }
+    ncio::crash_guard::set_file(source, ncio::crash_guard::Role::Input);
+    ncio::crash_guard::set_activity("opening the file");
     let input = crate::storage::open_with(
         source,
         crate::storage::InputOptions {
@@ -78,6 +81,7 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         },
     )
     .map_err(Failure::runtime)?;
+    ncio::crash_guard::set_activity("reading the schema");
     let dataset = input.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
     let target_format = args
         .output
@@ -355,14 +359,15 @@ impl Copy<'_> {
     fn write(&self, target: &str, in_memory: bool) -> anyhow::Result<()> {
         let format = self.plan.dataset.format;
         let explain = |e| crate::plugins::explain_write_error(e, "drop the filter from -F");
-        let mut writer = crate::storage::create(target, format, in_memory)
-            .map_err(|e| anyhow!("{target}: {}", e.message))?;
-        if let Some(temporary) = writer.temporary_path() {
-            crate::interrupt::remove_on_second_interrupt(temporary.to_path_buf());
-        }
+        ncio::crash_guard::set_activity("creating the output");
+        let mut writer = crate::storage::create(target, format, in_memory).map_err(|e| {
+            crate::output_check::explain_create_error(target, &e)
+                .unwrap_or_else(|| anyhow!("{target}: {}", e.message))
+        })?;
         if format.is_classic_family() && self.plan.vars.iter().all(|v| v.copy_data) {
             writer.set_no_fill().map_err(|e| anyhow!(e))?;
         }
+        ncio::crash_guard::set_activity("defining the output");
         writer.define(&self.plan.dataset).map_err(explain)?;
         let total = self
             .plan
@@ -384,15 +389,17 @@ impl Copy<'_> {
             threads: self.threads,
         };
         for var in self.plan.vars.iter().filter(|v| v.copy_data) {
+            ncio::crash_guard::set_activity(&format!("copying variable {}", var.path));
             transfer.copy_var(var, &progress).map_err(|e| {
-                if e.is::<Interrupted>() || e.root_cause().is::<Interrupted>() {
-                    anyhow!(Interrupted)
-                } else {
-                    e
+                match e.chain().find_map(|e| e.downcast_ref::<Interrupted>()) {
+                    Some(stop) => anyhow!(*stop),
+                    None => e,
                 }
             })?;
         }
         progress.finish();
+        Interrupted::check()?;
+        ncio::crash_guard::set_activity("finishing the output");
         for warning in writer.warnings() {
             eprintln!("nccopy: warning: {warning}");
         }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::interrupt::{interrupted, Interrupted};
+use crate::interrupt::Interrupted;
 
 /// How long a copy runs before its bar appears.
 const DELAY: Duration = Duration::from_secs(1);
@@ -46,13 +46,9 @@ impl Progress {
         }
     }
 
-    /// Fails with [`Interrupted`] once Ctrl-C was pressed.
+    /// Fails with [`Interrupted`] once SIGINT (Ctrl-C) or SIGTERM was received.
     pub fn check_interrupt(&self) -> Result<(), Interrupted> {
-        if interrupted() {
-            self.finish();
-            return Err(Interrupted);
-        }
-        Ok(())
+        Interrupted::check().inspect_err(|_| self.finish())
     }
 
     /// Removes the bar.

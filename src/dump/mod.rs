@@ -16,6 +16,7 @@ use crate::exit::Failure;
 /// Runs ncdump on the command-line arguments (program name first); returns the exit code.
 pub fn main(argv: Vec<String>) -> i32 {
     crate::exit::install_panic_hook("ncdump");
+    ncio::crash_guard::install("ncdump");
     h5filters::register_builtin_filters();
     if argv.len() <= 1 {
         // Like the reference: no arguments prints the usage and succeeds.
@@ -173,11 +174,14 @@ fn run(args: &DumpArgs, times: TimeStrings) -> Result<(), Failure> {
         return Err(Failure::usage(anyhow!("no input file given")));
     };
     let options = options(args, path, times)?;
+    ncio::crash_guard::set_file(path, ncio::crash_guard::Role::Input);
+    ncio::crash_guard::set_activity("opening the file");
     let input = crate::storage::InputOptions {
         in_memory: false,
         allow_truncated: args.allow_truncated,
     };
     let file = crate::storage::open_with(path, input).map_err(Failure::runtime)?;
+    ncio::crash_guard::set_activity("reading the schema");
     let mut dataset = file.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
     if args.special && !dataset.format.is_classic_family() {
         dataset.specials.is_netcdf4 = file.is_netcdf4_attribute();

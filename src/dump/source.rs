@@ -10,12 +10,18 @@ use store::{StoreError, StoreReader};
 pub struct FileSource<'a> {
     file: &'a dyn StoreReader,
     dataset: &'a Dataset,
+    /// The variable last read (group id, variable id), named in a crash message.
+    reading: Option<(i32, i32)>,
 }
 
 impl<'a> FileSource<'a> {
     /// A source reading from `file`, whose schema is `dataset`.
     pub fn new(file: &'a dyn StoreReader, dataset: &'a Dataset) -> Self {
-        Self { file, dataset }
+        Self {
+            file,
+            dataset,
+            reading: None,
+        }
     }
 
     /// The message for a failed read of the variable at `path`: for a filter failure, the
@@ -88,9 +94,27 @@ impl DataSource for FileSource<'_> {
         start: &[usize],
         count: &[usize],
     ) -> Result<Values, StoreError> {
+        if self.reading != Some((group.ncid, var.id)) {
+            self.reading = Some((group.ncid, var.id));
+            let path = group_path(&self.dataset.root, group.ncid, "")
+                .map_or_else(|| var.name.clone(), |g| format!("{g}/{}", var.name));
+            ncio::crash_guard::set_activity(&format!("reading variable {path}"));
+        }
         self.file
             .read_slab(self.dataset, group.ncid, var, start, count)
     }
+}
+
+/// The path of the group `ncid` under `group` (whose path is `prefix`): empty for the
+/// root.
+fn group_path(group: &Group, ncid: i32, prefix: &str) -> Option<String> {
+    if group.ncid == ncid {
+        return Some(prefix.to_string());
+    }
+    group
+        .groups
+        .iter()
+        .find_map(|g| group_path(g, ncid, &format!("{prefix}/{}", g.name)))
 }
 
 /// Every variable path of a group tree.

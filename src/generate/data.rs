@@ -55,6 +55,7 @@ impl SlabTarget<'_> {
 
     /// Writes `values` at the current position; values past the capacity are dropped.
     fn write(&mut self, values: &Values) -> anyhow::Result<()> {
+        crate::interrupt::Interrupted::check()?;
         let mut n = values.len();
         if let Some(capacity) = self.capacity {
             let room = capacity.saturating_sub(self.position);
@@ -100,6 +101,7 @@ impl<'a> DataLoader<'a> {
             .var(&entry.var_name)
             .ok_or_else(|| anyhow!("data for {}: no such variable", entry.var_name))?;
         let path = full_path(&entry.group_path, &var.name);
+        ncio::crash_guard::set_activity(&format!("writing variable {path}"));
         let dims = self.dims(var)?;
         if dims.iter().skip(1).any(|d| d.1) {
             return self

@@ -18,7 +18,7 @@ pub struct CdlInput {
     /// The name used in messages (`-` reads as `stdin`).
     name: String,
     /// Keeps a spooled standard input alive (and removes it at the end).
-    _spool: Option<tempfile::NamedTempFile>,
+    _spool: Option<(tempfile::NamedTempFile, store::temporaries::Registration)>,
 }
 
 impl CdlInput {
@@ -56,11 +56,13 @@ impl CdlInput {
     fn spooled(stream: &mut impl io::Read, name: &str) -> anyhow::Result<Self> {
         let mut spool = tempfile::NamedTempFile::new()
             .with_context(|| format!("creating a temporary file for {name}"))?;
+        // Removed by a second signal or a crash as well as when dropped.
+        let registration = store::temporaries::register_scratch(spool.path());
         io::copy(stream, spool.as_file_mut()).with_context(|| format!("reading {name}"))?;
         Ok(Self {
             path: spool.path().to_path_buf(),
             name: name.to_string(),
-            _spool: Some(spool),
+            _spool: Some((spool, registration)),
         })
     }
 

@@ -28,7 +28,9 @@ use crate::exit::Failure;
 
 /// Runs ncgen on the command-line arguments (program name first); returns the exit code.
 pub fn main(argv: Vec<String>) -> i32 {
+    crate::interrupt::install();
     crate::exit::install_panic_hook("ncgen");
+    ncio::crash_guard::install("ncgen");
     h5filters::register_builtin_filters();
     let args = match GenerateArgs::try_parse_from(&argv) {
         Ok(args) => args,
@@ -36,7 +38,7 @@ pub fn main(argv: Vec<String>) -> i32 {
     };
     match run(&args) {
         Ok(()) => 0,
-        Err(failure) => failure.report("ncgen"),
+        Err(failure) => crate::interrupt::report(&failure, "ncgen"),
     }
 }
 
@@ -67,6 +69,11 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     }
     check_language(args)?;
     let requested = output::requested_format(args).map_err(Failure::usage)?;
+    let inputs: Vec<&str> = args.input.as_deref().into_iter().collect();
+    if let Some(target) = &args.output {
+        // Before the CDL is read: a target that cannot be written, or is the input.
+        crate::output_check::check(target, &inputs).map_err(Failure::runtime)?;
+    }
     let source = input::CdlInput::open(args.input.as_deref()).map_err(Failure::runtime)?;
     // Like the reference, a classic-model -k makes the netCDF-4 type names plain names.
     let dialect = match requested {
@@ -110,13 +117,24 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
         // No output asked for: like the reference, only check the CDL.
         return Ok(());
     };
-    let mut writer = crate::storage::create(&target, format, false)
-        .map_err(|e| Failure::runtime(output::explain_write_error(e)))?;
+    if args.output.is_none() {
+        crate::output_check::check(&target, &inputs).map_err(Failure::runtime)?;
+    }
+    crate::interrupt::Interrupted::check().map_err(|e| Failure::runtime(e.into()))?;
+    ncio::crash_guard::set_file(&target, ncio::crash_guard::Role::Output);
+    ncio::crash_guard::set_activity("creating the file");
+    let mut writer = crate::storage::create(&target, format, false).map_err(|e| {
+        Failure::runtime(
+            crate::output_check::explain_create_error(&target, &e)
+                .unwrap_or_else(|| output::explain_write_error(e)),
+        )
+    })?;
     if args.no_fill {
         writer
             .set_no_fill()
             .map_err(|e| Failure::runtime(anyhow!(e)))?;
     }
+    ncio::crash_guard::set_activity("defining the file");
     writer
         .define(&dataset)
         .map_err(|e| Failure::runtime(output::explain_write_error(e)))?;
@@ -129,9 +147,11 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
                 .map_err(|e| Failure::runtime(e.context(source.name().to_string())))?;
         }
     }
+    crate::interrupt::Interrupted::check().map_err(|e| Failure::runtime(e.into()))?;
     for warning in writer.warnings() {
         eprintln!("ncgen: warning: {warning}");
     }
+    ncio::crash_guard::set_activity("closing the file");
     writer
         .finish()
         .map_err(|e| Failure::runtime(output::explain_write_error(e)))

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use crate::support::{assert_no_crash, assert_rejected, reference, scratch, Test};
 
 /// The broken stand-ins, as (name, shell script body).
-const BROKEN: [(&str, &str); 4] = [
+const BROKEN: [(&str, &str); 5] = [
     (
         "segfaults",
         "exec python3 -c 'import os, signal; os.kill(os.getpid(), signal.SIGSEGV)'",
@@ -28,6 +28,11 @@ const BROKEN: [(&str, &str); 4] = [
     (
         "internal-error",
         "echo \"$(basename \"$0\"): internal error: no token\" >&2; exit 1",
+    ),
+    (
+        "contained-crash",
+        "echo \"$(basename \"$0\"): x.nc: crashed inside the netCDF/HDF5 library while \
+         reading the schema (signal 11, SIGSEGV); the file is probably corrupt\" >&2; exit 1",
     ),
 ];
 

@@ -14,6 +14,7 @@ mod nccopy_stored;
 mod ncdump;
 mod ncgen;
 mod ncgen_errors;
+mod output_safety;
 mod reference_filter_text;
 mod safety;
 mod stored_zarr;

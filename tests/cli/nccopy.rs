@@ -667,7 +667,7 @@ fn buffer_size_and_memory_options_do_not_change_the_output() {
 }
 
 #[test]
-fn copying_a_file_onto_itself_keeps_its_data() {
+fn copying_a_file_onto_itself_is_refused_and_keeps_it() {
     if !have_reference() {
         return;
     }
@@ -678,8 +678,14 @@ fn copying_a_file_onto_itself_keeps_its_data() {
         .args(["-d", "1", "shapes.nc", "./shapes.nc"])
         .current_dir(dir.path())
         .run();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
-    assert_eq!(dump(&["-k"], &file).trim(), "netCDF-4 classic model");
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(
+        done.stderr
+            .contains("is the input shapes.nc (the same file under another name)"),
+        "{}",
+        done.stderr
+    );
+    assert_eq!(dump(&["-k"], &file).trim(), "classic");
     assert_eq!(data_of(&file), before);
 }
 

@@ -42,6 +42,10 @@ pub struct NcWriter {
     target: String,
     /// The temporary file, when the target is a local path (renamed at the end).
     temp: Option<PathBuf>,
+    /// The temporary file's entry in the table of temporaries signal handlers remove.
+    _registration: Option<store::temporaries::Registration>,
+    /// Built in memory and written out when closed (nccopy's `-w`).
+    in_memory: bool,
     layouts: Layouts,
     types: HashMap<i32, nc_type>,
     dims: HashMap<i32, c_int>,
@@ -59,15 +63,6 @@ fn cmode(format: Format) -> c_int {
             Format::Netcdf4 => NC_NETCDF4,
             Format::Netcdf4Classic => NC_NETCDF4 | NC_CLASSIC_MODEL,
         }
-}
-
-/// The temporary name beside `target`.
-fn temporary_path(target: &Path) -> PathBuf {
-    let name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    target.with_file_name(format!(".{name}.nctools-{}.tmp", std::process::id()))
 }
 
 /// Groups of the file being defined, by path.
@@ -88,12 +83,17 @@ impl NcWriter {
             } else {
                 0
             };
-        let temp = (!target.contains("://")).then(|| temporary_path(Path::new(target)));
+        let temp = (!target.contains("://"))
+            .then(|| store::temporaries::temporary_name(Path::new(target)));
         let path = temp
             .as_ref()
             .map_or(target.to_string(), |p| p.to_string_lossy().into_owned());
         let c_path = c_name(&path, || target.to_string())?;
-        let file = with_lib(|lib| OpenFile::create(lib, &c_path, mode));
+        // Registered before it exists, created through the gate: a signal handler that
+        // removes it never races its creation.
+        let registration = temp.as_deref().map(store::temporaries::register);
+        let file =
+            store::temporaries::gate(|| with_lib(|lib| OpenFile::create(lib, &c_path, mode)));
         let file = file.map_err(|code| NcError {
             code,
             message: crate::sys::message(code),
@@ -106,6 +106,8 @@ impl NcWriter {
             file: Some(file),
             target: target.to_string(),
             temp,
+            _registration: registration,
+            in_memory,
             layouts: Layouts::new(&[]),
             types: HashMap::new(),
             dims: HashMap::new(),
@@ -454,7 +456,13 @@ impl NcWriter {
                 context: self.target.clone(),
             });
         };
-        let status = with_lib(|lib| file.close(lib));
+        // An in-memory file is written out at its close: through the gate, as created.
+        let in_memory = self.in_memory;
+        let status = if in_memory {
+            store::temporaries::gate(|| with_lib(|lib| file.close(lib)))
+        } else {
+            with_lib(|lib| file.close(lib))
+        };
         check(status, self.context("closing"))?;
         if let Some(temp) = self.temp.take() {
             if let Err(e) = std::fs::rename(&temp, &self.target) {
@@ -474,8 +482,13 @@ impl NcWriter {
 impl Drop for NcWriter {
     fn drop(&mut self) {
         if let Some(file) = self.file.take() {
-            // Abort closes the file without keeping it.
-            let _ = with_lib(|lib| file.abort(lib));
+            // Abort closes the file without keeping it; an in-memory file is written out
+            // by it all the same (libnetcdf's persist mode), so through the gate.
+            if self.in_memory {
+                let _ = store::temporaries::gate(|| with_lib(|lib| file.abort(lib)));
+            } else {
+                let _ = with_lib(|lib| file.abort(lib));
+            }
         }
         if let Some(temp) = &self.temp {
             let _ = std::fs::remove_file(temp);

@@ -14,10 +14,14 @@
 //! - [`RawBuffer`], [`NcFile::read_raw`] and [`NcWriter::write_raw`] move atomic data as
 //!   raw bytes (nccopy's fast path).
 
+#[allow(unsafe_code)]
+mod access;
 mod attribute;
 mod backend;
 mod chunk_read;
 mod classic_names;
+#[allow(unsafe_code)]
+pub mod crash_guard;
 mod create;
 mod direct;
 mod encode;
@@ -34,6 +38,7 @@ mod storage_size;
 mod sys;
 mod zarr_names;
 
+pub use access::check_writable;
 pub use backend::{plugin_remedy, plugin_search_path};
 pub use classic_names::{longest_classic_name, MalformedHeader};
 pub use create::NcWriter;

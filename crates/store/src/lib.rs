@@ -13,6 +13,7 @@ mod error;
 pub mod grid;
 mod location;
 mod raw;
+pub mod temporaries;
 mod traits;
 
 pub use error::{StoreError, NC_EHDFERR, NC_ENOFILTER, NC_ENOTNC};

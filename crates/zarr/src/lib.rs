@@ -8,6 +8,7 @@ mod attrs;
 mod codec;
 mod dtype;
 mod error;
+mod files;
 mod json;
 mod meta;
 mod plan;

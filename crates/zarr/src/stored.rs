@@ -108,10 +108,10 @@ impl ChunkSink for ChunkFileSink<'_> {
         };
         let path = self.meta.chunk_path(&index);
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
+            crate::files::create_dir_all(parent)
                 .map_err(|e| ZarrError::io(parent, e).into_store(context()))?;
         }
-        std::fs::write(&path, bytes).map_err(|e| ZarrError::io(&path, e).into_store(context()))
+        crate::files::write(&path, bytes).map_err(|e| ZarrError::io(&path, e).into_store(context()))
     }
 
     fn set_shape(&self, shape: &[usize]) -> Result<(), StoreError> {

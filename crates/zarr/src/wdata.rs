@@ -66,9 +66,9 @@ fn write_chunks(
             let encoded =
                 encode_chain(&meta.codecs, grid.elem, chunk).map_err(|e| fail(name, e))?;
             if let Some(parent) = path.parent() {
-                std::fs::create_dir_all(parent).map_err(|e| ZarrError::io(parent, e))?;
+                crate::files::create_dir_all(parent).map_err(|e| ZarrError::io(parent, e))?;
             }
-            std::fs::write(&path, encoded).map_err(|e| ZarrError::io(&path, e))
+            crate::files::write(&path, encoded).map_err(|e| ZarrError::io(&path, e))
         })
         .collect()
 }

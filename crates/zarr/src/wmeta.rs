@@ -31,7 +31,7 @@ pub struct MetaWriter<'a> {
 }
 
 fn write(path: &Path, text: String) -> Result<()> {
-    std::fs::write(path, text).map_err(|e| ZarrError::io(path, e))
+    crate::files::write(path, text).map_err(|e| ZarrError::io(path, e))
 }
 
 impl MetaWriter<'_> {
@@ -77,7 +77,7 @@ impl MetaWriter<'_> {
     }
 
     fn group(&self, dir: &Path, group: &Group, path: &mut Vec<String>) -> Result<()> {
-        std::fs::create_dir_all(dir).map_err(|e| ZarrError::io(dir, e))?;
+        crate::files::create_dir_all(dir).map_err(|e| ZarrError::io(dir, e))?;
         let is_root = path.is_empty();
         let owner = if is_root {
             "/".to_string()
@@ -156,7 +156,7 @@ impl MetaWriter<'_> {
     }
 
     fn array(&self, dir: &Path, var: &PlannedVar, in_root: bool) -> Result<()> {
-        std::fs::create_dir_all(dir).map_err(|e| ZarrError::io(dir, e))?;
+        crate::files::create_dir_all(dir).map_err(|e| ZarrError::io(dir, e))?;
         let owner = format!(
             "/{}",
             var.group_path

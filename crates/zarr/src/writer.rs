@@ -17,6 +17,8 @@ pub struct ZarrWriter {
     text: String,
     target: PathBuf,
     temp: PathBuf,
+    /// The temporary store's entry in the table of temporaries signal handlers remove.
+    _registration: store::temporaries::Registration,
     flavor: ZarrFlavor,
     version: ZarrVersion,
     no_fill: bool,
@@ -74,20 +76,21 @@ impl ZarrWriter {
             return Err(e.into_store(context));
         }
         let target = location.root.clone();
-        let name = target
-            .file_name()
-            .map_or("out.zarr".into(), |n| n.to_string_lossy().into_owned());
-        let parent = target
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        let temp = parent.join(format!(".{name}.nctools-tmp-{}", std::process::id()));
+        let temp = store::temporaries::temporary_name(&target);
+        // Registered before it exists, created through the gate: a signal handler that
+        // removes it never races its creation.
+        let registration = store::temporaries::register(&temp);
         let _ = std::fs::remove_dir_all(&temp);
-        std::fs::create_dir_all(&temp).map_err(|e| ZarrError::io(&temp, e).into_store(context))?;
+        // The system's refusal keeps its errno as the code, as libnetcdf passes it on.
+        crate::files::create_dir_all(&temp).map_err(|e| match e.raw_os_error() {
+            Some(errno) => StoreError::new(errno, e.to_string(), context.clone()),
+            None => ZarrError::io(&temp, e).into_store(context.clone()),
+        })?;
         Ok(Self {
             text: location.text.clone(),
             target,
             temp,
+            _registration: registration,
             flavor: location.flavor,
             version: location.version,
             no_fill: false,
@@ -223,13 +226,9 @@ impl ZarrWriter {
             let state = self.lock();
             self.write_metadata(&state)?;
         }
-        let old = self.temp.with_file_name(format!(
-            "{}.nctools-old-{}",
-            self.temp
-                .file_name()
-                .map_or(String::new(), |n| n.to_string_lossy().into_owned()),
-            std::process::id()
-        ));
+        // `.NAME.nctools-PID.old`: the store being replaced, for the moment between the
+        // two renames.
+        let old = self.temp.with_extension("old");
         let had_target = self.target.exists();
         if had_target {
             std::fs::rename(&self.target, &old).map_err(|e| ZarrError::io(&self.target, e))?;

@@ -205,7 +205,7 @@ fn round_trip(flavor: ZarrFlavor, version: ZarrVersion) {
         .read_dir()
         .unwrap_or_else(|e| panic!("{e}"))
         .flatten()
-        .any(|e| e.file_name().to_string_lossy().contains("nctools-tmp")));
+        .any(|e| e.file_name().to_string_lossy().contains("nctools-")));
 
     let r = ZarrReader::open(&loc).unwrap_or_else(|e| panic!("{e}"));
     let ds = r.schema().unwrap_or_else(|e| panic!("{e}"));

@@ -1,0 +1,267 @@
+//! The output path of nccopy and ncgen, checked before any data moves (DECISIONS D7):
+//! a target that could not be written, or whose writing would destroy something, is
+//! refused with a message saying what to do, and nothing is created.
+//!
+//! The checks, in order:
+//! - the directory the output goes in exists, is a directory, and can be written in
+//!   (the temporary output is created there, then renamed);
+//! - a netCDF target that exists is a regular file (not a directory, not a device) that
+//!   can be written;
+//! - a Zarr target that exists is a directory that is a Zarr store (`.zgroup`, `.zarray`,
+//!   `.zmetadata` or `zarr.json` at its top) or empty: the store replaces it whole;
+//! - the target is not one of the inputs under another name (same device and inode:
+//!   `./x.nc` for `x.nc`, a symbolic or hard link).
+//!
+//! URLs other than local Zarr stores are left to the library.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::bail;
+use store::Location;
+
+/// The Zarr metadata files, one of which is at the top of a store.
+const ZARR_MARKERS: [&str; 4] = [".zgroup", ".zarray", ".zmetadata", "zarr.json"];
+
+/// Checks the output `target` of a tool reading `inputs` (paths or URLs as given on the
+/// command line; `-` and URLs are skipped).
+pub fn check(target: &str, inputs: &[&str]) -> anyhow::Result<()> {
+    let Ok(location) = Location::parse_output(target) else {
+        // The writer reports a bad URL fragment in its own words.
+        return Ok(());
+    };
+    match location {
+        Location::File(path) if path.contains("://") => Ok(()),
+        Location::File(path) => {
+            let path = Path::new(&path);
+            check_directory(target, path)?;
+            check_file_target(target, path)?;
+            check_not_an_input(target, path, inputs)
+        }
+        Location::Zarr(zarr) => {
+            check_directory(target, &zarr.root)?;
+            check_zarr_target(target, &zarr.root)?;
+            check_not_an_input(target, &zarr.root, inputs)
+        }
+    }
+}
+
+/// The error of creating the output `target` (its temporary file or directory),
+/// explained when the system refused it (libnetcdf and the Zarr writer pass `errno` on
+/// as a positive code): the checks above cannot foresee everything (root may be refused
+/// where permissions do not apply, as in `/proc`).
+pub fn explain_create_error(target: &str, error: &store::StoreError) -> Option<anyhow::Error> {
+    if !(1..4096).contains(&error.code) {
+        return None;
+    }
+    let parent = Path::new(target.trim_end_matches('/'))
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let why = match error.message.find(" (os error") {
+        Some(end) => &error.message[..end],
+        None => &error.message,
+    };
+    Some(anyhow::anyhow!(
+        "{target}: cannot create files in the directory {} ({why}); write the output to a \
+         directory you can write to, or change the directory's permissions",
+        parent.display(),
+    ))
+}
+
+/// The system's reason for an I/O error, without Rust's ` (os error N)`.
+fn reason(error: &std::io::Error) -> String {
+    let text = error.to_string();
+    match text.find(" (os error") {
+        Some(end) => text[..end].to_string(),
+        None => text,
+    }
+}
+
+/// The directory the output goes in must exist and take new files.
+fn check_directory(target: &str, path: &Path) -> anyhow::Result<()> {
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let shown = parent.display();
+    match std::fs::metadata(parent) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+            "{target}: the directory {shown} does not exist; create it first (mkdir -p \
+             {shown}) or write the output elsewhere"
+        ),
+        Err(e) => bail!("{target}: cannot use the directory {shown}: {}", reason(&e)),
+        Ok(meta) if !meta.is_dir() => {
+            bail!("{target}: {shown} is not a directory; give a path in a directory")
+        }
+        Ok(_) => {}
+    }
+    if let Err(e) = ncio::check_writable(parent) {
+        bail!(
+            "{target}: cannot create files in the directory {shown} ({}); write the output \
+             to a directory you can write to, or change the directory's permissions",
+            reason(&e)
+        );
+    }
+    Ok(())
+}
+
+/// A netCDF target that exists must be a regular file this process may replace.
+fn check_file_target(target: &str, path: &Path) -> anyhow::Result<()> {
+    let meta = match std::fs::metadata(path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => bail!("{target}: cannot check the output path: {}", reason(&e)),
+    };
+    if meta.is_dir() {
+        let inside = path.join("NAME.nc");
+        bail!(
+            "{target}: is a directory; give the output file's name (such as {}), or \
+             another path",
+            inside.display()
+        );
+    }
+    if !meta.is_file() {
+        bail!(
+            "{target}: is not a regular file (a device, a pipe or a socket); the output can \
+             only be written to a file"
+        );
+    }
+    if let Err(e) = ncio::check_writable(path) {
+        bail!(
+            "{target}: the existing file cannot be replaced ({}); make it writable (chmod \
+             u+w {target}), remove it, or write the output elsewhere",
+            reason(&e)
+        );
+    }
+    Ok(())
+}
+
+/// A Zarr target that exists must be a store (or an empty directory): it is replaced.
+fn check_zarr_target(target: &str, root: &Path) -> anyhow::Result<()> {
+    let meta = match std::fs::metadata(root) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => bail!("{target}: cannot check the output path: {}", reason(&e)),
+    };
+    let shown = root.display();
+    if !meta.is_dir() {
+        bail!(
+            "{target}: {shown} is a file, not a Zarr store; remove it or give another path \
+             for the store"
+        );
+    }
+    let is_store = ZARR_MARKERS.iter().any(|m| root.join(m).is_file());
+    let is_empty = std::fs::read_dir(root).is_ok_and(|mut d| d.next().is_none());
+    if !is_store && !is_empty {
+        bail!(
+            "{target}: {shown} is a directory that is not a Zarr store (it has no .zgroup, \
+             .zarray or zarr.json at its top), and writing the store would replace it with \
+             all it holds; remove it yourself, or give another path for the store"
+        );
+    }
+    Ok(())
+}
+
+/// The file or store an input names on disk, if any.
+fn input_path(input: &str) -> Option<PathBuf> {
+    if input == "-" {
+        return None;
+    }
+    match Location::parse_input(input).ok()? {
+        Location::Zarr(zarr) => Some(zarr.root),
+        Location::File(path) if path.contains("://") => None,
+        Location::File(path) => Some(PathBuf::from(path)),
+    }
+}
+
+/// The target must not be an input under another name.
+fn check_not_an_input(target: &str, path: &Path, inputs: &[&str]) -> anyhow::Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(out) = std::fs::metadata(path) else {
+        return Ok(());
+    };
+    for input in inputs {
+        let Some(input_path) = input_path(input) else {
+            continue;
+        };
+        let Ok(meta) = std::fs::metadata(&input_path) else {
+            continue;
+        };
+        if (meta.dev(), meta.ino()) == (out.dev(), out.ino()) {
+            let alias = if *input == target {
+                String::new()
+            } else {
+                " (the same file under another name)".to_string()
+            };
+            bail!(
+                "{target}: is the input {input}{alias}; writing the output there would \
+                 replace the input: give the output another name (and move it over the \
+                 input afterwards if that is what you want)"
+            );
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch() -> tempfile::TempDir {
+        tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn text(path: &Path) -> String {
+        path.display().to_string()
+    }
+
+    #[test]
+    fn a_new_file_in_an_existing_directory_is_fine() {
+        let dir = scratch();
+        assert!(check(&text(&dir.path().join("new.nc")), &[]).is_ok());
+        assert!(check(&text(&dir.path().join("new.zarr")), &[]).is_ok());
+    }
+
+    #[test]
+    fn a_missing_directory_is_named() {
+        let dir = scratch();
+        let target = text(&dir.path().join("missing/out.nc"));
+        let error = check(&target, &[]).err().map(|e| e.to_string());
+        assert!(
+            error
+                .as_deref()
+                .is_some_and(|e| e.contains("does not exist")),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn the_input_through_a_symbolic_link_is_refused() {
+        let dir = scratch();
+        let input = dir.path().join("in.nc");
+        std::fs::write(&input, "x").unwrap_or_else(|e| panic!("{e}"));
+        let link = dir.path().join("link.nc");
+        std::os::unix::fs::symlink(&input, &link).unwrap_or_else(|e| panic!("{e}"));
+        let error = check(&text(&link), &[&text(&input)])
+            .err()
+            .map(|e| e.to_string());
+        assert!(
+            error.as_deref().is_some_and(|e| e.contains("another name")),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn an_empty_directory_or_a_store_may_be_replaced_by_a_store() {
+        let dir = scratch();
+        let empty = dir.path().join("empty.zarr");
+        std::fs::create_dir(&empty).unwrap_or_else(|e| panic!("{e}"));
+        assert!(check(&text(&empty), &[]).is_ok());
+        let store = dir.path().join("s.zarr");
+        std::fs::create_dir(&store).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(store.join(".zgroup"), "{}").unwrap_or_else(|e| panic!("{e}"));
+        assert!(check(&text(&store), &[]).is_ok());
+        std::fs::write(empty.join("notes.txt"), "x").unwrap_or_else(|e| panic!("{e}"));
+        assert!(check(&text(&empty), &[]).is_err());
+    }
+}

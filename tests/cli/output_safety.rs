@@ -1,0 +1,582 @@
+//! Output safety, as a user meets it: an output path that cannot be written, or whose
+//! writing would destroy something, is refused before any data moves; SIGINT and SIGTERM,
+//! once or many times, leave nothing beside the target; a crash inside libhdf5 is one
+//! paragraph, exit 1, and no temporary output. An existing target is untouched on every
+//! failure. Signals are sent through the libc (`support::send_signal`), never by running
+//! a `kill` program.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{Signal, SIGINT, SIGTERM};
+
+use crate::nccopy::big_classic;
+use crate::support::{scratch, send_signal, test_data, Run, Test};
+
+const CDL: &str = "netcdf small {\ndimensions:\n x = 4 ;\nvariables:\n int v(x) ;\n  v:a = 1 ;\n\
+                   data:\n v = 1, 2, 3, 4 ;\n}\n";
+
+fn write(path: &Path, bytes: impl AsRef<[u8]>) {
+    std::fs::write(path, bytes).unwrap_or_else(|e| panic!("cannot write {path:?}: {e}"));
+}
+
+fn mkdir(path: &Path) {
+    std::fs::create_dir_all(path).unwrap_or_else(|e| panic!("cannot make {path:?}: {e}"));
+}
+
+/// The names in `dir` (recursively, relative, sorted).
+fn tree(dir: &Path) -> Vec<String> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let path = entry.path();
+            let name = path
+                .strip_prefix(root)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            out.push(name);
+            if path.is_dir() {
+                walk(root, &path, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// A small netCDF-4 file `name` in `dir`, made by our ncgen, and its CDL.
+fn small_nc4(dir: &Path, name: &str) -> PathBuf {
+    let cdl = dir.join(format!("{name}.cdl"));
+    write(&cdl, CDL);
+    let file = dir.join(name);
+    let made = Test::ours("ncgen")
+        .args(["-k", "nc4", "-o"])
+        .arg(&file)
+        .arg(&cdl)
+        .run();
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    file
+}
+
+/// Asserts a refusal: exit 1, one line naming `target` and containing `needle`.
+#[track_caller]
+fn assert_refused(run: &Run, target: &str, needle: &str) {
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert_eq!(
+        run.stderr.lines().count(),
+        1,
+        "not one line: {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(target),
+        "{target} not in {}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(needle),
+        "{needle:?} not in {}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_directory_as_the_output_is_refused_before_anything_is_written() {
+    let dir = scratch();
+    let input = small_nc4(dir.path(), "in.nc");
+    let out = dir.path().join("results");
+    mkdir(&out);
+    write(&out.join("keep.txt"), "mine");
+    let before = tree(dir.path());
+    let target = out.display().to_string();
+    let copied = Test::ours("nccopy").arg(&input).arg(&out).run();
+    assert_refused(
+        &copied,
+        &target,
+        "is a directory; give the output file's name",
+    );
+    let made = Test::ours("ncgen")
+        .args(["-k", "nc4", "-o", &target])
+        .arg(dir.path().join("in.nc.cdl"))
+        .run();
+    assert_refused(
+        &made,
+        &target,
+        "is a directory; give the output file's name",
+    );
+    // Also with the output named after the dataset, in a directory holding one of that name.
+    mkdir(&dir.path().join("small.nc"));
+    let derived = Test::ours("ncgen")
+        .arg("-b")
+        .arg(dir.path().join("in.nc.cdl"))
+        .current_dir(dir.path())
+        .run();
+    assert_refused(&derived, "small.nc", "is a directory");
+    std::fs::remove_dir(dir.path().join("small.nc")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(tree(dir.path()), before, "something was written");
+}
+
+#[test]
+fn a_zarr_output_replaces_a_store_but_not_a_directory_of_other_files() {
+    let dir = scratch();
+    let input = small_nc4(dir.path(), "in.nc");
+    let notes = dir.path().join("notes.zarr");
+    mkdir(&notes);
+    write(&notes.join("notes.txt"), "mine");
+    let refused = Test::ours("nccopy").arg(&input).arg(&notes).run();
+    assert_refused(
+        &refused,
+        "notes.zarr",
+        "is a directory that is not a Zarr store",
+    );
+    assert_eq!(tree(&notes), ["notes.txt"]);
+    let url = format!("file://{}#mode=nczarr,file", notes.display());
+    let refused = Test::ours("nccopy").arg(&input).arg(&url).run();
+    assert_refused(&refused, &url, "remove it yourself, or give another path");
+    // A store, or an empty directory, is replaced.
+    let store = dir.path().join("s.zarr");
+    for _ in 0..2 {
+        let copied = Test::ours("nccopy").arg(&input).arg(&store).run();
+        assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    }
+    let empty = dir.path().join("empty.zarr");
+    mkdir(&empty);
+    let copied = Test::ours("nccopy").arg(&input).arg(&empty).run();
+    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    assert!(tree(&empty).contains(&".zgroup".to_string()));
+}
+
+#[test]
+fn an_output_directory_that_is_missing_or_cannot_be_written_is_refused() {
+    let dir = scratch();
+    let input = small_nc4(dir.path(), "in.nc");
+    let missing = dir.path().join("no/such/dir/out.nc");
+    let copied = Test::ours("nccopy").arg(&input).arg(&missing).run();
+    assert_refused(
+        &copied,
+        "out.nc",
+        "does not exist; create it first (mkdir -p",
+    );
+    // /proc takes no new files, whoever asks (root included, whom permissions never stop).
+    for target in ["/proc/nctools-out.nc", "/proc/nctools-out.zarr"] {
+        let copied = Test::ours("nccopy").arg(&input).arg(target).run();
+        assert_refused(
+            &copied,
+            target,
+            "cannot create files in the directory /proc",
+        );
+    }
+    let made = Test::ours("ncgen")
+        .args(["-o", "/proc/nctools-out.nc"])
+        .arg(dir.path().join("in.nc.cdl"))
+        .run();
+    assert_refused(
+        &made,
+        "/proc/nctools-out.nc",
+        "cannot create files in the directory",
+    );
+    let device = Test::ours("nccopy").arg(&input).arg("/dev/null").run();
+    assert_refused(&device, "/dev/null", "is not a regular file");
+}
+
+#[test]
+fn the_input_named_another_way_is_refused_and_left_as_it_was() {
+    let dir = scratch();
+    let input = small_nc4(dir.path(), "in.nc");
+    let bytes = std::fs::read(&input).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::symlink(&input, dir.path().join("link.nc"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    for target in ["in.nc", "./in.nc", "link.nc", "out/../in.nc"] {
+        mkdir(&dir.path().join("out"));
+        let copied = Test::ours("nccopy")
+            .args(["in.nc", target])
+            .current_dir(dir.path())
+            .run();
+        assert_refused(
+            &copied,
+            target,
+            "writing the output there would replace the input",
+        );
+        if target != "in.nc" {
+            assert!(copied.stderr.contains("the same file under another name"));
+        }
+    }
+    // The CDL of ncgen is an input too.
+    let made = Test::ours("ncgen")
+        .args(["-o", "./in.nc.cdl", "in.nc.cdl"])
+        .current_dir(dir.path())
+        .run();
+    assert_refused(&made, "./in.nc.cdl", "would replace the input");
+    // A store copied onto itself.
+    let store = dir.path().join("s.zarr");
+    let copied = Test::ours("nccopy").arg(&input).arg(&store).run();
+    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    let again = Test::ours("nccopy")
+        .arg(&store)
+        .arg(format!("{}/", store.display()))
+        .run();
+    assert_refused(&again, "s.zarr", "would replace the input");
+    assert_eq!(std::fs::read(&input).ok(), Some(bytes));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("in.nc.cdl")).ok(),
+        Some(CDL.to_string())
+    );
+}
+
+#[test]
+fn an_existing_target_is_untouched_when_writing_fails() {
+    let dir = scratch();
+    let target = dir.path().join("out.nc");
+    write(&target, "precious");
+    // ncgen: a bad value in the data section, found after the output was created.
+    let cdl = dir.path().join("bad.cdl");
+    write(
+        &cdl,
+        "netcdf bad {\ndimensions:\n x = 3 ;\nvariables:\n int v(x) ;\ndata:\n v = 1, 2, oops ;\n}\n",
+    );
+    let made = Test::ours("ncgen")
+        .args(["-k", "nc4", "-o"])
+        .arg(&target)
+        .arg(&cdl)
+        .run();
+    assert_eq!(made.code, Some(1), "{}", made.stderr);
+    // nccopy: a file that crashes libhdf5 in the middle of the copy.
+    let crashing = test_data("safety/crashes-libhdf5.nc");
+    contained("nccopy", None, [crashing.as_path(), &target]);
+    assert_eq!(
+        std::fs::read_to_string(&target).ok().as_deref(),
+        Some("precious")
+    );
+    assert_eq!(tree(dir.path()), ["bad.cdl", "out.nc"]);
+}
+
+/// A run of several seconds of `tool` onto `out`, returned once it is under way: when
+/// its temporary output `.NAME.nctools-PID.tmp` is there. nccopy copies `big.nc` (2
+/// million floats) one value per slab; ncgen writes `big.cdl` (the same, as CDL).
+fn run_under_way(tool: &str, dir: &Path, out: &Path) -> Child {
+    let mut command = Command::new(crate::support::ours_path(tool));
+    match tool {
+        "nccopy" => command.args(["-m", "4"]).arg(dir.join("big.nc")),
+        _ => command
+            .args(["-k", "nc4", "-o"])
+            .arg(out)
+            .arg(dir.join("big.cdl")),
+    };
+    if tool == "nccopy" {
+        command.arg(out);
+    }
+    let mut child = command
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start {tool}: {e}"));
+    let name = out.file_name().map(|n| n.to_string_lossy().into_owned());
+    let temporary = out.with_file_name(format!(
+        ".{}.nctools-{}.tmp",
+        name.unwrap_or_default(),
+        child.id()
+    ));
+    let start = Instant::now();
+    while !temporary.exists() {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("{tool} ended ({status}) before its temporary output {temporary:?} appeared");
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no temporary output {temporary:?} after 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // Into the writing proper, past the definition of the output.
+    std::thread::sleep(Duration::from_millis(100));
+    child
+}
+
+/// How a signalled run ended: its exit code, or the signal that ended it, and its stderr.
+fn ended(child: Child) -> Run {
+    let done = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("the tool did not finish: {e}"));
+    Run::from(done)
+}
+
+/// Sends `signals` to `tool` writing onto an existing target (`out`, a file holding
+/// "precious" or a store), `gap` apart, and checks that it ended by the first (exit 128 +
+/// signal, with its message) or by a later one (killed by it), leaving the target as it
+/// was and nothing beside it.
+fn signal_a_run(tool: &str, out_name: &str, signals: &[Signal], gap: Duration) {
+    let dir = scratch();
+    big_classic(dir.path(), 2_000_000);
+    let out_dir = dir.path().join("out");
+    mkdir(&out_dir);
+    let out = out_dir.join(out_name);
+    if out_name.ends_with(".zarr") {
+        let copied = Test::ours("nccopy")
+            .arg(small_nc4(dir.path(), "small.nc"))
+            .arg(&out)
+            .run();
+        assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    } else {
+        write(&out, "precious");
+    }
+    let before = tree(&out_dir);
+    let child = run_under_way(tool, dir.path(), &out);
+    let pid = child.id();
+    for (i, signal) in signals.iter().enumerate() {
+        if i > 0 {
+            std::thread::sleep(gap);
+        }
+        send_signal(pid, *signal);
+    }
+    let run = ended(child);
+    // Signals that come close together may be taken in any order: the one taken first
+    // decides between a clean stop (128 + it) and death by a later one.
+    let stopped_by = signals.iter().find(|s| run.code == Some(128 + **s as i32));
+    let killed_by = signals.len() > 1 && signals.iter().any(|s| run.signal == Some(*s as i32));
+    assert!(
+        stopped_by.is_some() || killed_by,
+        "{tool} {signals:?}: exit {:?}, signal {:?}: {}",
+        run.code,
+        run.signal,
+        run.stderr
+    );
+    if let Some(signal) = stopped_by {
+        let said = match *signal {
+            SIGTERM => "terminated (SIGTERM); no output was written\n",
+            _ => "interrupted; no output was written\n",
+        };
+        assert_eq!(run.stderr, format!("{tool}: {said}"));
+    }
+    assert_eq!(
+        tree(&out_dir),
+        before,
+        "{tool} {signals:?}: left behind or changed"
+    );
+    if !out_name.ends_with(".zarr") {
+        assert_eq!(
+            std::fs::read_to_string(&out).ok().as_deref(),
+            Some("precious")
+        );
+    }
+}
+
+#[test]
+fn sigterm_stops_the_copy_with_143_and_leaves_no_file() {
+    signal_a_run("nccopy", "out.nc", &[SIGTERM], Duration::ZERO);
+}
+
+#[test]
+fn two_ctrl_c_within_100_ms_leave_no_file() {
+    for gap in [
+        Duration::ZERO,
+        Duration::from_millis(1),
+        Duration::from_millis(50),
+    ] {
+        signal_a_run("nccopy", "out.nc", &[SIGINT, SIGINT], gap);
+    }
+}
+
+#[test]
+fn two_sigterms_leave_no_file() {
+    signal_a_run(
+        "nccopy",
+        "out.nc",
+        &[SIGTERM, SIGTERM],
+        Duration::from_millis(10),
+    );
+}
+
+#[test]
+fn ncgen_stopped_by_signals_in_any_number_leaves_no_zarr_store_behind() {
+    signal_a_run("ncgen", "out.zarr", &[SIGINT], Duration::ZERO);
+    signal_a_run(
+        "ncgen",
+        "out.zarr",
+        &[SIGTERM, SIGINT, SIGTERM],
+        Duration::from_millis(5),
+    );
+}
+
+#[test]
+fn ncgen_reading_a_pipe_ends_at_once_on_sigterm_and_leaves_neither_output_nor_spool() {
+    let dir = scratch();
+    let spool_dir = dir.path().join("tmp");
+    mkdir(&spool_dir);
+    let out = dir.path().join("out.nc");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ncgen"))
+        .args(["-k", "nc4", "-o"])
+        .arg(&out)
+        .arg("-")
+        .env("TMPDIR", &spool_dir)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start ncgen: {e}"));
+    // Half a CDL, and the pipe kept open until ncgen is gone: it waits for the rest,
+    // spooling it.
+    let mut stdin = child.stdin.take();
+    if let Some(pipe) = stdin.as_mut() {
+        use std::io::Write;
+        let _ = pipe.write_all(b"netcdf half {\ndimensions:\n x = 4 ;\n");
+        let _ = pipe.flush();
+    }
+    let start = Instant::now();
+    while tree(&spool_dir).is_empty() && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    send_signal(child.id(), SIGTERM);
+    let start = Instant::now();
+    while child.try_wait().ok().flatten().is_none() && start.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drop(stdin);
+    let run = ended(child);
+    assert_eq!(
+        run.signal,
+        Some(SIGTERM as i32),
+        "{:?}: {}",
+        run.code,
+        run.stderr
+    );
+    assert_eq!(tree(dir.path()), ["tmp"], "left behind");
+}
+
+/// Runs our `tool` with `args`, expecting a crash contained by the crash handler (which
+/// [`Test::run`] would take for the crash it is): exit 1, not a signal.
+fn contained<I, S>(tool: &str, crash: Option<&str>, args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut command = Command::new(crate::support::ours_path(tool));
+    command.args(args);
+    if let Some(signal) = crash {
+        // The test hook: raise `signal` inside the library while a variable is read or
+        // written (ncio::crash_guard).
+        command.env("NCTOOLS_TEST_CRASH", signal);
+    }
+    let run = crate::support::run(&mut command);
+    assert_eq!((run.code, run.signal), (Some(1), None), "{}", run.stderr);
+    run
+}
+
+#[test]
+fn a_crash_inside_the_library_is_one_paragraph_exit_1_and_no_output() {
+    let dir = scratch();
+    let input = small_nc4(dir.path(), "in.nc");
+    let shown = input.display().to_string();
+    for (signal, number) in [
+        ("SIGSEGV", 11),
+        ("SIGBUS", 7),
+        ("SIGABRT", 6),
+        ("SIGFPE", 8),
+    ] {
+        let dumped = contained("ncdump", Some(signal), [&input]);
+        assert_eq!(
+            dumped.stderr,
+            format!(
+                "ncdump: {shown}: crashed inside the netCDF/HDF5 library while reading \
+                 variable /v (signal {number}, {signal}); the file is probably corrupt\n"
+            )
+        );
+    }
+    // On a reading thread of -j as on the main one.
+    let threaded = contained(
+        "ncdump",
+        Some("SIGSEGV"),
+        ["-j".as_ref(), "2".as_ref(), input.as_os_str()],
+    );
+    assert!(
+        threaded
+            .stderr
+            .contains("while reading variable /v (signal 11, SIGSEGV)"),
+        "{}",
+        threaded.stderr
+    );
+    // A stack overflow is caught too: the handler runs on its own stack.
+    let overflowed = contained("ncdump", Some("stack"), [&input]);
+    assert!(
+        overflowed
+            .stderr
+            .contains("while reading variable /v (signal 11, SIGSEGV)"),
+        "{}",
+        overflowed.stderr
+    );
+    // nccopy, into a file and into a store: no temporary left, the target untouched.
+    let out = dir.path().join("out");
+    mkdir(&out);
+    write(&out.join("copy.nc"), "precious");
+    for target in [out.join("copy.nc"), out.join("copy.zarr")] {
+        let copied = contained("nccopy", Some("SIGSEGV"), [&input, &target]);
+        assert_eq!(
+            copied.stderr,
+            format!(
+                "nccopy: {shown}: crashed inside the netCDF/HDF5 library while copying \
+                 variable /v (signal 11, SIGSEGV); the file is probably corrupt; no output \
+                 was written\n"
+            )
+        );
+        assert_eq!(tree(&out), ["copy.nc"], "left behind");
+    }
+    // ncgen: the file it writes is named, and the crash is to be reported.
+    let target = out.join("made.nc");
+    let cdl = dir.path().join("in.nc.cdl");
+    let made = contained(
+        "ncgen",
+        Some("SIGSEGV"),
+        [
+            "-k".as_ref(),
+            "nc4".as_ref(),
+            "-o".as_ref(),
+            target.as_os_str(),
+            cdl.as_os_str(),
+        ],
+    );
+    assert_eq!(
+        made.stderr,
+        format!(
+            "ncgen: {}: crashed inside the netCDF/HDF5 library while writing variable /v \
+             (signal 11, SIGSEGV); a fault in the library or in nctools: please report it \
+             with the command you ran; no output was written\n",
+            target.display()
+        )
+    );
+    assert_eq!(tree(&out), ["copy.nc"], "left behind");
+    assert_eq!(
+        std::fs::read_to_string(out.join("copy.nc")).ok().as_deref(),
+        Some("precious")
+    );
+}
+
+/// tests/data/safety/crashes-libhdf5.nc: a netCDF-4 file of variable-length data
+/// (tests/data/nccopy/kinds.cdl by netCDF-C's ncgen) with two bytes changed, on which
+/// libhdf5 1.10 dereferences a bad pointer reading variable /vl (netCDF-C 4.9.0's ncdump
+/// dies of SIGSEGV). Another libhdf5 may refuse it cleanly instead: either way, exit 1 and
+/// one paragraph.
+#[test]
+fn a_file_that_crashes_libhdf5_gets_one_paragraph_and_leaves_nothing() {
+    let file = test_data("safety/crashes-libhdf5.nc");
+    let shown = file.display().to_string();
+    let dumped = contained("ncdump", None, [&file]);
+    assert_eq!(dumped.stderr.lines().count(), 1, "{}", dumped.stderr);
+    assert!(
+        dumped.stderr.starts_with(&format!("ncdump: {shown}: ")),
+        "{}",
+        dumped.stderr
+    );
+    assert!(dumped.stderr.contains("corrupt"), "{}", dumped.stderr);
+    let dir = scratch();
+    let copied = contained("nccopy", None, [file.clone(), dir.path().join("copy.nc")]);
+    assert!(copied.stderr.contains("corrupt"), "{}", copied.stderr);
+    assert!(
+        tree(dir.path()).is_empty(),
+        "left behind: {:?}",
+        tree(dir.path())
+    );
+}
