@@ -13,6 +13,7 @@ complete -c nccopy -s L -d 'Log level (accepted for compatibility; libnetcdf log
 complete -c nccopy -s M -d 'Minimum size in bytes of a fixed-size variable that keeps or gets chunking (default 8192)' -r
 complete -c nccopy -l quantize -d 'Quantize float and double variables: VARS,ALGORITHM,N with ALGORITHM bitgroom or granularbr (N significant digits) or bitround (N bits); repeatable' -r
 complete -c nccopy -s j -l jobs -d 'Threads that decode and encode chunks (default: every core, at most 8); the output is the same for any number' -r
+complete -c nccopy -l try-filters -d 'Try filter pipelines on a sample of each variable\'s chunks and report ratio and speeds, with a suggestion; writes nothing. LIST: pipelines separated by `;` (default: deflate, zstd, bzip2, blosc and lz4 at several levels, with and without shuffle); with --quantize, each quantization is tried before each pipeline' -r
 complete -c nccopy -s 3 -d 'Classic format (same as -k classic)'
 complete -c nccopy -s 4 -d 'netCDF-4 format (same as -k netCDF-4)'
 complete -c nccopy -s 5 -d 'CDF5 format (same as -k cdf5)'
@@ -26,6 +27,6 @@ complete -c nccopy -l allow-truncated -d 'Read a netCDF classic file shorter tha
 complete -c nccopy -l dry-run -d 'Print each output variable\'s filters and why (FULL_PATH<TAB>FILTERS<TAB>WHY), write nothing'
 complete -c nccopy -l recode -d 'Decode and encode every chunk, even of variables whose filters, chunks, type and byte order do not change (by default their stored chunks are copied as they are)'
 complete -c nccopy -l list-filters -d 'List every filter nctools knows and every plugin found, with where each comes from (built-in, HDF5, plugin file, not available)'
-complete -c nccopy -l json -d 'With --list-filters: print JSON for scripts'
+complete -c nccopy -l json -d 'With --list-filters or --try-filters: print JSON for scripts'
 complete -c nccopy -l help -d 'Print help'
 complete -c nccopy -l version -d 'Print version'

@@ -4,7 +4,7 @@
 use clap::{ArgAction, Parser};
 
 /// nccopy's options, as netCDF-C 4.9 names them.
-#[derive(Debug, Parser)]
+#[derive(Debug, Clone, Parser)]
 #[command(
     name = "nccopy",
     version = crate::VERSION,
@@ -96,8 +96,14 @@ pub struct CopyArgs {
     /// from (built-in, HDF5, plugin file, not available)
     #[arg(long = "list-filters")]
     pub list_filters: bool,
-    /// With --list-filters: print JSON for scripts
-    #[arg(long = "json", requires = "list_filters")]
+    /// Try filter pipelines on a sample of each variable's chunks and report ratio and
+    /// speeds, with a suggestion; writes nothing. LIST: pipelines separated by `;`
+    /// (default: deflate, zstd, bzip2, blosc and lz4 at several levels, with and without
+    /// shuffle); with --quantize, each quantization is tried before each pipeline
+    #[arg(long = "try-filters", value_name = "LIST", num_args = 0..=1, default_missing_value = "")]
+    pub try_filters: Option<String>,
+    /// With --list-filters or --try-filters: print JSON for scripts
+    #[arg(long = "json")]
     pub json: bool,
     /// Print help
     #[arg(long = "help", action = ArgAction::Help)]
@@ -106,9 +112,9 @@ pub struct CopyArgs {
     #[arg(long = "version", action = ArgAction::Version)]
     pub version: Option<bool>,
     /// The input file (or NCZarr URL)
-    #[arg(required_unless_present = "list_filters")]
+    #[arg(required_unless_present_any = ["list_filters", "try_filters"])]
     pub input: Option<String>,
     /// The output file (or NCZarr URL); not needed with --dry-run
-    #[arg(required_unless_present_any = ["dry_run", "list_filters"])]
+    #[arg(required_unless_present_any = ["dry_run", "list_filters", "try_filters"])]
     pub output: Option<String>,
 }

@@ -8,6 +8,7 @@
 //! slabs of whole output chunks bounded by `-m` ([`transfer`]). The output is written
 //! under a temporary name and renamed at the end (D7).
 
+mod advisor;
 mod args;
 mod chunking;
 mod default_chunks;
@@ -52,6 +53,14 @@ pub fn main(argv: Vec<String>) -> i32 {
 fn run(args: &CopyArgs) -> Result<(), Failure> {
     if args.list_filters {
         return crate::inventory::print_filter_list(args.json).map_err(Failure::runtime);
+    }
+    if let Some(list) = &args.try_filters {
+        return try_filters(args, list);
+    }
+    if args.json {
+        return Err(Failure::usage(anyhow!(
+            "--json goes with --list-filters or --try-filters"
+        )));
     }
     let Some(source) = args.input.as_deref() else {
         return Err(Failure::usage(anyhow!("an input file is required")));
@@ -135,6 +144,96 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     };
     copy.write(target, args.output_in_memory)
         .map_err(Failure::runtime)
+}
+
+/// `--try-filters [LIST] in.nc`: the advisor. `--try-filters in.nc` (no list) reads the
+/// file name as the option's value: it is taken as the input.
+fn try_filters(args: &CopyArgs, list: &str) -> Result<(), Failure> {
+    let (list, source) = match (args.input.as_deref(), args.output.as_deref()) {
+        (Some(input), None) => (list, input),
+        (None, None) if !list.is_empty() => ("", list),
+        (Some(_), Some(output)) => {
+            return Err(Failure::usage(anyhow!(
+                "--try-filters writes nothing: give no output file ({output})"
+            )))
+        }
+        _ => return Err(Failure::usage(anyhow!("--try-filters needs an input file"))),
+    };
+    crate::jobs::configure(args.jobs);
+    let quantize = args
+        .quantize
+        .iter()
+        .map(|text| advisor_quantize(text))
+        .collect::<anyhow::Result<Vec<_>>>()
+        .map_err(Failure::usage)?;
+    advisor::parse_candidates(list).map_err(Failure::usage)?;
+    let input = crate::storage::open(source).map_err(Failure::runtime)?;
+    let chunks = output_chunks(args, input.as_ref()).map_err(Failure::runtime)?;
+    advisor::try_filters(input.as_ref(), list, &chunks, &quantize, args.json)
+        .map_err(Failure::runtime)
+}
+
+/// The chunk shape each variable would have in a filtered netCDF-4 copy with the other
+/// options given (`-c` included): the advisor samples those chunks, as a copy would
+/// encode them.
+fn output_chunks(
+    args: &CopyArgs,
+    input: &dyn StoreReader,
+) -> anyhow::Result<Vec<(filterspec::VarPath, Vec<usize>)>> {
+    let mut planning = args.clone();
+    planning.filters = vec!["*,zstd,3".to_string()];
+    planning.quantize.clear();
+    planning.try_filters = None;
+    planning.output = None;
+    let options = options::copy_options(&planning)?;
+    let dataset = input.schema().map_err(|e| anyhow!(e))?;
+    let plan = make_plan(&dataset, &options, ncmodel::Format::Netcdf4)?;
+    Ok(plan
+        .vars
+        .iter()
+        .filter_map(|v| {
+            let var = stored::find_var(&plan.dataset, &v.path)?;
+            let ncmodel::Layout::Chunked(chunks) = &var.storage.as_ref()?.layout else {
+                return None;
+            };
+            if !chunks.is_empty() {
+                return Some((v.path.clone(), chunks.clone()));
+            }
+            // Left to the library: the chunks it chooses.
+            let dims: Vec<&ncmodel::Dim> = var
+                .dim_ids
+                .iter()
+                .filter_map(|id| plan.dataset.dim(*id))
+                .collect();
+            let shape: Vec<usize> = dims.iter().map(|d| d.len).collect();
+            let unlimited: Vec<bool> = dims.iter().map(|d| d.unlimited).collect();
+            let size = plan.dataset.type_size(var.type_ref);
+            Some((
+                v.path.clone(),
+                default_chunks::default_chunks(&shape, &unlimited, size),
+            ))
+        })
+        .collect())
+}
+
+/// A `--quantize` given with `--try-filters`: `ALGORITHM,N` (or `*,ALGORITHM,N`), tried
+/// on every float and double variable.
+fn advisor_quantize(text: &str) -> anyhow::Result<ncmodel::Quantize> {
+    let spec = if text.starts_with("*,") {
+        text.to_string()
+    } else {
+        format!("*,{text}")
+    };
+    let requests = quantize::QuantizeRequests::parse([spec.as_str()])?;
+    match requests.request_for(&filterspec::VarPath::new(
+        Vec::<String>::new(),
+        String::new(),
+    )) {
+        quantize::QuantizeRequest::All(q) | quantize::QuantizeRequest::Named(q) => Ok(q),
+        quantize::QuantizeRequest::Undefined => {
+            anyhow::bail!("--quantize {text}: with --try-filters, write ALGORITHM,N")
+        }
+    }
 }
 
 /// `-h` and `-e`: the chunk cache size and slots, when either is given.

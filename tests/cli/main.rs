@@ -19,6 +19,7 @@ mod reference_filter_text;
 mod safety;
 mod stored_zarr;
 mod support;
+mod try_filters;
 mod versions;
 mod zarr_interop;
 mod zarr_outputs;
