@@ -5,6 +5,7 @@
 #![allow(clippy::print_stdout)]
 
 mod build;
+mod conformance;
 mod corpus;
 mod corrupt;
 mod limits;
@@ -29,12 +30,16 @@ enum Command {
     /// Run ncdump and nccopy on truncated and bit-flipped copies of every corpus file,
     /// and count clean exits, panics, crashes, hangs and leftover outputs.
     Corrupt(corrupt::CorruptArgs),
+    /// The conformance check against the reference tools (the port of
+    /// scripts/conformance; so far the ncdump mode).
+    Conformance(conformance::ConformanceArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Corrupt(args) => corrupt::main(args),
+        Command::Conformance(args) => conformance::main(args),
     };
     match result {
         Ok(0) => ExitCode::SUCCESS,

@@ -39,6 +39,8 @@ pub struct Spec {
     pub timeout: Duration,
     /// Standard output past this many bytes closes the pipe.
     pub stdout_cap: u64,
+    /// Whether to keep standard output (up to the cap) in [`Run::stdout`].
+    pub keep_stdout: bool,
 }
 
 impl Spec {
@@ -54,6 +56,7 @@ impl Spec {
             cwd: None,
             timeout: Duration::from_secs(20),
             stdout_cap: 64 << 20,
+            keep_stdout: false,
         }
     }
 
@@ -72,6 +75,12 @@ impl Spec {
     /// The same run with an output cap of `bytes`.
     pub fn stdout_cap(mut self, bytes: u64) -> Spec {
         self.stdout_cap = bytes;
+        self
+    }
+
+    /// The same run, keeping its standard output (its first `stdout_cap` bytes).
+    pub fn keep_stdout(mut self) -> Spec {
+        self.keep_stdout = true;
         self
     }
 }
@@ -96,6 +105,8 @@ pub struct Run {
     pub stdout_bytes: u64,
     /// Whether the output cap was reached (and the pipe closed).
     pub stdout_capped: bool,
+    /// Standard output, its first `stdout_cap` bytes (empty unless [`Spec::keep_stdout`]).
+    pub stdout: Vec<u8>,
     /// The first [`STDERR_CAP`] bytes of standard error, lossily decoded.
     pub stderr: String,
     /// Wall time.
@@ -245,11 +256,12 @@ pub fn run(spec: &Spec) -> Result<Run> {
         .with_context(|| format!("cannot run {}", spec.program.display()))?;
     let stdout = child.stdout.take().context("no stdout pipe")?;
     let stderr = child.stderr.take().context("no stderr pipe")?;
-    let cap = spec.stdout_cap;
-    let out_reader = thread::spawn(move || drain_capped(stdout, cap));
+    let (cap, keep) = (spec.stdout_cap, spec.keep_stdout);
+    let out_reader = thread::spawn(move || drain_capped(stdout, cap, keep));
     let err_reader = thread::spawn(move || keep_head(stderr, STDERR_CAP));
     let status = wait_with_timeout(&mut child, spec.timeout);
-    let (stdout_bytes, stdout_capped) = out_reader.join().unwrap_or((0, false));
+    let (stdout_bytes, stdout_capped, stdout_kept) =
+        out_reader.join().unwrap_or((0, false, Vec::new()));
     let stderr_bytes = err_reader.join().unwrap_or_default();
     let elapsed = start.elapsed();
     let ended = match status? {
@@ -260,6 +272,7 @@ pub fn run(spec: &Spec) -> Result<Run> {
         ended,
         stdout_bytes,
         stdout_capped,
+        stdout: stdout_kept,
         stderr: String::from_utf8_lossy(&stderr_bytes).into_owned(),
         elapsed,
     })
@@ -300,18 +313,24 @@ fn wait_with_timeout(child: &mut Child, timeout: Duration) -> Result<Option<Exit
     }
 }
 
-/// Reads `r` to its end, counting bytes; stops (dropping `r`, which closes the pipe) once
-/// more than `cap` bytes came. Returns the count and whether the cap was passed.
-fn drain_capped(mut r: impl Read, cap: u64) -> (u64, bool) {
+/// Reads `r` to its end, counting bytes (and keeping the first `cap` of them when `keep`);
+/// stops (dropping `r`, which closes the pipe) once more than `cap` bytes came. Returns
+/// the count, whether the cap was passed, and the bytes kept.
+fn drain_capped(mut r: impl Read, cap: u64, keep: bool) -> (u64, bool, Vec<u8>) {
     let mut buf = vec![0u8; 64 * 1024];
     let mut total = 0u64;
+    let mut kept = Vec::new();
     loop {
         match r.read(&mut buf) {
-            Ok(0) | Err(_) => return (total, false),
+            Ok(0) | Err(_) => return (total, false, kept),
             Ok(n) => {
+                if keep {
+                    let room = usize::try_from(cap.saturating_sub(total)).unwrap_or(usize::MAX);
+                    kept.extend_from_slice(&buf[..n.min(room)]);
+                }
                 total += n as u64;
                 if total > cap {
-                    return (total, true);
+                    return (total, true, kept);
                 }
             }
         }
@@ -351,6 +370,7 @@ mod tests {
             ended,
             stdout_bytes: 0,
             stdout_capped: false,
+            stdout: Vec::new(),
             stderr: stderr.to_string(),
             elapsed: Duration::ZERO,
         }
@@ -415,8 +435,12 @@ mod tests {
         let segv = run(&Spec::new(&sh, ["-c", "kill -SEGV $$"])).unwrap();
         assert_eq!(segv.ended, Ended::Signal(11));
         let big = Spec::new(&sh, ["-c", "yes"]).stdout_cap(1 << 20);
-        let r = run(&big).unwrap();
+        let r = run(&big.clone().keep_stdout()).unwrap();
         assert!(r.stdout_capped);
+        assert_eq!(r.stdout.len(), 1 << 20);
+        assert!(r.stdout.starts_with(b"y\ny\n"));
+        let r = run(&big).unwrap();
+        assert!(r.stdout_capped && r.stdout.is_empty());
         assert_eq!(classify(&r), Outcome::Capped);
     }
 }
