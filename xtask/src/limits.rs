@@ -18,3 +18,8 @@ pub fn apply(file_bytes: u64, memory_bytes: u64) -> Result<()> {
     set_soft(Resource::RLIMIT_AS, memory_bytes)?;
     Ok(())
 }
+
+/// Files of at most `file_bytes` (the other limits unchanged).
+pub fn set_file_cap(file_bytes: u64) -> Result<()> {
+    set_soft(Resource::RLIMIT_FSIZE, file_bytes)
+}

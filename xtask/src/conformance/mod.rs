@@ -1,9 +1,10 @@
 //! `cargo xtask conformance MODE`: the Rust port of scripts/conformance (see its header
-//! comment for the exact semantics). Ported so far: the ncdump mode. The other modes
-//! (ncgen, nccopy, zarr, self-test) are still run by the bash script.
+//! comment for the exact semantics). Ported so far: the ncdump and ncgen modes. The
+//! other modes (nccopy, zarr, self-test) are still run by the bash script.
 
 mod gen;
 mod ncdump;
+mod ncgen;
 mod text;
 
 use std::fs::{self, File};
@@ -20,7 +21,7 @@ use crate::{build, corpus, runner};
 pub enum Mode {
     /// Our ncdump against the reference on every file the reference ncgen makes.
     Ncdump,
-    /// Not ported yet: scripts/conformance ncgen.
+    /// Our ncgen against the reference: both files dumped by the reference ncdump.
     Ncgen,
     /// Not ported yet: scripts/conformance nccopy.
     Nccopy,
@@ -80,10 +81,10 @@ pub struct Ctx {
 pub fn main(args: ConformanceArgs) -> Result<i32> {
     let tool = match args.mode {
         Mode::Ncdump => "ncdump",
+        Mode::Ncgen => "ncgen",
         other => bail!(
             "the {other:?} mode is not ported to Rust yet: run scripts/conformance {}",
             match other {
-                Mode::Ncgen => "ncgen",
                 Mode::Nccopy => "nccopy",
                 Mode::Zarr => "zarr",
                 _ => "self-test",
@@ -153,6 +154,7 @@ pub fn main(args: ConformanceArgs) -> Result<i32> {
     check_cache_keys(&ctx)?;
     match args.mode {
         Mode::Ncdump => ncdump::mode(&ctx),
+        Mode::Ncgen => ncgen::mode(&ctx),
         _ => Ok(2),
     }
 }

@@ -46,7 +46,7 @@ pub fn opt_display(opts: &str) -> &str {
 }
 
 /// File-name label of an option set: none, h, hs, hsF.
-fn label(opts: &str) -> &str {
+pub fn label(opts: &str) -> &str {
     if opts.is_empty() {
         "none"
     } else {
@@ -91,7 +91,7 @@ pub fn crash_desc(rc: i32, err: &str, refrc: Option<i32>) -> String {
 }
 
 /// The exit status, explained when it is not the tool's own.
-fn rc_desc(rc: i32) -> String {
+pub fn rc_desc(rc: i32) -> String {
     match rc {
         124 | 137 => format!("{rc} (timed out after {}s)", TIMEOUT.as_secs()),
         153 => format!("{rc} (output over the {} MiB cap)", OUTPUT_CAP >> 20),
@@ -101,13 +101,17 @@ fn rc_desc(rc: i32) -> String {
 }
 
 /// One ncdump run: its output (capped), status and standard error.
-struct Dump {
-    out: Vec<u8>,
-    rc: i32,
-    err: String,
+pub struct Dump {
+    /// Standard output (its first [`OUTPUT_CAP`] bytes).
+    pub out: Vec<u8>,
+    /// Status, as [`status`].
+    pub rc: i32,
+    /// Standard error.
+    pub err: String,
 }
 
-fn run_ncdump(bin: &Path, opts: &str, dir: &Path, name: &str) -> Result<Dump> {
+/// Runs ncdump `bin` with options `opts` on NAME.nc in `dir`.
+pub fn run_ncdump(bin: &Path, opts: &str, dir: &Path, name: &str) -> Result<Dump> {
     let mut args: Vec<String> = Vec::new();
     if !opts.is_empty() {
         args.push(opts.to_string());
@@ -145,17 +149,25 @@ enum Status {
 }
 
 /// The reference's expected output for one option set: cached in OUT/xtask/ref.
-struct Expected {
-    out: Vec<u8>,
-    rc: i32,
-    varies: Option<String>,
-    out_path: PathBuf,
+pub struct Expected {
+    /// Standard output.
+    pub out: Vec<u8>,
+    /// Status, as [`status`].
+    pub rc: i32,
+    /// Where two runs differ, when they do.
+    pub varies: Option<String>,
+    /// Where the output is cached.
+    pub out_path: PathBuf,
 }
 
-fn reference(ctx: &Ctx, kind: &str, name: &str, opts: &str) -> Result<Expected> {
+/// The reference ncdump's output (options `opts`) on the reference ncgen's KIND/NAME.nc,
+/// cached. With `raw`, on CDF5 with -s too the reference's own output (NAME.LABEL.raw),
+/// instead of the classic specials ours prints.
+pub fn reference(ctx: &Ctx, kind: &str, name: &str, opts: &str, raw: bool) -> Result<Expected> {
     let dir = ctx.out.join("xtask/ref").join(kind);
     fs::create_dir_all(&dir).with_context(|| format!("cannot make {}", dir.display()))?;
-    let base = dir.join(format!("{name}.{}", label(opts)));
+    let raw_ext = if raw { ".raw" } else { "" };
+    let base = dir.join(format!("{name}.{}{raw_ext}", label(opts)));
     let with = |ext: &str| PathBuf::from(format!("{}.{ext}", base.display()));
     let (out_path, rc_path, varies_path) = (with("out"), with("rc"), with("varies"));
     let nc = ctx.out.join(kind).join(format!("{name}.nc"));
@@ -172,7 +184,7 @@ fn reference(ctx: &Ctx, kind: &str, name: &str, opts: &str) -> Result<Expected> 
     let _ = fs::remove_file(&rc_path);
     let _ = fs::remove_file(&varies_path);
     let cwd = ctx.out.join(kind);
-    let (out, rc, varies) = if kind == "nc5" && opts.contains('s') {
+    let (out, rc, varies) = if kind == "nc5" && opts.contains('s') && !raw {
         // The reference 4.9 prints `_Storage` and fails; ours prints the classic specials:
         // the reference's -h output with the global `_Format = "cdf5"` line.
         let h = run_ncdump(&refbin, "-h", &cwd, name)?;
@@ -219,7 +231,7 @@ fn worker(ctx: &Ctx, kind: &str, name: &str) -> Result<Vec<Outcome>> {
             status,
             detail,
         };
-        let expected = reference(ctx, kind, name, opts)?;
+        let expected = reference(ctx, kind, name, opts, false)?;
         if let Some(v) = &expected.varies {
             results.push(result(
                 Status::Varies,
