@@ -1,8 +1,10 @@
 //! `cargo xtask conformance MODE`: the Rust port of scripts/conformance (see its header
-//! comment for the exact semantics). Ported so far: the ncdump and ncgen modes. The
-//! other modes (nccopy, zarr, self-test) are still run by the bash script.
+//! comment for the exact semantics). Ported so far: the ncdump, ncgen and nccopy
+//! modes. The zarr and self-test modes are still run by the bash script only.
 
 mod gen;
+mod known;
+mod nccopy;
 mod ncdump;
 mod ncgen;
 mod text;
@@ -23,7 +25,7 @@ pub enum Mode {
     Ncdump,
     /// Our ncgen against the reference: both files dumped by the reference ncdump.
     Ncgen,
-    /// Not ported yet: scripts/conformance nccopy.
+    /// Our nccopy against the reference: both copies dumped by the reference ncdump.
     Nccopy,
     /// Not ported yet: scripts/conformance zarr.
     Zarr,
@@ -82,10 +84,10 @@ pub fn main(args: ConformanceArgs) -> Result<i32> {
     let tool = match args.mode {
         Mode::Ncdump => "ncdump",
         Mode::Ncgen => "ncgen",
+        Mode::Nccopy => "nccopy",
         other => bail!(
             "the {other:?} mode is not ported to Rust yet: run scripts/conformance {}",
             match other {
-                Mode::Nccopy => "nccopy",
                 Mode::Zarr => "zarr",
                 _ => "self-test",
             }
@@ -155,6 +157,7 @@ pub fn main(args: ConformanceArgs) -> Result<i32> {
     match args.mode {
         Mode::Ncdump => ncdump::mode(&ctx),
         Mode::Ncgen => ncgen::mode(&ctx),
+        Mode::Nccopy => nccopy::mode(&ctx),
         _ => Ok(2),
     }
 }

@@ -165,12 +165,30 @@ pub struct Expected {
 /// instead of the classic specials ours prints.
 pub fn reference(ctx: &Ctx, kind: &str, name: &str, opts: &str, raw: bool) -> Result<Expected> {
     let dir = ctx.out.join("xtask/ref").join(kind);
-    fs::create_dir_all(&dir).with_context(|| format!("cannot make {}", dir.display()))?;
     let raw_ext = if raw { ".raw" } else { "" };
     let base = dir.join(format!("{name}.{}{raw_ext}", label(opts)));
+    let specials = kind == "nc5" && opts.contains('s') && !raw;
+    cached_dump(ctx, &ctx.out.join(kind), name, opts, &base, specials)
+}
+
+/// The reference ncdump's output (options `opts`) on NAME.nc in `dir`, run twice (where
+/// the two differ is kept as `varies`), cached as BASE.{out,rc,varies} until older than
+/// the file, the reference ncdump or this program; a crash of the reference is not
+/// cached. With `specials`, the expected `-s` output of a CDF5 file made from `-h`.
+pub fn cached_dump(
+    ctx: &Ctx,
+    dir: &Path,
+    name: &str,
+    opts: &str,
+    base: &Path,
+    specials: bool,
+) -> Result<Expected> {
+    if let Some(parent) = base.parent() {
+        fs::create_dir_all(parent).with_context(|| format!("cannot make {}", parent.display()))?;
+    }
     let with = |ext: &str| PathBuf::from(format!("{}.{ext}", base.display()));
     let (out_path, rc_path, varies_path) = (with("out"), with("rc"), with("varies"));
-    let nc = ctx.out.join(kind).join(format!("{name}.nc"));
+    let nc = dir.join(format!("{name}.nc"));
     let refbin = ctx.ref_bin.join("ncdump");
     if newer_than(&rc_path, &[&nc, &refbin, &ctx.exe]) {
         let rc = fs::read_to_string(&rc_path)?.trim().parse().unwrap_or(-1);
@@ -183,15 +201,14 @@ pub fn reference(ctx: &Ctx, kind: &str, name: &str, opts: &str, raw: bool) -> Re
     }
     let _ = fs::remove_file(&rc_path);
     let _ = fs::remove_file(&varies_path);
-    let cwd = ctx.out.join(kind);
-    let (out, rc, varies) = if kind == "nc5" && opts.contains('s') && !raw {
+    let (out, rc, varies) = if specials {
         // The reference 4.9 prints `_Storage` and fails; ours prints the classic specials:
         // the reference's -h output with the global `_Format = "cdf5"` line.
-        let h = run_ncdump(&refbin, "-h", &cwd, name)?;
+        let h = run_ncdump(&refbin, "-h", dir, name)?;
         (cdf5_specials(&h.out), h.rc, None)
     } else {
-        let one = run_ncdump(&refbin, opts, &cwd, name)?;
-        let two = run_ncdump(&refbin, opts, &cwd, name)?;
+        let one = run_ncdump(&refbin, opts, dir, name)?;
+        let two = run_ncdump(&refbin, opts, dir, name)?;
         let varies = if one.out != two.out {
             Some(first_difference(&one.out, &two.out, "run 1", "run 2"))
         } else if one.rc != two.rc {
@@ -205,9 +222,7 @@ pub fn reference(ctx: &Ctx, kind: &str, name: &str, opts: &str, raw: bool) -> Re
     if let Some(v) = &varies {
         fs::write(&varies_path, v)?;
     }
-    // A crash of the reference is not cached.
-    let crashed = rc > 128 && rc != 153 && rc != 137;
-    if !crashed {
+    if !ref_dump_crashed(rc) {
         fs::write(&rc_path, format!("{rc}\n"))?;
     }
     Ok(Expected {
@@ -216,6 +231,11 @@ pub fn reference(ctx: &Ctx, kind: &str, name: &str, opts: &str, raw: bool) -> Re
         varies,
         out_path,
     })
+}
+
+/// Whether a reference ncdump's status is a crash (a signal other than the caps').
+pub fn ref_dump_crashed(rc: i32) -> bool {
+    rc > 128 && rc != 153 && rc != 137
 }
 
 /// Compares ours with the reference on KIND/NAME.nc for every option set.
