@@ -31,7 +31,7 @@ const TIMEOUT: Duration = Duration::from_secs(120);
 /// Cap on the file each nccopy writes (8 GiB).
 const FILE_CAP: u64 = 8 << 30;
 /// Largest input copied, in file size or declared data (1 GiB).
-const MAX_INPUT: u64 = 1 << 30;
+pub const MAX_INPUT: u64 = 1 << 30;
 
 /// The file-name label of an nccopy option set: none, knc4-d1-s.
 fn copy_label(opts: &str) -> String {
@@ -140,7 +140,7 @@ fn is_variable_line(line: &str) -> bool {
 }
 
 /// Whether KIND/NAME.nc is over [`MAX_INPUT`], in file size or declared data; and that size.
-fn input_too_large(ctx: &Ctx, kind: &str, name: &str) -> (bool, u64) {
+pub fn input_too_large(ctx: &Ctx, kind: &str, name: &str) -> (bool, u64) {
     let nc = ctx.out.join(kind).join(format!("{name}.nc"));
     let bytes = nc.metadata().map(|m| m.len()).unwrap_or(0);
     let spec = Spec::new(
@@ -338,7 +338,7 @@ fn outcome(dir: &Path, name: &str) -> String {
 }
 
 /// The lines only `a` has, as "-LINE", and those only `b` has, as "+LINE", in diff's order.
-fn diff_lines(a: &Path, b: &[u8]) -> String {
+pub fn diff_lines(a: &Path, b: &[u8]) -> String {
     let Ok(tmp) = tempfile::NamedTempFile::new() else {
         return String::new();
     };
