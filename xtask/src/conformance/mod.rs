@@ -1,12 +1,13 @@
 //! `cargo xtask conformance MODE`: the Rust port of scripts/conformance (see its header
-//! comment for the exact semantics). Ported so far: the ncdump, ncgen, nccopy and
-//! zarr modes. The self-test is still run by the bash script only.
+//! comment for the exact semantics). Every mode is ported: ncdump, ncgen, nccopy,
+//! zarr and self-test.
 
 mod gen;
 mod known;
 mod nccopy;
 mod ncdump;
 mod ncgen;
+mod self_test;
 mod text;
 mod zarr;
 
@@ -30,7 +31,7 @@ pub enum Mode {
     Nccopy,
     /// Our nccopy to NCZarr and our ncdump of the store, against the reference's data.
     Zarr,
-    /// Not ported yet: scripts/conformance self-test.
+    /// The modes run with broken stand-ins in place of ours, which must make them fail.
     SelfTest,
 }
 
@@ -87,13 +88,14 @@ pub fn main(args: ConformanceArgs) -> Result<i32> {
         Mode::Ncgen => "ncgen",
         Mode::Nccopy => "nccopy",
         Mode::Zarr => "nccopy",
-        Mode::SelfTest => {
-            bail!("the self-test is not ported to Rust yet: run scripts/conformance self-test")
-        }
+        Mode::SelfTest => "",
     };
     let _ = args.keep_going;
     let root = corpus::repo_root();
     let corpus_dir = normalize(&corpus::corpus_dir(&root)?);
+    if args.mode == Mode::SelfTest && (!args.only.is_empty() || args.jobs.is_some()) {
+        bail!("self-test takes no argument");
+    }
     let names = corpus::names(&corpus_dir, &args.only)?;
     if names.is_empty() {
         bail!("no .cdl file in {}", corpus_dir.display());
@@ -108,6 +110,9 @@ pub fn main(args: ConformanceArgs) -> Result<i32> {
                 ref_bin.display()
             );
         }
+    }
+    if args.mode == Mode::SelfTest {
+        return self_test::run(&root, &corpus_dir, &ref_bin);
     }
     let ours_bin = match std::env::var_os("NCTOOLS_BIN_DIR") {
         Some(dir) => PathBuf::from(dir),
@@ -157,7 +162,7 @@ pub fn main(args: ConformanceArgs) -> Result<i32> {
         Mode::Ncgen => ncgen::mode(&ctx),
         Mode::Nccopy => nccopy::mode(&ctx),
         Mode::Zarr => zarr::mode(&ctx),
-        _ => Ok(2),
+        Mode::SelfTest => Ok(2),
     }
 }
 

@@ -78,6 +78,17 @@ pub fn first_difference(a: &[u8], b: &[u8], la: &str, lb: &str) -> String {
     }
 }
 
+/// The same as [`cdf5_specials`], as an awk program (for the self-test's stand-in).
+pub const CDF5_SPECIALS_AWK: &str = r#"{ line[NR] = $0 }
+  END {
+    has = 0
+    for (i = 1; i <= NR; i++) if (line[i] == "// global attributes:") has = 1
+    for (i = 1; i < NR; i++) print line[i]
+    if (!has) { print ""; print "// global attributes:" }
+    print "\t\t:_Format = \"cdf5\" ;"
+    print line[NR]
+  }"#;
+
 /// The expected `ncdump -hs` of a CDF5 file made from its `ncdump -h`: the global
 /// `_Format = "cdf5"` attribute added before the last line (and a global attributes
 /// heading when there is none).
