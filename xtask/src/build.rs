@@ -10,7 +10,7 @@ pub fn release_binaries(root: &Path, bins: &[&str]) -> Result<()> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut cmd = Command::new(cargo);
     cmd.current_dir(root)
-        .args(["build", "--release", "--package", "nctools"]);
+        .args(["build", "--release", "--quiet", "--package", "nctools"]);
     for bin in bins {
         cmd.args(["--bin", bin]);
     }

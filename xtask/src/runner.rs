@@ -240,7 +240,9 @@ pub fn signal_name(sig: i32) -> String {
 /// Runs `spec` to its end, or kills it when its time runs out.
 pub fn run(spec: &Spec) -> Result<Run> {
     let mut cmd = Command::new(&spec.program);
+    // Messages and number formats of the C locale, whatever the caller's.
     cmd.args(&spec.args)
+        .env("LC_ALL", "C")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

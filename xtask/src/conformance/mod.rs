@@ -204,20 +204,21 @@ fn lock_output(out: &Path) -> Result<nix::fcntl::Flock<File>> {
 }
 
 /// The generated files depend on the reference tools and on HDF5_PLUGIN_PATH; start
-/// afresh when either changes (the same key file as the bash script's). Our cache of
-/// reference outputs (OUT/xtask/ref) depends on the limits too.
+/// afresh when either changes. The reference outputs (OUT/ref) depend on the limits too.
 fn check_cache_keys(ctx: &Ctx) -> Result<()> {
     let plugin = std::env::var("HDF5_PLUGIN_PATH").unwrap_or_else(|_| "<unset>".to_string());
     let key = format!("ref={} HDF5_PLUGIN_PATH={plugin}", ctx.ref_bin.display());
+    let remove = |d: &Path| -> Result<()> {
+        if d.exists() {
+            fs::remove_dir_all(d).with_context(|| format!("cannot remove {}", d.display()))?;
+        }
+        Ok(())
+    };
     let gen_key = ctx.out.join("gen.key");
-    let xt = ctx.out.join("xtask");
     if fs::read_to_string(&gen_key).ok().as_deref() != Some(&format!("{key}\n")) {
-        let mut dirs = vec![ctx.out.join("ref"), xt.join("ref")];
-        dirs.extend(["nc4", "nc3", "nc6", "nc5", "nc7"].map(|k| ctx.out.join(k)));
-        for d in dirs {
-            if d.exists() {
-                fs::remove_dir_all(&d).with_context(|| format!("cannot remove {}", d.display()))?;
-            }
+        remove(&ctx.out.join("ref"))?;
+        for k in ["nc4", "nc3", "nc6", "nc5", "nc7"] {
+            remove(&ctx.out.join(k))?;
         }
         fs::write(&gen_key, format!("{key}\n"))
             .with_context(|| format!("cannot write {}", gen_key.display()))?;
@@ -227,13 +228,9 @@ fn check_cache_keys(ctx: &Ctx) -> Result<()> {
         ncdump::TIMEOUT.as_secs(),
         ncdump::OUTPUT_CAP >> 10
     );
-    fs::create_dir_all(&xt).with_context(|| format!("cannot make {}", xt.display()))?;
-    let dump_key = xt.join("dump.key");
+    let dump_key = ctx.out.join("dump.key");
     if fs::read_to_string(&dump_key).ok().as_deref() != Some(&dump_key_text) {
-        let d = xt.join("ref");
-        if d.exists() {
-            fs::remove_dir_all(&d).with_context(|| format!("cannot remove {}", d.display()))?;
-        }
+        remove(&ctx.out.join("ref"))?;
         fs::write(&dump_key, dump_key_text)
             .with_context(|| format!("cannot write {}", dump_key.display()))?;
     }

@@ -161,10 +161,7 @@ pub fn input_too_large(ctx: &Ctx, kind: &str, name: &str) -> (bool, u64) {
 
 /// Where the copies of one kind and option set go.
 fn copy_dir(ctx: &Ctx, kind: &str, opts: &str) -> PathBuf {
-    ctx.out
-        .join("xtask/nccopy")
-        .join(kind)
-        .join(copy_label(opts))
+    ctx.out.join("nccopy").join(kind).join(copy_label(opts))
 }
 
 /// Runs nccopy `bin` with `opts` on `input` into NAME.nc in a private empty directory,
@@ -464,7 +461,7 @@ fn compare(ctx: &Ctx, known: &[Known], kind: &str, name: &str) -> Result<Vec<Res
         fs::create_dir_all(&dumpdir)?;
         let diff = ctx
             .out
-            .join("xtask/report/nccopy")
+            .join("report/nccopy")
             .join(kind)
             .join(format!("{name}.{l}.diff"));
         let kd = known
@@ -743,8 +740,8 @@ fn compare(ctx: &Ctx, known: &[Known], kind: &str, name: &str) -> Result<Vec<Res
 /// The nccopy mode; returns the exit status.
 pub fn mode(ctx: &Ctx) -> Result<i32> {
     let start = Instant::now();
-    let known = known::load(&ctx.root.join("scripts/conformance"))?;
-    let top = ctx.out.join("xtask/nccopy");
+    let known = known::KNOWN;
+    let top = ctx.out.join("nccopy");
     fs::create_dir_all(&top)?;
     let plugin = std::env::var("HDF5_PLUGIN_PATH").unwrap_or_else(|_| "<unset>".to_string());
     let ref_key = format!(
@@ -776,7 +773,7 @@ pub fn mode(ctx: &Ctx) -> Result<i32> {
             fs::write(&path, key)?;
         }
     }
-    let report = ctx.out.join("xtask/report/nccopy");
+    let report = ctx.out.join("report/nccopy");
     if report.exists() {
         fs::remove_dir_all(&report)?;
     }
@@ -832,7 +829,7 @@ pub fn mode(ctx: &Ctx) -> Result<i32> {
     let judged = crate::parallel::map(
         list,
         ctx.jobs,
-        |(k, n)| compare(ctx, &known, k, n),
+        |(k, n)| compare(ctx, known, k, n),
         |_, _| {},
     );
     let mut results = Vec::new();
@@ -970,11 +967,11 @@ pub fn mode(ctx: &Ctx) -> Result<i32> {
         print_results(&results, &["expected"], c);
     }
     let mut stale = Vec::new();
-    for k in &known {
+    for k in known {
         if k.opts.starts_with("zarr") {
             continue;
         }
-        let base = k.name.rsplit_once('/').map_or(k.name.as_str(), |(_, b)| b);
+        let base = k.name.rsplit_once('/').map_or(k.name, |(_, b)| b);
         for name in &ctx.names {
             if name == base {
                 let seen = results.iter().any(|r| {
@@ -986,7 +983,7 @@ pub fn mode(ctx: &Ctx) -> Result<i32> {
                     stale.push(format!(
                         "{} {} ({})",
                         k.name,
-                        opt_display(&k.opts),
+                        opt_display(k.opts),
                         k.decision
                     ));
                 }

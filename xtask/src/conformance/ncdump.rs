@@ -148,7 +148,7 @@ enum Status {
     Varies,
 }
 
-/// The reference's expected output for one option set: cached in OUT/xtask/ref.
+/// The reference's expected output for one option set: cached in OUT/ref.
 pub struct Expected {
     /// Standard output.
     pub out: Vec<u8>,
@@ -164,7 +164,7 @@ pub struct Expected {
 /// cached. With `raw`, on CDF5 with -s too the reference's own output (NAME.LABEL.raw),
 /// instead of the classic specials ours prints.
 pub fn reference(ctx: &Ctx, kind: &str, name: &str, opts: &str, raw: bool) -> Result<Expected> {
-    let dir = ctx.out.join("xtask/ref").join(kind);
+    let dir = ctx.out.join("ref").join(kind);
     let raw_ext = if raw { ".raw" } else { "" };
     let base = dir.join(format!("{name}.{}{raw_ext}", label(opts)));
     let specials = kind == "nc5" && opts.contains('s') && !raw;
@@ -286,7 +286,7 @@ fn worker(ctx: &Ctx, kind: &str, name: &str) -> Result<Vec<Outcome>> {
     Ok(results)
 }
 
-/// Leaves OUT/xtask/report/KIND/NAME.OPTS.diff: what each ncdump did, the head of our
+/// Leaves OUT/report/KIND/NAME.OPTS.diff: what each ncdump did, the head of our
 /// standard error, and the first 50 lines of `diff -u`.
 #[allow(clippy::too_many_arguments)]
 fn write_diff(
@@ -301,7 +301,7 @@ fn write_diff(
     oursdesc: &str,
 ) -> Result<()> {
     let l = label(opts);
-    let ours_dir = ctx.out.join("xtask/ours").join(kind);
+    let ours_dir = ctx.out.join("ours").join(kind);
     fs::create_dir_all(&ours_dir)?;
     let ours_out = ours_dir.join(format!("{name}.{l}.out"));
     fs::write(&ours_out, &ours.out)?;
@@ -342,7 +342,7 @@ fn write_diff(
     let _ = fs::remove_file(&ours_out);
     let path = ctx
         .out
-        .join("xtask/report")
+        .join("report")
         .join(kind)
         .join(format!("{name}.{l}.diff"));
     crate::report::write_file(&path, &text)
@@ -351,7 +351,7 @@ fn write_diff(
 /// The ncdump mode; returns the exit status.
 pub fn mode(ctx: &Ctx) -> Result<i32> {
     let start = Instant::now();
-    let report = ctx.out.join("xtask/report");
+    let report = ctx.out.join("report");
     for kind in KINDS {
         let d = report.join(kind);
         if d.exists() {

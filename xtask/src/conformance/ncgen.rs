@@ -25,10 +25,10 @@ pub const OURS_FILE_CAP: u64 = 8 << 30;
 
 /// Where our ncgen's files go.
 fn ours_dir(ctx: &Ctx, kind: &str) -> PathBuf {
-    ctx.out.join("xtask/ncgen").join(kind)
+    ctx.out.join("ncgen").join(kind)
 }
 
-/// Builds OUT/xtask/ncgen/KIND/NAME.nc with our ncgen (kept only when it exits 0), its
+/// Builds OUT/ncgen/KIND/NAME.nc with our ncgen (kept only when it exits 0), its
 /// status in NAME.rc and its standard error (then output) in NAME.stderr; cached until
 /// the CDL, our ncgen or this program changes. A time-out leaves NAME.timedout.
 fn ours_gen(ctx: &Ctx, kind: &str, name: &str) -> Result<()> {
@@ -130,7 +130,7 @@ fn compare(ctx: &Ctx, kind: &str, name: &str) -> Result<Vec<Res>> {
         oursgen.display(),
         ctx.corpus.join(format!("{name}.cdl")).display()
     );
-    let report = ctx.out.join("xtask/report/ncgen").join(kind);
+    let report = ctx.out.join("report/ncgen").join(kind);
     let ours_nc = oursdir.join(format!("{name}.nc"));
     let res = |opts, status, detail: String| Res {
         kind: kind.to_string(),
@@ -339,7 +339,7 @@ pub fn mode(ctx: &Ctx) -> Result<i32> {
         "ours={} HDF5_PLUGIN_PATH={plugin}\n",
         ctx.ours_bin.display()
     );
-    let top = ctx.out.join("xtask/ncgen");
+    let top = ctx.out.join("ncgen");
     let key_file = top.join("ours.key");
     if fs::read_to_string(&key_file).ok().as_deref() != Some(key.as_str()) {
         if top.exists() {
@@ -348,7 +348,7 @@ pub fn mode(ctx: &Ctx) -> Result<i32> {
         fs::create_dir_all(&top)?;
         fs::write(&key_file, &key)?;
     }
-    let report = ctx.out.join("xtask/report/ncgen");
+    let report = ctx.out.join("report/ncgen");
     if report.exists() {
         fs::remove_dir_all(&report)?;
     }
