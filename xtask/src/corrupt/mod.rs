@@ -25,6 +25,9 @@ pub enum Tool {
     Ours,
     /// The reference netCDF-C tools (/usr/bin, or $NCTOOLS_REF_BIN_DIR).
     Reference,
+    /// Both on the same copies, ours under test: one table, and the cases where the two
+    /// differ.
+    Both,
 }
 
 /// The options of `cargo xtask corrupt`.
@@ -94,6 +97,8 @@ impl Job {
 /// What one program did on one copy.
 #[derive(Debug, Clone)]
 struct ToolRun {
+    /// ours or reference.
+    side: &'static str,
     program: &'static str,
     outcome: Outcome,
     how: String,
@@ -123,13 +128,18 @@ pub fn main(args: CorruptArgs) -> Result<i32> {
     let root = corpus::repo_root();
     let corpus_dir = corpus::corpus_dir(&root)?;
     let out_dir = root.join("target/corrupt");
-    let programs = programs(&root, &args)?;
+    let sets = programs(&root, &args)?;
     let ncgen = ref_bin_dir().join("ncgen");
-    for p in [&programs.ncdump, &programs.nccopy, &ncgen] {
+    for p in sets
+        .iter()
+        .flat_map(|s| [&s.ncdump, &s.nccopy])
+        .chain([&ncgen])
+    {
         if !runner::is_executable(p) {
             bail!("{}: not found (or not executable)", p.display());
         }
     }
+    let tool_label = tool_label(args.tool);
     let kinds: Vec<String> = if args.kind.is_empty() {
         corpus::KINDS.iter().map(|k| k.to_string()).collect()
     } else {
@@ -223,27 +233,36 @@ pub fn main(args: CorruptArgs) -> Result<i32> {
 
     // The campaign.
     let work = out_dir.join("work");
-    let keep = out_dir.join("cases").join(programs.label);
+    let keep = out_dir.join("cases").join(tool_label);
     for dir in [&work, &keep] {
         if dir.exists() {
             fs::remove_dir_all(dir).with_context(|| format!("cannot clear {}", dir.display()))?;
         }
         fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
+    let names: Vec<String> = sets
+        .iter()
+        .map(|p| {
+            format!(
+                "{} and {} ({})",
+                p.ncdump.display(),
+                p.nccopy.display(),
+                p.label
+            )
+        })
+        .collect();
     eprintln!(
-        "corrupt: {} copies ({} per file, seed {}), {} and {} of {}, {} at a time, time-out {} s",
+        "corrupt: {} copies ({} per file, seed {}), {}, {} at a time, time-out {} s",
         jobs.len(),
         args.copies,
         args.seed,
-        programs.ncdump.display(),
-        programs.nccopy.display(),
-        programs.label,
+        names.join("; "),
         args.jobs,
         timeout.as_secs_f64()
     );
     let step = (jobs.len() / 20).max(1);
     let settings = Settings {
-        programs: &programs,
+        sets: &sets,
         seed: args.seed,
         timeout,
         output_cap: args.output_cap_mib << 20,
@@ -272,7 +291,7 @@ pub fn main(args: CorruptArgs) -> Result<i32> {
     // The report.
     let text = render(
         &args,
-        &programs,
+        &sets,
         &base_table,
         &base_notes,
         &cases,
@@ -281,6 +300,7 @@ pub fn main(args: CorruptArgs) -> Result<i32> {
     let name = match args.tool {
         Tool::Ours => "report.txt",
         Tool::Reference => "report-reference.txt",
+        Tool::Both => "report-both.txt",
     };
     let report_path = out_dir.join(name);
     report::write_file(&report_path, &text.full)?;
@@ -289,24 +309,39 @@ pub fn main(args: CorruptArgs) -> Result<i32> {
     Ok(if text.clean { 0 } else { 1 })
 }
 
-/// Where our binaries are.
-fn programs(root: &Path, args: &CorruptArgs) -> Result<Programs> {
-    let (label, dir) = match args.tool {
-        Tool::Reference => ("reference", ref_bin_dir()),
-        Tool::Ours => match std::env::var_os("NCTOOLS_BIN_DIR") {
-            Some(dir) => ("ours", PathBuf::from(dir)),
-            None => {
-                if !args.no_build {
-                    build::release_binaries(root, &["ncdump", "nccopy"])?;
-                }
-                ("ours", root.join("target/release"))
-            }
-        },
-    };
-    Ok(Programs {
+/// "ours", "reference" or "both".
+fn tool_label(tool: Tool) -> &'static str {
+    match tool {
+        Tool::Ours => "ours",
+        Tool::Reference => "reference",
+        Tool::Both => "both",
+    }
+}
+
+/// The tool sets under test (ours first with `--tool both`; ours built unless told not).
+fn programs(root: &Path, args: &CorruptArgs) -> Result<Vec<Programs>> {
+    let set = |label, dir: PathBuf| Programs {
         label,
         ncdump: dir.join("ncdump"),
         nccopy: dir.join("nccopy"),
+    };
+    let reference = set("reference", ref_bin_dir());
+    if args.tool == Tool::Reference {
+        return Ok(vec![reference]);
+    }
+    let ours_dir = match std::env::var_os("NCTOOLS_BIN_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            if !args.no_build {
+                build::release_binaries(root, &["ncdump", "nccopy"])?;
+            }
+            root.join("target/release")
+        }
+    };
+    let ours = set("ours", ours_dir);
+    Ok(match args.tool {
+        Tool::Both => vec![ours, reference],
+        _ => vec![ours],
     })
 }
 
@@ -319,7 +354,7 @@ fn ref_bin_dir() -> PathBuf {
 
 /// What every case needs.
 struct Settings<'a> {
-    programs: &'a Programs,
+    sets: &'a [Programs],
     seed: u64,
     timeout: Duration,
     output_cap: u64,
@@ -346,18 +381,46 @@ fn run_case(s: &Settings<'_>, job: &Job) -> Result<CaseResult> {
         .with_context(|| format!("cannot write {}", file.display()))?;
 
     let mut runs = Vec::new();
-    let dump = Spec::new(&s.programs.ncdump, [file_name.as_str()])
-        .cwd(dir.path())
+    for set in s.sets {
+        runs.extend(run_set(s, set, dir.path(), &file_name)?);
+    }
+
+    let mut kept = None;
+    if runs.iter().any(|r| !r.is_clean()) {
+        let to = s
+            .keep
+            .join(&job.kind)
+            .join(format!("{}.c{}.nc", job.name, job.copy));
+        if let Some(parent) = to.parent() {
+            fs::create_dir_all(parent)
+                .with_context(|| format!("cannot create {}", parent.display()))?;
+        }
+        fs::copy(&file, &to).with_context(|| format!("cannot keep {}", to.display()))?;
+        kept = Some(to);
+    }
+    Ok(CaseResult {
+        job: job.clone(),
+        corruption: corruption.to_string(),
+        runs,
+        kept,
+    })
+}
+
+/// Runs one tool set's ncdump and nccopy on FILE_NAME in `dir` (nccopy in a fresh
+/// directory of its own), and checks what nccopy leaves behind.
+fn run_set(s: &Settings<'_>, set: &Programs, dir: &Path, file_name: &str) -> Result<Vec<ToolRun>> {
+    let dump = Spec::new(&set.ncdump, [file_name])
+        .cwd(dir)
         .timeout(s.timeout)
         .stdout_cap(s.output_cap);
     let run = runner::run(&dump)?;
-    runs.push(tool_run("ncdump", &run, s.timeout, None));
+    let mut runs = vec![tool_run(set.label, "ncdump", &run, s.timeout, None)];
 
-    let out_dir = dir.path().join("out");
+    let out_dir = dir.join(format!("out-{}", set.label));
     fs::create_dir(&out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
     let out_name = "copy.nc";
     let input = format!("../{file_name}");
-    let copy_spec = Spec::new(&s.programs.nccopy, [input.as_str(), out_name])
+    let copy_spec = Spec::new(&set.nccopy, [input.as_str(), out_name])
         .cwd(&out_dir)
         .timeout(s.timeout)
         .stdout_cap(s.output_cap);
@@ -381,35 +444,17 @@ fn run_case(s: &Settings<'_>, job: &Job) -> Result<CaseResult> {
         Ended::Exit(_) => (!left.is_empty()).then(|| format!("left {left:?}")),
         Ended::Signal(_) | Ended::TimedOut => None,
     };
-    let mut copy_run = tool_run("nccopy", &run, s.timeout, leftover);
+    let mut copy_run = tool_run(set.label, "nccopy", &run, s.timeout, leftover);
     if let Some(why) = outcome_override {
         copy_run.outcome = Outcome::Other;
         copy_run.how = why;
     }
     runs.push(copy_run);
-
-    let mut kept = None;
-    if runs.iter().any(|r| !r.is_clean()) {
-        let to = s
-            .keep
-            .join(&job.kind)
-            .join(format!("{}.c{}.nc", job.name, job.copy));
-        if let Some(parent) = to.parent() {
-            fs::create_dir_all(parent)
-                .with_context(|| format!("cannot create {}", parent.display()))?;
-        }
-        fs::copy(&file, &to).with_context(|| format!("cannot keep {}", to.display()))?;
-        kept = Some(to);
-    }
-    Ok(CaseResult {
-        job: job.clone(),
-        corruption: corruption.to_string(),
-        runs,
-        kept,
-    })
+    Ok(runs)
 }
 
 fn tool_run(
+    side: &'static str,
     program: &'static str,
     run: &runner::Run,
     timeout: Duration,
@@ -421,6 +466,7 @@ fn tool_run(
         _ => run.first_stderr_line(),
     };
     ToolRun {
+        side,
         program,
         outcome,
         how: runner::describe(run, timeout),
@@ -439,7 +485,7 @@ struct Rendered {
 
 fn render(
     args: &CorruptArgs,
-    programs: &Programs,
+    sets: &[Programs],
     base_table: &Table,
     base_notes: &[String],
     cases: &[CaseResult],
@@ -451,11 +497,16 @@ fn render(
     columns.push("time (s)".to_string());
     let mut table = Table::new(columns);
     let mut clean = true;
-    for program in ["ncdump", "nccopy"] {
+    // The first set is the one under test (ours, with --tool both).
+    let tested = sets.first().map_or("ours", |p| p.label);
+    let rows = sets
+        .iter()
+        .flat_map(|set| ["ncdump", "nccopy"].map(|program| (set.label, program)));
+    for (side, program) in rows {
         let runs: Vec<&ToolRun> = cases
             .iter()
             .flat_map(|c| &c.runs)
-            .filter(|r| r.program == program)
+            .filter(|r| r.side == side && r.program == program)
             .collect();
         let mut counts: BTreeMap<Outcome, usize> = BTreeMap::new();
         for r in &runs {
@@ -463,13 +514,10 @@ fn render(
         }
         let leftovers = runs.iter().filter(|r| r.leftover.is_some()).count();
         let seconds: f64 = runs.iter().map(|r| r.elapsed.as_secs_f64()).sum();
-        if runs.iter().any(|r| !r.is_clean()) {
+        if side == tested && runs.iter().any(|r| !r.is_clean()) {
             clean = false;
         }
-        let mut row = vec![
-            format!("{program} ({})", programs.label),
-            runs.len().to_string(),
-        ];
+        let mut row = vec![format!("{program} ({side})"), runs.len().to_string()];
         row.extend(
             Outcome::ALL
                 .iter()
@@ -485,11 +533,15 @@ fn render(
     let mut all = String::new();
     for c in cases {
         for r in &c.runs {
+            let who = if sets.len() > 1 {
+                format!("{} ({})", r.program, r.side)
+            } else {
+                r.program.to_string()
+            };
             let line = format!(
-                "{} [{}] {}: {}: {}{}{}",
+                "{} [{}] {who}: {}: {}{}{}",
                 c.job.id(),
                 c.corruption,
-                r.program,
                 r.outcome.label(),
                 r.how,
                 r.leftover
@@ -534,19 +586,28 @@ fn render(
             "stopped by a cap (not counted against the tool):\n{capped}"
         );
     }
+    if sets.len() > 1 {
+        summary.push_str(&differences(cases, tested));
+    }
 
     let mut full = String::new();
     let _ = writeln!(
         full,
         "cargo xtask corrupt --copies {} --seed {} --timeout {} --tool {}",
-        args.copies, args.seed, args.timeout, programs.label
+        args.copies,
+        args.seed,
+        args.timeout,
+        tool_label(args.tool)
     );
-    let _ = writeln!(
-        full,
-        "ncdump: {}\nnccopy: {}",
-        programs.ncdump.display(),
-        programs.nccopy.display()
-    );
+    for set in sets {
+        let _ = writeln!(
+            full,
+            "ncdump ({0}): {1}\nnccopy ({0}): {2}",
+            set.label,
+            set.ncdump.display(),
+            set.nccopy.display()
+        );
+    }
     let _ = writeln!(full, "\nbase files (reference ncgen -k KIND):");
     full.push_str(&base_table.render());
     for note in base_notes {
@@ -566,4 +627,61 @@ fn render(
         full,
         clean,
     }
+}
+
+/// With two tool sets: the runs where one is clean and the other is not, per program.
+fn differences(cases: &[CaseResult], tested: &str) -> String {
+    let (mut worse, mut better) = (Vec::new(), Vec::new());
+    for c in cases {
+        for program in ["ncdump", "nccopy"] {
+            let of = |mine: bool| {
+                c.runs
+                    .iter()
+                    .find(|r| r.program == program && (r.side == tested) == mine)
+            };
+            let (Some(a), Some(b)) = (of(true), of(false)) else {
+                continue;
+            };
+            let line = |r: &ToolRun| {
+                let left = r
+                    .leftover
+                    .as_deref()
+                    .map(|l| format!(", leftover {l}"))
+                    .unwrap_or_default();
+                format!("{} {}{left}", r.outcome.label(), r.how)
+            };
+            let text = format!(
+                "  {} [{}] {program}: {} {}; {} {}",
+                c.job.id(),
+                c.corruption,
+                a.side,
+                line(a),
+                b.side,
+                line(b)
+            );
+            match (a.is_clean(), b.is_clean()) {
+                (false, true) => worse.push(text),
+                (true, false) => better.push(text),
+                _ => {}
+            }
+        }
+    }
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{tested} not clean where the other is ({}):",
+        worse.len()
+    );
+    for l in &worse {
+        let _ = writeln!(out, "{l}");
+    }
+    let _ = writeln!(
+        out,
+        "{tested} clean where the other is not ({}):",
+        better.len()
+    );
+    for l in &better {
+        let _ = writeln!(out, "{l}");
+    }
+    out
 }
