@@ -30,7 +30,7 @@ _nccopy() {
             fi
             case "${prev}" in
                 -k)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "classic nc3 64-bit-offset nc6 cdf5 nc5 netCDF-4 nc4 netcdf-4-classic nc7" -- "${cur}"))
                     return 0
                     ;;
                 -d)
@@ -70,7 +70,7 @@ _nccopy() {
                     return 0
                     ;;
                 -F)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "none *,none *,deflate,5 *,shuffle|deflate,5 *,bzip2,9 *,zstd,3 *,shuffle|zstd,3 *,lz4 *,blosc *,fletcher32 *,szip,32,32" -- "${cur}"))
                     return 0
                     ;;
                 -L)

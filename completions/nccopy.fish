@@ -1,4 +1,13 @@
-complete -c nccopy -s k -d 'Output format: classic (nc3, 1), 64-bit offset (nc6, 2), cdf5 (nc5, 64-bit data, 5), netCDF-4 (nc4, 3), netCDF-4 classic model (nc7, 4)' -r
+complete -c nccopy -s k -d 'Output format: classic (nc3, 1), 64-bit offset (nc6, 2), cdf5 (nc5, 64-bit data, 5), netCDF-4 (nc4, 3), netCDF-4 classic model (nc7, 4)' -r -f -a "classic\t''
+nc3\t''
+64-bit-offset\t''
+nc6\t''
+cdf5\t''
+nc5\t''
+netCDF-4\t''
+nc4\t''
+netcdf-4-classic\t''
+nc7\t''"
 complete -c nccopy -s d -d 'Deflate level 1-9 for every variable (0 removes deflate only)' -r
 complete -c nccopy -s c -d 'Chunking: dim/n,dim2/n2,... (per dimension), var:n1,n2,... (per variable), var:contiguous, var:compact, var: (unchunked), / (no chunking at all); repeatable' -r
 complete -c nccopy -s v -d 'Copy the data of these variables only (all declarations are kept)' -r
@@ -8,7 +17,17 @@ complete -c nccopy -s G -d 'Copy these groups only' -r
 complete -c nccopy -s m -d 'Copy buffer size in bytes (suffix K, M, G or T; default 16M): bounds the memory used' -r
 complete -c nccopy -s h -d 'Chunk cache size per variable in bytes (suffix K, M, G or T)' -r
 complete -c nccopy -s e -d 'Number of chunk slots in each variable\'s chunk cache' -r
-complete -c nccopy -s F -d 'Filters for output variables (see below); repeatable' -r
+complete -c nccopy -s F -d 'Filters for output variables (see below); repeatable' -r -f -a "none\t''
+*\,none\t''
+*\,deflate\,5\t''
+*\,shuffle|deflate\,5\t''
+*\,bzip2\,9\t''
+*\,zstd\,3\t''
+*\,shuffle|zstd\,3\t''
+*\,lz4\t''
+*\,blosc\t''
+*\,fletcher32\t''
+*\,szip\,32\,32\t''"
 complete -c nccopy -s L -d 'Log level (accepted for compatibility; libnetcdf logging is not built in)' -r
 complete -c nccopy -s M -d 'Minimum size in bytes of a fixed-size variable that keeps or gets chunking (default 8192)' -r
 complete -c nccopy -l quantize -d 'Quantize float and double variables: VARS,ALGORITHM,N with ALGORITHM bitgroom or granularbr (N significant digits) or bitround (N bits); repeatable' -r
@@ -19,7 +38,7 @@ complete -c nccopy -s 4 -d 'netCDF-4 format (same as -k netCDF-4)'
 complete -c nccopy -s 5 -d 'CDF5 format (same as -k cdf5)'
 complete -c nccopy -s 6 -d '64-bit offset format (same as -k "64-bit offset")'
 complete -c nccopy -s 7 -d 'netCDF-4 classic model (same as -k "netCDF-4 classic model")'
-complete -c nccopy -s s -d 'Shuffle every filtered variable'
+complete -c nccopy -s s -d 'Add the shuffle filter to every variable but scalars, filtered or not (it helps the compression after it; alone it only reorders the bytes)'
 complete -c nccopy -s u -d 'Make unlimited dimensions fixed-size'
 complete -c nccopy -s w -d 'Build the output in memory and write it at the end'
 complete -c nccopy -s r -d 'Read the whole input into memory first'

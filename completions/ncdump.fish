@@ -1,6 +1,8 @@
 complete -c ncdump -s v -d 'Data for variable(s) VAR1,... only' -r
-complete -c ncdump -s b -d 'Brief annotations for C or Fortran indices in data' -r
-complete -c ncdump -s f -d 'Full annotations for C or Fortran indices in data' -r
+complete -c ncdump -s b -d 'Brief annotations for C or Fortran indices in data' -r -f -a "c\t''
+f\t''"
+complete -c ncdump -s f -d 'Full annotations for C or Fortran indices in data' -r -f -a "c\t''
+f\t''"
 complete -c ncdump -s l -d 'Line length maximum in data section (default 80)' -r
 complete -c ncdump -s n -d 'Name for netCDF (default derived from file name)' -r
 complete -c ncdump -s p -d 'Display floating-point values with less precision' -r

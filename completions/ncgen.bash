@@ -30,11 +30,11 @@ _ncgen() {
             fi
             case "${prev}" in
                 -l)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "b c f77 java" -- "${cur}"))
                     return 0
                     ;;
                 -k)
-                    COMPREPLY=($(compgen -f "${cur}"))
+                    COMPREPLY=($(compgen -W "classic nc3 64-bit-offset nc6 cdf5 nc5 netCDF-4 nc4 netcdf-4-classic nc7" -- "${cur}"))
                     return 0
                     ;;
                 -v)

@@ -1,5 +1,17 @@
-complete -c ncgen -s l -d 'Output language: b (binary netCDF); c, f77 and java are not supported' -r
-complete -c ncgen -s k -d 'Output format: classic (nc3, 1), 64-bit offset (nc6, 2), cdf5 (nc5, 64-bit data, 5), netCDF-4 (nc4, 3), netCDF-4 classic model (nc7, 4)' -r
+complete -c ncgen -s l -d 'Output language: b (binary netCDF); c, f77 and java are not supported' -r -f -a "b\t''
+c\t''
+f77\t''
+java\t''"
+complete -c ncgen -s k -d 'Output format: classic (nc3, 1), 64-bit offset (nc6, 2), cdf5 (nc5, 64-bit data, 5), netCDF-4 (nc4, 3), netCDF-4 classic model (nc7, 4)' -r -f -a "classic\t''
+nc3\t''
+64-bit-offset\t''
+nc6\t''
+cdf5\t''
+nc5\t''
+netCDF-4\t''
+nc4\t''
+netcdf-4-classic\t''
+nc7\t''"
 complete -c ncgen -s v -d 'Deprecated alias of -k' -r
 complete -c ncgen -s o -d 'Output file name (default: the dataset name with .nc)' -r
 complete -c ncgen -s N -d 'Dataset name (instead of the one in the CDL)' -r

@@ -47,9 +47,34 @@ pub fn clap_error(error: clap::Error) -> i32 {
         ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => 0,
         _ => EXIT_USAGE,
     };
-    // Printing can only fail on a closed stream, which is not worth another error.
-    let _ = error.print();
+    if code == 0 {
+        // Printing can only fail on a closed stream, which is not worth another error.
+        let _ = error.print();
+        return code;
+    }
+    // A usage error reads like the tool's other messages: `nccopy: unexpected argument`.
+    let text = error.render().to_string();
+    let text = match text.strip_prefix("error: ") {
+        Some(rest) => format!("{}: {rest}", error_tool_name()),
+        None => text,
+    };
+    eprint!("{text}");
     code
+}
+
+/// The tool a usage error is about: the running tool, or the program's name.
+fn error_tool_name() -> String {
+    if let Some(tool) = TOOL.get() {
+        return (*tool).to_string();
+    }
+    std::env::args()
+        .next()
+        .and_then(|p| {
+            std::path::Path::new(&p)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "nctools".to_string())
 }
 
 /// The running tool's name, for messages printed below its front end.

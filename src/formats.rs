@@ -8,7 +8,7 @@ use ncmodel::{Dataset, Format, Group, Values};
 pub struct FormatArgs {
     /// Output format: classic (nc3, 1), 64-bit offset (nc6, 2), cdf5 (nc5, 64-bit data, 5),
     /// netCDF-4 (nc4, 3), netCDF-4 classic model (nc7, 4)
-    #[arg(short = 'k', value_name = "kind")]
+    #[arg(short = 'k', value_name = "kind", value_parser = crate::completion_values::KINDS, hide_possible_values = true)]
     pub kind: Option<String>,
     /// Classic format (same as -k classic)
     #[arg(short = '3')]

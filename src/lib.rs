@@ -7,6 +7,7 @@
 /// The version line every tool prints after its name.
 pub const VERSION: &str = concat!("(nctools) ", env!("CARGO_PKG_VERSION"));
 
+pub mod completion_values;
 pub mod copy;
 pub mod dump;
 pub mod exit;
@@ -16,6 +17,7 @@ pub mod input_kind;
 pub mod interrupt;
 pub mod inventory;
 pub mod jobs;
+pub mod manual;
 pub mod output_check;
 pub mod plugins;
 pub mod storage;

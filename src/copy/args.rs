@@ -24,7 +24,8 @@ pub struct CopyArgs {
     /// Deflate level 1-9 for every variable (0 removes deflate only)
     #[arg(short = 'd', value_name = "n")]
     pub deflate: Option<String>,
-    /// Shuffle every filtered variable
+    /// Add the shuffle filter to every variable but scalars, filtered or not (it helps the
+    /// compression after it; alone it only reorders the bytes)
     #[arg(short = 's')]
     pub shuffle: bool,
     /// Make unlimited dimensions fixed-size
@@ -67,7 +68,7 @@ pub struct CopyArgs {
     #[arg(long = "allow-truncated")]
     pub allow_truncated: bool,
     /// Filters for output variables (see below); repeatable
-    #[arg(short = 'F', value_name = "filterspec", action = ArgAction::Append)]
+    #[arg(short = 'F', value_name = "filterspec", action = ArgAction::Append, value_parser = crate::completion_values::FILTER_SPECS, hide_possible_values = true)]
     pub filters: Vec<String>,
     /// Log level (accepted for compatibility; libnetcdf logging is not built in)
     #[arg(short = 'L', value_name = "n")]

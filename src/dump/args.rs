@@ -21,10 +21,10 @@ pub struct DumpArgs {
     #[arg(short = 'v', value_name = "var1[,...]", action = ArgAction::Append)]
     pub variables: Vec<String>,
     /// Brief annotations for C or Fortran indices in data
-    #[arg(short = 'b', value_name = "c|f")]
+    #[arg(short = 'b', value_name = "c|f", value_parser = crate::completion_values::INDEX_LANGUAGES, hide_possible_values = true)]
     pub brief: Option<String>,
     /// Full annotations for C or Fortran indices in data
-    #[arg(short = 'f', value_name = "c|f")]
+    #[arg(short = 'f', value_name = "c|f", value_parser = crate::completion_values::INDEX_LANGUAGES, hide_possible_values = true)]
     pub full: Option<String>,
     /// Line length maximum in data section (default 80)
     #[arg(short = 'l', value_name = "len")]

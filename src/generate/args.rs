@@ -24,7 +24,7 @@ pub struct GenerateArgs {
     #[arg(short = 'f')]
     pub fortran_code: bool,
     /// Output language: b (binary netCDF); c, f77 and java are not supported
-    #[arg(short = 'l', value_name = "b|c|f77|java")]
+    #[arg(short = 'l', value_name = "b|c|f77|java", value_parser = crate::completion_values::NCGEN_LANGUAGES, hide_possible_values = true)]
     pub language: Option<String>,
     /// Output format
     #[command(flatten)]

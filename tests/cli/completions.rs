@@ -24,12 +24,30 @@ fn generated(mut command: clap::Command) -> Vec<(String, Vec<u8>)> {
         generate(shell, &mut command, name.clone(), &mut out);
         files.push((file, out));
     }
-    let mut man = Vec::new();
-    match clap_mangen::Man::new(command).render(&mut man) {
-        Ok(()) => files.push((format!("{name}.1"), man)),
-        Err(e) => panic!("rendering the man page of {name}: {e}"),
-    }
+    files.push((format!("{name}.1"), man_page(command, &name)));
     files
+}
+
+/// clap_mangen's sections, then nctools' own (EXAMPLES, EXIT STATUS, ENVIRONMENT, SEE
+/// ALSO: `nctools::manual`), then the version.
+fn man_page(command: clap::Command, name: &str) -> Vec<u8> {
+    let man = clap_mangen::Man::new(command);
+    let mut page = Vec::new();
+    let rendered = man
+        .render_title(&mut page)
+        .and_then(|()| man.render_name_section(&mut page))
+        .and_then(|()| man.render_synopsis_section(&mut page))
+        .and_then(|()| man.render_description_section(&mut page))
+        .and_then(|()| man.render_options_section(&mut page))
+        .and_then(|()| man.render_extra_section(&mut page));
+    if let Err(e) = rendered {
+        panic!("rendering the man page of {name}: {e}");
+    }
+    page.extend_from_slice(nctools::manual::roff(name).as_bytes());
+    if let Err(e) = man.render_version_section(&mut page) {
+        panic!("rendering the man page of {name}: {e}");
+    }
+    page
 }
 
 fn check(command: clap::Command) {
@@ -62,4 +80,52 @@ fn ncgen_completions_and_man_page_are_current() {
 #[test]
 fn nccopy_completions_and_man_page_are_current() {
     check(nctools::copy::CopyArgs::command());
+}
+
+/// The completion scripts offer the values of options that take a fixed set: `-k` kinds,
+/// ncdump's `-b`/`-f` index languages, ncgen's `-l`, and filter specs for `-F`.
+#[test]
+fn completions_offer_option_values() {
+    let read =
+        |file: &str| std::fs::read_to_string(completions_dir().join(file)).unwrap_or_default();
+    let nccopy = read("nccopy.bash");
+    assert!(nccopy
+        .contains("\"classic nc3 64-bit-offset nc6 cdf5 nc5 netCDF-4 nc4 netcdf-4-classic nc7\""));
+    assert!(nccopy.contains("*,bzip2,9 *,zstd,3"), "-F offers no filter");
+    assert!(read("ncdump.bash").contains("compgen -W \"c f\""));
+    let ncgen = read("ncgen.bash");
+    assert!(ncgen.contains("compgen -W \"b c f77 java\""));
+    assert!(ncgen.contains("nc4"), "ncgen -k offers no kind");
+    assert!(read("_nccopy").contains("*,zstd,3"), "zsh");
+    assert!(read("nccopy.fish").contains("nc4"), "fish");
+}
+
+/// The man pages carry EXAMPLES, EXIT STATUS, ENVIRONMENT and SEE ALSO, and `-s` says
+/// what it does.
+#[test]
+fn man_pages_have_examples_exit_status_environment_and_see_also() {
+    for tool in ["ncdump", "ncgen", "nccopy"] {
+        let page = std::fs::read_to_string(completions_dir().join(format!("{tool}.1")))
+            .unwrap_or_default();
+        for title in ["EXAMPLES", "EXIT STATUS", "ENVIRONMENT", "SEE ALSO"] {
+            assert!(
+                page.contains(&format!(".SH {title}\n")),
+                "{tool}.1 lacks {title}"
+            );
+        }
+        for variable in [
+            "HDF5_PLUGIN_PATH",
+            "NCTOOLS_BUILTIN_FILTERS",
+            "NCTOOLS_DIRECT_CHUNKS",
+        ] {
+            assert!(page.contains(variable), "{tool}.1 lacks {variable}");
+        }
+    }
+    let help = crate::support::Test::ours("nccopy").arg("--help").run();
+    assert!(
+        help.stdout
+            .contains("Add the shuffle filter to every variable but scalars, filtered or not"),
+        "{}",
+        help.stdout
+    );
 }
