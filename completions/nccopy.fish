@@ -14,8 +14,8 @@ complete -c nccopy -s v -d 'Copy the data of these variables only (all declarati
 complete -c nccopy -s V -d 'Copy these variables only (with all dimensions and group attributes)' -r
 complete -c nccopy -s g -d 'Copy the data of these groups only' -r
 complete -c nccopy -s G -d 'Copy these groups only' -r
-complete -c nccopy -s m -d 'Copy buffer size in bytes (suffix K, M, G or T; default 16M): bounds the memory used' -r
-complete -c nccopy -s h -d 'Chunk cache size per variable in bytes (suffix K, M, G or T)' -r
+complete -c nccopy -s m -d 'Copy buffer size in bytes (suffix K, M, G or T: powers of 1000, as in netCDF-C; default 16 MiB): bounds the memory used' -r
+complete -c nccopy -s h -d 'Chunk cache size per variable in bytes (suffix K, M, G or T: powers of 1000)' -r
 complete -c nccopy -s e -d 'Number of chunk slots in each variable\'s chunk cache' -r
 complete -c nccopy -s F -d 'Filters for output variables (see below); repeatable' -r -f -a "none\t''
 *\,none\t''

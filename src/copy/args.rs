@@ -50,10 +50,10 @@ pub struct CopyArgs {
     /// Copy these groups only
     #[arg(short = 'G', value_name = "grp1,...")]
     pub only_groups: Option<String>,
-    /// Copy buffer size in bytes (suffix K, M, G or T; default 16M): bounds the memory used
+    /// Copy buffer size in bytes (suffix K, M, G or T: powers of 1000, as in netCDF-C; default 16 MiB): bounds the memory used
     #[arg(short = 'm', value_name = "bufsize")]
     pub buffer_size: Option<String>,
-    /// Chunk cache size per variable in bytes (suffix K, M, G or T)
+    /// Chunk cache size per variable in bytes (suffix K, M, G or T: powers of 1000)
     #[arg(short = 'h', value_name = "chunk_cache")]
     pub chunk_cache: Option<String>,
     /// Number of chunk slots in each variable's chunk cache

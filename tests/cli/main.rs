@@ -7,6 +7,7 @@ mod decoded_reads;
 mod filters_inspect;
 mod filters_interop;
 mod harness_selftest;
+mod install;
 mod nccopy;
 mod nccopy_errors;
 mod nccopy_filters;

@@ -35,12 +35,12 @@ impl Measure {
         self.raw_bytes as f64 / self.stored_bytes as f64
     }
 
-    /// Megabytes (10^6 bytes) of raw data encoded per second.
+    /// Mebibytes (2^20 bytes) of raw data encoded per second.
     pub fn encode_mb_s(&self) -> f64 {
         speed(self.raw_bytes, self.encode_seconds)
     }
 
-    /// Megabytes of raw data decoded per second.
+    /// Mebibytes of raw data decoded per second.
     pub fn decode_mb_s(&self) -> f64 {
         speed(self.raw_bytes, self.decode_seconds)
     }
@@ -64,7 +64,7 @@ fn speed(bytes: u64, seconds: f64) -> f64 {
     if seconds <= 0.0 {
         return 0.0;
     }
-    bytes as f64 / 1e6 / seconds
+    bytes as f64 / f64::from(1u32 << 20) / seconds
 }
 
 /// The chunks of one variable, as read, with what encoding them needs.

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use super::candidates::Candidate;
 use super::measure::Measure;
 
-/// Encoding speed a suggested pipeline must reach, in MB/s, when one does.
+/// Encoding speed a suggested pipeline must reach, in MiB/s, when one does.
 const SUGGESTED_MIN_MB_S: f64 = 50.0;
 
 /// What was found for one variable.
@@ -41,7 +41,7 @@ impl VarResult {
     }
 
     /// The suggested candidate: of the lossless unbeaten ones, the best ratio among those
-    /// that encode at least 50 MB/s, or the fastest when none does.
+    /// that encode at least 50 MiB/s, or the fastest when none does.
     pub fn suggested(&self, candidates: &[Candidate]) -> Option<usize> {
         let unbeaten: Vec<usize> = (0..self.measures.len())
             .filter(|&i| self.unbeaten(i) && candidates[i].quantize.is_none())
@@ -91,8 +91,8 @@ pub fn write_text(
         };
         writeln!(
             out,
-            "    {:<width$}  {:>8}  {:>11}  {:>11}{errors_head}",
-            "pipeline", "ratio", "encode MB/s", "decode MB/s"
+            "    {:<width$}  {:>8}  {:>12}  {:>12}{errors_head}",
+            "pipeline", "ratio", "encode MiB/s", "decode MiB/s"
         )?;
         for (i, (candidate, m)) in candidates.iter().zip(&result.measures).enumerate() {
             let mark = if result.unbeaten(i) { "*" } else { " " };
@@ -111,7 +111,7 @@ pub fn write_text(
             };
             writeln!(
                 out,
-                "  {mark} {:<width$}  {:>8}  {:>11.1}  {:>11.1}{errors}",
+                "  {mark} {:<width$}  {:>8}  {:>12.1}  {:>12.1}{errors}",
                 candidate.label(),
                 format!("{:.2}:1", m.ratio()),
                 m.encode_mb_s(),
@@ -163,8 +163,8 @@ pub fn write_json(
                         "raw_bytes": m.raw_bytes,
                         "stored_bytes": m.stored_bytes,
                         "ratio": ran.then(|| round(m.ratio(), 4)),
-                        "encode_mb_s": ran.then(|| round(m.encode_mb_s(), 1)),
-                        "decode_mb_s": ran.then(|| round(m.decode_mb_s(), 1)),
+                        "encode_mib_s": ran.then(|| round(m.encode_mb_s(), 1)),
+                        "decode_mib_s": ran.then(|| round(m.decode_mb_s(), 1)),
                         "max_abs_error": m.errors.map(|e| e.0),
                         "max_rel_error": m.errors.map(|e| e.1),
                         "unbeaten": r.unbeaten(i),
@@ -219,10 +219,10 @@ mod tests {
             declaration: "float(x=1)".into(),
             sampled: (1, 1),
             measures: vec![
-                measure(100_000_000, 50_000_000, 0.1),  // 2:1 at 1000 MB/s
-                measure(100_000_000, 30_000_000, 0.5),  // 3.3:1 at 200 MB/s
-                measure(100_000_000, 25_000_000, 10.0), // 4:1 at 10 MB/s
-                measure(100_000_000, 40_000_000, 8.0),  // 2.5:1 at 12.5 MB/s: beaten
+                measure(100_000_000, 50_000_000, 0.1),  // 2:1 at 954 MiB/s
+                measure(100_000_000, 30_000_000, 0.5),  // 3.3:1 at 191 MiB/s
+                measure(100_000_000, 25_000_000, 10.0), // 4:1 at 9.5 MiB/s
+                measure(100_000_000, 40_000_000, 8.0),  // 2.5:1 at 11.9 MiB/s: beaten
             ],
         };
         let marks: Vec<bool> = (0..4).map(|i| result.unbeaten(i)).collect();
