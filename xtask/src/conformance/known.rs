@@ -1,4 +1,4 @@
-//! Known differences of the nccopy and zarr modes: cases where ours differs from the
+//! Known differences of the nccopy, zarr and ncgen modes: cases where ours differs from the
 //! reference on purpose, as the project's DECISIONS record decides. Each is reported as
 //! "expected difference (DECISIONS Dn)" and listed in every summary, instead of counting
 //! as a failure.
@@ -82,3 +82,50 @@ pub const KNOWN: &[Known] = &[
     Known::new("ncdump_cdl_ref_niltest", "zarr -F *,zstd,3", "D8", "NIL strings are stored as empty (fixed-length |S<n>) and read back as empty", "data:\n- v1 = NIL ;\n+ v1 = _ ;\n- v2 = NIL ;\n+ v2 = _ ;\n-  NIL, NIL,\n-  NIL, NIL ;\n+  _, _,\n+  _, _ ;"),
     Known::new("ncdump_cdl_ref_tst_h_scalar", "zarr -F *,zstd,3", "D8", "NIL strings are stored as empty (fixed-length |S<n>) and read back as empty", "data:\n- vstrvar1 = NIL ;\n+ vstrvar1 = _ ;\n- vstrvar2 = NIL ;\n+ vstrvar2 = _ ;"),
 ];
+
+/// A known difference of the ncgen mode: where our ncgen writes another file than the
+/// reference's on purpose (docs/ncgen.md, "Where we differ"). It applies when the first
+/// difference of the dumps of that case is exactly `first_difference` (as the report
+/// prints it: "line N: ref `...` ours `...`").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KnownNcgen {
+    /// The kind (nc3, nc6, nc5, nc4, nc7), or `*` for every kind.
+    pub kind: &'static str,
+    /// The corpus base name.
+    pub name: &'static str,
+    /// The option set as displayed (`(none)`, `-hs`), or `*` for both.
+    pub opts: &'static str,
+    /// A few words of why.
+    pub reason: &'static str,
+    /// The first difference, exactly.
+    pub first_difference: &'static str,
+}
+
+const NUL: &str = "a character constant '\\0' is NUL; the reference reads it as '0'";
+const CDF5_INT64: &str = "CDF5 keeps int64 variables int64; the reference writes them as int";
+
+/// The ncgen mode's list.
+pub const KNOWN_NCGEN: &[KnownNcgen] = &[
+    KnownNcgen { kind: "*", name: "nczarr_test_ref_nulls", opts: "*", reason: NUL, first_difference: "line 4: ref `  test:nul_sng = 48b ;` ours `  test:nul_sng = 0b ;`" },
+    KnownNcgen { kind: "nc4", name: "ncdump_cdl_ref_const_test", opts: "(none)", reason: "out-of-range L constants keep their 64-bit values; the reference wraps them to 32 bits", first_difference: "line 27: ref ` int64v = 1863462912, -339607552, 4294967295 ;` ours ` int64v = -200000000000, 51200000000, -6067004223159161907 ;`" },
+    KnownNcgen { kind: "nc5", name: "ncdump_cdl_ref_const_test", opts: "(none)", reason: CDF5_INT64, first_difference: "line 10: ref ` int int64v(d3) ;` ours ` int64 int64v(d3) ;`" },
+    KnownNcgen { kind: "nc5", name: "ncdump_inttags4", opts: "(none)", reason: CDF5_INT64, first_difference: "line 8: ref ` int i64(d) ;` ours ` int64 i64(d) ;`" },
+    KnownNcgen { kind: "nc5", name: "ncdump_ref_inttags4", opts: "(none)", reason: CDF5_INT64, first_difference: "line 8: ref ` int i64(d) ;` ours ` int64 i64(d) ;`" },
+    KnownNcgen { kind: "nc5", name: "ncdump_ref_ctest1_nc4", opts: "(none)", reason: CDF5_INT64, first_difference: "line 30: ref ` int i64 ;` ours ` int64 i64 ;`" },
+    KnownNcgen { kind: "nc5", name: "ncdump_ref_nc_test_netcdf4", opts: "(none)", reason: CDF5_INT64, first_difference: "line 22: ref ` int i64 ;` ours ` int64 i64 ;`" },
+];
+
+/// The known ncgen difference that `detail` (a case's first difference) is, if any.
+pub fn known_ncgen(
+    kind: &str,
+    name: &str,
+    opts: &str,
+    detail: &str,
+) -> Option<&'static KnownNcgen> {
+    KNOWN_NCGEN.iter().find(|k| {
+        (k.kind == "*" || k.kind == kind)
+            && k.name == name
+            && (k.opts == "*" || k.opts == opts)
+            && k.first_difference == detail
+    })
+}
