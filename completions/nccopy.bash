@@ -112,3 +112,14 @@ if [[ "${BASH_VERSINFO[0]}" -eq 4 && "${BASH_VERSINFO[1]}" -ge 4 || "${BASH_VERS
 else
     complete -F _nccopy -o bashdefault -o default nccopy
 fi
+
+# nctools: filter names after `-F VAR,` (the part after the last comma).
+_nccopy_filter_names() {
+    local cur="${COMP_WORDS[COMP_CWORD]}" prev="${COMP_WORDS[COMP_CWORD-1]}"
+    if [[ "$prev" == "-F" && "$cur" == *,* ]]; then
+        COMPREPLY=($(compgen -P "${cur%,*}," -W "deflate zlib zip shuffle fletcher32 szip nbit scaleoffset bzip2 bz2 lzf blosc mafisc snappy lz4 apax cbf jpeg-xr bitshuffle spdp lpc-rice ccsds-123 jpeg-ls zfp fpzip zstd zstandard b3d sz fcidecomp sz3 blosc2 sperr none" -- "${cur##*,}"))
+        return 0
+    fi
+    _nccopy "$@"
+}
+complete -F _nccopy_filter_names -o bashdefault -o default nccopy

@@ -85,3 +85,28 @@ mod tests {
         }
     }
 }
+
+/// Bash code appended to nccopy's completion: after `-F VAR,` (the word holds a comma),
+/// completes the filter name after the last comma, every known name and `none`.
+pub fn bash_filter_names() -> String {
+    let mut names: Vec<&str> = filterspec::KNOWN_FILTERS
+        .iter()
+        .flat_map(|f| f.names.iter().copied())
+        .collect();
+    names.push("none");
+    format!(
+        r#"
+# nctools: filter names after `-F VAR,` (the part after the last comma).
+_nccopy_filter_names() {{
+    local cur="${{COMP_WORDS[COMP_CWORD]}}" prev="${{COMP_WORDS[COMP_CWORD-1]}}"
+    if [[ "$prev" == "-F" && "$cur" == *,* ]]; then
+        COMPREPLY=($(compgen -P "${{cur%,*}}," -W "{}" -- "${{cur##*,}}"))
+        return 0
+    fi
+    _nccopy "$@"
+}}
+complete -F _nccopy_filter_names -o bashdefault -o default nccopy
+"#,
+        names.join(" ")
+    )
+}

@@ -22,6 +22,9 @@ fn generated(mut command: clap::Command) -> Vec<(String, Vec<u8>)> {
     ] {
         let mut out = Vec::new();
         generate(shell, &mut command, name.clone(), &mut out);
+        if shell == Shell::Bash && name == "nccopy" {
+            out.extend_from_slice(nctools::completion_values::bash_filter_names().as_bytes());
+        }
         files.push((file, out));
     }
     files.push((format!("{name}.1"), man_page(command, &name)));
@@ -97,6 +100,24 @@ fn completions_offer_option_values() {
     assert!(ncgen.contains("compgen -W \"b c f77 java\""));
     assert!(ncgen.contains("nc4"), "ncgen -k offers no kind");
     assert!(read("_nccopy").contains("*,zstd,3"), "zsh");
+    // After `-F VAR,`, bash completes filter names.
+    let script = completions_dir().join("nccopy.bash");
+    let completed = crate::support::run(
+        std::process::Command::new("bash")
+            .arg("-c")
+            .arg(
+                "source \"$1\"; COMP_WORDS=(nccopy -F temp,zs); COMP_CWORD=2; \
+                 _nccopy_filter_names nccopy temp,zs -F; echo \"${COMPREPLY[*]}\"",
+            )
+            .arg("x")
+            .arg(&script),
+    );
+    assert_eq!(
+        completed.stdout.trim(),
+        "temp,zstd temp,zstandard",
+        "{}",
+        completed.stderr
+    );
     assert!(read("nccopy.fish").contains("nc4"), "fish");
 }
 
