@@ -66,25 +66,6 @@ pub const FILTER_SPECS: Offered = Offered(&[
     "*,szip,32,32",
 ]);
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_offered_filter_spec_parses() {
-        for spec in FILTER_SPECS
-            .0
-            .iter()
-            .filter(|s| s.starts_with("*,") && **s != "*,none")
-        {
-            let list = &spec[2..];
-            assert!(filterspec::parse_spec_list(list).is_ok(), "{spec}");
-        }
-        for kind in KINDS.0 {
-            assert!(crate::formats::format_by_name(kind).is_some(), "{kind}");
-        }
-    }
-}
 
 /// Bash code appended to nccopy's completion: after `-F VAR,` (the word holds a comma),
 /// completes the filter name after the last comma, every known name and `none`.
@@ -109,4 +90,24 @@ complete -F _nccopy_filter_names -o bashdefault -o default nccopy
 "#,
         names.join(" ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_offered_filter_spec_parses() {
+        for spec in FILTER_SPECS
+            .0
+            .iter()
+            .filter(|s| s.starts_with("*,") && **s != "*,none")
+        {
+            let list = &spec[2..];
+            assert!(filterspec::parse_spec_list(list).is_ok(), "{spec}");
+        }
+        for kind in KINDS.0 {
+            assert!(crate::formats::format_by_name(kind).is_some(), "{kind}");
+        }
+    }
 }
