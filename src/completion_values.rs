@@ -66,7 +66,6 @@ pub const FILTER_SPECS: Offered = Offered(&[
     "*,szip,32,32",
 ]);
 
-
 /// Bash code appended to nccopy's completion: after `-F VAR,` (the word holds a comma),
 /// completes the filter name after the last comma, every known name and `none`.
 pub fn bash_filter_names() -> String {
