@@ -30,7 +30,9 @@ impl<R: BufRead> Input<R> {
                 }
                 Some(b'\\') => {
                     self.bump();
-                    self.bump();
+                    // The escaped byte may not be buffered yet (`bump` alone would then
+                    // skip nothing): read it.
+                    self.next_byte()?;
                 }
                 Some(_) => self.bump(),
             }
@@ -44,7 +46,10 @@ impl<R: BufRead> Input<R> {
         loop {
             self.take_while(|b| b != quote && b != b'\\', None)?;
             match self.next_byte()? {
-                Some(b'\\') => self.bump(),
+                // Read, not bumped: the escaped byte may not be buffered yet.
+                Some(b'\\') => {
+                    self.next_byte()?;
+                }
                 Some(_) => return Ok(()),
                 None => {
                     let what = if quote == b'"' {
@@ -62,5 +67,49 @@ impl<R: BufRead> Input<R> {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::{self, BufRead, Read};
+
+    use crate::parse::parse_header;
+
+    /// A reader that gives one byte at a time, so that every byte is at the end of what
+    /// the parser has buffered.
+    struct OneByte<'a>(&'a [u8]);
+
+    impl Read for OneByte<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = buf.len().min(1).min(self.0.len());
+            buf[..n].copy_from_slice(&self.0[..n]);
+            self.0 = &self.0[n..];
+            Ok(n)
+        }
+    }
+
+    impl BufRead for OneByte<'_> {
+        fn fill_buf(&mut self) -> io::Result<&[u8]> {
+            Ok(&self.0[..self.0.len().min(1)])
+        }
+        fn consume(&mut self, amt: usize) {
+            self.0 = &self.0[amt..];
+        }
+    }
+
+    /// An escaped quote, in a data list and in a string, is skipped whatever the reads:
+    /// the byte after a backslash used to be skipped only when already buffered.
+    #[test]
+    fn escapes_are_skipped_across_reads() {
+        let cdl = "netcdf t {\ndimensions:\n n = 2 ;\nvariables:\n char c(n) ;\n int v ;\n\
+                   data:\n c = \\'x, \"a\\\"b\" ;\n v = 1 ;\n}\n";
+        let whole = parse_header(cdl.as_bytes(), "t.cdl");
+        let Ok(whole) = whole else {
+            panic!("{whole:?}");
+        };
+        assert_eq!(whole.data.len(), 2);
+        let bytewise = parse_header(OneByte(cdl.as_bytes()), "t.cdl");
+        assert_eq!(bytewise.as_ref().ok(), Some(&whole), "{bytewise:?}");
     }
 }
