@@ -562,12 +562,16 @@ impl<R: BufRead> Parser<R> {
                 }
             };
             self.next()?;
-            let group_path = if path.len() == 1 && matches!(tok.kind, Tok::Ident(_)) {
+            // A `/` alone is a path without a name.
+            let Some((var_name, groups)) = path.split_last() else {
+                return Err(self.unknown_variable(&shown, &tok));
+            };
+            let group_path = if groups.is_empty() && matches!(tok.kind, Tok::Ident(_)) {
                 self.scope.path()
             } else {
-                path[..path.len() - 1].to_vec()
+                groups.to_vec()
             };
-            let var_name = path[path.len() - 1].clone();
+            let var_name = var_name.clone();
             let exists = self
                 .scope
                 .group_at(&group_path)
@@ -596,4 +600,20 @@ fn unreachable_token() -> Result<&'static Token, ParseError> {
         Position::START,
         "internal error: no token",
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::parse::{parse_header, ErrorKind};
+
+    /// A `/` alone where a data entry's variable goes is an unknown variable; it used to
+    /// panic (a path without a name). Found by the fuzz target cdl_parse.
+    #[test]
+    fn a_slash_alone_in_the_data_section_is_an_unknown_variable() {
+        let cdl = "netcdf t {\nvariables:\n int v ;\ndata:\n / = 1 ;\n}\n";
+        match parse_header(cdl.as_bytes(), "t.cdl") {
+            Err(e) => assert_eq!((e.kind, e.line, e.col), (ErrorKind::UnknownVariable, 5, 2)),
+            Ok(h) => panic!("{h:?}"),
+        }
+    }
 }
