@@ -1,6 +1,6 @@
 //! The classic reader behind the storage boundary.
 
-use ncmodel::{Dataset, TypeRef, Values, Var};
+use ncmodel::{AtomicType, Dataset, TypeRef, Values, Var};
 use store::{RawBuffer, StoreError, StoreReader, NC_ENOTNC};
 
 use crate::error::ClassicError;
@@ -52,11 +52,36 @@ impl StoreReader for ClassicFile {
             ));
         };
         let index = usize::try_from(var.id).unwrap_or(usize::MAX);
-        let mut bytes = vec![0u8; Self::values_len(count).saturating_mul(t.size())];
-        self.read_native(index, start, count, &mut bytes)
-            .map_err(|e| self.store_error(e, context()))?;
-        Values::from_native_bytes(t, &bytes)
-            .ok_or_else(|| StoreError::new(NC_EINVALCOORDS, "not a fixed-size type", context()))
+        let n = Self::values_len(count);
+        // Read straight into the typed array: no second copy.
+        macro_rules! typed {
+            ($variant:ident, $zero:expr) => {{
+                let mut v = vec![$zero; n];
+                self.read_native(index, start, count, bytemuck::cast_slice_mut(&mut v))
+                    .map_err(|e| self.store_error(e, context()))?;
+                Values::$variant(v)
+            }};
+        }
+        Ok(match t {
+            AtomicType::Byte => typed!(Byte, 0i8),
+            AtomicType::Char => typed!(Char, 0u8),
+            AtomicType::UByte => typed!(UByte, 0u8),
+            AtomicType::Short => typed!(Short, 0i16),
+            AtomicType::UShort => typed!(UShort, 0u16),
+            AtomicType::Int => typed!(Int, 0i32),
+            AtomicType::UInt => typed!(UInt, 0u32),
+            AtomicType::Int64 => typed!(Int64, 0i64),
+            AtomicType::UInt64 => typed!(UInt64, 0u64),
+            AtomicType::Float => typed!(Float, 0f32),
+            AtomicType::Double => typed!(Double, 0f64),
+            AtomicType::String => {
+                return Err(StoreError::new(
+                    NC_EINVALCOORDS,
+                    "not a fixed-size type",
+                    context(),
+                ))
+            }
+        })
     }
 
     fn read_raw(
