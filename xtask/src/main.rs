@@ -1,9 +1,10 @@
-//! nctools' test harnesses, as one program: `cargo xtask corrupt ...` (see
+//! nctools' test harnesses, as one program: `cargo xtask corrupt|conformance|bench ...` (see
 //! docs/development.md). The scripts/ names are thin wrappers around it.
 
 // A harness reports on standard output.
 #![allow(clippy::print_stdout)]
 
+mod bench;
 mod build;
 mod conformance;
 mod corpus;
@@ -33,6 +34,16 @@ enum Command {
     /// The conformance check against the reference tools (the port of
     /// scripts/conformance; so far the ncdump mode).
     Conformance(conformance::ConformanceArgs),
+    /// Timings of nctools against the reference tools and the peers (ncks, h5repack,
+    /// cdo, zarr-python), as ratios.
+    Bench(bench::BenchArgs),
+    /// Runs one program and prints its wall time and peak memory (used by bench).
+    #[command(hide = true)]
+    MeasureChild {
+        /// The program and its arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+        command: Vec<std::ffi::OsString>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -40,6 +51,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Corrupt(args) => corrupt::main(args),
         Command::Conformance(args) => conformance::main(args),
+        Command::Bench(args) => bench::main(args),
+        Command::MeasureChild { command } => bench::measure::child_main(&command),
     };
     match result {
         Ok(0) => ExitCode::SUCCESS,

@@ -1,0 +1,128 @@
+//! `cargo xtask bench --self-test`: checks the harness, not our speed.
+//!
+//! 1. The reference tools stand in for ours (`NCTOOLS_BENCH_OURS_DIR`), timed against
+//!    themselves with one run per side on 2 MB inputs made in a temporary directory: every
+//!    input generator, the classic-to-netCDF-4 conversions, the CDL, the timing and the
+//!    memory measure are exercised, and every row must hold times and peaks (above zero).
+//! 2. A stand-in ncdump that exits 3 must make its case a failure: a line saying so, and
+//!    exit status 1.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+
+/// The cases of the first check: one per input generator and kind of side.
+const CASES: &[&str] = &[
+    "ncdump",
+    "ncdump-h",
+    "ncgen",
+    "nccopy-plain",
+    "nccopy-d1s",
+    "unlim-ncdump",
+    "unlim-ncgen",
+    "classic-ncdump",
+    "classic-nccopy",
+    "classic-ncdump-ref",
+];
+
+/// Runs this program's `bench` with `args`, ours from `ours_dir`, data in `data_dir`.
+fn bench(ours_dir: &Path, data_dir: &Path, args: &[&str]) -> Result<(i32, String)> {
+    let exe = std::env::current_exe().context("cannot find this program")?;
+    let out = Command::new(exe)
+        .args(["bench", "--runs", "1", "--size", "2", "--no-build"])
+        .args(args)
+        .env("NCTOOLS_BENCH_OURS_DIR", ours_dir)
+        .env("NCTOOLS_BENCH_DATA_DIR", data_dir)
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()
+        .context("cannot run bench")?;
+    Ok((
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+    ))
+}
+
+/// Whether `line` is a row for `case` with two times and two peaks above zero.
+fn is_good_row(line: &str, case: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let number = |i: usize| words.get(i).and_then(|w| w.parse::<f64>().ok());
+    words.first() == Some(&case)
+        && words.len() == 6
+        && [1, 2].iter().all(|&i| number(i).is_some_and(|v| v >= 0.0))
+        && [4, 5].iter().all(|&i| number(i).is_some_and(|v| v > 0.0))
+        && words[3] != "n/a"
+}
+
+/// Runs the self-test; returns 0 when every check passed, 1 otherwise.
+pub fn run() -> Result<i32> {
+    let ref_dir = std::env::var_os("NCTOOLS_BENCH_REF_DIR").unwrap_or_else(|| "/usr/bin".into());
+    let ref_dir = Path::new(&ref_dir);
+    for tool in ["ncdump", "ncgen", "nccopy"] {
+        if !crate::runner::is_executable(&ref_dir.join(tool)) {
+            bail!(
+                "the reference {tool} is missing from {} (run scripts/setup)",
+                ref_dir.display()
+            );
+        }
+    }
+    let tmp = tempfile::tempdir().context("cannot make a temporary directory")?;
+    let data = tmp.path().join("data");
+    fs::create_dir(&data)?;
+    let mut failed = 0;
+
+    let (code, out) = bench(ref_dir, &data, CASES)?;
+    let missing: Vec<&str> = CASES
+        .iter()
+        .copied()
+        .filter(|case| !out.lines().any(|l| is_good_row(l, case)))
+        .collect();
+    for line in out.lines() {
+        println!("      {line}");
+    }
+    if code == 0 && missing.is_empty() {
+        println!(
+            "ok    the reference against itself: {} rows with times and peaks",
+            CASES.len()
+        );
+    } else {
+        println!("FAIL  the reference against itself: exit {code}, rows missing or wrong: {missing:?}; its output:\n{out}");
+        failed += 1;
+    }
+
+    let bin = tmp.path().join("bin");
+    fs::create_dir(&bin)?;
+    let stand_in = bin.join("ncdump");
+    fs::write(
+        &stand_in,
+        "#!/bin/sh\necho 'stand-in: broken' >&2\nexit 3\n",
+    )?;
+    fs::set_permissions(&stand_in, fs::Permissions::from_mode(0o755))?;
+    let (code, out) = bench(&bin, &data, &["ncdump-h"])?;
+    let want = "ncdump-h: ours failed (exit 3): stand-in: broken";
+    if code == 1 && out.lines().any(|l| l == want) {
+        println!("ok    a broken stand-in: exit 1 and \"{want}\"");
+    } else {
+        println!("FAIL  a broken stand-in: exit {code} (1 expected), output:\n{out}");
+        failed += 1;
+    }
+    Ok(i32::from(failed > 0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_recognised() {
+        let row = "ncdump                     0.05           0.05     1.00         10.1                10.2";
+        assert!(is_good_row(row, "ncdump"));
+        assert!(!is_good_row(row, "ncdump-h"));
+        assert!(!is_good_row("ncdump: ours failed (exit 3): x", "ncdump"));
+        let no_peak = "ncdump                     0.00           0.05     0.00          0.0                10.2";
+        assert!(!is_good_row(no_peak, "ncdump"));
+    }
+}
