@@ -3,8 +3,8 @@
 //! Peak memory comes from `getrusage(RUSAGE_CHILDREN)`, which reports the largest child a
 //! process has waited for. To measure each run alone, the run goes through a fresh copy
 //! of this program (`xtask measure-child -- PROGRAM ARGS...`) whose only child is the
-//! program: no GNU time is needed. The program's standard output goes to /dev/null and its
-//! standard error to the caller's.
+//! program: no GNU time is needed. The program's standard output goes to /dev/null; its
+//! standard error is collected, and its first line shown when the run fails.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -133,12 +133,21 @@ pub fn child_main(command: &[OsString]) -> Result<i32> {
         bail!("measure-child: no program given");
     };
     let start = Instant::now();
-    let status = Command::new(program)
+    let spawned = Command::new(program)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .status()
-        .with_context(|| format!("cannot run {}", program.to_string_lossy()))?;
+        .status();
+    let status = match spawned {
+        Ok(status) => status,
+        Err(e) => {
+            // As a shell would: a program that cannot be started is exit 127, and the
+            // bench goes on with its other cases.
+            eprintln!("cannot run {}: {e}", program.to_string_lossy());
+            println!("exit 127");
+            return Ok(0);
+        }
+    };
     let seconds = start.elapsed().as_secs_f64();
     if let Some(code) = status.code().filter(|&c| c != 0) {
         println!("exit {code}");

@@ -156,7 +156,7 @@ pub fn main(args: BenchArgs) -> Result<i32> {
         data_dir,
         ours_dir,
         ref_dir: dir_from_env("NCTOOLS_BENCH_REF_DIR", PathBuf::from("/usr/bin")),
-        python: if venv_python.is_file() {
+        python: if crate::runner::is_executable(&venv_python) {
             venv_python
         } else {
             PathBuf::from("python3")

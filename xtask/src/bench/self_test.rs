@@ -6,6 +6,7 @@
 //!    memory measure are exercised, and every row must hold times and peaks (above zero).
 //! 2. A stand-in ncdump that exits 3 must make its case a failure: a line saying so, and
 //!    exit status 1.
+//! 3. A missing program fails its case as exit 127, and the next case still runs.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -107,6 +108,17 @@ pub fn run() -> Result<i32> {
         println!("ok    a broken stand-in: exit 1 and \"{want}\"");
     } else {
         println!("FAIL  a broken stand-in: exit {code} (1 expected), output:\n{out}");
+        failed += 1;
+    }
+    let empty = tmp.path().join("empty");
+    fs::create_dir(&empty)?;
+    let (code, out) = bench(&empty, &data, &["ncdump-h", "ncdump"])?;
+    let want = "ncdump-h: ours failed (exit 127): cannot run ";
+    let rows = out.lines().filter(|l| l.starts_with("ncdump")).count();
+    if code == 1 && out.lines().any(|l| l.starts_with(want)) && rows == 2 {
+        println!("ok    a missing program: exit 127 for its case, the next case still run, exit 1");
+    } else {
+        println!("FAIL  a missing program: exit {code} (1 expected), output:\n{out}");
         failed += 1;
     }
     Ok(i32::from(failed > 0))
