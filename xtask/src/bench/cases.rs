@@ -12,7 +12,7 @@ use super::measure::Invocation;
 pub enum Side {
     /// Our tools.
     Ours,
-    /// What they are compared with (the case's [`Peer`]).
+    /// What they are compared with (the case's [`Peer`](super::catalog::Peer)).
     Other,
 }
 
@@ -26,129 +26,6 @@ impl Side {
     }
 }
 
-/// What a case compares ours with; its label heads the table's other columns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Peer {
-    /// The reference netCDF-C tools, or (the filter cases) our nccopy with the external
-    /// HDF5 plugins.
-    Reference,
-    /// Our tool with libnetcdf reading classic files.
-    Libnetcdf,
-    /// zarr-python (with h5py).
-    ZarrPython,
-    /// HDF5's h5repack.
-    H5repack,
-    /// NCO's ncks.
-    Ncks,
-    /// CDO.
-    Cdo,
-}
-
-impl Peer {
-    /// The column label.
-    pub fn label(self) -> &'static str {
-        match self {
-            Peer::Reference => "ref",
-            Peer::Libnetcdf => "libnetcdf",
-            Peer::ZarrPython => "zarr-python",
-            Peer::H5repack => "h5repack",
-            Peer::Ncks => "ncks",
-            Peer::Cdo => "cdo",
-        }
-    }
-}
-
-/// A case that can be timed: its name and a line about it.
-pub type CaseLine = (&'static str, &'static str);
-
-/// Every case, with a line of description.
-pub const CASES: &[CaseLine] = &[
-    ("ncdump", "ncdump of a netCDF-4 file of float and double variables, to /dev/null"),
-    ("ncdump-h", "ncdump -h (header only) of the same file"),
-    ("ncgen", "ncgen -k nc4 of the CDL (reference ncdump output) of the same file"),
-    ("nccopy-plain", "nccopy (no option) of a netCDF-4 file of chunked float variables (1 GB by default)"),
-    ("nccopy-d1s", "nccopy -d 1 -s of the same file"),
-    ("nccopy-bzip2", "nccopy -F '*,307,9' (bzip2, level 9) of the same file"),
-    ("filter-bzip2-c", "our nccopy -F 'orog&temp&precip&wind,307,9' of the nccopy input (200 MB by default): built-in vs plugin"),
-    ("filter-bzip2-d", "our nccopy -F none of that file compressed with bzip2: built-in vs plugin"),
-    ("filter-zstd-c", "the same with zstd (32015,3)"),
-    ("filter-zstd-d", "the same, decompressing"),
-    ("filter-lz4-c", "the same with lz4 (32004)"),
-    ("filter-lz4-d", "the same, decompressing"),
-    ("filter-blosc-c", "the same with blosc (32001,0,0,0,0,5,1,1)"),
-    ("filter-blosc-d", "the same, decompressing"),
-    ("zarr-write", "our nccopy -F '*,zstd,3' in.nc out.zarr vs zarr-python writing the same arrays (Zstd 3, same chunks)"),
-    ("zarr-read", "our nccopy store.zarr out.nc vs zarr-python reading every chunk of the same store, h5py writing it"),
-    ("unlim-d1s", "nccopy -d 1 -s of the unlimited-time file (the zarr cases' input)"),
-    ("unlim-d1s-ncks", "the same job: our nccopy -d 1 -s vs ncks -4 -L 1 (deflate 1, shuffle)"),
-    ("unlim-d1s-h5repack", "the same job: our nccopy -d 1 -s vs h5repack -f SHUF -f GZIP=1"),
-    ("unlim-d1s-cdo", "the same job: our nccopy -d 1 -s vs cdo -f nc4 -z zip_1 copy (no shuffle)"),
-    ("unlim-bzip2", "nccopy -F '*,307,9' (bzip2, level 9) of the unlimited-time file"),
-    ("unlim-bzip2-h5repack", "the same job: our nccopy vs h5repack -f UD=307,0,1,9"),
-    ("unlim-ncdump", "ncdump of the unlimited-time file, to /dev/null"),
-    ("unlim-ncdump-bzip2", "ncdump of the unlimited-time file compressed with bzip2, to /dev/null"),
-    ("unlim-ncgen", "ncgen -k nc4 of the CDL (reference ncdump output) of the unlimited-time file"),
-    ("stored-bzip2", "nccopy (no option) of the unlimited-time file compressed with bzip2 (307,9)"),
-    ("stored-bzip2-h5repack", "the same copy: our nccopy vs h5repack (not the reference tools)"),
-    ("stored-zstd-v", "nccopy -v tas (one of two variables) of the unlimited-time file compressed with zstd (32015,3)"),
-    ("classic-ncdump", "our ncdump of the unlimited-time file as a 64-bit offset classic file: our reader vs libnetcdf's"),
-    ("classic-nccopy", "our nccopy -k nc4 of the same classic file: our reader vs libnetcdf's"),
-    ("classic-ncdump-ref", "ncdump of the same classic file: ours vs the reference"),
-];
-
-/// Names that stand for several cases, in order: name, description, members.
-pub const GROUPS: &[(&str, &str, &[&str])] = &[
-    (
-        "nccopy",
-        "the three nccopy-* cases, each a row",
-        &["nccopy-plain", "nccopy-d1s", "nccopy-bzip2"],
-    ),
-    (
-        "filters",
-        "the built-in filters vs the external plugins, the filter-* cases, each a row",
-        &[
-            "filter-bzip2-c",
-            "filter-bzip2-d",
-            "filter-zstd-c",
-            "filter-zstd-d",
-            "filter-lz4-c",
-            "filter-lz4-d",
-            "filter-blosc-c",
-            "filter-blosc-d",
-        ],
-    ),
-    (
-        "zarr",
-        "the zarr-* cases, each a row: ours against zarr-python (not the reference tools)",
-        &["zarr-write", "zarr-read"],
-    ),
-    (
-        "stored",
-        "the stored-chunk cases, each a row",
-        &["stored-bzip2", "stored-bzip2-h5repack", "stored-zstd-v"],
-    ),
-    (
-        "unlim",
-        "the unlim-* cases, each a row: the jobs users run most, on the unlimited-time file",
-        &[
-            "unlim-d1s",
-            "unlim-d1s-ncks",
-            "unlim-d1s-h5repack",
-            "unlim-d1s-cdo",
-            "unlim-bzip2",
-            "unlim-bzip2-h5repack",
-            "unlim-ncdump",
-            "unlim-ncdump-bzip2",
-            "unlim-ncgen",
-        ],
-    ),
-    (
-        "classic",
-        "the classic-* cases, each a row: nctools' own classic reader against libnetcdf's",
-        &["classic-ncdump", "classic-nccopy", "classic-ncdump-ref"],
-    ),
-];
-
 /// The filters of the filter cases: name and `-F` parameters.
 const FILTER_SPECS: &[(&str, &str)] = &[
     ("bzip2", "307,9"),
@@ -161,38 +38,6 @@ const FILTER_SPECS: &[(&str, &str)] = &[
 const FILTER_VARS: &str = "orog&temp&precip&wind";
 /// The size of the filter cases' input unless `--size` is given.
 const FILTERS_INPUT_MB: &str = "200";
-
-/// The named cases, groups expanded, in order.
-pub fn expand(names: &[String]) -> Result<Vec<&'static str>> {
-    let mut out = Vec::new();
-    for name in names {
-        if let Some((_, _, members)) = GROUPS.iter().find(|(g, _, _)| g == name) {
-            out.extend_from_slice(members);
-        } else if let Some((case, _)) = CASES.iter().find(|(c, _)| c == name) {
-            out.push(*case);
-        } else {
-            bail!("unknown case {name} (see --list)");
-        }
-    }
-    Ok(out)
-}
-
-/// Who a case compares ours with.
-pub fn peer(case: &str) -> Peer {
-    if case.starts_with("zarr-") {
-        Peer::ZarrPython
-    } else if case.ends_with("-h5repack") {
-        Peer::H5repack
-    } else if case.ends_with("-ncks") {
-        Peer::Ncks
-    } else if case.ends_with("-cdo") {
-        Peer::Cdo
-    } else if case == "classic-ncdump" || case == "classic-nccopy" {
-        Peer::Libnetcdf
-    } else {
-        Peer::Reference
-    }
-}
 
 /// One run to time: the program, and an output to remove before it (untimed).
 #[derive(Debug, Clone)]
@@ -476,36 +321,6 @@ pub fn remove_output(path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn groups_expand_in_order_and_every_member_is_a_case() -> Result<()> {
-        let names = expand(&["classic".into(), "ncdump".into()])?;
-        assert_eq!(
-            names,
-            [
-                "classic-ncdump",
-                "classic-nccopy",
-                "classic-ncdump-ref",
-                "ncdump"
-            ]
-        );
-        for (_, _, members) in GROUPS {
-            for m in *members {
-                assert!(CASES.iter().any(|(c, _)| c == m), "{m}");
-            }
-        }
-        assert!(expand(&["nope".into()]).is_err());
-        Ok(())
-    }
-
-    #[test]
-    fn every_case_is_in_a_group_or_stands_alone_and_has_a_peer() {
-        assert_eq!(peer("zarr-read"), Peer::ZarrPython);
-        assert_eq!(peer("classic-nccopy"), Peer::Libnetcdf);
-        assert_eq!(peer("classic-ncdump-ref"), Peer::Reference);
-        assert_eq!(peer("unlim-d1s-cdo"), Peer::Cdo);
-        assert_eq!(peer("stored-bzip2-h5repack").label(), "h5repack");
-    }
 
     fn builder(dir: &Path) -> CaseBuilder {
         CaseBuilder::new(Inputs {

@@ -8,18 +8,21 @@
 //! cases and their inputs are described in docs/development.md ("Benchmarks").
 
 mod cases;
+mod catalog;
 mod classic_gen;
 mod inputs;
 pub mod measure;
 mod self_test;
 
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
 
 use crate::build;
-use cases::{CaseBuilder, Peer, Side, CASES, GROUPS};
+use cases::{CaseBuilder, Side};
+use catalog::{Peer, CASES, GROUPS};
 use inputs::Inputs;
 use measure::Measured;
 
@@ -116,11 +119,16 @@ fn dir_from_env(var: &str, default: PathBuf) -> PathBuf {
 /// Runs `cargo xtask bench`. Returns the exit status: 0, or 1 when a run failed.
 pub fn main(args: BenchArgs) -> Result<i32> {
     if args.list {
-        for (name, about) in CASES {
-            println!("{name:<21} {about}");
-        }
-        for (name, about, _) in GROUPS {
-            println!("{name:<21} {about}");
+        // Written by hand so that `--list | head` ends quietly on a closed pipe.
+        let mut out = std::io::stdout().lock();
+        let lines = CASES
+            .iter()
+            .copied()
+            .chain(GROUPS.iter().map(|(n, a, _)| (*n, *a)));
+        for (name, about) in lines {
+            if writeln!(out, "{name:<21} {about}").is_err() {
+                break;
+            }
         }
         return Ok(0);
     }
@@ -140,7 +148,7 @@ pub fn main(args: BenchArgs) -> Result<i32> {
             _ => bail!("--size {size}: give a positive number of MB"),
         }
     }
-    let selected = cases::expand(&args.cases)?;
+    let selected = catalog::expand(&args.cases)?;
     let ours_env = std::env::var_os("NCTOOLS_BENCH_OURS_DIR");
     let ours_dir = ours_env
         .clone()
@@ -175,7 +183,7 @@ pub fn main(args: BenchArgs) -> Result<i32> {
     let mut failed = false;
     let mut shown_peer = None;
     for case in selected {
-        let peer = cases::peer(case);
+        let peer = catalog::peer(case);
         if peer == Peer::ZarrPython {
             builder.inputs.check_zarr_python()?;
         }
@@ -224,7 +232,7 @@ fn time_case(
                 Measured::Failed { status, first_line } => {
                     let who = match side {
                         Side::Ours => "ours",
-                        Side::Other => cases::peer(case).label(),
+                        Side::Other => catalog::peer(case).label(),
                     };
                     return Ok(Err(format!("{who} failed ({status}): {first_line}")));
                 }
