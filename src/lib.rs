@@ -13,6 +13,7 @@ pub mod dump;
 pub mod exit;
 pub mod formats;
 pub mod generate;
+pub mod hdf5_heaps;
 pub mod input_kind;
 pub mod interrupt;
 pub mod inventory;

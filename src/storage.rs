@@ -59,6 +59,15 @@ fn open_netcdf(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn Stor
         if kind == InputKind::Classic && !classic_by_libnetcdf() {
             return open_classic(path, options);
         }
+        if kind == InputKind::Hdf5 && heap_check_enabled() {
+            // Damaged global heaps make libhdf5 loop forever or fault: refuse them first.
+            crate::hdf5_heaps::check(Path::new(path)).map_err(|defect| {
+                anyhow!(
+                    "{path}: corrupt netCDF-4/HDF5 file ({defect}); libhdf5 cannot read it \
+                     safely, so it was not opened"
+                )
+            })?;
+        }
     }
     let file = ncio::NcFile::open_with(path, options.in_memory).map_err(|e| match e.code {
         NC_ENOTNC => anyhow!("{path}: not a netCDF file (unknown format)"),
@@ -70,6 +79,12 @@ fn open_netcdf(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn Stor
         _ => anyhow!("{path}: {}", e.message),
     })?;
     Ok(Box::new(file))
+}
+
+/// Whether HDF5 global heaps are checked before libhdf5 opens a file (always, unless
+/// `NCTOOLS_HDF5_HEAP_CHECK=0`: the tests use it to let libhdf5 meet a corrupt heap).
+fn heap_check_enabled() -> bool {
+    std::env::var("NCTOOLS_HDF5_HEAP_CHECK").map_or(true, |v| v != "0")
 }
 
 /// Whether classic files go to libnetcdf instead of nctools' reader

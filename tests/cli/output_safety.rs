@@ -454,13 +454,23 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
+    // The test hook: raise `signal` inside the library while a variable is read or
+    // written (ncio::crash_guard).
+    let env: Vec<(&str, &str)> = crash
+        .map(|s| ("NCTOOLS_TEST_CRASH", s))
+        .into_iter()
+        .collect();
+    contained_env(tool, &env, args)
+}
+
+/// [`contained`] with these environment variables.
+fn contained_env<I, S>(tool: &str, env: &[(&str, &str)], args: I) -> Run
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
     let mut command = Command::new(crate::support::ours_path(tool));
-    command.args(args);
-    if let Some(signal) = crash {
-        // The test hook: raise `signal` inside the library while a variable is read or
-        // written (ncio::crash_guard).
-        command.env("NCTOOLS_TEST_CRASH", signal);
-    }
+    command.args(args).envs(env.iter().copied());
     let run = crate::support::run(&mut command);
     assert_eq!((run.code, run.signal), (Some(1), None), "{}", run.stderr);
     run
@@ -563,7 +573,26 @@ fn a_crash_inside_the_library_is_one_paragraph_exit_1_and_no_output() {
 fn a_file_that_crashes_libhdf5_gets_one_paragraph_and_leaves_nothing() {
     let file = test_data("safety/crashes-libhdf5.nc");
     let shown = file.display().to_string();
-    let dumped = contained("ncdump", None, [&file]);
+    // Refused before libhdf5 reads it: one of its global heap objects is out of bounds.
+    let refused = contained("ncdump", None, [&file]);
+    assert_eq!(
+        refused.stderr,
+        format!(
+            "ncdump: {shown}: corrupt netCDF-4/HDF5 file (corrupt HDF5 global heap at byte \
+             2048: object 20 at byte 2408 claims 12970366926827028492 bytes, but only 3720 \
+             remain in its 4096-byte collection); libhdf5 cannot read it safely, so it was \
+             not opened\n"
+        )
+    );
+    // With the check off, libhdf5 meets the heap: the crash handler contains the fault.
+    let unchecked = [("NCTOOLS_HDF5_HEAP_CHECK", "0")];
+    let dumped = contained_env("ncdump", &unchecked, [&file]);
+    let dir = scratch();
+    let copied = contained_env(
+        "nccopy",
+        &unchecked,
+        [file.clone(), dir.path().join("copy.nc")],
+    );
     assert_eq!(dumped.stderr.lines().count(), 1, "{}", dumped.stderr);
     assert!(
         dumped.stderr.starts_with(&format!("ncdump: {shown}: ")),
@@ -571,12 +600,56 @@ fn a_file_that_crashes_libhdf5_gets_one_paragraph_and_leaves_nothing() {
         dumped.stderr
     );
     assert!(dumped.stderr.contains("corrupt"), "{}", dumped.stderr);
-    let dir = scratch();
-    let copied = contained("nccopy", None, [file.clone(), dir.path().join("copy.nc")]);
     assert!(copied.stderr.contains("corrupt"), "{}", copied.stderr);
     assert!(
         tree(dir.path()).is_empty(),
         "left behind: {:?}",
         tree(dir.path())
     );
+}
+
+/// tests/data/safety/loops-libhdf5.nc: netCDF-C's nc_test4 ref_fillonly.nc with 5 bits
+/// flipped (the corruption campaign's seed 11, copy 17): one global heap object grows over
+/// the free space's header, and libhdf5 1.10 loops forever reading the heap (netCDF-C
+/// 4.9.0's ncdump and nccopy hang). The heap check refuses it at once.
+#[test]
+fn a_file_that_makes_libhdf5_loop_is_refused_at_once() -> std::io::Result<()> {
+    let file = test_data("safety/loops-libhdf5.nc");
+    let shown = file.display().to_string();
+    let dir = scratch();
+    let out = dir.path().join("copy.nc");
+    for (tool, args) in [
+        ("ncdump", vec![file.clone()]),
+        ("nccopy", vec![file.clone(), out.clone()]),
+    ] {
+        let mut child = Command::new(crate::support::ours_path(tool))
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()?;
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while child.try_wait()?.is_none() {
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("{tool} still running after 60 s: the heap check missed the loop");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let run = Run::from(child.wait_with_output()?);
+        assert_eq!((run.code, run.signal), (Some(1), None), "{}", run.stderr);
+        assert_eq!(
+            run.stderr,
+            format!(
+                "{tool}: {shown}: corrupt netCDF-4/HDF5 file (corrupt HDF5 global heap at \
+                 byte 2048: its free space at byte 2624 claims 0 bytes where 3520 remain); \
+                 libhdf5 cannot read it safely, so it was not opened\n"
+            )
+        );
+    }
+    assert!(
+        tree(dir.path()).is_empty(),
+        "left behind: {:?}",
+        tree(dir.path())
+    );
+    Ok(())
 }

@@ -1,0 +1,99 @@
+use super::*;
+
+/// A collection of `size` bytes (lengths of 8 bytes) holding `objects` (index, data
+/// length), then free space when room is left, as HDF5 writes it.
+fn collection(size: usize, objects: &[(u16, usize)]) -> Vec<u8> {
+    let mut c = b"GCOL\x01\0\0\0".to_vec();
+    c.extend_from_slice(&(size as u64).to_le_bytes());
+    for &(index, len) in objects {
+        c.extend_from_slice(&index.to_le_bytes());
+        c.extend_from_slice(&[1, 0, 0, 0, 0, 0]);
+        c.extend_from_slice(&(len as u64).to_le_bytes());
+        c.resize(c.len() + len.div_ceil(8) * 8, 0xab);
+    }
+    let left = size - c.len();
+    if left >= 16 {
+        c.extend_from_slice(&[0; 8]);
+        c.extend_from_slice(&(left as u64).to_le_bytes());
+    }
+    c.resize(size, 0);
+    c
+}
+
+fn check_bytes(bytes: &[u8]) -> Option<HeapDefect> {
+    check_region(bytes, 0, bytes.len() as u64, 8)
+}
+
+#[test]
+fn a_well_formed_collection_passes() {
+    let mut file = vec![0u8; 2048];
+    file.extend(collection(4096, &[(1, 8), (2, 8), (3, 13)]));
+    assert_eq!(check_bytes(&file), None);
+    // Full to the last byte, no free space.
+    assert_eq!(check_bytes(&collection(48, &[(1, 16)])), None);
+}
+
+#[test]
+fn an_object_larger_than_what_is_left_is_a_defect() {
+    let mut file = vec![0u8; 2048];
+    let mut c = collection(4096, &[(1, 8), (2, 8), (3, 8)]);
+    // Object 3's size, as one flipped bit makes it: 0x2008.
+    c[64 + 9] = 0x20;
+    file.extend(c);
+    let defect = check_bytes(&file).map(|d| d.to_string());
+    assert_eq!(
+        defect.as_deref(),
+        Some(
+            "corrupt HDF5 global heap at byte 2048: object 3 at byte 2112 claims 8200 bytes, \
+             but only 4016 remain in its 4096-byte collection"
+        )
+    );
+}
+
+#[test]
+fn free_space_of_size_zero_is_a_defect() {
+    // Object 2 grows over the free space's header: the walk lands in zeros.
+    let mut c = collection(4096, &[(1, 8), (2, 8)]);
+    c[40 + 9] = 0x02;
+    let defect = check_bytes(&c);
+    assert!(
+        defect
+            .as_ref()
+            .is_some_and(|d| d.reason.contains("free space")),
+        "{defect:?}"
+    );
+}
+
+#[test]
+fn a_collection_past_the_end_of_the_file_is_a_defect() {
+    let mut c = collection(4096, &[(1, 8)]);
+    c.truncate(1000);
+    let defect = check_bytes(&c);
+    assert!(
+        defect
+            .as_ref()
+            .is_some_and(|d| d.reason.contains("1000 bytes remain")),
+        "{defect:?}"
+    );
+}
+
+#[test]
+fn gcol_in_data_is_not_taken_for_a_collection() {
+    let mut bytes = b"some text with GCOL in it and more".to_vec();
+    bytes.extend(b"GCOL\x02\0\0\0\xff\xff\xff\xff\xff\xff\xff\xff");
+    assert_eq!(check_bytes(&bytes), None);
+}
+
+#[test]
+fn lengths_of_four_bytes_are_read_from_a_version_0_superblock() {
+    let mut sb = SIGNATURE.to_vec();
+    sb.extend_from_slice(&[0, 0, 0, 0, 0, 8, 4, 0]);
+    assert_eq!(size_of_lengths(&sb), 4);
+    let mut v2 = SIGNATURE.to_vec();
+    v2.extend_from_slice(&[2, 8, 8, 0, 0, 0, 0, 0]);
+    assert_eq!(size_of_lengths(&v2), 8);
+    // A superblock after a 512-byte user block.
+    let mut ub = vec![0u8; 512];
+    ub.extend_from_slice(&sb);
+    assert_eq!(size_of_lengths(&ub), 4);
+}
