@@ -131,15 +131,8 @@ fn check_collection(
 
 /// Checks every collection found in `buf` (file offset `base`).
 fn check_region(buf: &[u8], base: u64, file_len: u64, lengths: usize) -> Option<HeapDefect> {
-    let mut from = 0usize;
-    while let Some(pos) = buf[from..].windows(4).position(|w| w == b"GCOL") {
-        let start = from + pos;
-        if let Some(defect) = check_collection(buf, start, base, file_len, lengths) {
-            return Some(defect);
-        }
-        from = start + 4;
-    }
-    None
+    memchr::memmem::find_iter(buf, b"GCOL")
+        .find_map(|start| check_collection(buf, start, base, file_len, lengths))
 }
 
 /// Reads `len` bytes of `file` at `offset`.
