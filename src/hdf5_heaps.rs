@@ -19,7 +19,6 @@
 //! collection.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
 /// How much of the start and of the end of the file is searched for collections.
@@ -75,42 +74,85 @@ fn read_le(bytes: &[u8]) -> u64 {
         .fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
 }
 
-/// Checks the collection whose `GCOL` is at `start` of `buf` (`buf` begins at file offset
-/// `base`), in a file of `file_len` bytes. `None` when it is fine, or is not a collection
-/// after all (a version other than 1), or runs past `buf` (then it cannot be judged here).
+/// Bytes that can be read at an offset: the file, or a slice in the tests.
+trait Source {
+    /// The length in bytes.
+    fn len(&self) -> u64;
+    /// Fills `buf` from `offset`; false when that runs past the end or fails.
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> bool;
+}
+
+impl Source for [u8] {
+    fn len(&self) -> u64 {
+        <[u8]>::len(self) as u64
+    }
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> bool {
+        let Ok(start) = usize::try_from(offset) else {
+            return false;
+        };
+        match self.get(start..start.saturating_add(buf.len())) {
+            Some(bytes) => {
+                buf.copy_from_slice(bytes);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// A file and its length.
+struct FileSource {
+    file: File,
+    len: u64,
+}
+
+impl Source for FileSource {
+    fn len(&self) -> u64 {
+        self.len
+    }
+    fn read_exact_at(&self, buf: &mut [u8], offset: u64) -> bool {
+        std::os::unix::fs::FileExt::read_exact_at(&self.file, buf, offset).is_ok()
+    }
+}
+
+/// Checks the collection whose `GCOL` is at `offset`. `None` when it is fine, or is not a
+/// collection after all (a version other than 1), or cannot be read.
+///
+/// Object headers are read one by one rather than the collection at once: the check
+/// allocates nothing large, so it leaves the allocator as libhdf5 would have found it.
 fn check_collection(
-    buf: &[u8],
-    start: usize,
-    base: u64,
-    file_len: u64,
+    src: &(impl Source + ?Sized),
+    offset: u64,
     lengths: usize,
 ) -> Option<HeapDefect> {
-    let offset = base + start as u64;
     let header = 8 + lengths;
-    let fixed = buf.get(start..start + header)?;
-    if fixed[4] != 1 {
+    let mut fixed = [0u8; 16];
+    if !src.read_exact_at(&mut fixed[..header], offset) || fixed[4] != 1 {
         return None;
     }
     let size = read_le(&fixed[8..header]);
+    let in_file = src.len().saturating_sub(offset);
     let defect = |reason: String| Some(HeapDefect { offset, reason });
-    if size < header as u64 || size > file_len.saturating_sub(offset) {
+    if size < header as u64 || size > in_file {
         return defect(format!(
-            "the collection says it is {size} bytes long, but {} bytes remain in the file",
-            file_len.saturating_sub(offset)
+            "the collection says it is {size} bytes long, but {in_file} bytes remain in the file"
         ));
     }
-    let body = buf.get(start..start + usize::try_from(size).ok()?)?;
     let object_header = 8 + lengths;
-    let mut at = header;
-    while body.len() - at >= object_header {
-        let index = read_le(&body[at..at + 2]);
-        let object_size = read_le(&body[at + 8..at + object_header]);
-        let left = (body.len() - at) as u64;
+    let mut at = header as u64;
+    let mut head = [0u8; 16];
+    while size - at >= object_header as u64 {
+        if !src.read_exact_at(&mut head[..object_header], offset + at) {
+            return None;
+        }
+        let index = read_le(&head[..2]);
+        let object_size = read_le(&head[8..object_header]);
+        let left = size - at;
         if index == 0 {
             if object_size < object_header as u64 || object_size > left {
                 return defect(format!(
                     "its free space at byte {} claims {object_size} bytes where {left} remain",
-                    offset + at as u64
+                    offset + at
                 ));
             }
             return None;
@@ -120,54 +162,77 @@ fn check_collection(
             return defect(format!(
                 "object {index} at byte {} claims {object_size} bytes, but only {} remain in \
                  its {size}-byte collection",
-                offset + at as u64,
+                offset + at,
                 left - object_header as u64
             ));
         }
-        at += need as usize;
+        at += need;
     }
     None
 }
 
-/// Checks every collection found in `buf` (file offset `base`).
-fn check_region(buf: &[u8], base: u64, file_len: u64, lengths: usize) -> Option<HeapDefect> {
-    memchr::memmem::find_iter(buf, b"GCOL")
-        .find_map(|start| check_collection(buf, start, base, file_len, lengths))
+/// The size of the blocks the scan reads (below glibc's threshold for mapping an
+/// allocation apart).
+const BLOCK: usize = 64 << 10;
+
+/// Checks every collection whose `GCOL` starts in `start..end` of `src`.
+fn check_region(
+    src: &(impl Source + ?Sized),
+    start: u64,
+    end: u64,
+    lengths: usize,
+) -> Option<HeapDefect> {
+    let mut block = vec![0u8; BLOCK + 3];
+    let mut from = start;
+    while from < end {
+        // Three bytes more than the step, so that a `GCOL` across two blocks is seen.
+        let want = (end - from).min(BLOCK as u64) as usize;
+        let len = want.saturating_add(3).min((src.len() - from) as usize);
+        if !src.read_exact_at(&mut block[..len], from) {
+            return None;
+        }
+        for pos in memchr::memmem::find_iter(&block[..len], b"GCOL") {
+            if pos < want {
+                if let Some(defect) = check_collection(src, from + pos as u64, lengths) {
+                    return Some(defect);
+                }
+            }
+        }
+        from += want as u64;
+    }
+    None
 }
 
-/// Reads `len` bytes of `file` at `offset`.
-fn read_at(file: &mut File, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
-    file.seek(SeekFrom::Start(offset))?;
-    let mut buf = Vec::new();
-    file.take(len).read_to_end(&mut buf)?;
-    Ok(buf)
+/// Checks the start and the end of `src`.
+fn check_source(src: &(impl Source + ?Sized)) -> Result<(), HeapDefect> {
+    let len = src.len();
+    let mut first = vec![0u8; SCAN_BYTES.min(len).min(512 * 64) as usize];
+    let lengths = if src.read_exact_at(&mut first, 0) {
+        size_of_lengths(&first)
+    } else {
+        8
+    };
+    let head_end = SCAN_BYTES.min(len);
+    if let Some(defect) = check_region(src, 0, head_end, lengths) {
+        return Err(defect);
+    }
+    let tail_start = len.saturating_sub(SCAN_BYTES).max(head_end);
+    match check_region(src, tail_start, len, lengths) {
+        Some(defect) => Err(defect),
+        None => Ok(()),
+    }
 }
 
 /// Checks the global heap collections of the HDF5 file at `path`. I/O errors are not
 /// defects: the file is then left to libhdf5, which reports them.
 pub fn check(path: &Path) -> Result<(), HeapDefect> {
-    let Ok(mut file) = File::open(path) else {
+    let Ok(file) = File::open(path) else {
         return Ok(());
     };
-    let Ok(file_len) = file.metadata().map(|m| m.len()) else {
+    let Ok(len) = file.metadata().map(|m| m.len()) else {
         return Ok(());
     };
-    let Ok(head) = read_at(&mut file, 0, SCAN_BYTES.min(file_len)) else {
-        return Ok(());
-    };
-    let lengths = size_of_lengths(&head);
-    if let Some(defect) = check_region(&head, 0, file_len, lengths) {
-        return Err(defect);
-    }
-    if file_len > SCAN_BYTES {
-        let base = (file_len - SCAN_BYTES).max(SCAN_BYTES);
-        if let Ok(tail) = read_at(&mut file, base, file_len - base) {
-            if let Some(defect) = check_region(&tail, base, file_len, lengths) {
-                return Err(defect);
-            }
-        }
-    }
-    Ok(())
+    check_source(&FileSource { file, len })
 }
 
 #[cfg(test)]

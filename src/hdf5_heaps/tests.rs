@@ -21,7 +21,7 @@ fn collection(size: usize, objects: &[(u16, usize)]) -> Vec<u8> {
 }
 
 fn check_bytes(bytes: &[u8]) -> Option<HeapDefect> {
-    check_region(bytes, 0, bytes.len() as u64, 8)
+    check_source(bytes).err()
 }
 
 #[test]
@@ -117,10 +117,31 @@ fn any_bytes_are_judged_without_panicking() {
         head.extend_from_slice(&(next() % 700).to_le_bytes());
         buf.splice(at..at, head);
         let lengths = [2, 4, 8][round % 3];
-        if check_region(&buf, 0, buf.len() as u64, lengths).is_some() {
+        if check_region(&buf[..], 0, buf.len() as u64, lengths).is_some() {
             flagged += 1;
         }
     }
     // Random sizes are mostly wrong: the check must have said so, not just passed all.
     assert!(flagged > 1_000, "{flagged}");
+}
+
+#[test]
+fn collections_are_found_across_blocks_and_in_the_tail() {
+    // A GCOL straddling the first block boundary, and a bad collection near the end of a
+    // file longer than the scanned head.
+    let mut file = vec![0u8; BLOCK - 2];
+    file.extend(collection(4096, &[(1, 8)]));
+    assert_eq!(check_bytes(&file), None);
+    let mut bad = collection(4096, &[(1, 8), (2, 8)]);
+    bad[40 + 9] = 0x02;
+    let mut at_boundary = vec![0u8; BLOCK - 2];
+    at_boundary.extend(bad.clone());
+    assert!(check_bytes(&at_boundary).is_some());
+    let mut long = vec![0u8; (SCAN_BYTES + 2 * BLOCK as u64) as usize];
+    long.extend(bad);
+    let defect = check_bytes(&long);
+    assert_eq!(
+        defect.map(|d| d.offset),
+        Some(SCAN_BYTES + 2 * BLOCK as u64)
+    );
 }
