@@ -33,10 +33,7 @@ pub fn worker(ctx: &Ctx, kind: &str, name: &str) -> Result<()> {
         let _ = fs::remove_file(f);
     }
     fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let tmp = tempfile::Builder::new()
-        .prefix("gen.")
-        .tempdir_in(ctx.out.join("tmp"))
-        .context("cannot make a temporary directory")?;
+    let tmp = super::scratch(ctx, "gen.")?;
     let out_name = format!("{name}.nc");
     let mut spec = Spec::new(&ncgen, ["-k", kind, "-o", out_name.as_str()])
         .cwd(tmp.path())
@@ -90,6 +87,23 @@ pub struct Generated {
     /// Lines to print: "ncgen accepts: nc4 N/M, ...", time-outs, abnormal failures,
     /// and (verbose) the rejections.
     pub lines: Vec<String>,
+}
+
+/// The start of a mode: prints `banner` and the corpus line, builds the inputs of
+/// `kinds` ([`all`]) and prints what the reference ncgen made of them.
+pub fn announce(ctx: &Ctx, banner: &str, kinds: &[&str], label: &str) -> Generated {
+    println!("{banner}");
+    println!(
+        "corpus: {} ({} CDL files), output: {}",
+        ctx.corpus.display(),
+        ctx.names.len(),
+        super::show_path(ctx, &ctx.out)
+    );
+    let generated = all(ctx, kinds, label);
+    for line in &generated.lines {
+        println!("{line}");
+    }
+    generated
 }
 
 /// Runs [`worker`] on every kind x name (`jobs` at a time; time-outs and abnormal

@@ -244,6 +244,15 @@ pub fn newer_than(a: &Path, others: &[&Path]) -> bool {
     others.iter().all(|o| time(o).is_some_and(|to| t > to))
 }
 
+/// A fresh temporary directory under the output's `tmp/`, named `PREFIX.XXXX` (removed
+/// when dropped).
+pub fn scratch(ctx: &Ctx, prefix: &str) -> Result<tempfile::TempDir> {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir_in(ctx.out.join("tmp"))
+        .context("cannot make a temporary directory")
+}
+
 /// `path` relative to the repository root when it is inside it.
 pub fn show_path(ctx: &Ctx, path: &Path) -> String {
     path.strip_prefix(&ctx.root)

@@ -17,6 +17,7 @@ use super::ncdump::{
     status, OUTPUT_CAP, TIMEOUT as NCDUMP_TIMEOUT,
 };
 use super::text::{excerpt, first_difference, lines};
+use super::text::{listing, Listed};
 use super::{gen, newer_than, show_path, Ctx};
 use crate::runner::{self, Ended, Spec};
 
@@ -186,10 +187,7 @@ fn run_nccopy(
         let _ = fs::remove_file(f);
     }
     fs::create_dir_all(dir)?;
-    let tmp = tempfile::Builder::new()
-        .prefix("nccopy.")
-        .tempdir_in(ctx.out.join("tmp"))
-        .context("cannot make a temporary directory")?;
+    let tmp = super::scratch(ctx, "nccopy.")?;
     let out_dir = tmp.path().join("out");
     fs::create_dir(&out_dir)?;
     let mut args: Vec<String> = opts.split_whitespace().map(str::to_string).collect();
@@ -789,22 +787,13 @@ pub fn mode(ctx: &Ctx) -> Result<i32> {
     }
     let tmp = ctx.out.join("tmp");
     fs::create_dir_all(&tmp)?;
-    println!(
+    let banner = format!(
         "conformance nccopy: ours {} vs reference {}, both copies dumped by {}",
         ctx.ours_bin.join("nccopy").display(),
         ctx.ref_bin.join("nccopy").display(),
         ctx.ref_bin.join("ncdump").display()
     );
-    println!(
-        "corpus: {} ({} CDL files), output: {}",
-        ctx.corpus.display(),
-        ctx.names.len(),
-        show_path(ctx, &ctx.out)
-    );
-    let generated = gen::all(ctx, &KINDS, "inputs (reference ncgen accepts):");
-    for line in &generated.lines {
-        println!("{line}");
-    }
+    let generated = gen::announce(ctx, &banner, &KINDS, "inputs (reference ncgen accepts):");
     let list = &generated.accepted;
     let _ = crate::limits::set_file_cap(FILE_CAP);
     let ran = crate::parallel::map(list, ctx.jobs, |(k, n)| run_worker(ctx, k, n), |_, _| {});
@@ -1038,28 +1027,18 @@ pub fn mode(ctx: &Ctx) -> Result<i32> {
 
 /// The first `limit` results of these statuses, in kind, option set, name order.
 fn print_results(results: &[Res], statuses: &[&str], limit: usize) {
-    let mut shown = 0;
-    for kind in KINDS {
-        for opts in OPT_SETS {
-            let mut these: Vec<&Res> = results
-                .iter()
-                .filter(|r| r.kind == kind && r.opts == opts && statuses.contains(&r.status))
-                .collect();
-            these.sort_by(|a, b| a.name.cmp(&b.name));
-            for r in these {
-                if shown >= limit {
-                    return;
-                }
-                println!(
-                    "  {} {} {}  {}",
-                    r.kind,
-                    r.name,
-                    opt_display(opts),
-                    r.detail
-                );
-                shown += 1;
-            }
-        }
+    let runs = results
+        .iter()
+        .filter(|r| statuses.contains(&r.status))
+        .map(|r| Listed {
+            kind: &r.kind,
+            opts: r.opts,
+            name: &r.name,
+            detail: &r.detail,
+        })
+        .collect();
+    for line in listing(runs, &KINDS, &OPT_SETS, limit) {
+        println!("{line}");
     }
 }
 

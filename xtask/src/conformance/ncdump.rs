@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use super::text::{cdf5_specials, excerpt, first_difference};
+use super::text::{listing, Listed};
 use super::{gen, newer_than, show_path, Ctx};
 use crate::runner::{self, Ended, Run, Spec, PANIC_TEXTS};
 
@@ -361,21 +362,12 @@ pub fn mode(ctx: &Ctx) -> Result<i32> {
     }
     let tmp = ctx.out.join("tmp");
     fs::create_dir_all(&tmp)?;
-    println!(
+    let banner = format!(
         "conformance ncdump: ours {} vs reference {}",
         ctx.ours_bin.join("ncdump").display(),
         ctx.ref_bin.join("ncdump").display()
     );
-    println!(
-        "corpus: {} ({} CDL files), output: {}",
-        ctx.corpus.display(),
-        ctx.names.len(),
-        show_path(ctx, &ctx.out)
-    );
-    let generated = gen::all(ctx, &KINDS, "ncgen accepts:");
-    for line in &generated.lines {
-        println!("{line}");
-    }
+    let generated = gen::announce(ctx, &banner, &KINDS, "ncgen accepts:");
     let list = &generated.accepted;
     let per_pair = crate::parallel::map(list, ctx.jobs, |(k, n)| worker(ctx, k, n), |_, _| {});
     let mut results = Vec::new();
@@ -465,28 +457,18 @@ pub fn mode(ctx: &Ctx) -> Result<i32> {
 
 /// The first `limit` results of `status`, in kind, option set, name order.
 fn print_results(results: &[Outcome], status: Status, limit: usize) {
-    let mut shown = 0;
-    for kind in KINDS {
-        for opts in OPT_SETS {
-            let mut these: Vec<&Outcome> = results
-                .iter()
-                .filter(|r| r.kind == kind && r.opts == opts && r.status == status)
-                .collect();
-            these.sort_by(|a, b| a.name.cmp(&b.name));
-            for r in these {
-                if shown >= limit {
-                    return;
-                }
-                println!(
-                    "  {} {} {}  {}",
-                    r.kind,
-                    r.name,
-                    opt_display(opts),
-                    r.detail
-                );
-                shown += 1;
-            }
-        }
+    let runs = results
+        .iter()
+        .filter(|r| r.status == status)
+        .map(|r| Listed {
+            kind: &r.kind,
+            opts: r.opts,
+            name: &r.name,
+            detail: &r.detail,
+        })
+        .collect();
+    for line in listing(runs, &KINDS, &OPT_SETS, limit) {
+        println!("{line}");
     }
 }
 

@@ -11,6 +11,7 @@ use anyhow::{Context, Result};
 
 use super::ncdump::{crash_desc, label, opt_display, rc_desc, reference, run_ncdump, status};
 use super::text::{excerpt, first_difference};
+use super::text::{listing, Listed};
 use super::{gen, newer_than, show_path, Ctx};
 use crate::runner::{self, Ended, Spec};
 
@@ -46,10 +47,7 @@ fn ours_gen(ctx: &Ctx, kind: &str, name: &str) -> Result<()> {
         let _ = fs::remove_file(f);
     }
     fs::create_dir_all(&dir)?;
-    let tmp = tempfile::Builder::new()
-        .prefix("ours.")
-        .tempdir_in(ctx.out.join("tmp"))
-        .context("cannot make a temporary directory")?;
+    let tmp = super::scratch(ctx, "ours.")?;
     let out_name = format!("{name}.nc");
     let mut spec = Spec::new(&ncgen, ["-k", kind, "-o", out_name.as_str()])
         .cwd(tmp.path())
@@ -359,22 +357,13 @@ pub fn mode(ctx: &Ctx) -> Result<i32> {
     }
     let tmp = ctx.out.join("tmp");
     fs::create_dir_all(&tmp)?;
-    println!(
+    let banner = format!(
         "conformance ncgen: ours {} vs reference {}, both dumped by {}",
         ctx.ours_bin.join("ncgen").display(),
         ctx.ref_bin.join("ncgen").display(),
         ctx.ref_bin.join("ncdump").display()
     );
-    println!(
-        "corpus: {} ({} CDL files), output: {}",
-        ctx.corpus.display(),
-        ctx.names.len(),
-        show_path(ctx, &ctx.out)
-    );
-    let generated = gen::all(ctx, &KINDS, "reference ncgen accepts:");
-    for line in &generated.lines {
-        println!("{line}");
-    }
+    let generated = gen::announce(ctx, &banner, &KINDS, "reference ncgen accepts:");
     let mut pairs = generated.accepted.clone();
     pairs.extend(generated.rejected.iter().cloned());
 
@@ -540,27 +529,20 @@ pub fn mode(ctx: &Ctx) -> Result<i32> {
 
 /// The first `limit` results of `status`, in kind, option set, name order.
 fn print_results(results: &[Res], status: &str, limit: usize) {
-    let mut shown = 0;
-    for kind in KINDS {
-        for opts in OPT_SETS {
-            let mut these: Vec<&Res> = results
-                .iter()
-                .filter(|r| r.kind == kind && r.opts == Some(opts) && r.status == status)
-                .collect();
-            these.sort_by(|a, b| a.name.cmp(&b.name));
-            for r in these {
-                if shown >= limit {
-                    return;
-                }
-                println!(
-                    "  {} {} {}  {}",
-                    r.kind,
-                    r.name,
-                    opt_display(opts),
-                    r.detail
-                );
-                shown += 1;
-            }
-        }
+    let runs = results
+        .iter()
+        .filter(|r| r.status == status)
+        .filter_map(|r| {
+            let opts = r.opts?;
+            Some(Listed {
+                kind: &r.kind,
+                opts,
+                name: &r.name,
+                detail: &r.detail,
+            })
+        })
+        .collect();
+    for line in listing(runs, &KINDS, &OPT_SETS, limit) {
+        println!("{line}");
     }
 }

@@ -112,6 +112,39 @@ pub fn cdf5_specials(h_output: &[u8]) -> Vec<u8> {
     out
 }
 
+/// One run in a listing of results: its kind, option set, corpus name and detail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Listed<'a> {
+    /// The kind of input (nc4, nc3, ...).
+    pub kind: &'a str,
+    /// The option set ("" for none).
+    pub opts: &'a str,
+    /// The corpus file's name.
+    pub name: &'a str,
+    /// What happened.
+    pub detail: &'a str,
+}
+
+/// The first `limit` of `runs`, in the order of `kinds`, then of `opt_sets`, then by name
+/// (runs of other kinds or option sets are left out), as the lines the modes print.
+pub fn listing(
+    mut runs: Vec<Listed>,
+    kinds: &[&str],
+    opt_sets: &[&str],
+    limit: usize,
+) -> Vec<String> {
+    let position = |list: &[&str], item: &str| list.iter().position(|x| *x == item);
+    runs.retain(|r| position(kinds, r.kind).is_some() && position(opt_sets, r.opts).is_some());
+    runs.sort_by_key(|r| (position(kinds, r.kind), position(opt_sets, r.opts), r.name));
+    runs.iter()
+        .take(limit)
+        .map(|r| {
+            let opts = super::ncdump::opt_display(r.opts);
+            format!("  {} {} {opts}  {}", r.kind, r.name, r.detail)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -154,5 +187,33 @@ mod tests {
             String::from_utf8_lossy(&cdf5_specials(h)),
             "netcdf x {\ndimensions:\n\td = 1 ;\n\n// global attributes:\n\t\t:_Format = \"cdf5\" ;\n}\n"
         );
+    }
+
+    #[test]
+    fn listings_follow_kind_then_option_set_then_name() {
+        let run = |kind, opts, name| Listed {
+            kind,
+            opts,
+            name,
+            detail: "d",
+        };
+        let runs = vec![
+            run("nc3", "", "a"),
+            run("nc4", "-h", "a"),
+            run("nc4", "", "b"),
+            run("nc4", "", "a"),
+            run("nc9", "", "a"),
+        ];
+        let lines = listing(runs.clone(), &["nc4", "nc3"], &["", "-h"], 10);
+        assert_eq!(
+            lines,
+            [
+                "  nc4 a (none)  d",
+                "  nc4 b (none)  d",
+                "  nc4 a -h  d",
+                "  nc3 a (none)  d"
+            ]
+        );
+        assert_eq!(listing(runs, &["nc4", "nc3"], &["", "-h"], 2).len(), 2);
     }
 }

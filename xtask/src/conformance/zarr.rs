@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::known::{self, Known};
 use super::nccopy::{diff_lines, input_too_large, MAX_INPUT};
@@ -155,10 +155,7 @@ fn worker(ctx: &Ctx, known: &[Known], kind: &str, name: &str) -> Result<Vec<Res>
             .join("report/zarr")
             .join(label)
             .join(format!("{name}.diff"));
-        let tmp = tempfile::Builder::new()
-            .prefix("zarr.")
-            .tempdir_in(ctx.out.join("tmp"))
-            .context("cannot make a temporary directory")?;
+        let tmp = super::scratch(ctx, "zarr.")?;
         let out_dir = tmp.path().join("out");
         fs::create_dir(&out_dir)?;
         let mut args: Vec<String> = opts.split_whitespace().map(str::to_string).collect();
@@ -348,21 +345,12 @@ pub fn mode(ctx: &Ctx) -> Result<i32> {
     }
     fs::create_dir_all(ctx.out.join("nc4"))?;
     fs::create_dir_all(&tmp)?;
-    println!(
+    let banner = format!(
         "conformance zarr: our nccopy {} to NCZarr, our ncdump of the store, data vs the reference {} of the input",
         ctx.ours_bin.join("nccopy").display(),
         ctx.ref_bin.join("ncdump").display()
     );
-    println!(
-        "corpus: {} ({} CDL files), output: {}",
-        ctx.corpus.display(),
-        ctx.names.len(),
-        show_path(ctx, &ctx.out)
-    );
-    let generated = gen::all(ctx, &["nc4"], "inputs (reference ncgen accepts):");
-    for line in &generated.lines {
-        println!("{line}");
-    }
+    let generated = gen::announce(ctx, &banner, &["nc4"], "inputs (reference ncgen accepts):");
     let list = &generated.accepted;
     let _ = crate::limits::set_file_cap(8 << 30);
     let judged = crate::parallel::map(list, ctx.jobs, |(k, n)| worker(ctx, known, k, n), |_, _| {});
