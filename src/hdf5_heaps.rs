@@ -43,27 +43,22 @@ impl std::fmt::Display for HeapDefect {
     }
 }
 
-/// The HDF5 signature; the superblock starts with it at 0, 512, 1024, 2048, ...
-const SIGNATURE: &[u8; 8] = b"\x89HDF\r\n\x1a\n";
-
-/// The size of lengths the superblock at the start of `head` declares (2, 4 or 8); 8 when
-/// it cannot be told.
-fn size_of_lengths(head: &[u8]) -> usize {
-    let mut at = 0usize;
-    while at + 16 <= head.len() {
-        if &head[at..at + 8] == SIGNATURE {
-            let field = match head[at + 8] {
-                0 | 1 => head[at + 14],
-                _ => head[at + 10],
-            };
-            return match field {
-                2 | 4 | 8 => usize::from(field),
-                _ => 8,
-            };
-        }
-        at = if at == 0 { 512 } else { at * 2 };
+/// The size of lengths (2, 4 or 8) the superblock of `src` declares; 8 when it cannot be
+/// told.
+fn size_of_lengths(src: &(impl Source + ?Sized)) -> usize {
+    let read_at = |buf: &mut [u8], at: u64| src.read_exact_at(buf, at);
+    let mut superblock = [0u8; 16];
+    let field = match crate::input_kind::hdf5_superblock_offset(src.len(), read_at) {
+        Some(at) if src.read_exact_at(&mut superblock, at) => match superblock[8] {
+            0 | 1 => superblock[14],
+            _ => superblock[10],
+        },
+        _ => 8,
+    };
+    match field {
+        2 | 4 | 8 => usize::from(field),
+        _ => 8,
     }
-    8
 }
 
 /// Reads a little-endian unsigned integer of `bytes.len()` bytes (at most 8).
@@ -206,12 +201,7 @@ fn check_region(
 /// Checks the start and the end of `src`.
 fn check_source(src: &(impl Source + ?Sized)) -> Result<(), HeapDefect> {
     let len = src.len();
-    let mut first = vec![0u8; SCAN_BYTES.min(len).min(512 * 64) as usize];
-    let lengths = if src.read_exact_at(&mut first, 0) {
-        size_of_lengths(&first)
-    } else {
-        8
-    };
+    let lengths = size_of_lengths(src);
     let head_end = SCAN_BYTES.min(len);
     if let Some(defect) = check_region(src, 0, head_end, lengths) {
         return Err(defect);

@@ -80,15 +80,22 @@ fn hdf5_after_user_block(path: &Path, len: u64) -> bool {
     let Ok(file) = std::fs::File::open(path) else {
         return false;
     };
-    let mut offset = 512u64;
+    hdf5_superblock_offset(len, |buf, at| file.read_exact_at(buf, at).is_ok()).is_some()
+}
+
+/// Where the HDF5 superblock of a file of `len` bytes starts: the first of 0, 512, 1024,
+/// 2048, ... (after a user block) that holds HDF5's signature. `read_at` fills a buffer
+/// from an offset, false when it cannot.
+pub fn hdf5_superblock_offset(len: u64, read_at: impl Fn(&mut [u8], u64) -> bool) -> Option<u64> {
+    let mut offset = 0u64;
     while offset + 8 <= len {
         let mut sig = [0u8; 8];
-        if file.read_exact_at(&mut sig, offset).is_ok() && &sig == HDF5_SIGNATURE {
-            return true;
+        if read_at(&mut sig, offset) && &sig == HDF5_SIGNATURE {
+            return Some(offset);
         }
-        offset *= 2;
+        offset = if offset == 0 { 512 } else { offset * 2 };
     }
-    false
+    None
 }
 
 /// Whether `bytes` look like text: UTF-8 (a character cut at the end is allowed) with no

@@ -86,16 +86,19 @@ fn gcol_in_data_is_not_taken_for_a_collection() {
 
 #[test]
 fn lengths_of_four_bytes_are_read_from_a_version_0_superblock() {
+    const SIGNATURE: &[u8; 8] = b"\x89HDF\r\n\x1a\n";
     let mut sb = SIGNATURE.to_vec();
     sb.extend_from_slice(&[0, 0, 0, 0, 0, 8, 4, 0]);
-    assert_eq!(size_of_lengths(&sb), 4);
+    assert_eq!(size_of_lengths(&sb[..]), 4);
     let mut v2 = SIGNATURE.to_vec();
-    v2.extend_from_slice(&[2, 8, 8, 0, 0, 0, 0, 0]);
-    assert_eq!(size_of_lengths(&v2), 8);
+    v2.extend_from_slice(&[2, 8, 2, 0, 0, 0, 0, 0]);
+    assert_eq!(size_of_lengths(&v2[..]), 2);
     // A superblock after a 512-byte user block.
     let mut ub = vec![0u8; 512];
     ub.extend_from_slice(&sb);
-    assert_eq!(size_of_lengths(&ub), 4);
+    assert_eq!(size_of_lengths(&ub[..]), 4);
+    // No superblock: 8.
+    assert_eq!(size_of_lengths(&[0u8; 64][..]), 8);
 }
 
 #[test]
