@@ -25,5 +25,4 @@ pub fn is_classic_signature(bytes: &[u8]) -> bool {
     matches!(bytes, [b'C', b'D', b'F', 1 | 2 | 5, ..])
 }
 
-#[cfg(test)]
-mod testfile;
+pub mod testfile;

@@ -1,20 +1,30 @@
-//! Classic files built byte by byte, for the tests.
+//! Classic headers built byte by byte: for the tests of this crate, and for writers of
+//! synthetic classic files (the bench's data generators).
 
 /// A variable to write: name, dimension ids, type id, attributes (name, type id, value
 /// bytes big-endian, count) and data (big-endian, all records).
-pub(crate) struct TestVar {
+pub struct TestVar {
+    /// Its name.
     pub name: &'static str,
+    /// Its dimension ids.
     pub dims: Vec<u64>,
+    /// Its type id (`NC_FLOAT` is 5).
     pub nc_type: u32,
+    /// Its attributes: name, type id, value bytes (big-endian, unpadded), count.
     pub atts: Vec<(&'static str, u32, Vec<u8>, u64)>,
 }
 
 /// Builds classic files of `version` (1, 2 or 5).
-pub(crate) struct TestFile {
+pub struct TestFile {
+    /// The format version: 1, 2 or 5.
     pub version: u8,
+    /// The record count.
     pub numrecs: u64,
+    /// The dimensions: name and length (0 for the record dimension).
     pub dims: Vec<(&'static str, u64)>,
+    /// The global attributes, as [`TestVar::atts`].
     pub global_atts: Vec<(&'static str, u32, Vec<u8>, u64)>,
+    /// The variables.
     pub vars: Vec<TestVar>,
 }
 

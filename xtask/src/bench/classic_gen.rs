@@ -19,99 +19,66 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use classic::testfile::{TestFile, TestVar};
 
-const NC_DIMENSION: i32 = 10;
-const NC_VARIABLE: i32 = 11;
-const NC_ATTRIBUTE: i32 = 12;
-const NC_CHAR: i32 = 2;
-const NC_FLOAT: i32 = 5;
-const NC_DOUBLE: i32 = 6;
+const NC_CHAR: u32 = 2;
+const NC_FLOAT: u32 = 5;
+const NC_DOUBLE: u32 = 6;
 
-/// A variable of a classic header: name, type, dimension ids, text attributes, and its
+/// A variable of a generated file: name, type, dimension ids, text attributes, and its
 /// size in bytes (of one record, for a record variable).
 struct VarHeader {
     name: &'static str,
-    nc_type: i32,
-    dims: Vec<i32>,
+    nc_type: u32,
+    dims: Vec<u64>,
     attrs: Vec<(&'static str, &'static str)>,
     vsize: u64,
 }
 
-/// Appends a classic-format name: its length, its bytes, padding to 4 bytes.
-fn put_name(h: &mut Vec<u8>, text: &str) {
-    let raw = text.as_bytes();
-    h.extend_from_slice(&(raw.len() as i32).to_be_bytes());
-    h.extend_from_slice(raw);
-    h.resize(h.len() + (4 - raw.len() % 4) % 4, 0);
+/// Text attributes as the header builder takes them.
+fn text_atts(attrs: &[(&'static str, &'static str)]) -> Vec<(&'static str, u32, Vec<u8>, u64)> {
+    attrs
+        .iter()
+        .map(|(key, value)| (*key, NC_CHAR, value.as_bytes().to_vec(), value.len() as u64))
+        .collect()
 }
 
-fn put_i32(h: &mut Vec<u8>, v: i32) {
-    h.extend_from_slice(&v.to_be_bytes());
-}
-
-/// Appends an attribute list of text attributes (ABSENT when empty).
-fn put_attrs(h: &mut Vec<u8>, attrs: &[(&str, &str)]) {
-    if attrs.is_empty() {
-        put_i32(h, 0);
-        put_i32(h, 0);
-        return;
-    }
-    put_i32(h, NC_ATTRIBUTE);
-    put_i32(h, attrs.len() as i32);
-    for (key, value) in attrs {
-        put_name(h, key);
-        put_i32(h, NC_CHAR);
-        put_name(h, value);
-    }
-}
-
-/// The whole header of a CDF-2 file whose data starts at `begin`: the variables' data
-/// lie one after the other in their order (fixed-size ones first).
-fn header(
-    numrecs: i32,
-    dims: &[(&str, i32)],
-    global: &[(&str, &str)],
-    vars: &[VarHeader],
-    begin: u64,
-) -> Vec<u8> {
-    let mut h = b"CDF\x02".to_vec();
-    put_i32(&mut h, numrecs);
-    put_i32(&mut h, NC_DIMENSION);
-    put_i32(&mut h, dims.len() as i32);
-    for (name, len) in dims {
-        put_name(&mut h, name);
-        put_i32(&mut h, *len);
-    }
-    put_attrs(&mut h, global);
-    put_i32(&mut h, NC_VARIABLE);
-    put_i32(&mut h, vars.len() as i32);
-    let mut offset = begin;
-    for v in vars {
-        put_name(&mut h, v.name);
-        put_i32(&mut h, v.dims.len() as i32);
-        for d in &v.dims {
-            put_i32(&mut h, *d);
-        }
-        put_attrs(&mut h, &v.attrs);
-        put_i32(&mut h, v.nc_type);
-        // vsize is 32 bits; the format caps it for variables past 4 GiB.
-        put_i32(&mut h, v.vsize.min((1 << 32) - 4) as u32 as i32);
-        h.extend_from_slice(&offset.to_be_bytes());
-        offset += v.vsize;
-    }
-    h
-}
-
-/// Writes the header, whose length does not depend on the offsets it holds.
+/// Writes the CDF-2 header ([`classic::testfile::TestFile`]) of a file whose variables'
+/// data lie one after the other in their order (fixed-size ones first), just past it.
 fn write_header(
     out: &mut impl Write,
-    numrecs: i32,
-    dims: &[(&str, i32)],
-    global: &[(&str, &str)],
+    numrecs: u64,
+    dims: &[(&'static str, u64)],
+    global: &[(&'static str, &'static str)],
     vars: &[VarHeader],
 ) -> Result<()> {
-    let begin = header(numrecs, dims, global, vars, 0).len() as u64;
-    out.write_all(&header(numrecs, dims, global, vars, begin))?;
+    let file = TestFile {
+        version: 2,
+        numrecs,
+        dims: dims.to_vec(),
+        global_atts: text_atts(global),
+        vars: vars
+            .iter()
+            .map(|v| TestVar {
+                name: v.name,
+                dims: v.dims.clone(),
+                nc_type: v.nc_type,
+                atts: text_atts(&v.attrs),
+            })
+            .collect(),
+    };
+    // vsize is 32 bits; the format caps it for variables past 4 GiB.
+    let vsizes: Vec<u64> = vars.iter().map(|v| v.vsize.min((1 << 32) - 4)).collect();
+    let mut begin = file.header_only().len() as u64;
+    let begins: Vec<u64> = vars
+        .iter()
+        .map(|v| {
+            let at = begin;
+            begin += v.vsize;
+            at
+        })
+        .collect();
+    out.write_all(&file.header(&begins, &vsizes))?;
     Ok(())
 }
 
@@ -198,9 +165,9 @@ pub fn write_floats(path: &Path, size_mb: f64) -> Result<()> {
     let per_step = (lat * lon * (4 + 8)) as f64;
     let nt = ((size_mb * 1e6 / per_step) as usize).max(1);
     let dims = [
-        ("time", nt as i32),
-        ("lat", lat as i32),
-        ("lon", lon as i32),
+        ("time", nt as u64),
+        ("lat", lat as u64),
+        ("lon", lon as u64),
     ];
     let var = |name, nc_type, size: usize| VarHeader {
         name,
@@ -241,11 +208,11 @@ pub fn write_nccopy_input(path: &Path, size_mb: f64) -> Result<()> {
     let (lat, lon) = (360usize, 720usize);
     let nt = steps_rounded(size_mb, (3 * lat * lon * 4) as f64);
     let dims = [
-        ("time", nt as i32),
-        ("lat", lat as i32),
-        ("lon", lon as i32),
+        ("time", nt as u64),
+        ("lat", lat as u64),
+        ("lon", lon as u64),
     ];
-    let float = |name, dims: Vec<i32>, attrs| {
+    let float = |name, dims: Vec<u64>, attrs| {
         let n: usize = dims.iter().map(|&d| [nt, lat, lon][d as usize]).product();
         VarHeader {
             name,
@@ -327,7 +294,7 @@ pub fn write_nccopy_input(path: &Path, size_mb: f64) -> Result<()> {
 pub fn write_unlimited(path: &Path, size_mb: f64) -> Result<()> {
     let (lat, lon) = (360usize, 720usize);
     let nt = steps_rounded(size_mb, (2 * lat * lon * 4) as f64);
-    let dims = [("time", 0), ("lat", lat as i32), ("lon", lon as i32)];
+    let dims = [("time", 0), ("lat", lat as u64), ("lon", lon as u64)];
     let var = |name, nc_type, dims, units, vsize: usize| VarHeader {
         name,
         nc_type,
@@ -346,7 +313,7 @@ pub fn write_unlimited(path: &Path, size_mb: f64) -> Result<()> {
     let cos_x: Vec<f64> = (0..lon).map(|x| (x as f64 / 23.0).cos()).collect();
     let noise = noise_rows(lon);
     with_file(path, |out| {
-        write_header(out, nt as i32, &dims, &global, &vars)?;
+        write_header(out, nt as u64, &dims, &global, &vars)?;
         put_f32s(out, (0..lat).map(|i| -89.75 + 0.5 * i as f64))?;
         put_f32s(out, (0..lon).map(|i| 0.25 + 0.5 * i as f64))?;
         for t in 0..nt {
