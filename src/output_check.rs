@@ -105,12 +105,19 @@ fn check_directory(target: &str, path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The metadata of `path`, or `None` when nothing is there.
+fn existing(target: &str, path: &Path) -> anyhow::Result<Option<std::fs::Metadata>> {
+    match std::fs::metadata(path) {
+        Ok(meta) => Ok(Some(meta)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => bail!("{target}: cannot check the output path: {}", reason(&e)),
+    }
+}
+
 /// A netCDF target that exists must be a regular file this process may replace.
 fn check_file_target(target: &str, path: &Path) -> anyhow::Result<()> {
-    let meta = match std::fs::metadata(path) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => bail!("{target}: cannot check the output path: {}", reason(&e)),
+    let Some(meta) = existing(target, path)? else {
+        return Ok(());
     };
     if meta.is_dir() {
         let inside = path.join("NAME.nc");
@@ -138,10 +145,8 @@ fn check_file_target(target: &str, path: &Path) -> anyhow::Result<()> {
 
 /// A Zarr target that exists must be a store (or an empty directory): it is replaced.
 fn check_zarr_target(target: &str, root: &Path) -> anyhow::Result<()> {
-    let meta = match std::fs::metadata(root) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => bail!("{target}: cannot check the output path: {}", reason(&e)),
+    let Some(meta) = existing(target, root)? else {
+        return Ok(());
     };
     let shown = root.display();
     if !meta.is_dir() {
