@@ -16,8 +16,8 @@ use super::ncdump::{
     cached_dump, crash_desc, label, opt_display, rc_desc, ref_dump_crashed, reference, run_ncdump,
     status, OUTPUT_CAP, TIMEOUT as NCDUMP_TIMEOUT,
 };
+use super::text::{diff_lines, listing, unified_diff, Listed};
 use super::text::{excerpt, first_difference, lines};
-use super::text::{listing, Listed};
 use super::{gen, newer_than, show_path, Ctx};
 use crate::runner::{self, Ended, Spec};
 
@@ -332,69 +332,15 @@ fn outcome(dir: &Path, name: &str) -> String {
     desc
 }
 
-/// The lines only `a` has, as "-LINE", and those only `b` has, as "+LINE", in diff's order.
-pub fn diff_lines(a: &Path, b: &[u8]) -> String {
-    let Ok(tmp) = tempfile::NamedTempFile::new() else {
-        return String::new();
-    };
-    if fs::write(tmp.path(), b).is_err() {
-        return String::new();
-    }
-    let spec = Spec::new(
-        "diff",
-        [
-            "--old-line-format=-%L".to_string(),
-            "--new-line-format=+%L".to_string(),
-            "--unchanged-line-format=".to_string(),
-            a.display().to_string(),
-            tmp.path().display().to_string(),
-        ],
-    )
-    .timeout(NCDUMP_TIMEOUT)
-    .stdout_cap(OUTPUT_CAP)
-    .keep_stdout();
-    runner::run(&spec)
-        .map(|r| String::from_utf8_lossy(&r.stdout).into_owned())
-        .unwrap_or_default()
-}
-
 /// The first 50 lines of `diff -u` between two byte strings.
 fn unified(a: &[u8], b: &[u8], la: &str, lb: &str) -> String {
-    let (Ok(ta), Ok(tb)) = (
-        tempfile::NamedTempFile::new(),
-        tempfile::NamedTempFile::new(),
-    ) else {
+    let Ok(ta) = tempfile::NamedTempFile::new() else {
         return String::new();
     };
-    if fs::write(ta.path(), a).is_err() || fs::write(tb.path(), b).is_err() {
+    if fs::write(ta.path(), a).is_err() {
         return String::new();
     }
-    let spec = Spec::new(
-        "diff",
-        [
-            "-u".to_string(),
-            "--label".to_string(),
-            la.to_string(),
-            "--label".to_string(),
-            lb.to_string(),
-            ta.path().display().to_string(),
-            tb.path().display().to_string(),
-        ],
-    )
-    .timeout(NCDUMP_TIMEOUT)
-    .stdout_cap(OUTPUT_CAP)
-    .keep_stdout();
-    match runner::run(&spec) {
-        Ok(run) => {
-            let shown: Vec<&[u8]> = run
-                .stdout
-                .split_inclusive(|&b| b == b'\n')
-                .take(50)
-                .collect();
-            String::from_utf8_lossy(&shown.concat()).into_owned()
-        }
-        Err(_) => String::new(),
-    }
+    unified_diff(ta.path(), b, la, lb, NCDUMP_TIMEOUT)
 }
 
 /// A whole dump: its lines, the last left out when `cut` (a dump cut by the output cap
@@ -670,7 +616,7 @@ fn compare(ctx: &Ctx, known: &[Known], kind: &str, name: &str) -> Result<Vec<Res
             if rrc != drc {
                 sig.push_str(&format!("exit ref={rrc} ours={drc}\n"));
             }
-            sig.push_str(&diff_lines(&expected.out_path, &dump.out));
+            sig.push_str(&diff_lines(&expected.out_path, &dump.out, NCDUMP_TIMEOUT));
             let mut d = if expected.out == dump.out {
                 format!("same output, exit status ref={refdesc} ours={oursdesc}")
             } else {

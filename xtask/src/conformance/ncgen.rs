@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 
 use super::ncdump::{crash_desc, label, opt_display, rc_desc, reference, run_ncdump, status};
 use super::text::{excerpt, first_difference};
-use super::text::{listing, Listed};
+use super::text::{listing, unified_diff, Listed};
 use super::{gen, newer_than, show_path, Ctx};
 use crate::runner::{self, Ended, Spec};
 
@@ -286,46 +286,12 @@ fn compare(ctx: &Ctx, kind: &str, name: &str) -> Result<Vec<Res>> {
             &dump.out,
             &format!("ref/{kind}/{name}.{l}"),
             &format!("ncgen/{kind}/{name}.{l}"),
+            Duration::from_secs(60),
         ));
         crate::report::write_file(&diff, &text)?;
         results.push(res(Some(opts), "differ", detail));
     }
     Ok(results)
-}
-
-/// The first 50 lines of `diff -u` between a file and some bytes.
-fn unified_diff(a: &Path, b: &[u8], la: &str, lb: &str) -> String {
-    let Ok(tmp) = tempfile::NamedTempFile::new() else {
-        return String::new();
-    };
-    if fs::write(tmp.path(), b).is_err() {
-        return String::new();
-    }
-    let spec = Spec::new(
-        "diff",
-        [
-            "-u".to_string(),
-            "--label".to_string(),
-            la.to_string(),
-            "--label".to_string(),
-            lb.to_string(),
-            a.display().to_string(),
-            tmp.path().display().to_string(),
-        ],
-    )
-    .timeout(Duration::from_secs(60))
-    .keep_stdout();
-    match runner::run(&spec) {
-        Ok(run) => {
-            let shown: Vec<&[u8]> = run
-                .stdout
-                .split_inclusive(|&b| b == b'\n')
-                .take(50)
-                .collect();
-            String::from_utf8_lossy(&shown.concat()).into_owned()
-        }
-        Err(_) => String::new(),
-    }
 }
 
 /// The ncgen mode; returns the exit status.

@@ -1,6 +1,11 @@
 //! Text helpers shared by the conformance modes: lines shown as `cat -v` shows them, and
 //! the first line where two outputs differ.
 
+use std::path::Path;
+use std::time::Duration;
+
+use crate::runner::{self, Spec};
+
 /// One line for a message: tabs shown as spaces (or as `^I` when `exact`), other control
 /// characters and bytes over 127 as `^X` and `M-x` (as `cat -v`), cut to 100 characters.
 pub fn vis(line: &[u8], exact: bool) -> String {
@@ -112,6 +117,42 @@ pub fn cdf5_specials(h_output: &[u8]) -> Vec<u8> {
     out
 }
 
+/// What `diff OPTIONS A B` prints, `b`'s bytes written to a temporary file first, within
+/// `timeout` and cut at 64 MiB; empty when diff cannot run.
+fn diff_with_bytes(a: &Path, b: &[u8], options: &[&str], timeout: Duration) -> Vec<u8> {
+    let Ok(tmp) = tempfile::NamedTempFile::new() else {
+        return Vec::new();
+    };
+    if std::fs::write(tmp.path(), b).is_err() {
+        return Vec::new();
+    }
+    let mut args: Vec<String> = options.iter().map(|o| o.to_string()).collect();
+    args.push(a.display().to_string());
+    args.push(tmp.path().display().to_string());
+    let spec = Spec::new("diff", args)
+        .timeout(timeout)
+        .stdout_cap(super::ncdump::OUTPUT_CAP)
+        .keep_stdout();
+    runner::run(&spec).map(|r| r.stdout).unwrap_or_default()
+}
+
+/// The lines only `a` has, as "-LINE", and those only `b` has, as "+LINE", in diff's order.
+pub fn diff_lines(a: &Path, b: &[u8], timeout: Duration) -> String {
+    let options = [
+        "--old-line-format=-%L",
+        "--new-line-format=+%L",
+        "--unchanged-line-format=",
+    ];
+    String::from_utf8_lossy(&diff_with_bytes(a, b, &options, timeout)).into_owned()
+}
+
+/// The first 50 lines of `diff -u` between a file and some bytes, labelled `la` and `lb`.
+pub fn unified_diff(a: &Path, b: &[u8], la: &str, lb: &str, timeout: Duration) -> String {
+    let out = diff_with_bytes(a, b, &["-u", "--label", la, "--label", lb], timeout);
+    let shown: Vec<&[u8]> = out.split_inclusive(|&c| c == b'\n').take(50).collect();
+    String::from_utf8_lossy(&shown.concat()).into_owned()
+}
+
 /// One run in a listing of results: its kind, option set, corpus name and detail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Listed<'a> {
@@ -215,5 +256,20 @@ mod tests {
             ]
         );
         assert_eq!(listing(runs, &["nc4", "nc3"], &["", "-h"], 2).len(), 2);
+    }
+
+    #[test]
+    fn diffs_of_a_file_and_bytes() -> std::io::Result<()> {
+        let dir = tempfile::tempdir()?;
+        let a = dir.path().join("a");
+        std::fs::write(&a, "x\ny\nz\n")?;
+        let t = Duration::from_secs(30);
+        assert_eq!(diff_lines(&a, b"x\nY\nz\n", t), "-y\n+Y\n");
+        assert_eq!(
+            unified_diff(&a, b"x\nY\nz\n", "ref", "ours", t),
+            "--- ref\n+++ ours\n@@ -1,3 +1,3 @@\n x\n-y\n+Y\n z\n"
+        );
+        assert_eq!(diff_lines(&a, b"x\ny\nz\n", t), "");
+        Ok(())
     }
 }

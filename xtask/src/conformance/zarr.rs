@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 
 use super::known::{self, Known};
-use super::nccopy::{diff_lines, input_too_large, MAX_INPUT};
+use super::nccopy::{input_too_large, MAX_INPUT};
 use super::ncdump::{crash_desc, opt_display, reference, status};
+use super::text::diff_lines;
 use super::text::{excerpt, first_difference, lines};
 use super::{gen, show_path, Ctx};
 use crate::runner::{self, Ended, Spec};
@@ -288,7 +289,7 @@ fn worker(ctx: &Ctx, known: &[Known], kind: &str, name: &str) -> Result<Vec<Res>
         }
         let ref_file = tmp.path().join("ref.data");
         fs::write(&ref_file, &ref_data)?;
-        let dl = diff_lines(&ref_file, &ours_data);
+        let dl = diff_lines(&ref_file, &ours_data, super::ncdump::TIMEOUT);
         let kd = known.iter().find(|k| {
             (k.name == name || k.name == format!("{kind}/{name}")) && k.opts == kd_opts(opts)
         });
