@@ -203,7 +203,7 @@ impl ChunkedVar {
             std::mem::take(&mut *self.carried.lock().unwrap_or_else(PoisonError::into_inner));
         let mut keep = Vec::new();
         let mut kept_bytes = 0usize;
-        for batch in grid.batches() {
+        for batch in grid.batches(self.chunks.iter().product::<usize>() * self.element) {
             let decoded: Vec<Option<Arc<Vec<u8>>>> = batch
                 .par_iter()
                 .map(|index| {

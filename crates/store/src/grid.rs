@@ -159,11 +159,31 @@ pub struct SlabGrid<'a> {
 impl SlabGrid<'_> {
     /// The chunks the slab touches, in batches of a few per thread: a batch is decoded
     /// or encoded in parallel, so memory stays near the slab plus the chunks in flight.
-    pub fn batches(&self) -> Vec<Vec<Vec<usize>>> {
-        let batch = rayon::current_num_threads().max(1) * 2;
+    /// A batch holds at most [`IN_FLIGHT_BYTES`] of chunks (of `chunk_bytes` each), however
+    /// many cores there are, and at least one chunk.
+    pub fn batches(&self, chunk_bytes: usize) -> Vec<Vec<Vec<usize>>> {
+        let batch = batch_len(chunk_bytes);
         let touched: Vec<Vec<usize>> =
             chunks_touched(self.start, self.count, self.chunks).collect();
         touched.chunks(batch).map(<[Vec<usize>]>::to_vec).collect()
+    }
+
+    /// Fills the part of `slab` that lies in the chunk `index` with `element` (for a
+    /// chunk that was never written), without building the chunk: memory in proportion
+    /// to that part, not to the chunk.
+    pub fn fill_slab_part(&self, index: &[usize], element: &[u8], slab: &mut [u8]) {
+        let (_, in_slab, extent) = overlap(index, self.chunks, self.start, self.count);
+        let part = filled(element, extent.iter().product());
+        let origin = vec![0; extent.len()];
+        let from = Region {
+            shape: &extent,
+            offset: &origin,
+        };
+        let to = Region {
+            shape: self.count,
+            offset: &in_slab,
+        };
+        copy_box(&part, &from, slab, &to, &extent, self.elem);
     }
 
     /// Whether the slab covers the whole chunk `index`.
@@ -199,6 +219,17 @@ impl SlabGrid<'_> {
         };
         copy_box(slab, &from, chunk, &to, &extent, self.elem);
     }
+}
+
+/// The most bytes of decoded chunks a reader or writer holds at once besides its slab:
+/// a budget that does not grow with the number of cores.
+pub const IN_FLIGHT_BYTES: usize = 64 << 20;
+
+/// How many chunks of `chunk_bytes` go in one batch: two per thread, within
+/// [`IN_FLIGHT_BYTES`], and at least one.
+pub fn batch_len(chunk_bytes: usize) -> usize {
+    let per_thread = rayon::current_num_threads().max(1) * 2;
+    (IN_FLIGHT_BYTES / chunk_bytes.max(1)).clamp(1, per_thread)
 }
 
 /// `count` elements of `element` bytes each, all equal to `element`.

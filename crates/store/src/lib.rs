@@ -9,14 +9,20 @@
 //! writes hyperslabs, atomically (under a temporary name, moved into place by
 //! [`StoreWriter::finish`]). Nothing here links C.
 
+pub mod directory;
 mod error;
 pub mod grid;
+mod key;
+mod kv;
 mod location;
 mod raw;
 pub mod temporaries;
 mod traits;
 
+pub use directory::DirectoryStore;
 pub use error::{StoreError, NC_EHDFERR, NC_ENOFILTER, NC_ENOTNC};
+pub use key::{KeyError, StoreKey};
+pub use kv::{KeyValueStore, Listing, StorageError};
 pub use location::{Location, LocationError, ZarrFlavor, ZarrLocation, ZarrVersion};
 pub use raw::{is_raw_type, RawBuffer};
 pub use traits::{ChunkSink, ChunkSource, StoreReader, StoreWriter, StoredChunk, VarHandle};

@@ -8,8 +8,3 @@ use std::path::Path;
 pub(crate) fn create_dir_all(dir: &Path) -> std::io::Result<()> {
     store::temporaries::gate(|| std::fs::create_dir_all(dir))
 }
-
-/// [`std::fs::write`], through the gate.
-pub(crate) fn write(path: &Path, bytes: impl AsRef<[u8]>) -> std::io::Result<()> {
-    store::temporaries::gate(|| std::fs::write(path, bytes))
-}

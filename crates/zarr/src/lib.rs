@@ -18,6 +18,7 @@ mod read;
 mod reader;
 mod schema;
 mod source;
+mod storage;
 mod stored;
 mod strings;
 mod values;

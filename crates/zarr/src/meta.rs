@@ -1,20 +1,22 @@
 //! One array's Zarr metadata (`.zarray` or an array's `zarr.json`), as the reader and
 //! writer use it.
 
-use std::path::{Path, PathBuf};
-
 use ncmodel::AtomicType;
 use serde_json::Value;
+use store::StoreKey;
 
 use crate::dtype::{swap_in_place, Dialect, Dtype, Text};
 use crate::error::{Result, ZarrError};
+use crate::storage::Store;
 use crate::values::json_to_element;
 
 /// An array's shape, type, chunking, fill value, codecs and chunk key form.
 #[derive(Debug, Clone)]
 pub struct ArrayMeta {
-    /// The array's directory.
-    pub dir: PathBuf,
+    /// The store the array is in.
+    pub store: Store,
+    /// The array's node (`g/v`): its metadata and chunks are under this prefix.
+    pub node: StoreKey,
     /// The shape (empty for a 0-d array).
     pub shape: Vec<usize>,
     /// The chunk shape (same rank as `shape`).
@@ -72,10 +74,15 @@ pub fn check_chunk_size(chunks: &[usize], elem: usize) -> std::result::Result<()
 }
 
 impl ArrayMeta {
-    /// The metadata of a v2 `.zarray` object of the array in `dir`, in a store written
+    /// The metadata of a v2 `.zarray` object of the array at `node` of `store`, in a store written
     /// as `dialect` says.
-    pub fn from_v2(zarray: &Value, dir: &Path, dialect: Dialect) -> Result<Self> {
-        let what = dir.join(".zarray").display().to_string();
+    pub fn from_v2(
+        zarray: &Value,
+        store: &Store,
+        node: &StoreKey,
+        dialect: Dialect,
+    ) -> Result<Self> {
+        let what = describe(store, node, ".zarray");
         let shape = shape_of(zarray.get("shape"), &format!("{what}: \"shape\""))?;
         let chunks = shape_of(zarray.get("chunks"), &format!("{what}: \"chunks\""))?;
         let dtype_text = zarray.get("dtype").and_then(Value::as_str).unwrap_or("");
@@ -92,7 +99,7 @@ impl ArrayMeta {
             codecs.push(c.clone());
         }
         let dtype = if dtype_text == "|O" {
-            object_dtype(&mut codecs, dir, &what)?
+            object_dtype(&mut codecs, node, &what)?
         } else {
             Dtype::parse_v2(dtype_text, dialect)
                 .map_err(|e| ZarrError::BadType(format!("{what}: {e}")))?
@@ -103,7 +110,8 @@ impl ArrayMeta {
         };
         let fill = fill_of(zarray.get("fill_value"), &dtype, dialect);
         Self {
-            dir: dir.to_path_buf(),
+            store: store.clone(),
+            node: node.clone(),
             shape,
             chunks,
             dtype,
@@ -115,9 +123,9 @@ impl ArrayMeta {
         .checked(&what)
     }
 
-    /// The metadata of a v3 array `zarr.json` in `dir`.
-    pub fn from_v3(meta: &Value, dir: &Path) -> Result<Self> {
-        let what = dir.join("zarr.json").display().to_string();
+    /// The metadata of a v3 array `zarr.json` of the array at `node` of `store`.
+    pub fn from_v3(meta: &Value, store: &Store, node: &StoreKey) -> Result<Self> {
+        let what = describe(store, node, "zarr.json");
         let shape = shape_of(meta.get("shape"), &format!("{what}: \"shape\""))?;
         let grid = meta.pointer("/chunk_grid/configuration/chunk_shape");
         let chunks = shape_of(grid, &format!("{what}: \"chunk_shape\""))?;
@@ -165,7 +173,8 @@ impl ArrayMeta {
             });
         let fill = fill_of(meta.get("fill_value"), &dtype, Dialect::Pure);
         Self {
-            dir: dir.to_path_buf(),
+            store: store.clone(),
+            node: node.clone(),
             shape,
             chunks,
             dtype,
@@ -200,8 +209,8 @@ impl ArrayMeta {
         self.chunk_elements() * self.dtype.size
     }
 
-    /// The path of the chunk with grid indices `index`.
-    pub fn chunk_path(&self, index: &[usize]) -> PathBuf {
+    /// The key of the chunk with grid indices `index` (`g/v/0.1`, `v/c/0/1`).
+    pub fn chunk_key(&self, index: &[usize]) -> StoreKey {
         let mut key: Vec<String> = index.iter().map(usize::to_string).collect();
         if key.is_empty() && self.key_prefix.is_none() {
             key.push("0".into());
@@ -209,20 +218,33 @@ impl ArrayMeta {
         if let Some(prefix) = self.key_prefix {
             key.insert(0, prefix.to_string());
         }
+        // Digits and `c` joined by `.` or `/`: always a valid key below the node.
         let sep = self.separator.to_string();
-        self.dir.join(key.join(&sep))
+        self.node
+            .join(&key.join(&sep))
+            .unwrap_or_else(|_| self.node.clone())
+    }
+
+    /// How messages name the chunk `key` (its path, for a directory store).
+    pub fn describe(&self, key: &StoreKey) -> String {
+        self.store.describe(key)
+    }
+
+    /// How messages name the array (its directory, for a directory store).
+    pub fn name(&self) -> String {
+        self.store.describe(&self.node)
     }
 }
 
 /// The dtype of an object array (`|O`): strings when its first codec is `vlen-utf8`
 /// (which is then taken out of `codecs`), else an error naming the array and codec.
-fn object_dtype(codecs: &mut Vec<Value>, dir: &Path, what: &str) -> Result<Dtype> {
+fn object_dtype(codecs: &mut Vec<Value>, node: &StoreKey, what: &str) -> Result<Dtype> {
     let id = codecs
         .first()
         .map_or("none", |c| crate::codec::codec_id(c))
         .to_string();
     if id != crate::vlen::VLEN_UTF8 {
-        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+        let name = Some(node.name().to_string());
         return Err(ZarrError::BadType(format!(
             "{what}: the array {} is an object array (dtype \"|O\") of the codec {id:?}; \
              nctools reads object arrays of strings (codec \"vlen-utf8\") only",
@@ -253,4 +275,12 @@ fn fill_of(value: Option<&Value>, dtype: &Dtype, dialect: Dialect) -> Option<Vec
         swap_in_place(&mut element, 1);
     }
     Some(element)
+}
+
+/// How messages name the metadata document `name` of `node`.
+fn describe(store: &Store, node: &StoreKey, name: &str) -> String {
+    match node.child(name) {
+        Ok(key) => store.describe(&key),
+        Err(_) => format!("{}/{name}", store.describe(node)),
+    }
 }

@@ -3,16 +3,16 @@
 //! `dimension_names` (v3), all defined in the root group as netCDF-C does; axes without a
 //! name get netCDF-C 4.9.0's anonymous dimension `_zdim_<len>`.
 
-use std::path::Path;
-
 use ncmodel::{Dim, Group};
 use serde_json::{Map, Value};
+use store::StoreKey;
 
 use crate::attrs::read_attributes;
 use crate::error::{Result, ZarrError};
 use crate::meta::ArrayMeta;
 use crate::schema::{full_path, Builder};
 use crate::source::Source;
+use crate::storage::child_key;
 
 /// The prefix of anonymous dimensions' names (netCDF-C 4.9.0's `_zdim_`; later releases
 /// use `_Anonymous_Dim_`).
@@ -34,14 +34,15 @@ impl Pure {
         &self,
         source: &Source,
         builder: &mut Builder,
-        rel: &Path,
+        rel: &StoreKey,
         parents: &[String],
         name: &str,
         root_dims: &mut Vec<Dim>,
     ) -> Result<Group> {
+        builder.count_node(rel, source)?;
         let ncid = builder.next_ncid;
         builder.next_ncid += 1;
-        let is_root = rel.as_os_str().is_empty();
+        let is_root = rel.is_root();
         let owner = if is_root {
             "/".to_string()
         } else {
@@ -66,17 +67,17 @@ impl Pure {
         };
         let mut var_id = 0;
         for child in source.children(rel, markers)? {
-            let child_rel = rel.join(&child);
+            let child_rel = child_key(rel, &child, "the store holds a node named")?;
+            builder.count_node(&child_rel, source)?;
             let (attrs, meta_json) = self.node(source, &child_rel)?;
             let Some(meta_json) = meta_json else { continue };
             if self.v3 && meta_json.get("node_type").and_then(Value::as_str) != Some("array") {
                 continue;
             }
-            let dir = source.root.join(&child_rel);
             let meta = if self.v3 {
-                ArrayMeta::from_v3(&meta_json, &dir)?
+                ArrayMeta::from_v3(&meta_json, &source.store, &child_rel)?
             } else {
-                ArrayMeta::from_v2(&meta_json, &dir, self.dialect)?
+                ArrayMeta::from_v2(&meta_json, &source.store, &child_rel, self.dialect)?
             };
             let names = if self.v3 {
                 meta_json.get("dimension_names").cloned()
@@ -95,7 +96,7 @@ impl Pure {
             &[".zgroup"]
         };
         for child in source.children(rel, group_markers)? {
-            let child_rel = rel.join(&child);
+            let child_rel = child_key(rel, &child, "the store holds a node named")?;
             if self.v3 {
                 let meta = source.json(&child_rel, "zarr.json")?;
                 if meta.and_then(|m| m.get("node_type").cloned()) != Some(Value::from("group")) {
@@ -109,7 +110,7 @@ impl Pure {
     }
 
     /// A node's attributes and its array metadata (v2 `.zarray` or v3 `zarr.json`).
-    fn node(&self, source: &Source, rel: &Path) -> Result<(Map<String, Value>, Option<Value>)> {
+    fn node(&self, source: &Source, rel: &StoreKey) -> Result<(Map<String, Value>, Option<Value>)> {
         if self.v3 {
             let meta = source.json(rel, "zarr.json")?;
             let attrs = meta

@@ -9,7 +9,7 @@ use crate::dtype::swap_in_place;
 use crate::error::{Result, ZarrError};
 use crate::meta::ArrayMeta;
 use crate::schema::VarEntry;
-use store::grid::{filled, SlabGrid};
+use store::grid::SlabGrid;
 
 /// The slab `start`/`count` of a variable, as elements in the machine's byte order.
 pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<Vec<u8>> {
@@ -28,14 +28,16 @@ pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<V
         chunks: &meta.chunks,
         elem,
     };
-    for indices in grid.batches() {
+    for indices in grid.batches(meta.chunk_bytes()) {
         let decoded: Vec<Result<Option<Vec<u8>>>> = indices
             .par_iter()
             .map(|index| read_chunk(entry, index))
             .collect();
         for (index, chunk) in indices.iter().zip(decoded) {
-            let chunk = chunk?.unwrap_or_else(|| filled(fill, meta.chunk_elements()));
-            grid.chunk_to_slab(index, &chunk, &mut out);
+            match chunk? {
+                Some(chunk) => grid.chunk_to_slab(index, &chunk, &mut out),
+                None => grid.fill_slab_part(index, fill, &mut out),
+            }
         }
     }
     Ok(out)
@@ -109,21 +111,35 @@ pub fn unavailable(id: &str) -> ZarrError {
 
 /// One chunk decoded, in the machine's byte order; `None` when its file is missing.
 pub fn read_chunk(entry: &VarEntry, index: &[usize]) -> Result<Option<Vec<u8>>> {
-    let path = entry.meta.chunk_path(index);
-    let raw = match std::fs::read(&path) {
-        Ok(raw) => raw,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(ZarrError::io(&path, e)),
+    read_meta_chunk(&entry.meta, index)
+}
+
+/// One chunk of the array `meta` decoded, in the machine's byte order; `None` when it
+/// was never written.
+pub fn read_meta_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<u8>>> {
+    let key = meta.chunk_key(index);
+    let Some(raw) = meta.store.get(&key, encoded_cap(meta))? else {
+        return Ok(None);
     };
-    decode(&entry.meta, raw, &path.display().to_string())
-        .map(Some)
-        .map_err(|e| match e {
-            CodecFail::Unavailable(id) => unavailable(&id),
-            CodecFail::Failed(m) => ZarrError::Corrupt(format!(
-                "chunk {} cannot be decoded: {m}; the store is probably damaged",
-                path.display()
-            )),
-        })
+    let what = meta.describe(&key);
+    decode(meta, raw, &what).map(Some).map_err(|e| match e {
+        CodecFail::Unavailable(id) => unavailable(&id),
+        CodecFail::Failed(m) => ZarrError::Corrupt(format!(
+            "chunk {what} cannot be decoded: {m}; the store is probably damaged"
+        )),
+    })
+}
+
+/// The most bytes a stored chunk of `meta` can hold: a chunk's bytes when it has no
+/// codecs, else as much with the slack compressors may add to data they cannot shrink.
+pub fn encoded_cap(meta: &ArrayMeta) -> u64 {
+    let bytes = meta.chunk_bytes();
+    let cap = if meta.codecs.is_empty() {
+        bytes
+    } else {
+        h5filters::with_slack(bytes)
+    };
+    cap as u64
 }
 
 /// Decodes the bytes of one chunk file, to exactly one chunk's size.

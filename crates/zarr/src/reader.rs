@@ -1,16 +1,20 @@
 //! [`ZarrReader`]: a Zarr or NCZarr store open for reading.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::sync::Arc;
 
 use ncmodel::{Dataset, Format, GlobalSpecials, Values, Var};
 use serde_json::Value;
-use store::{RawBuffer, StoreError, StoreReader, ZarrFlavor, ZarrLocation, ZarrVersion};
+use store::{
+    DirectoryStore, RawBuffer, StoreError, StoreKey, StoreReader, ZarrFlavor, ZarrLocation,
+    ZarrVersion,
+};
 
 use crate::error::{Result, ZarrError};
 use crate::pure::Pure;
 use crate::schema::{has_superblock, nczarr_group, Builder, VarEntry};
 use crate::source::Source;
+use crate::storage::Store;
 
 /// A Zarr store (NCZarr, Zarr v2 or v3) open for reading.
 pub struct ZarrReader {
@@ -27,20 +31,22 @@ impl ZarrReader {
     }
 
     fn open_inner(location: &ZarrLocation) -> Result<Self> {
-        let root = &location.root;
-        let v3 = location.version == ZarrVersion::V3 || root.join("zarr.json").is_file();
-        let v2_marker = [".zgroup", ".zarray", ".zmetadata"]
-            .iter()
-            .any(|m| root.join(m).is_file());
+        let store: Store = Arc::new(DirectoryStore::new(&location.root));
+        let rel = &StoreKey::root();
+        let has = |name: &str| -> Result<bool> {
+            let key = crate::storage::child_key(rel, name, "a document")?;
+            Ok(store.contains(&key)?)
+        };
+        let v3 = location.version == ZarrVersion::V3 || has("zarr.json")?;
+        let v2_marker = has(".zgroup")? || has(".zarray")? || has(".zmetadata")?;
         if !v3 && !v2_marker {
             return Err(ZarrError::NotAStore(format!(
                 "{} is not a Zarr store: it has no .zgroup, .zmetadata or zarr.json",
-                root.display()
+                location.root.display()
             )));
         }
-        let source = Source::open(root, !v3)?;
+        let source = Source::open(store, !v3)?;
         let mut builder = Builder::default();
-        let rel = Path::new("");
         let nczarr = !v3 && has_superblock(&source)?;
         builder.nczarr = nczarr;
         let root_group = if nczarr {
@@ -205,26 +211,42 @@ impl StoreReader for ZarrReader {
         vars.iter()
             .map(|path| {
                 let entry = self.vars.values().find(|e| &e.path == path)?;
-                Some(chunk_bytes_on_disk(&entry.meta.dir))
+                Some(chunk_bytes_stored(&entry.meta))
             })
             .collect()
     }
 }
 
-/// The bytes of every chunk file under an array's directory (metadata files excluded).
-fn chunk_bytes_on_disk(dir: &Path) -> u64 {
+/// The bytes of every chunk under an array's node (metadata documents, whose names
+/// start with `.` or are `zarr.json`, and the arrays of nested v3 nodes excluded).
+fn chunk_bytes_stored(meta: &crate::meta::ArrayMeta) -> u64 {
+    let store = &meta.store;
     let mut total = 0;
-    let mut pending = vec![dir.to_path_buf()];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let path = entry.path();
-            let hidden = entry.file_name().to_string_lossy().starts_with('.');
-            match entry.metadata() {
-                Ok(m) if m.is_dir() && !path.join("zarr.json").is_file() => pending.push(path),
-                Ok(m) if m.is_file() && !hidden && entry.file_name() != "zarr.json" => {
-                    total += m.len()
-                }
-                _ => {}
+    let mut pending = vec![meta.node.clone()];
+    while let Some(node) = pending.pop() {
+        let Ok(listing) = store.list_dir(&node) else {
+            continue;
+        };
+        for name in listing.prefixes {
+            let Ok(child) = node.child(&name) else {
+                continue;
+            };
+            let nested_node = child
+                .child("zarr.json")
+                .is_ok_and(|k| store.contains(&k).unwrap_or(false));
+            if !nested_node && child.depth() <= meta.node.depth() + 64 {
+                pending.push(child);
+            }
+        }
+        for name in listing.values {
+            if name.starts_with('.') || name == "zarr.json" {
+                continue;
+            }
+            if let Ok(Some(size)) = node
+                .child(&name)
+                .and_then(|k| Ok(store.size(&k).ok().flatten()))
+            {
+                total += size;
             }
         }
     }

@@ -1,17 +1,18 @@
 //! The schema of a store: the parts every form shares, and NCZarr's form (groups, dims
 //! and variables named by `_NCZARR_GROUP`/`_NCZARR_ARRAY`, or their later spellings).
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::collections::{HashMap, HashSet};
 
 use ncmodel::{AtomicType, Attribute, Endianness, Group, Layout, Storage, TypeRef, Var};
 use serde_json::{Map, Value};
+use store::StoreKey;
 
 use crate::attrs::read_attributes;
 use crate::codec::filter_of_codec;
 use crate::error::{Result, ZarrError};
 use crate::meta::ArrayMeta;
 use crate::source::Source;
+use crate::storage::child_key;
 use crate::values::first_element;
 
 /// A variable as the reader reads it.
@@ -36,7 +37,19 @@ pub struct Builder {
     pub vars: HashMap<(i32, i32), VarEntry>,
     /// Whether the store is NCZarr (a `null` fill value then reads as netCDF's default).
     pub nczarr: bool,
+    /// How many groups and arrays have been read so far.
+    pub nodes: usize,
 }
+
+/// The most groups and arrays one store may hold. Real stores hold up to some
+/// thousands (a CMIP dataset has hundreds of variables; the largest HDF-EOS products
+/// some thousands of fields); a store that declares more is refused instead of making
+/// the tool build a schema of unbounded size.
+pub const MAX_NODES: usize = 100_000;
+
+/// The deepest a group may be nested. netCDF itself sets no limit; real files nest a
+/// few levels.
+pub const MAX_DEPTH: usize = 100;
 
 /// The first of `keys` present in any of `objects`.
 pub fn lookup<'a>(objects: &[&'a Map<String, Value>], keys: &[&str]) -> Option<&'a Value> {
@@ -58,6 +71,25 @@ pub fn full_path(parents: &[String], name: &str) -> String {
 }
 
 impl Builder {
+    /// Counts one more group or array at `node`, refusing past [`MAX_NODES`] or
+    /// [`MAX_DEPTH`].
+    pub fn count_node(&mut self, node: &StoreKey, source: &Source) -> Result<()> {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return Err(ZarrError::Invalid(format!(
+                "{} holds more than {MAX_NODES} groups and arrays, more than nctools reads                  from one store",
+                source.name()
+            )));
+        }
+        if node.depth() > MAX_DEPTH {
+            return Err(ZarrError::Invalid(format!(
+                "{}: the group {node} is nested more than {MAX_DEPTH} levels deep, more than                  nctools reads",
+                source.name()
+            )));
+        }
+        Ok(())
+    }
+
     /// The variable `var_id` of group `ncid` from its metadata, attributes and dims.
     pub fn add_var(
         &mut self,
@@ -147,8 +179,8 @@ fn codecs_shown(meta: &ArrayMeta) -> Option<String> {
 
 /// Whether the root of `source` carries an NCZarr superblock (any spelling).
 pub fn has_superblock(source: &Source) -> Result<bool> {
-    let zgroup = source.object(Path::new(""), ".zgroup")?;
-    let zattrs = source.object(Path::new(""), ".zattrs")?;
+    let zgroup = source.object(&StoreKey::root(), ".zgroup")?;
+    let zattrs = source.object(&StoreKey::root(), ".zattrs")?;
     let keys = ["_NCZARR_SUPERBLOCK", "_nczarr_superblock"];
     Ok(lookup(&[&zgroup, &zattrs], &keys).is_some())
 }
@@ -158,11 +190,12 @@ pub fn has_superblock(source: &Source) -> Result<bool> {
 pub fn nczarr_group(
     source: &Source,
     builder: &mut Builder,
-    rel: &Path,
+    rel: &StoreKey,
     parents: &[String],
     name: &str,
     dims: &mut HashMap<String, i32>,
 ) -> Result<Group> {
+    builder.count_node(rel, source)?;
     let zgroup = source.object(rel, ".zgroup")?;
     let zattrs = source.object(rel, ".zattrs")?;
     let here = if parents.is_empty() && name == "/" {
@@ -176,7 +209,7 @@ pub fn nczarr_group(
             ZarrError::Corrupt(format!(
                 "group {} of {} has no _NCZARR_GROUP; the NCZarr store is damaged",
                 if here.is_empty() { "/" } else { &here },
-                source.root.display()
+                source.name()
             ))
         })?;
     let ncid = builder.next_ncid;
@@ -215,13 +248,15 @@ pub fn nczarr_group(
     } else {
         parents.iter().cloned().chain([name.to_string()]).collect()
     };
-    for (var_id, var_name) in var_names
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .enumerate()
-    {
-        let var_rel: PathBuf = rel.join(var_name);
+    let group_label = if here.is_empty() { "/" } else { &here };
+    let var_names = unique_names(var_names);
+    for (var_id, var_name) in var_names.into_iter().enumerate() {
+        let var_rel = child_key(
+            rel,
+            var_name,
+            &format!("group {group_label} lists the variable"),
+        )?;
+        builder.count_node(&var_rel, source)?;
         let path = full_path(&my_parents, var_name);
         let Some(zarray) = source.json(&var_rel, ".zarray")? else {
             return Err(ZarrError::Corrupt(format!(
@@ -239,8 +274,12 @@ pub fn nczarr_group(
         let scalar = ainfo.is_some_and(|a| {
             a.get("storage").and_then(Value::as_str) == Some("scalar") || a.get("scalar").is_some()
         });
-        let dir = source.root.join(&var_rel);
-        let meta = ArrayMeta::from_v2(&zarray, &dir, crate::dtype::Dialect::NcZarr)?;
+        let meta = ArrayMeta::from_v2(
+            &zarray,
+            &source.store,
+            &var_rel,
+            crate::dtype::Dialect::NcZarr,
+        )?;
         let mut dim_ids = Vec::new();
         if !scalar {
             for r in refs.and_then(Value::as_array).into_iter().flatten() {
@@ -271,9 +310,21 @@ pub fn nczarr_group(
         group.vars.push(var);
     }
     let children = lookup(&[info], &["groups"]).and_then(Value::as_array);
-    for child in children.into_iter().flatten().filter_map(Value::as_str) {
-        let g = nczarr_group(source, builder, &rel.join(child), &my_parents, child, dims)?;
+    for child in unique_names(children) {
+        let child_rel = child_key(rel, child, &format!("group {group_label} lists the group"))?;
+        let g = nczarr_group(source, builder, &child_rel, &my_parents, child, dims)?;
         group.groups.push(g);
     }
     Ok(group)
+}
+
+/// The names of a JSON list of names, each once, in their first order (an NCZarr list
+/// that names a group twice declares it once).
+fn unique_names(list: Option<&Vec<Value>>) -> Vec<&str> {
+    let mut seen = HashSet::new();
+    list.into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .filter(|name| seen.insert(*name))
+        .collect()
 }

@@ -1,33 +1,35 @@
-//! Where metadata comes from: the store's files, or its consolidated `.zmetadata`.
-
-use std::path::{Path, PathBuf};
+//! Where metadata comes from: the store's documents, or its consolidated `.zmetadata`.
+//! Nodes are named by [`StoreKey`]s: a name from the store's metadata (an NCZarr
+//! `vars` list, a `.zmetadata` key) becomes a key only once it is checked.
 
 use serde_json::{Map, Value};
+use store::StoreKey;
 
 use crate::error::{Result, ZarrError};
 use crate::json;
+use crate::storage::{child_key, Store, MAX_METADATA};
 
-/// The metadata of a store on disk.
+/// The metadata of a store.
 pub struct Source {
-    /// The store's root directory.
-    pub root: PathBuf,
+    /// The store.
+    pub store: Store,
     /// The consolidated metadata (`.zmetadata`'s `metadata`), when there is one.
     consolidated: Option<Map<String, Value>>,
 }
 
-/// The largest metadata file read (a guard against a hostile store).
-const MAX_METADATA: u64 = 256 << 20;
-
 impl Source {
-    /// The metadata of the store at `root`; `consolidated` reads `.zmetadata` when present.
-    pub fn open(root: &Path, consolidated: bool) -> Result<Self> {
+    /// The metadata of `store`; `consolidated` reads `.zmetadata` when present.
+    pub fn open(store: Store, consolidated: bool) -> Result<Self> {
         let mut source = Self {
-            root: root.to_path_buf(),
+            store,
             consolidated: None,
         };
         if consolidated {
-            if let Some(Value::Object(mut all)) = source.file(Path::new(""), ".zmetadata")? {
+            if let Some(Value::Object(mut all)) =
+                source.document(&StoreKey::root(), ".zmetadata")?
+            {
                 if let Some(Value::Object(meta)) = all.remove("metadata") {
+                    check_consolidated_keys(&meta)?;
                     source.consolidated = Some(meta);
                 }
             }
@@ -35,81 +37,98 @@ impl Source {
         Ok(source)
     }
 
-    /// The JSON of the metadata file `name` of the node at `rel` (relative to the root);
-    /// `None` when there is none.
-    pub fn json(&self, rel: &Path, name: &str) -> Result<Option<Value>> {
+    /// How messages name the store.
+    pub fn name(&self) -> String {
+        self.store.describe(&StoreKey::root())
+    }
+
+    /// The JSON of the metadata document `name` of the node `node`; `None` when there is
+    /// none.
+    pub fn json(&self, node: &StoreKey, name: &str) -> Result<Option<Value>> {
         if let Some(meta) = &self.consolidated {
-            let key = key_of(rel, name);
+            let key = key_of(node, name);
             return Ok(meta.get(&key).cloned());
         }
-        self.file(rel, name)
+        self.document(node, name)
     }
 
-    fn file(&self, rel: &Path, name: &str) -> Result<Option<Value>> {
-        let path = self.root.join(rel).join(name);
-        let text = match std::fs::metadata(&path) {
-            Ok(m) if m.len() > MAX_METADATA => {
-                return Err(ZarrError::Corrupt(format!(
-                    "{}: metadata file of {} bytes is too large; the store is damaged",
-                    path.display(),
-                    m.len()
-                )))
-            }
-            Ok(_) => std::fs::read_to_string(&path).map_err(|e| ZarrError::io(&path, e))?,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(ZarrError::io(&path, e)),
+    fn document(&self, node: &StoreKey, name: &str) -> Result<Option<Value>> {
+        let key = child_key(node, name, "a metadata document is named")?;
+        let Some(bytes) = self.store.get(&key, MAX_METADATA)? else {
+            return Ok(None);
         };
-        json::parse(&text, &path.display().to_string()).map(Some)
+        let what = self.store.describe(&key);
+        let text = String::from_utf8(bytes).map_err(|_| {
+            ZarrError::Corrupt(format!("{what} is not UTF-8 text; the store is damaged"))
+        })?;
+        json::parse(&text, &what).map(Some)
     }
 
-    /// The object members of a metadata file (empty when absent or not an object).
-    pub fn object(&self, rel: &Path, name: &str) -> Result<Map<String, Value>> {
-        Ok(match self.json(rel, name)? {
+    /// The object members of a metadata document (empty when absent or not an object).
+    pub fn object(&self, node: &StoreKey, name: &str) -> Result<Map<String, Value>> {
+        Ok(match self.json(node, name)? {
             Some(Value::Object(map)) => map,
             _ => Map::new(),
         })
     }
 
-    /// The names of the child nodes of `rel` that hold the metadata file `marker` (or any
-    /// of them), sorted.
-    pub fn children(&self, rel: &Path, markers: &[&str]) -> Result<Vec<String>> {
+    /// The names of the child nodes of `node` that hold the metadata document `marker`
+    /// (or any of them), sorted, each once.
+    pub fn children(&self, node: &StoreKey, markers: &[&str]) -> Result<Vec<String>> {
         let mut names: Vec<String> = Vec::new();
         if let Some(meta) = &self.consolidated {
-            let prefix = key_of(rel, "");
+            let prefix = key_of(node, "");
             for key in meta.keys() {
                 let Some(rest) = key.strip_prefix(&prefix) else {
                     continue;
                 };
                 if let Some((child, file)) = rest.split_once('/') {
-                    if markers.contains(&file) && !names.iter().any(|n| n == child) {
+                    if markers.contains(&file) {
                         names.push(child.to_string());
                     }
                 }
             }
         } else {
-            let dir = self.root.join(rel);
-            let entries = std::fs::read_dir(&dir).map_err(|e| ZarrError::io(&dir, e))?;
-            for entry in entries {
-                let entry = entry.map_err(|e| ZarrError::io(&dir, e))?;
-                let Ok(name) = entry.file_name().into_string() else {
-                    continue;
-                };
-                if markers.iter().any(|m| entry.path().join(m).is_file()) {
-                    names.push(name);
+            for child in self.store.list_dir(node)?.prefixes {
+                let key = child_key(node, &child, "the store holds a node named")?;
+                for marker in markers {
+                    if self
+                        .store
+                        .contains(&child_key(&key, marker, "a document")?)?
+                    {
+                        names.push(child);
+                        break;
+                    }
                 }
             }
         }
         names.sort();
+        names.dedup();
         Ok(names)
     }
 }
 
-/// The `.zmetadata` key of the file `name` of the node `rel` (`g/v/.zarray`).
-fn key_of(rel: &Path, name: &str) -> String {
-    let rel = rel.to_string_lossy().replace('\\', "/");
-    if rel.is_empty() {
+/// Checks that every key of consolidated metadata is a valid store key: one that names
+/// something outside the store (`../.zarray`, `/etc/x/.zarray`) means the store is
+/// damaged or hostile.
+fn check_consolidated_keys(meta: &Map<String, Value>) -> Result<()> {
+    for key in meta.keys() {
+        if let Err(e) = StoreKey::parse(key) {
+            return Err(ZarrError::Corrupt(format!(
+                ".zmetadata names the key {key:?}, which cannot name anything in a store ({}); \
+                 the store is damaged",
+                e.reason
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The `.zmetadata` key of the document `name` of the node `node` (`g/v/.zarray`).
+fn key_of(node: &StoreKey, name: &str) -> String {
+    if node.is_root() {
         name.to_string()
     } else {
-        format!("{rel}/{name}")
+        format!("{}/{name}", node.as_str())
     }
 }

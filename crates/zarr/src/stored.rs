@@ -26,7 +26,7 @@ fn bad_offset(offset: &[usize], meta: &ArrayMeta) -> StoreError {
         "a chunk offset {offset:?} for chunks of {:?}",
         meta.chunks
     ))
-    .into_store(meta.dir.display().to_string())
+    .into_store(meta.name())
 }
 
 /// The chunk files of one array, read as they are.
@@ -39,21 +39,26 @@ impl ChunkSource for ChunkFiles {
     fn written_chunks(&self) -> Result<u64, StoreError> {
         let start = vec![0; self.meta.shape.len()];
         let written = store::grid::chunks_touched(&start, &self.meta.shape, &self.meta.chunks)
-            .filter(|index| self.meta.chunk_path(index).is_file())
+            .filter(|index| {
+                self.meta
+                    .store
+                    .contains(&self.meta.chunk_key(index))
+                    .unwrap_or(false)
+            })
             .count();
         Ok(written as u64)
     }
 
     fn read(&self, offset: &[usize]) -> Result<Option<StoredChunk>, StoreError> {
         let index = grid_index(&self.meta, offset).ok_or_else(|| bad_offset(offset, &self.meta))?;
-        let path = self.meta.chunk_path(&index);
-        match std::fs::read(&path) {
-            Ok(bytes) => Ok(Some(StoredChunk {
+        let key = self.meta.chunk_key(&index);
+        let cap = crate::read::encoded_cap(&self.meta);
+        match self.meta.store.get(&key, cap) {
+            Ok(bytes) => Ok(bytes.map(|bytes| StoredChunk {
                 filter_mask: 0,
                 bytes,
             })),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(ZarrError::io(&path, e).into_store("reading a stored chunk")),
+            Err(e) => Err(ZarrError::from(e).into_store("reading a stored chunk")),
         }
     }
 }
@@ -80,12 +85,7 @@ impl ChunkSink for ChunkFileSink<'_> {
     }
 
     fn write_stored(&self, offset: &[usize], chunk: &StoredChunk) -> Result<(), StoreError> {
-        let context = || {
-            format!(
-                "writing the chunk at {offset:?} of {}",
-                self.meta.dir.display()
-            )
-        };
+        let context = || format!("writing the chunk at {offset:?} of {}", self.meta.name());
         let index = grid_index(&self.meta, offset).ok_or_else(|| bad_offset(offset, &self.meta))?;
         let recoded;
         let bytes = if chunk.filter_mask == 0 {
@@ -101,22 +101,21 @@ impl ChunkSink for ChunkFileSink<'_> {
             let data = decoder
                 .decode(&chunk.bytes, chunk.filter_mask, self.meta.chunk_bytes())
                 .map_err(|e| ZarrError::Corrupt(e.to_string()).into_store(context()))?;
-            let name = self.meta.dir.display().to_string();
+            let name = self.meta.name();
             recoded = encode_chain(&self.meta.codecs, self.meta.dtype.size, data)
                 .map_err(|e| crate::wdata::fail(&name, e).into_store(context()))?;
             &recoded
         };
-        let path = self.meta.chunk_path(&index);
-        if let Some(parent) = path.parent() {
-            crate::files::create_dir_all(parent)
-                .map_err(|e| ZarrError::io(parent, e).into_store(context()))?;
-        }
-        crate::files::write(&path, bytes).map_err(|e| ZarrError::io(&path, e).into_store(context()))
+        let key = self.meta.chunk_key(&index);
+        self.meta
+            .store
+            .set(&key, bytes)
+            .map_err(|e| ZarrError::from(e).into_store(context()))
     }
 
     fn set_shape(&self, shape: &[usize]) -> Result<(), StoreError> {
         self.writer
             .grow(self.index, shape)
-            .map_err(|e| e.into_store(self.meta.dir.display().to_string()))
+            .map_err(|e| e.into_store(self.meta.name()))
     }
 }

@@ -39,7 +39,7 @@ pub fn read_vlen_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Res
         chunks: &meta.chunks,
         elem: VLEN_INDEX,
     };
-    for indices in grid.batches() {
+    for indices in grid.batches(meta.chunk_elements().saturating_mul(VLEN_INDEX)) {
         let decoded: Vec<Result<Option<Vec<Vec<u8>>>>> = indices
             .par_iter()
             .map(|index| read_vlen_chunk(meta, index))
@@ -68,16 +68,14 @@ pub fn read_vlen_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Res
 
 /// The strings of one chunk; `None` when its file is missing.
 fn read_vlen_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<Vec<u8>>>> {
-    let path = meta.chunk_path(index);
-    let raw = match std::fs::read(&path) {
-        Ok(raw) => raw,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(ZarrError::io(&path, e)),
+    let key = meta.chunk_key(index);
+    let Some(raw) = meta.store.get(&key, MAX_CHUNK_BYTES)? else {
+        return Ok(None);
     };
     let damaged = |m: String| {
         ZarrError::Corrupt(format!(
             "chunk {} cannot be decoded: {m}; the store is probably damaged",
-            path.display()
+            meta.describe(&key)
         ))
     };
     let data = if meta.codecs.is_empty() {

@@ -8,7 +8,7 @@ use crate::codec::{encode_chain, CodecFail};
 use crate::dtype::swap_in_place;
 use crate::error::{Result, ZarrError};
 use crate::meta::ArrayMeta;
-use crate::read::decode;
+use crate::read::read_meta_chunk;
 use store::grid::{filled, SlabGrid};
 
 /// Writes the slab `start`/`count` (elements in the machine's byte order) of the array
@@ -27,7 +27,7 @@ pub fn write_slab(
         chunks: &meta.chunks,
         elem: meta.dtype.size,
     };
-    for indices in grid.batches() {
+    for indices in grid.batches(meta.chunk_bytes()) {
         write_chunks(meta, fill, name, &grid, data, &indices)?;
     }
     Ok(())
@@ -45,18 +45,13 @@ fn write_chunks(
     indices
         .par_iter()
         .map(|index| {
-            let path = meta.chunk_path(index);
+            let key = meta.chunk_key(index);
             let mut chunk = if grid.covers(index) {
                 vec![0u8; meta.chunk_bytes()]
             } else {
-                match std::fs::read(&path) {
-                    Ok(raw) => {
-                        decode(meta, raw, &path.display().to_string()).map_err(|e| fail(name, e))?
-                    }
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                        filled(fill, meta.chunk_elements())
-                    }
-                    Err(e) => return Err(ZarrError::io(&path, e)),
+                match read_meta_chunk(meta, index)? {
+                    Some(chunk) => chunk,
+                    None => filled(fill, meta.chunk_elements()),
                 }
             };
             grid.slab_to_chunk(index, data, &mut chunk);
@@ -65,10 +60,7 @@ fn write_chunks(
             }
             let encoded =
                 encode_chain(&meta.codecs, grid.elem, chunk).map_err(|e| fail(name, e))?;
-            if let Some(parent) = path.parent() {
-                crate::files::create_dir_all(parent).map_err(|e| ZarrError::io(parent, e))?;
-            }
-            crate::files::write(&path, encoded).map_err(|e| ZarrError::io(&path, e))
+            Ok(meta.store.set(&key, &encoded)?)
         })
         .collect()
 }

@@ -1,10 +1,9 @@
 //! Writing metadata: NCZarr exactly as netCDF-C 4.9.0 writes it, pure Zarr v2, or v3.
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use ncmodel::{Attribute, Dataset, Group};
-use store::{ZarrFlavor, ZarrVersion};
+use store::{KeyValueStore, StoreKey, ZarrFlavor, ZarrVersion};
 
 use crate::attrs::attribute_json;
 use crate::error::{Result, ZarrError};
@@ -30,8 +29,23 @@ pub struct MetaWriter<'a> {
     pub version: ZarrVersion,
 }
 
-fn write(path: &Path, text: String) -> Result<()> {
-    crate::files::write(path, text).map_err(|e| ZarrError::io(path, e))
+/// Writes the metadata document `name` of the node `node`.
+fn write(store: &dyn KeyValueStore, node: &StoreKey, name: &str, text: String) -> Result<()> {
+    let key = node
+        .child(name)
+        .map_err(|e| ZarrError::Invalid(e.to_string()))?;
+    Ok(store.set(&key, text.as_bytes())?)
+}
+
+/// The key of the group or variable `name` below `node`: a name that could name
+/// anything outside its place in the store is refused (`what` says what it names).
+pub fn node_key(node: &StoreKey, name: &str, what: &str) -> Result<StoreKey> {
+    node.child(name).map_err(|e| {
+        ZarrError::Invalid(format!(
+            "the {what} {name:?} cannot be written to a Zarr store: {}",
+            e.reason
+        ))
+    })
 }
 
 impl MetaWriter<'_> {
@@ -55,9 +69,14 @@ impl MetaWriter<'_> {
             && self.version == ZarrVersion::V2
     }
 
-    /// Writes the metadata of every group and variable under `root`.
-    pub fn write_all(&self, root: &Path) -> Result<()> {
-        self.group(root, &self.dataset.root, &mut Vec::new())
+    /// Writes the metadata of every group and variable into `store`.
+    pub fn write_all(&self, store: &dyn KeyValueStore) -> Result<()> {
+        self.group(
+            store,
+            &StoreKey::root(),
+            &self.dataset.root,
+            &mut Vec::new(),
+        )
     }
 
     fn dim_path(&self, id: i32) -> (String, bool, String) {
@@ -76,8 +95,13 @@ impl MetaWriter<'_> {
         self.lens.get(&id).copied().unwrap_or(0)
     }
 
-    fn group(&self, dir: &Path, group: &Group, path: &mut Vec<String>) -> Result<()> {
-        crate::files::create_dir_all(dir).map_err(|e| ZarrError::io(dir, e))?;
+    fn group(
+        &self,
+        store: &dyn KeyValueStore,
+        dir: &StoreKey,
+        group: &Group,
+        path: &mut Vec<String>,
+    ) -> Result<()> {
         let is_root = path.is_empty();
         let owner = if is_root {
             "/".to_string()
@@ -92,7 +116,7 @@ impl MetaWriter<'_> {
                 ("node_type".into(), J::Str("group".into())),
                 ("attributes".into(), J::Obj(atts.0)),
             ]);
-            write(&dir.join("zarr.json"), text.pretty_text())?;
+            write(store, dir, "zarr.json", text.pretty_text())?;
         } else {
             let mut zgroup = vec![("zarr_format".to_string(), J::int(2))];
             if self.nczarr() {
@@ -131,7 +155,7 @@ impl MetaWriter<'_> {
                     ]),
                 ));
             }
-            write(&dir.join(".zgroup"), J::Obj(zgroup).nczarr_text())?;
+            write(store, dir, ".zgroup", J::Obj(zgroup).nczarr_text())?;
             if is_root {
                 atts.0
                     .push(("_NCProperties".into(), J::Str(NC_PROPERTIES.into())));
@@ -141,22 +165,29 @@ impl MetaWriter<'_> {
                 if self.nczarr() {
                     atts.0.push(("_NCZARR_ATTR".into(), types_json(atts.1)));
                 }
-                write(&dir.join(".zattrs"), J::Obj(atts.0).nczarr_text())?;
+                write(store, dir, ".zattrs", J::Obj(atts.0).nczarr_text())?;
             }
         }
         for var in self.vars.iter().filter(|v| v.group_path == *path) {
-            self.array(&dir.join(&var.var.name), var, is_root)?;
+            let node = node_key(dir, &var.var.name, "variable")?;
+            self.array(store, &node, var, is_root)?;
         }
         for child in &group.groups {
+            let node = node_key(dir, &child.name, "group")?;
             path.push(child.name.clone());
-            self.group(&dir.join(&child.name), child, path)?;
+            self.group(store, &node, child, path)?;
             path.pop();
         }
         Ok(())
     }
 
-    fn array(&self, dir: &Path, var: &PlannedVar, in_root: bool) -> Result<()> {
-        crate::files::create_dir_all(dir).map_err(|e| ZarrError::io(dir, e))?;
+    fn array(
+        &self,
+        store: &dyn KeyValueStore,
+        dir: &StoreKey,
+        var: &PlannedVar,
+        in_root: bool,
+    ) -> Result<()> {
         let owner = format!(
             "/{}",
             var.group_path
@@ -252,7 +283,7 @@ impl MetaWriter<'_> {
                 "dimension_names".into(),
                 J::Arr(dims.into_iter().map(|d| J::Str(d.2)).collect()),
             ));
-            return write(&dir.join("zarr.json"), J::Obj(members).pretty_text());
+            return write(store, dir, "zarr.json", J::Obj(members).pretty_text());
         }
         if scalar {
             shape = vec![1];
@@ -288,7 +319,7 @@ impl MetaWriter<'_> {
                 J::obj([("dimrefs", refs), ("storage", storage)]),
             ));
         }
-        write(&dir.join(".zarray"), J::Obj(zarray).nczarr_text())?;
+        write(store, dir, ".zarray", J::Obj(zarray).nczarr_text())?;
         if xarray {
             atts.push((
                 "_ARRAY_DIMENSIONS".into(),
@@ -299,7 +330,7 @@ impl MetaWriter<'_> {
             atts.push(("_NCZARR_ATTR".into(), types_json(types)));
         }
         if !atts.is_empty() {
-            write(&dir.join(".zattrs"), J::Obj(atts).nczarr_text())?;
+            write(store, dir, ".zattrs", J::Obj(atts).nczarr_text())?;
         }
         Ok(())
     }

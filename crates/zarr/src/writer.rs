@@ -2,14 +2,18 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use ncmodel::{Dataset, Format, Layout, Values};
-use store::{RawBuffer, StoreError, StoreWriter, VarHandle, ZarrFlavor, ZarrLocation, ZarrVersion};
+use store::{
+    DirectoryStore, RawBuffer, StoreError, StoreKey, StoreWriter, VarHandle, ZarrFlavor,
+    ZarrLocation, ZarrVersion,
+};
 
 use crate::error::{Result, ZarrError};
 use crate::meta::ArrayMeta;
 use crate::plan::{plan, PlannedVar};
+use crate::storage::Store;
 use crate::wmeta::MetaWriter;
 
 /// A Zarr store (NCZarr, Zarr v2 or v3) being written.
@@ -17,6 +21,8 @@ pub struct ZarrWriter {
     text: String,
     target: PathBuf,
     temp: PathBuf,
+    /// The temporary store, written through keys.
+    store: Store,
     /// The temporary store's entry in the table of temporaries signal handlers remove.
     _registration: store::temporaries::Registration,
     flavor: ZarrFlavor,
@@ -86,10 +92,12 @@ impl ZarrWriter {
             Some(errno) => StoreError::new(errno, e.to_string(), context.clone()),
             None => ZarrError::io(&temp, e).into_store(context.clone()),
         })?;
+        let store: Store = Arc::new(DirectoryStore::new(&temp));
         Ok(Self {
             text: location.text.clone(),
             target,
             temp,
+            store,
             _registration: registration,
             flavor: location.flavor,
             version: location.version,
@@ -126,14 +134,16 @@ impl ZarrWriter {
             flavor: self.flavor,
             version: self.version,
         }
-        .write_all(&self.temp)
+        .write_all(self.store.as_ref())
     }
 
-    fn array_dir(&self, var: &PlannedVar) -> PathBuf {
-        var.group_path
-            .iter()
-            .fold(self.temp.clone(), |p, g| p.join(g))
-            .join(&var.var.name)
+    /// The key of the variable's array: every name on the way checked.
+    fn array_key(&self, var: &PlannedVar) -> Result<StoreKey> {
+        let mut key = StoreKey::root();
+        for g in &var.group_path {
+            key = crate::wmeta::node_key(&key, g, "group")?;
+        }
+        crate::wmeta::node_key(&key, &var.var.name, "variable")
     }
 
     /// Writes `data` (machine order) to the slab of the variable `index` of the plan.
@@ -165,7 +175,7 @@ impl ZarrWriter {
         }
         let ends: Vec<usize> = start.iter().zip(&count).map(|(s, c)| s + c).collect();
         state.grow(&var.var, &ends)?;
-        let meta = self.meta_of(&var, &state);
+        let meta = self.meta_of(&var, &state)?;
         drop(state);
         let quantized = var
             .quantize
@@ -189,7 +199,7 @@ impl ZarrWriter {
         state.grow(&var, ends)
     }
 
-    fn meta_of(&self, var: &PlannedVar, state: &State) -> ArrayMeta {
+    fn meta_of(&self, var: &PlannedVar, state: &State) -> Result<ArrayMeta> {
         let v3 = self.version == ZarrVersion::V3;
         let scalar = var.var.dim_ids.is_empty();
         let chunks = if v3 && scalar {
@@ -197,8 +207,9 @@ impl ZarrWriter {
         } else {
             var.chunks.clone()
         };
-        ArrayMeta {
-            dir: self.array_dir(var),
+        Ok(ArrayMeta {
+            store: self.store.clone(),
+            node: self.array_key(var)?,
             shape: var
                 .var
                 .dim_ids
@@ -211,7 +222,7 @@ impl ZarrWriter {
             codecs: var.codecs.clone(),
             key_prefix: v3.then_some("c"),
             separator: if v3 { '/' } else { '.' },
-        }
+        })
     }
 
     fn find(&self, group_path: &[String], name: &str) -> Option<usize> {
@@ -374,7 +385,7 @@ impl StoreWriter for ZarrWriter {
         if var.quantize.is_some() || var.var.dim_ids.is_empty() {
             return None;
         }
-        let meta = self.meta_of(&var, &state);
+        let meta = self.meta_of(&var, &state).ok()?;
         drop(state);
         Some(Box::new(crate::stored::ChunkFileSink {
             meta,

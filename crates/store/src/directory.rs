@@ -1,0 +1,228 @@
+//! [`DirectoryStore`]: a key-value store in a directory of the local file system, one
+//! file per value (`g/v/.zarray` is the file `ROOT/g/v/.zarray`). This is the one place
+//! where a store key becomes a file-system path.
+//!
+//! What a store found on disk cannot do here:
+//! - name anything outside its root: keys cannot hold `..`, `/` at the start or a NUL
+//!   (see [`StoreKey`]), and a symbolic link is followed only when it resolves to a
+//!   place inside the root;
+//! - make a read block or run without end: only regular files are read (a FIFO, a
+//!   device such as `/dev/zero` or a socket is refused, and opened without blocking to
+//!   find out), and never more than the caller's cap;
+//! - make a listing loop: a linked directory that leads back to the directory being
+//!   listed or one above it is not listed.
+
+use std::fs::{File, OpenOptions};
+use std::io::Read;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::key::StoreKey;
+use crate::kv::{KeyValueStore, Listing, StorageError};
+
+/// A store in a directory.
+#[derive(Debug)]
+pub struct DirectoryStore {
+    root: PathBuf,
+    /// The root with every symbolic link resolved, once it exists.
+    resolved_root: OnceLock<PathBuf>,
+}
+
+impl DirectoryStore {
+    /// The store whose root is the directory `root` (which need not exist yet for a
+    /// store about to be written).
+    pub fn new(root: &Path) -> Self {
+        Self {
+            root: root.to_path_buf(),
+            resolved_root: OnceLock::new(),
+        }
+    }
+
+    /// The root with its links resolved; `None` while it does not exist.
+    fn resolved_root(&self) -> Option<&Path> {
+        if let Some(root) = self.resolved_root.get() {
+            return Some(root);
+        }
+        let root = std::fs::canonicalize(&self.root).ok()?;
+        Some(self.resolved_root.get_or_init(|| root))
+    }
+
+    /// The root directory.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn path_of(&self, key: &StoreKey) -> PathBuf {
+        key.segments().fold(self.root.clone(), |p, s| p.join(s))
+    }
+
+    fn io(&self, key: &StoreKey, source: std::io::Error) -> StorageError {
+        StorageError::Io {
+            what: self.describe(key),
+            source,
+        }
+    }
+
+    /// The path of `key` with its links resolved, when it exists, after checking that it
+    /// stays inside the root; `None` when there is nothing there.
+    fn resolved(&self, key: &StoreKey) -> Result<Option<PathBuf>, StorageError> {
+        let path = self.path_of(key);
+        let resolved = match std::fs::canonicalize(&path) {
+            Ok(p) => p,
+            Err(e) if is_absent(&e) => return Ok(None),
+            Err(e) => return Err(self.io(key, e)),
+        };
+        let inside = self
+            .resolved_root()
+            .is_some_and(|root| resolved.starts_with(root));
+        if !inside {
+            return Err(StorageError::Outside {
+                what: self.describe(key),
+                target: resolved.display().to_string(),
+            });
+        }
+        Ok(Some(resolved))
+    }
+}
+
+/// Whether an error means "there is nothing there" (a missing file, or a part of the
+/// path that is a file rather than a directory).
+fn is_absent(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
+}
+
+/// Opens `path` for reading without blocking on a FIFO and without making a terminal
+/// the controlling one; the caller checks what it opened.
+fn open_for_reading(path: &Path) -> std::io::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+}
+
+impl KeyValueStore for DirectoryStore {
+    fn describe(&self, key: &StoreKey) -> String {
+        self.path_of(key).display().to_string()
+    }
+
+    fn get(&self, key: &StoreKey, cap: u64) -> Result<Option<Vec<u8>>, StorageError> {
+        if key.is_root() {
+            return Ok(None);
+        }
+        let Some(path) = self.resolved(key)? else {
+            return Ok(None);
+        };
+        let file = match open_for_reading(&path) {
+            Ok(f) => f,
+            Err(e) if is_absent(&e) => return Ok(None),
+            Err(e) => return Err(self.io(key, e)),
+        };
+        let meta = file.metadata().map_err(|e| self.io(key, e))?;
+        if meta.is_dir() {
+            return Ok(None);
+        }
+        if !meta.is_file() {
+            return Err(StorageError::NotRegular {
+                what: self.describe(key),
+            });
+        }
+        if meta.len() > cap {
+            return Err(StorageError::TooLarge {
+                what: self.describe(key),
+                size: meta.len(),
+                cap,
+            });
+        }
+        // The length can change under us: never read past the cap all the same.
+        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        file.take(cap.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|e| self.io(key, e))?;
+        if bytes.len() as u64 > cap {
+            return Err(StorageError::TooLarge {
+                what: self.describe(key),
+                size: bytes.len() as u64,
+                cap,
+            });
+        }
+        Ok(Some(bytes))
+    }
+
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
+        if key.is_root() {
+            return Ok(None);
+        }
+        let Some(path) = self.resolved(key)? else {
+            return Ok(None);
+        };
+        match std::fs::metadata(&path) {
+            Ok(m) if m.is_file() => Ok(Some(m.len())),
+            Ok(m) if m.is_dir() => Ok(None),
+            Ok(_) => Err(StorageError::NotRegular {
+                what: self.describe(key),
+            }),
+            Err(e) if is_absent(&e) => Ok(None),
+            Err(e) => Err(self.io(key, e)),
+        }
+    }
+
+    fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError> {
+        let Some(dir) = self.resolved(prefix)? else {
+            return Ok(Listing::default());
+        };
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if is_absent(&e) => return Ok(Listing::default()),
+            Err(e) => return Err(self.io(prefix, e)),
+        };
+        let mut listing = Listing::default();
+        for entry in entries {
+            let entry = entry.map_err(|e| self.io(prefix, e))?;
+            // A name that cannot be a key segment (not UTF-8, a backslash) cannot be
+            // addressed, so it is not listed.
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            let Ok(key) = prefix.child(&name) else {
+                continue;
+            };
+            let Ok(file_type) = entry.file_type() else {
+                continue;
+            };
+            if file_type.is_symlink() {
+                // Followed only inside the root, and never back up the tree.
+                let Ok(Some(target)) = self.resolved(&key) else {
+                    continue;
+                };
+                match std::fs::metadata(&target) {
+                    Ok(m) if m.is_dir() && !dir.starts_with(&target) => listing.prefixes.push(name),
+                    Ok(m) if m.is_file() => listing.values.push(name),
+                    _ => {}
+                }
+            } else if file_type.is_dir() {
+                listing.prefixes.push(name);
+            } else if file_type.is_file() {
+                listing.values.push(name);
+            }
+        }
+        listing.values.sort();
+        listing.prefixes.sort();
+        Ok(listing)
+    }
+
+    fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
+        let path = self.path_of(key);
+        if let Some(parent) = path.parent() {
+            crate::temporaries::gate(|| std::fs::create_dir_all(parent))
+                .map_err(|e| self.io(key, e))?;
+        }
+        crate::temporaries::gate(|| std::fs::write(&path, value)).map_err(|e| self.io(key, e))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,105 @@
+use std::os::unix::fs::symlink;
+
+use super::*;
+
+fn key(text: &str) -> StoreKey {
+    StoreKey::parse(text).unwrap_or_default()
+}
+
+fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap_or_else(|e| panic!("a temporary directory: {e}"))
+}
+
+#[test]
+fn values_are_files_under_the_root() {
+    let dir = scratch();
+    let store = DirectoryStore::new(&dir.path().join("s.zarr"));
+    assert!(store.set(&key("g/v/.zarray"), b"{}").is_ok());
+    assert!(dir.path().join("s.zarr/g/v/.zarray").is_file());
+    assert_eq!(
+        store.get(&key("g/v/.zarray"), 2).ok().flatten(),
+        Some(b"{}".to_vec())
+    );
+    assert_eq!(store.get(&key("g/w/.zarray"), 2).ok().flatten(), None);
+    assert_eq!(store.size(&key("g/v/.zarray")).ok().flatten(), Some(2));
+    // A key under a value (a file) is simply absent.
+    assert_eq!(store.get(&key("g/v/.zarray/x"), 2).ok().flatten(), None);
+    let listing = store.list_dir(&key("g")).unwrap_or_default();
+    assert_eq!(listing.prefixes, ["v"]);
+    assert!(listing.values.is_empty());
+}
+
+#[test]
+fn a_value_over_the_cap_is_refused() {
+    let dir = scratch();
+    let store = DirectoryStore::new(dir.path());
+    assert!(store.set(&key("c"), &[7; 100]).is_ok());
+    let err = store.get(&key("c"), 99).err().map(|e| e.to_string());
+    assert!(err.is_some_and(|e| e.contains("holds 100 bytes, more than the 99")));
+    assert!(store.get(&key("c"), 100).is_ok_and(|v| v.is_some()));
+}
+
+#[test]
+fn devices_fifos_and_links_outside_are_not_read() {
+    let dir = scratch();
+    let root = dir.path().join("s");
+    std::fs::create_dir_all(&root).unwrap_or_default();
+    let outside = dir.path().join("secret");
+    std::fs::write(&outside, b"secret").unwrap_or_default();
+    symlink("/dev/zero", root.join("zero")).unwrap_or_default();
+    symlink(&outside, root.join("out")).unwrap_or_default();
+    symlink("../secret", root.join("rel")).unwrap_or_default();
+    std::fs::write(root.join("inside"), b"ok").unwrap_or_default();
+    symlink("inside", root.join("alias")).unwrap_or_default();
+    let fifo = root.join("fifo");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    let store = DirectoryStore::new(&root);
+
+    let zero = store
+        .get(&key("zero"), 1 << 20)
+        .err()
+        .map(|e| e.to_string());
+    assert!(
+        zero.is_some_and(|e| e.contains("leads outside the store")),
+        "/dev/zero"
+    );
+    for name in ["out", "rel"] {
+        let err = store.get(&key(name), 1 << 20).err().map(|e| e.to_string());
+        assert!(
+            err.is_some_and(|e| e.contains("leads outside the store")),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        store.get(&key("alias"), 10).ok().flatten(),
+        Some(b"ok".to_vec())
+    );
+    if made.is_ok_and(|s| s.success()) {
+        // Returns at once: opened without blocking, then refused.
+        let err = store.get(&key("fifo"), 10).err().map(|e| e.to_string());
+        assert!(err.is_some_and(|e| e.contains("is not a regular file")));
+    }
+    let listing = store.list_dir(&StoreKey::root()).unwrap_or_default();
+    assert_eq!(listing.values, ["alias", "inside"]);
+}
+
+#[test]
+fn a_linked_directory_inside_the_root_is_listed_but_never_one_above() {
+    let dir = scratch();
+    let root = dir.path().join("s");
+    std::fs::create_dir_all(root.join("real/deeper")).unwrap_or_default();
+    symlink(".", root.join("a")).unwrap_or_default();
+    symlink("..", root.join("real/up")).unwrap_or_default();
+    symlink("real", root.join("alias")).unwrap_or_default();
+    symlink("/", root.join("slash")).unwrap_or_default();
+    let store = DirectoryStore::new(&root);
+    let listing = store.list_dir(&StoreKey::root()).unwrap_or_default();
+    assert_eq!(listing.prefixes, ["alias", "real"]);
+    let listing = store.list_dir(&key("real")).unwrap_or_default();
+    assert_eq!(listing.prefixes, ["deeper"]);
+    // Through the link, the same directory lists the same.
+    let listing = store.list_dir(&key("alias")).unwrap_or_default();
+    assert_eq!(listing.prefixes, ["deeper"]);
+    // A prefix that leads outside is an error, not a listing of elsewhere.
+    assert!(store.list_dir(&key("slash")).is_err());
+}

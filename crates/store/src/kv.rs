@@ -1,0 +1,87 @@
+//! The key-value interface every Zarr store is read and written through, modelled on
+//! object stores: values named by [`StoreKey`]s, listed by prefix, read whole with a cap
+//! on their size, and written whole. A backend answers only for keys; it alone knows how
+//! a key maps onto its medium (a file under a directory, an object in a bucket).
+//!
+//! Writers commit by writing metadata last: a reader that lists a store sees a node only
+//! once its metadata document is there, and its chunks are written before it.
+
+use std::fmt;
+
+use crate::key::{KeyError, StoreKey};
+
+/// A failure of a key-value store.
+#[derive(Debug, thiserror::Error)]
+pub enum StorageError {
+    /// The name is not a valid key.
+    #[error(transparent)]
+    Key(#[from] KeyError),
+    /// The value is something other than a regular file (a device, a FIFO, a socket).
+    #[error("{what} is not a regular file; a store holds only regular files")]
+    NotRegular {
+        /// The value, as [`KeyValueStore::describe`] names it.
+        what: String,
+    },
+    /// The value is a symbolic link to a place outside the store.
+    #[error("{what} leads outside the store (to {target}); it is not read")]
+    Outside {
+        /// The value, as [`KeyValueStore::describe`] names it.
+        what: String,
+        /// Where it leads.
+        target: String,
+    },
+    /// The value is larger than what its reader can use.
+    #[error(
+        "{what} holds {size} bytes, more than the {cap} its metadata allows; the store is damaged"
+    )]
+    TooLarge {
+        /// The value, as [`KeyValueStore::describe`] names it.
+        what: String,
+        /// Its size (at least this).
+        size: u64,
+        /// The most the reader takes.
+        cap: u64,
+    },
+    /// The medium failed.
+    #[error("{what}: {source}")]
+    Io {
+        /// The value or prefix, as [`KeyValueStore::describe`] names it.
+        what: String,
+        /// The system's error.
+        source: std::io::Error,
+    },
+}
+
+/// The immediate children of a prefix: the values directly under it and the prefixes
+/// below it, each by its last segment, sorted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Listing {
+    /// Names of the values directly under the prefix.
+    pub values: Vec<String>,
+    /// Names of the prefixes directly under it.
+    pub prefixes: Vec<String>,
+}
+
+/// A store of values named by keys.
+pub trait KeyValueStore: Send + Sync + fmt::Debug {
+    /// How messages name the value or prefix `key` (a path, for a directory store).
+    fn describe(&self, key: &StoreKey) -> String;
+
+    /// The value of `key`, or `None` when there is none. A value longer than `cap`
+    /// bytes is refused without reading more than `cap + 1` bytes of it.
+    fn get(&self, key: &StoreKey, cap: u64) -> Result<Option<Vec<u8>>, StorageError>;
+
+    /// The size of the value of `key`, or `None` when there is none.
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>, StorageError>;
+
+    /// Whether the store holds a value under `key`.
+    fn contains(&self, key: &StoreKey) -> Result<bool, StorageError> {
+        Ok(self.size(key)?.is_some())
+    }
+
+    /// The values and prefixes directly under `prefix` (empty when there is none).
+    fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError>;
+
+    /// Stores `value` under `key`, replacing what was there.
+    fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError>;
+}
