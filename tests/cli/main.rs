@@ -2,11 +2,13 @@
 //! the reference netCDF-C tools. One test binary; each module reads like a user's session.
 
 mod bad_input;
+mod bounded;
 mod completions;
 mod decoded_reads;
 mod filters_inspect;
 mod filters_interop;
 mod harness_selftest;
+mod hostile_stores;
 mod install;
 mod nccopy;
 mod nccopy_errors;

@@ -23,7 +23,7 @@ fn put_name(bytes: &mut Vec<u8>, name: &str) {
 
 /// A CDF-1 file built byte by byte: dimension `dim` of 3, a global text attribute `att`
 /// = "x", and `int var(dim)` = 1, 2, 3.
-fn classic_file(dim: &str, att: &str, var: &str) -> Vec<u8> {
+pub(crate) fn classic_file(dim: &str, att: &str, var: &str) -> Vec<u8> {
     let mut b = b"CDF\x01".to_vec();
     b.extend(0u32.to_be_bytes()); // records
     b.extend([0, 0, 0, 0x0A, 0, 0, 0, 1]); // one dimension

@@ -214,6 +214,11 @@ impl KeyValueStore for DirectoryStore {
         Ok(listing)
     }
 
+    fn identity(&self, prefix: &StoreKey) -> Option<String> {
+        let path = self.resolved(prefix).ok().flatten()?;
+        Some(path.display().to_string())
+    }
+
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
         let path = self.path_of(key);
         if let Some(parent) = path.parent() {

@@ -118,6 +118,17 @@ impl StoreKey {
         self.segments().count()
     }
 
+    /// The key one segment up; `None` for the root.
+    pub fn parent(&self) -> Option<Self> {
+        if self.0.is_empty() {
+            return None;
+        }
+        Some(match self.0.rsplit_once('/') {
+            Some((head, _)) => Self(head.to_string()),
+            None => Self::root(),
+        })
+    }
+
     /// The last segment (empty for the root).
     pub fn name(&self) -> &str {
         self.0.rsplit('/').next().unwrap_or("")
@@ -145,7 +156,14 @@ mod tests {
         assert_eq!(key.as_ref().map(StoreKey::depth), Some(3));
         assert_eq!(key.as_ref().map(StoreKey::name), Some(".zarray"));
         let child = StoreKey::root().child("temp").and_then(|k| k.join("c/0/1"));
-        assert_eq!(child.map(|k| k.0), Ok("temp/c/0/1".to_string()));
+        assert_eq!(child.clone().map(|k| k.0), Ok("temp/c/0/1".to_string()));
+        let up = child.ok().and_then(|k| k.parent());
+        assert_eq!(up.as_ref().map(StoreKey::as_str), Some("temp/c/0"));
+        assert_eq!(
+            StoreKey::parse("g").ok().and_then(|k| k.parent()),
+            Some(StoreKey::root())
+        );
+        assert_eq!(StoreKey::root().parent(), None);
         assert!(StoreKey::parse("").is_ok_and(|k| k.is_root()));
         // Dots inside a name are fine, and so are spaces and non-ASCII letters.
         for name in [".zattrs", "..x", "a..b", "x.", " ", "température"] {

@@ -82,6 +82,15 @@ pub trait KeyValueStore: Send + Sync + fmt::Debug {
     /// The values and prefixes directly under `prefix` (empty when there is none).
     fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError>;
 
+    /// What `prefix` is on the medium, when two prefixes can be the same place (a
+    /// directory reached through a symbolic link): equal identities mean the same
+    /// place, so a reader can tell a loop. `None` where every prefix is its own place
+    /// (object stores) or there is nothing there.
+    fn identity(&self, prefix: &StoreKey) -> Option<String> {
+        let _ = prefix;
+        None
+    }
+
     /// Stores `value` under `key`, replacing what was there.
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError>;
 }

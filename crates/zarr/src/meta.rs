@@ -244,11 +244,10 @@ fn object_dtype(codecs: &mut Vec<Value>, node: &StoreKey, what: &str) -> Result<
         .map_or("none", |c| crate::codec::codec_id(c))
         .to_string();
     if id != crate::vlen::VLEN_UTF8 {
-        let name = Some(node.name().to_string());
         return Err(ZarrError::BadType(format!(
             "{what}: the array {} is an object array (dtype \"|O\") of the codec {id:?}; \
              nctools reads object arrays of strings (codec \"vlen-utf8\") only",
-            name.unwrap_or_default()
+            node.name()
         )));
     }
     codecs.remove(0);

@@ -137,7 +137,7 @@ fn plan_var(
     let chunks = if dims.is_empty() {
         vec![1]
     } else {
-        asked.unwrap_or_else(|| default_chunks(&dims, dtype.size))
+        asked.map_or_else(|| default_chunks(&dims, dtype.size), |c| within(&c, &dims))
     };
     crate::meta::check_chunk_size(&chunks, dtype.size).map_err(|problem| {
         let hint = if atomic == AtomicType::String {
@@ -186,6 +186,23 @@ fn plan_var(
         codecs,
         quantize,
     })
+}
+
+/// Chunks no longer than their fixed dimensions (a chunk of a Zarr array may be larger
+/// than the array; written as it is, each would be padded to its whole size), as
+/// netCDF-4 requires of chunks too. Along an unlimited dimension they are kept.
+fn within(chunks: &[usize], dims: &[&ncmodel::Dim]) -> Vec<usize> {
+    chunks
+        .iter()
+        .zip(dims)
+        .map(|(c, d)| {
+            if d.unlimited {
+                *c
+            } else {
+                (*c).min(d.len.max(1))
+            }
+        })
+        .collect()
 }
 
 /// Chunks when none are given: the whole variable, as netCDF-C 4.9.0 does, with about

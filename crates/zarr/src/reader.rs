@@ -242,9 +242,10 @@ fn chunk_bytes_stored(meta: &crate::meta::ArrayMeta) -> u64 {
             if name.starts_with('.') || name == "zarr.json" {
                 continue;
             }
-            if let Ok(Some(size)) = node
+            if let Some(size) = node
                 .child(&name)
-                .and_then(|k| Ok(store.size(&k).ok().flatten()))
+                .ok()
+                .and_then(|k| store.size(&k).ok().flatten())
             {
                 total += size;
             }

@@ -312,10 +312,31 @@ pub fn nczarr_group(
     let children = lookup(&[info], &["groups"]).and_then(Value::as_array);
     for child in unique_names(children) {
         let child_rel = child_key(rel, child, &format!("group {group_label} lists the group"))?;
+        refuse_loop(source, rel, &child_rel)?;
         let g = nczarr_group(source, builder, &child_rel, &my_parents, child, dims)?;
         group.groups.push(g);
     }
     Ok(group)
+}
+
+/// Refuses a group `child` that is the same place as the group `parent` or one above it
+/// (a directory linked to itself or an ancestor), which would nest without end.
+pub fn refuse_loop(source: &Source, parent: &StoreKey, child: &StoreKey) -> Result<()> {
+    let Some(here) = source.store.identity(child) else {
+        return Ok(());
+    };
+    let mut above = Some(parent.clone());
+    while let Some(node) = above {
+        if source.store.identity(&node).as_deref() == Some(here.as_str()) {
+            return Err(ZarrError::Corrupt(format!(
+                "{}: the group {child} is the same directory as the group {node} (a link \
+                 loop); the store is damaged",
+                source.name()
+            )));
+        }
+        above = node.parent();
+    }
+    Ok(())
 }
 
 /// The names of a JSON list of names, each once, in their first order (an NCZarr list

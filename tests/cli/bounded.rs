@@ -1,0 +1,143 @@
+//! Runs of our binaries that are watched while they run: how long they take and how much
+//! memory they reach (the kernel's high-water mark of the process's resident set,
+//! `VmHWM` in `/proc/PID/status`, read every few milliseconds). A run past a hard limit
+//! is killed, so that a regression fails its test instead of taking the machine down.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::{ours_path, Run};
+
+/// A run and what it cost.
+pub struct Bounded {
+    /// The run (exit status and output).
+    pub run: Run,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+    /// The largest resident set seen, in MiB.
+    pub peak_mib: u64,
+    /// Why it was killed, when it was.
+    pub killed: Option<String>,
+}
+
+/// The time after which a run is killed.
+const KILL_AFTER: Duration = Duration::from_secs(60);
+
+/// The resident set past which a run is killed, in MiB.
+const KILL_ABOVE_MIB: u64 = 2048;
+
+/// The high-water mark of the resident set of the process `pid`, in MiB (0 once gone).
+fn peak_mib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<u64>()
+                .ok()
+        })
+        .map_or(0, |kib| kib / 1024)
+}
+
+/// Runs our `tool` with `args`, watching it.
+pub fn run_ours<I, S>(tool: &str, args: I) -> Bounded
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
+    let mut command = Command::new(ours_path(tool));
+    command
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let started = Instant::now();
+    let mut child = command
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {tool}: {e}"));
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                // Keep the first 16 MiB; read the rest away so the child never blocks.
+                let _ = pipe.by_ref().take(16 << 20).read_to_end(&mut bytes);
+                let _ = std::io::copy(&mut pipe, &mut std::io::sink());
+            }
+            String::from_utf8_lossy(&bytes).into_owned()
+        })
+    };
+    let out = drain(
+        child
+            .stdout
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let err = drain(
+        child
+            .stderr
+            .take()
+            .map(|p| Box::new(p) as Box<dyn Read + Send>),
+    );
+    let mut peak = 0;
+    let mut killed = None;
+    let status = loop {
+        peak = peak.max(peak_mib(child.id()));
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => {}
+            Err(e) => panic!("waiting for {tool}: {e}"),
+        }
+        if killed.is_none() && (started.elapsed() > KILL_AFTER || peak > KILL_ABOVE_MIB) {
+            killed = Some(format!(
+                "killed after {:?} at {peak} MiB",
+                started.elapsed()
+            ));
+            let _ = child.kill();
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let elapsed = started.elapsed();
+    let output = std::process::Output {
+        status,
+        stdout: out.join().unwrap_or_default().into_bytes(),
+        stderr: err.join().unwrap_or_default().into_bytes(),
+    };
+    Bounded {
+        run: output.into(),
+        elapsed,
+        peak_mib: peak,
+        killed,
+    }
+}
+
+impl Bounded {
+    /// Fails the test unless the run stayed under `mib` MiB and `secs` seconds and did
+    /// not crash.
+    #[track_caller]
+    pub fn assert_within(&self, mib: u64, secs: u64) -> &Run {
+        assert!(
+            self.killed.is_none(),
+            "{}; stderr: {}",
+            self.killed.as_deref().unwrap_or_default(),
+            self.run.stderr
+        );
+        crate::support::assert_no_crash(&self.run);
+        assert!(
+            self.peak_mib < mib,
+            "reached {} MiB (limit {mib}); stderr: {}",
+            self.peak_mib,
+            self.run.stderr
+        );
+        assert!(
+            self.elapsed < Duration::from_secs(secs),
+            "took {:?} (limit {secs} s); stderr: {}",
+            self.elapsed,
+            self.run.stderr
+        );
+        &self.run
+    }
+}

@@ -1,0 +1,397 @@
+//! Stores and files built by hand to attack the tools: names that would lead outside the
+//! store or the target, symbolic links to devices, FIFOs and loops, lists that repeat a
+//! name, chunks far larger than their array. Each run must end in under 10 s and
+//! 200 MiB, with exit 0 and the right data or exit 1 and one message; nothing may be
+//! written outside the target, and no byte from outside the store may reach the output.
+
+use std::collections::BTreeSet;
+use std::os::unix::fs::symlink;
+use std::path::{Path, PathBuf};
+
+use crate::bounded::run_ours;
+use crate::support::{assert_rejected, scratch, Run};
+
+/// The values of the array planted outside every store: if one is printed, the tool
+/// read outside the store.
+const SECRET: [i32; 4] = [424_242, 424_243, 424_244, 424_245];
+
+/// A scratch directory with a store deep inside (`a/b/store.zarr`) and, beside it at
+/// the top, a readable array `outside/` whose values are [`SECRET`].
+struct Arena {
+    dir: tempfile::TempDir,
+}
+
+fn put(path: &Path, bytes: impl AsRef<[u8]>) {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{parent:?}: {e}"));
+    }
+    std::fs::write(path, bytes).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+}
+
+fn link(target: impl AsRef<Path>, at: &Path) {
+    symlink(target.as_ref(), at).unwrap_or_else(|e| panic!("{at:?}: {e}"));
+}
+
+/// The `.zarray` of an int32 array of `shape` in chunks of `chunks`, no codec.
+fn int_zarray(shape: &str, chunks: &str) -> String {
+    format!(
+        r#"{{"zarr_format": 2, "shape": {shape}, "chunks": {chunks}, "dtype": "<i4",
+            "fill_value": 0, "order": "C", "compressor": null, "filters": null}}"#
+    )
+}
+
+/// An NCZarr root (or group) `.zgroup` with dimension `d` of 4 and these lists.
+fn nczarr_group(vars: &str, groups: &str, root: bool) -> String {
+    let superblock = if root {
+        r#""_NCZARR_SUPERBLOCK": {"version": "2.0.0"},"#
+    } else {
+        ""
+    };
+    format!(
+        r#"{{"zarr_format": 2, {superblock}
+            "_NCZARR_GROUP": {{"dims": {{"d": 4}}, "vars": {vars}, "groups": {groups}}}}}"#
+    )
+}
+
+/// An NCZarr int32 variable `v(d)` in the group directory `dir`, with its data.
+fn nczarr_var(dir: &Path, name: &str, values: [i32; 4]) {
+    let mut zarray = int_zarray("[4]", "[4]");
+    zarray.insert_str(
+        zarray.len() - 1,
+        r#", "_NCZARR_ARRAY": {"dimrefs": ["/d"], "storage": "chunked"}"#,
+    );
+    put(&dir.join(name).join(".zarray"), zarray);
+    let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+    put(&dir.join(name).join("0"), bytes);
+}
+
+impl Arena {
+    /// An arena whose outside holds the secret array `outside/` (readable as pure Zarr
+    /// and as an NCZarr variable), the NCZarr groups `outside-group/` and `a/b/` (the
+    /// store's parent), each with the secret variable `leak`, a chunk `a/b/0` of the
+    /// secret, and `secret.txt`.
+    fn new() -> Self {
+        let arena = Self { dir: scratch() };
+        let top = arena.top();
+        nczarr_var(top, "outside", SECRET);
+        put(
+            &arena.outside().join(".zattrs"),
+            r#"{"_ARRAY_DIMENSIONS": ["d"]}"#,
+        );
+        for group in [top.join("outside-group"), top.join("a/b")] {
+            put(
+                &group.join(".zgroup"),
+                nczarr_group(r#"["leak"]"#, "[]", false),
+            );
+            nczarr_var(&group, "leak", SECRET);
+        }
+        // A chunk file in the store's parent, for a store that names `..` an array.
+        let bytes: Vec<u8> = SECRET.iter().flat_map(|v| v.to_le_bytes()).collect();
+        put(&top.join("a/b/0"), bytes);
+        put(&top.join("secret.txt"), "424242 is a secret\n");
+        arena
+    }
+
+    fn top(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn outside(&self) -> PathBuf {
+        self.top().join("outside")
+    }
+
+    fn store(&self) -> PathBuf {
+        self.top().join("a/b/store.zarr")
+    }
+
+    /// Where outputs go: beside the store, two levels below the top.
+    fn target(&self, name: &str) -> PathBuf {
+        self.top().join("a/b").join(name)
+    }
+
+    /// Every path under the top, links not followed.
+    fn files(&self) -> BTreeSet<PathBuf> {
+        let mut all = BTreeSet::new();
+        let mut pending = vec![self.top().to_path_buf()];
+        while let Some(dir) = pending.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    pending.push(path.clone());
+                }
+                all.insert(path);
+            }
+        }
+        all
+    }
+}
+
+/// Fails unless no value of the array outside the store reached `run`'s output.
+#[track_caller]
+fn assert_nothing_from_outside(run: &Run) {
+    for value in SECRET {
+        let text = value.to_string();
+        assert!(
+            !run.stdout.contains(&text) && !run.stderr.contains(&text),
+            "a value from outside the store ({text}) was printed:\n{}\n{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+}
+
+/// Runs `tool` on the arena's store, bounded, and checks that it is refused, that no
+/// byte from outside is shown and that no file appeared or vanished.
+#[track_caller]
+fn assert_store_refused(arena: &Arena, tool: &str, args: &[&Path], why: &str) -> Run {
+    let before = arena.files();
+    let bounded = run_ours(tool, args);
+    let run = bounded.assert_within(200, 10);
+    assert_rejected(run, why);
+    assert_nothing_from_outside(run);
+    assert_eq!(arena.files(), before, "{why}: files appeared or vanished");
+    Run {
+        code: run.code,
+        signal: run.signal,
+        stdout: run.stdout.clone(),
+        stderr: run.stderr.clone(),
+    }
+}
+
+#[test]
+fn nczarr_names_that_lead_outside_the_store_are_refused() {
+    fn absolute(arena: &Arena) -> String {
+        format!("{:?}", arena.outside().display().to_string())
+    }
+    fn absolute_group(arena: &Arena) -> String {
+        let group = arena.top().join("outside-group");
+        format!("{:?}", group.display().to_string())
+    }
+    type Lists = fn(&Arena) -> (String, String);
+    let cases: [(&str, Lists); 5] = [
+        ("a relative variable name", |_| {
+            (r#"["../../../outside"]"#.into(), "[]".into())
+        }),
+        ("an absolute variable name", |a| {
+            (format!("[{}]", absolute(a)), "[]".into())
+        }),
+        ("a group named ..", |_| ("[]".into(), r#"[".."]"#.into())),
+        ("a relative group name", |_| {
+            ("[]".into(), r#"["../../../outside-group"]"#.into())
+        }),
+        ("an absolute group name", |a| {
+            ("[]".into(), format!("[{}]", absolute_group(a)))
+        }),
+    ];
+    for (why, lists) in cases {
+        let arena = Arena::new();
+        let (vars, groups) = lists(&arena);
+        put(
+            &arena.store().join(".zgroup"),
+            nczarr_group(&vars, &groups, true),
+        );
+        let store = arena.store();
+        let run = assert_store_refused(&arena, "ncdump", &[&store], why);
+        assert!(
+            run.stderr.contains("cannot name anything in a store"),
+            "{why}: {}",
+            run.stderr
+        );
+        for out in ["out.nc", "out.zarr"] {
+            let target = arena.target(out);
+            assert_store_refused(&arena, "nccopy", &[&store, &target], why);
+        }
+    }
+}
+
+#[test]
+fn consolidated_keys_that_lead_outside_the_store_are_refused() {
+    for key in [
+        "../.zarray",
+        "../../../outside/.zarray",
+        "/etc/.zarray",
+        "g//.zarray",
+    ] {
+        let arena = Arena::new();
+        let zarray = int_zarray("[4]", "[4]");
+        let meta = format!(
+            r#"{{"zarr_consolidated_format": 1, "metadata": {{
+                ".zgroup": {{"zarr_format": 2}}, "{key}": {zarray}}}}}"#
+        );
+        put(&arena.store().join(".zgroup"), r#"{"zarr_format": 2}"#);
+        put(&arena.store().join(".zmetadata"), meta);
+        let store = arena.store();
+        let run = assert_store_refused(&arena, "ncdump", &[&store], key);
+        assert!(
+            run.stderr.contains(".zmetadata names the key"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn chunks_and_metadata_that_are_not_regular_files_are_refused_at_once() {
+    let cases: [(&str, &str); 4] = [
+        ("v/0", "/dev/zero"),
+        ("v/0", "/dev/urandom"),
+        ("v/.zattrs", "/dev/urandom"),
+        ("v/0", "../../../../secret.txt"),
+    ];
+    for (key, target) in cases {
+        let arena = Arena::new();
+        let store = arena.store();
+        put(&store.join(".zgroup"), r#"{"zarr_format": 2}"#);
+        put(
+            &store.join("v/.zarray"),
+            int_zarray("[1000000]", "[1000000]"),
+        );
+        link(target, &store.join(key));
+        let why = format!("{key} -> {target}");
+        let run = assert_store_refused(&arena, "ncdump", &[&store], &why);
+        assert!(
+            run.stderr.contains("leads outside the store"),
+            "{why}: {}",
+            run.stderr
+        );
+    }
+    // A FIFO would block a reader that opened it for reading.
+    let arena = Arena::new();
+    let store = arena.store();
+    put(&store.join(".zgroup"), r#"{"zarr_format": 2}"#);
+    put(&store.join("v/.zarray"), int_zarray("[4]", "[4]"));
+    let fifo = store.join("v/0");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let run = assert_store_refused(&arena, "ncdump", &[&store], "a FIFO chunk");
+    assert!(
+        run.stderr.contains("is not a regular file"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn directory_links_that_loop_end_at_once() {
+    // Pure Zarr: groups found by listing; links back up are not listed.
+    let arena = Arena::new();
+    let store = arena.store();
+    put(&store.join(".zgroup"), r#"{"zarr_format": 2}"#);
+    put(&store.join(".zattrs"), r#"{"title": "loops"}"#);
+    link(".", &store.join("a"));
+    link(".", &store.join("b"));
+    link("../..", &store.join("up"));
+    let run = run_ours("ncdump", [&store]);
+    let run = run.assert_within(200, 10);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(!run.stdout.contains("group:"), "{}", run.stdout);
+    assert_nothing_from_outside(run);
+
+    // NCZarr: groups named in metadata, each a link to the root.
+    let arena = Arena::new();
+    let store = arena.store();
+    put(
+        &store.join(".zgroup"),
+        nczarr_group("[]", r#"["g", "h"]"#, true),
+    );
+    link(".", &store.join("g"));
+    link(".", &store.join("h"));
+    let run = assert_store_refused(&arena, "ncdump", &[&store], "NCZarr link loop");
+    assert!(run.stderr.contains("link loop"), "{}", run.stderr);
+}
+
+#[test]
+fn a_name_listed_many_times_is_one_group() {
+    // 200 names at each of 3 levels would declare 8 million groups.
+    let arena = Arena::new();
+    let store = arena.store();
+    let many = format!("[{}]", vec!["\"g\""; 200].join(", "));
+    put(
+        &store.join(".zgroup"),
+        nczarr_group("[\"v\", \"v\"]", &many, true),
+    );
+    nczarr_var(&store, "v", [1, 2, 3, 4]);
+    let mut dir = store.clone();
+    for level in 0..3 {
+        dir = dir.join("g");
+        let groups = if level < 2 { many.as_str() } else { "[]" };
+        put(&dir.join(".zgroup"), nczarr_group("[]", groups, false));
+    }
+    let run = run_ours("ncdump", [&store]);
+    let run = run.assert_within(200, 10);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(
+        run.stdout.matches("group: g {").count(),
+        3,
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.stdout.matches("int v(d)").count(), 1, "{}", run.stdout);
+    assert!(run.stdout.contains("v = 1, 2, 3, 4 ;"), "{}", run.stdout);
+}
+
+#[test]
+fn a_chunk_far_larger_than_its_array_costs_no_more_than_the_array() {
+    // Chunks of 2^30 - 1 int32 for an array of 4: 4 GiB each if built whole.
+    let arena = Arena::new();
+    let store = arena.store();
+    put(&store.join(".zgroup"), r#"{"zarr_format": 2}"#);
+    put(&store.join("v/.zarray"), int_zarray("[4]", "[1073741823]"));
+    put(&store.join("v/.zattrs"), r#"{"_ARRAY_DIMENSIONS": ["d"]}"#);
+    let run = run_ours("ncdump", [&store]);
+    let run = run.assert_within(200, 10);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("v = 0, 0, 0, 0 ;"), "{}", run.stdout);
+
+    for out in ["out.zarr", "out.nc"] {
+        let target = arena.target(out);
+        let run = run_ours("nccopy", [&store, &target]);
+        let run = run.assert_within(200, 10);
+        assert_eq!(run.code, Some(0), "{out}: {}", run.stderr);
+        let dump = run_ours("ncdump", [&target]);
+        let dump = dump.assert_within(200, 10);
+        assert!(
+            dump.stdout.contains("v = 0, 0, 0, 0 ;"),
+            "{out}: {}",
+            dump.stdout
+        );
+    }
+
+    // A chunk file there: its few bytes are not a chunk of 4 GiB.
+    put(&store.join("v/0"), [1u8; 16]);
+    let run = assert_store_refused(&arena, "ncdump", &[&store], "a short chunk");
+    assert!(run.stderr.contains("cannot be decoded"), "{}", run.stderr);
+}
+
+#[test]
+fn names_from_an_input_never_become_paths_outside_the_target() {
+    let arena = Arena::new();
+    let top = arena.top().display().to_string();
+    let absolute = format!("{top}/abs");
+    for name in ["../../EVIL", "..", absolute.as_str()] {
+        let input = arena.target("in.nc");
+        put(&input, crate::safety::classic_file("d", "title", name));
+        let target = arena.target("out.zarr");
+        let before = arena.files();
+        let run = run_ours("nccopy", [&input, &target]);
+        let run = run.assert_within(200, 10);
+        assert_rejected(run, name);
+        assert_eq!(arena.files(), before, "{name}: files appeared or vanished");
+    }
+
+    let cdls = [
+        "netcdf x {\ndimensions:\n\td = 1 ;\nvariables:\n\tint \\.\\.\\/\\.\\.\\/X(d) ;\ndata:\n \\.\\.\\/\\.\\.\\/X = 7 ;\n}\n",
+        "netcdf y {\ngroup: \\.\\. {\nvariables:\n\tint v ;\ndata:\n v = 1 ;\n}\n}\n",
+    ];
+    for cdl in cdls {
+        let input = arena.target("in.cdl");
+        put(&input, cdl);
+        let target = arena.target("out.zarr");
+        let before = arena.files();
+        let o = Path::new("-o");
+        let run = run_ours("ncgen", [o, &target, &input]);
+        let run = run.assert_within(200, 10);
+        assert_rejected(run, cdl);
+        assert_eq!(arena.files(), before, "{cdl}: files appeared or vanished");
+    }
+}
