@@ -47,7 +47,11 @@ fn open_zarr(location: &store::ZarrLocation) -> anyhow::Result<Box<dyn StoreRead
             location.root.display()
         ));
     }
-    Ok(Box::new(zarr::ZarrReader::open(location)?))
+    let reader = zarr::ZarrReader::open(location)?;
+    for warning in reader.warnings() {
+        eprintln!("{}: warning: {warning}", crate::exit::tool_name());
+    }
+    Ok(Box::new(reader))
 }
 
 fn open_netcdf(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn StoreReader>> {

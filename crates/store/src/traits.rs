@@ -92,6 +92,12 @@ pub trait StoreReader {
         None
     }
 
+    /// What the user should know about how the input was read (a type read as another,
+    /// say), one sentence each; printed as warnings by the tools.
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// How many bytes each variable of `vars` (full paths, `/g/v`) takes in storage;
     /// `None` where it is not known.
     fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>>;

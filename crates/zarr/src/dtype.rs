@@ -18,6 +18,23 @@ pub struct Dtype {
     pub text: Text,
     /// Whether the dtype names its byte order (`<`/`>`), as opposed to `|`.
     pub has_order: bool,
+    /// What the stored elements are when they are not the netCDF type itself.
+    pub special: Special,
+}
+
+/// Stored elements that nctools reads as another netCDF type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Special {
+    /// The elements are the netCDF type.
+    None,
+    /// IEEE half-precision floats (`<f2`, `float16`), read as `float` (netCDF has no
+    /// 16-bit float).
+    Half,
+    /// numpy `datetime64` in this unit since 1970-01-01 (a CF unit word), read as
+    /// `int64`.
+    Datetime(&'static str),
+    /// numpy `timedelta64` in this unit, read as `int64`.
+    Timedelta(&'static str),
 }
 
 /// The encoding of text elements.
@@ -60,6 +77,7 @@ impl Dtype {
             size: atomic.size(),
             text: Text::Plain,
             has_order: true,
+            special: Special::None,
         }
     }
 
@@ -71,6 +89,7 @@ impl Dtype {
             size: width.max(1),
             text: Text::Bytes,
             has_order: false,
+            special: Special::None,
         }
     }
 
@@ -94,6 +113,20 @@ impl Dtype {
         let mut chars = text.chars();
         let order = chars.next().ok_or_else(bad)?;
         let kind = chars.next().ok_or_else(bad)?;
+        let big_endian = order == '>';
+        match (kind, chars.as_str()) {
+            ('f', "2") => return Ok(Self::half(big_endian)),
+            ('M' | 'm', rest) => {
+                let unit = rest
+                    .strip_prefix("8[")
+                    .and_then(|u| u.strip_suffix(']'))
+                    .unwrap_or("");
+                return Self::time(kind == 'M', unit, big_endian, text);
+            }
+            ('c', _) => return Err(cannot_hold(text, "complex numbers")),
+            ('V', _) => return Err(cannot_hold(text, "structured (record) types")),
+            _ => {}
+        }
         let size: usize = chars.as_str().parse().map_err(|_| bad())?;
         let big_endian = match order {
             '<' | '|' => false,
@@ -130,6 +163,7 @@ impl Dtype {
             size,
             text,
             has_order: order != '|' && !bytes,
+            special: Special::None,
         })
     }
 
@@ -180,6 +214,7 @@ impl Dtype {
                     size: n,
                     text: Text::Utf32,
                     has_order: true,
+                    special: Special::None,
                 })
             }
             ("string" | "variable_length_utf8", _) => return Ok(Self::vlen_string()),
@@ -196,6 +231,34 @@ impl Dtype {
             "uint64" => A::UInt64,
             "float32" => A::Float,
             "float64" => A::Double,
+            "float16" => return Ok(Self::half(big_endian)),
+            "numpy.datetime64" | "numpy.timedelta64" => {
+                let unit = data_type
+                    .pointer("/configuration/unit")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                let scale = data_type
+                    .pointer("/configuration/scale_factor")
+                    .and_then(Value::as_u64)
+                    .unwrap_or(1);
+                if scale != 1 {
+                    return Err(ZarrError::BadType(format!(
+                        "Zarr v3 data type {data_type}: times in steps of {scale} {unit} are \
+                         not supported by nctools (it reads a scale_factor of 1)"
+                    )));
+                }
+                let datetime = text == "numpy.datetime64";
+                return Self::time(datetime, unit, big_endian, &data_type.to_string());
+            }
+            "complex64" | "complex128" | "complex_float32" | "complex_float64" => {
+                return Err(cannot_hold(&data_type.to_string(), "complex numbers"))
+            }
+            _ if data_type.is_array() => {
+                return Err(cannot_hold(
+                    &data_type.to_string(),
+                    "structured (record) types",
+                ))
+            }
             _ => {
                 return Err(ZarrError::BadType(format!(
                     "Zarr v3 data type {data_type} is not supported by nctools (it reads \
@@ -208,6 +271,61 @@ impl Dtype {
     }
 
     /// The Zarr v2 dtype of a fixed-length string array: `|S<n>`.
+    /// Half-precision floats, read as `float`.
+    fn half(big_endian: bool) -> Self {
+        Self {
+            special: Special::Half,
+            ..Self::of(AtomicType::Float, big_endian)
+        }
+    }
+
+    /// numpy `datetime64` (`datetime`) or `timedelta64` in `unit` (numpy's letters),
+    /// read as `int64`; `text` is the type as written, for messages.
+    fn time(datetime: bool, unit: &str, big_endian: bool, text: &str) -> Result<Self> {
+        let word = match unit {
+            "W" => "weeks",
+            "D" => "days",
+            "h" => "hours",
+            "m" => "minutes",
+            "s" => "seconds",
+            "ms" => "milliseconds",
+            "us" | "μs" => "microseconds",
+            "ns" => "nanoseconds",
+            _ => {
+                return Err(ZarrError::BadType(format!(
+                    "Zarr data type {text}: times in the unit {unit:?} are not supported by \
+                     nctools (it reads the units W, D, h, m, s, ms, us and ns; years and \
+                     months have no fixed length)"
+                )))
+            }
+        };
+        Ok(Self {
+            special: if datetime {
+                Special::Datetime(word)
+            } else {
+                Special::Timedelta(word)
+            },
+            ..Self::of(AtomicType::Int64, big_endian)
+        })
+    }
+
+    /// The size of one stored element (2 for half floats, read as 4-byte floats).
+    pub fn stored_size(&self) -> usize {
+        match self.special {
+            Special::Half => 2,
+            _ => self.size,
+        }
+    }
+
+    /// The `units` attribute a time type implies, in CF's form.
+    pub fn cf_units(&self) -> Option<String> {
+        match self.special {
+            Special::Datetime(word) => Some(format!("{word} since 1970-01-01 00:00:00")),
+            Special::Timedelta(word) => Some(word.to_string()),
+            _ => None,
+        }
+    }
+
     pub fn v2_string(&self) -> String {
         format!("|S{}", self.size)
     }
@@ -247,6 +365,39 @@ impl Dtype {
 }
 
 /// Reverses the byte order of every `width`-byte word of `data` in place.
+/// The error for a type netCDF cannot hold.
+fn cannot_hold(text: &str, what: &str) -> ZarrError {
+    ZarrError::BadType(format!(
+        "the Zarr data type {text} holds {what}, which netCDF cannot hold"
+    ))
+}
+
+/// The 4-byte floats (machine order) of half-precision floats in machine order.
+pub fn widen_half(data: &[u8]) -> Vec<u8> {
+    data.chunks_exact(2)
+        .flat_map(|h| half_to_f32(u16::from_ne_bytes([h[0], h[1]])).to_ne_bytes())
+        .collect()
+}
+
+/// An IEEE 754 half-precision number as a 4-byte float (exact: every half is a float).
+fn half_to_f32(h: u16) -> f32 {
+    let sign = u32::from(h >> 15) << 31;
+    let exponent = u32::from((h >> 10) & 0x1f);
+    let fraction = u32::from(h & 0x3ff);
+    let bits = match (exponent, fraction) {
+        (0, 0) => sign,
+        (0, f) => {
+            // Subnormal: f × 2^-24.
+            let value = f as f32 * 2f32.powi(-24);
+            return if sign != 0 { -value } else { value };
+        }
+        (0x1f, 0) => sign | 0x7f80_0000,
+        (0x1f, f) => sign | 0x7f80_0000 | (f << 13),
+        (e, f) => sign | ((e + 127 - 15) << 23) | (f << 13),
+    };
+    f32::from_bits(bits)
+}
+
 pub fn swap_in_place(data: &mut [u8], width: usize) {
     if width > 1 {
         for word in data.chunks_exact_mut(width) {
@@ -258,6 +409,63 @@ pub fn swap_in_place(data: &mut [u8], width: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn half_floats_widen_exactly() {
+        let halves: [(u16, f32); 7] = [
+            (0x3c00, 1.0),
+            (0xc000, -2.0),
+            (0x7bff, 65504.0),
+            (0x0001, 5.960_464_5e-8),
+            (0x0000, 0.0),
+            (0x7c00, f32::INFINITY),
+            (0x3555, 0.333_251_95),
+        ];
+        let bytes: Vec<u8> = halves.iter().flat_map(|(h, _)| h.to_ne_bytes()).collect();
+        let wide = widen_half(&bytes);
+        for (i, (_, f)) in halves.iter().enumerate() {
+            let got = f32::from_ne_bytes([
+                wide[4 * i],
+                wide[4 * i + 1],
+                wide[4 * i + 2],
+                wide[4 * i + 3],
+            ]);
+            assert_eq!(got, *f, "half {i}");
+        }
+        assert!(half_to_f32(0x7e00).is_nan());
+    }
+
+    #[test]
+    fn times_and_types_netcdf_cannot_hold() -> Result<()> {
+        let t = Dtype::parse_v2("<M8[ns]", Dialect::Pure)?;
+        assert_eq!(
+            (t.atomic, t.cf_units()),
+            (
+                AtomicType::Int64,
+                Some("nanoseconds since 1970-01-01 00:00:00".into())
+            )
+        );
+        let t = Dtype::parse_v2("<m8[s]", Dialect::Pure)?;
+        assert_eq!(t.cf_units(), Some("seconds".into()));
+        assert!(Dtype::parse_v2("<M8[Y]", Dialect::Pure).is_err());
+        let h = Dtype::parse_v2("<f2", Dialect::Pure)?;
+        assert_eq!(
+            (h.atomic, h.size, h.stored_size()),
+            (AtomicType::Float, 4, 2)
+        );
+        let c = Dtype::parse_v2("<c8", Dialect::Pure)
+            .err()
+            .map(|e| e.to_string());
+        assert!(c.is_some_and(|e| e.contains("complex numbers, which netCDF cannot hold")));
+        let v3 = serde_json::json!({"name": "numpy.datetime64", "configuration": {"unit": "s", "scale_factor": 1}});
+        assert_eq!(
+            Dtype::parse_v3(&v3, false)?.cf_units(),
+            Some("seconds since 1970-01-01 00:00:00".into())
+        );
+        let c = Dtype::parse_v3(&serde_json::json!("complex128"), false);
+        assert!(c.is_err());
+        Ok(())
+    }
 
     #[test]
     fn v2_dtypes() -> Result<()> {

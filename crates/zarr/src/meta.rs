@@ -31,6 +31,11 @@ pub struct ArrayMeta {
     pub key_prefix: Option<&'static str>,
     /// The separator between chunk indices in keys.
     pub separator: char,
+    /// How a decoded chunk's axes are permuted as stored (v3's `transpose` codec's
+    /// `order`; v2's Fortran order is the reversed axes); `None` for C order.
+    pub transpose: Option<Vec<usize>>,
+    /// The `sharding_indexed` codec, when each stored chunk is a shard of inner chunks.
+    pub sharding: Option<Box<crate::shard::Sharding>>,
 }
 
 fn shape_of(value: Option<&Value>, what: &str) -> Result<Vec<usize>> {
@@ -86,11 +91,8 @@ impl ArrayMeta {
         let shape = shape_of(zarray.get("shape"), &format!("{what}: \"shape\""))?;
         let chunks = shape_of(zarray.get("chunks"), &format!("{what}: \"chunks\""))?;
         let dtype_text = zarray.get("dtype").and_then(Value::as_str).unwrap_or("");
-        if zarray.get("order").and_then(Value::as_str) == Some("F") {
-            return Err(ZarrError::Invalid(format!(
-                "{what}: arrays in Fortran order are not supported by nctools"
-            )));
-        }
+        let fortran = zarray.get("order").and_then(Value::as_str) == Some("F");
+        let fortran_axes = (fortran && shape.len() > 1).then(|| (0..shape.len()).rev().collect());
         let mut codecs = Vec::new();
         if let Some(Value::Array(filters)) = zarray.get("filters") {
             codecs.extend(filters.iter().cloned());
@@ -119,6 +121,8 @@ impl ArrayMeta {
             codecs,
             key_prefix: None,
             separator,
+            transpose: fortran_axes,
+            sharding: None,
         }
         .checked(&what)
     }
@@ -129,26 +133,11 @@ impl ArrayMeta {
         let shape = shape_of(meta.get("shape"), &format!("{what}: \"shape\""))?;
         let grid = meta.pointer("/chunk_grid/configuration/chunk_shape");
         let chunks = shape_of(grid, &format!("{what}: \"chunk_shape\""))?;
-        let mut big_endian = false;
-        let mut codecs = Vec::new();
-        let mut vlen = false;
-        for codec in meta
-            .get("codecs")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
-            let name = codec.get("name").and_then(Value::as_str).unwrap_or("?");
-            let config = codec.get("configuration");
-            match name {
-                "bytes" => {
-                    big_endian =
-                        config.and_then(|c| c.get("endian")).and_then(Value::as_str) == Some("big")
-                }
-                crate::vlen::VLEN_UTF8 => vlen = true,
-                _ => codecs.push(filterspec::numcodecs_of_v3_codec(name, config)),
-            }
-        }
+        let chain = crate::shard::parse_chain(meta.get("codecs"), &chunks, &what)?;
+        let (big_endian, vlen) = match &chain.sharding {
+            Some(sharding) => (sharding.inner.big_endian, sharding.inner.vlen),
+            None => (chain.big_endian, chain.vlen),
+        };
         let data_type = meta.get("data_type").cloned().unwrap_or(Value::Null);
         let dtype = Dtype::parse_v3(&data_type, big_endian)
             .map_err(|e| ZarrError::BadType(format!("{what}: {e}")))?;
@@ -179,9 +168,13 @@ impl ArrayMeta {
             chunks,
             dtype,
             fill,
-            codecs,
+            codecs: chain.codecs,
             key_prefix: if v2_keys { None } else { Some("c") },
             separator,
+            transpose: chain
+                .transpose
+                .filter(|order| order.iter().enumerate().any(|(i, o)| i != *o)),
+            sharding: chain.sharding,
         }
         .checked(&what)
     }
@@ -204,9 +197,23 @@ impl ArrayMeta {
         self.chunks.iter().product()
     }
 
-    /// The size of one decoded chunk in bytes.
+    /// The size of one decoded chunk in bytes, as read (half floats widened).
     pub fn chunk_bytes(&self) -> usize {
         self.chunk_elements() * self.dtype.size
+    }
+
+    /// Every codec of the array by numcodecs id, those inside shards included.
+    pub fn all_codecs(&self) -> Vec<Value> {
+        let mut all = self.codecs.clone();
+        if let Some(sharding) = &self.sharding {
+            all.extend(sharding.codecs());
+        }
+        all
+    }
+
+    /// The size of one decoded chunk in bytes, as stored.
+    pub fn stored_chunk_bytes(&self) -> usize {
+        self.chunk_elements() * self.dtype.stored_size()
     }
 
     /// The key of the chunk with grid indices `index` (`g/v/0.1`, `v/c/0/1`).
@@ -282,4 +289,37 @@ fn describe(store: &Store, node: &StoreKey, name: &str) -> String {
         Ok(key) => store.describe(&key),
         Err(_) => format!("{}/{name}", store.describe(node)),
     }
+}
+
+/// The axis order of a v3 `transpose` codec's configuration for arrays of `rank`: a
+/// permutation of `0..rank` (or the older "C" and "F").
+pub(crate) fn transpose_order(
+    config: Option<&Value>,
+    rank: usize,
+    what: &str,
+) -> Result<Vec<usize>> {
+    let order = config.and_then(|c| c.get("order"));
+    let axes: Option<Vec<usize>> = match order {
+        Some(Value::String(s)) if s == "C" => Some((0..rank).collect()),
+        Some(Value::String(s)) if s == "F" => Some((0..rank).rev().collect()),
+        Some(Value::Array(list)) => list
+            .iter()
+            .map(|n| n.as_u64().and_then(|n| usize::try_from(n).ok()))
+            .collect(),
+        _ => None,
+    };
+    let valid = axes.filter(|axes| {
+        let mut seen = vec![false; rank];
+        axes.len() == rank
+            && axes
+                .iter()
+                .all(|&a| a < rank && !std::mem::replace(&mut seen[a], true))
+    });
+    valid.ok_or_else(|| {
+        ZarrError::Corrupt(format!(
+            "{what}: the transpose codec's order {} is not a permutation of the {rank} axes; \
+             the store is damaged",
+            order.map_or("(none)".to_string(), Value::to_string)
+        ))
+    })
 }

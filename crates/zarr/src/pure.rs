@@ -18,6 +18,15 @@ use crate::storage::child_key;
 /// use `_Anonymous_Dim_`).
 pub const ANONYMOUS_DIM: &str = "_zdim_";
 
+/// Where an array is: its node, its variable's name, the groups above it, and its
+/// (group id, variable id).
+struct ArrayAt<'a> {
+    node: &'a StoreKey,
+    name: &'a str,
+    parents: &'a [String],
+    ids: (i32, i32),
+}
+
 /// Options of a pure store's reading.
 pub struct Pure {
     /// Zarr version 3 (`zarr.json`) rather than 2.
@@ -69,26 +78,16 @@ impl Pure {
         for child in source.children(rel, markers)? {
             let child_rel = child_key(rel, &child, "the store holds a node named")?;
             builder.count_node(&child_rel, source)?;
-            let (attrs, meta_json) = self.node(source, &child_rel)?;
-            let Some(meta_json) = meta_json else { continue };
-            if self.v3 && meta_json.get("node_type").and_then(Value::as_str) != Some("array") {
-                continue;
+            let at = ArrayAt {
+                node: &child_rel,
+                name: &child,
+                parents: &my_parents,
+                ids: (ncid, var_id),
+            };
+            if let Some(var) = self.array(source, builder, &at, root_dims)? {
+                group.vars.push(var);
+                var_id += 1;
             }
-            let meta = if self.v3 {
-                ArrayMeta::from_v3(&meta_json, &source.store, &child_rel)?
-            } else {
-                ArrayMeta::from_v2(&meta_json, &source.store, &child_rel, self.dialect)?
-            };
-            let names = if self.v3 {
-                meta_json.get("dimension_names").cloned()
-            } else {
-                attrs.get("_ARRAY_DIMENSIONS").cloned()
-            };
-            let path = full_path(&my_parents, &child);
-            let dim_ids = self.dims_of(&meta.shape, names.as_ref(), root_dims, builder, &path)?;
-            let var = builder.add_var((ncid, var_id), &child, path, meta, &attrs, dim_ids)?;
-            group.vars.push(var);
-            var_id += 1;
         }
         let group_markers: &[&str] = if self.v3 {
             &["zarr.json"]
@@ -107,6 +106,65 @@ impl Pure {
             group.groups.push(g);
         }
         Ok(group)
+    }
+
+    /// The variable of the array at `at`; `None` when the node is not an array.
+    fn array(
+        &self,
+        source: &Source,
+        builder: &mut Builder,
+        at: &ArrayAt<'_>,
+        root_dims: &mut Vec<Dim>,
+    ) -> Result<Option<ncmodel::Var>> {
+        let (attrs, meta_json) = self.node(source, at.node)?;
+        let Some(meta_json) = meta_json else {
+            return Ok(None);
+        };
+        if self.v3 && meta_json.get("node_type").and_then(Value::as_str) != Some("array") {
+            return Ok(None);
+        }
+        let meta = if self.v3 {
+            ArrayMeta::from_v3(&meta_json, &source.store, at.node)?
+        } else {
+            ArrayMeta::from_v2(&meta_json, &source.store, at.node, self.dialect)?
+        };
+        let names = if self.v3 {
+            meta_json.get("dimension_names").cloned()
+        } else {
+            attrs.get("_ARRAY_DIMENSIONS").cloned()
+        };
+        let path = full_path(at.parents, at.name);
+        let dim_ids = self.dims_of(&meta.shape, names.as_ref(), root_dims, builder, &path)?;
+        let var = builder.add_var(at.ids, at.name, path, meta, &attrs, dim_ids)?;
+        Ok(Some(var))
+    }
+
+    /// The root group of a store whose root is an array: one variable, `name`, with
+    /// the array's attributes.
+    pub fn root_array(
+        &self,
+        source: &Source,
+        builder: &mut Builder,
+        name: &str,
+        root_dims: &mut Vec<Dim>,
+    ) -> Result<Group> {
+        let root = StoreKey::root();
+        builder.count_node(&root, source)?;
+        let ncid = builder.next_ncid;
+        builder.next_ncid += 1;
+        let at = ArrayAt {
+            node: &root,
+            name,
+            parents: &[],
+            ids: (ncid, 0),
+        };
+        let vars = self.array(source, builder, &at, root_dims)?;
+        Ok(Group {
+            ncid,
+            name: "/".to_string(),
+            vars: vars.into_iter().collect(),
+            ..Group::default()
+        })
     }
 
     /// A node's attributes and its array metadata (v2 `.zarray` or v3 `zarr.json`).

@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 
 use crate::codec::{codec_id, decode_chain, CodecFail, AVAILABLE};
-use crate::dtype::swap_in_place;
+use crate::dtype::{swap_in_place, widen_half, Special};
 use crate::error::{Result, ZarrError};
 use crate::meta::ArrayMeta;
 use crate::schema::VarEntry;
@@ -84,7 +84,7 @@ pub fn checked_slab<'a>(
 pub fn unavailable_codecs(entry: &VarEntry) -> Vec<String> {
     entry
         .meta
-        .codecs
+        .all_codecs()
         .iter()
         .map(codec_id)
         .filter(|id| !AVAILABLE.contains(id))
@@ -133,7 +133,10 @@ pub fn read_meta_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<u
 /// The most bytes a stored chunk of `meta` can hold: a chunk's bytes when it has no
 /// codecs, else as much with the slack compressors may add to data they cannot shrink.
 pub fn encoded_cap(meta: &ArrayMeta) -> u64 {
-    let bytes = meta.chunk_bytes();
+    if let Some(sharding) = &meta.sharding {
+        return sharding.encoded_cap(meta);
+    }
+    let bytes = meta.stored_chunk_bytes();
     let cap = if meta.codecs.is_empty() {
         bytes
     } else {
@@ -142,13 +145,19 @@ pub fn encoded_cap(meta: &ArrayMeta) -> u64 {
     cap as u64
 }
 
-/// Decodes the bytes of one chunk file, to exactly one chunk's size.
+/// Decodes the bytes of one chunk file, to exactly one chunk's size: its codecs undone,
+/// its axes in C order, its elements in the machine's byte order (half floats widened
+/// to floats).
 pub fn decode(meta: &ArrayMeta, raw: Vec<u8>, what: &str) -> Result<Vec<u8>, CodecFail> {
-    let expected = meta.chunk_bytes();
+    if let Some(sharding) = &meta.sharding {
+        return crate::shard::decode_shard(meta, sharding, &raw, what);
+    }
+    let expected = meta.stored_chunk_bytes();
+    let stored = meta.dtype.stored_size();
     let mut data = if meta.codecs.is_empty() {
         raw
     } else {
-        decode_chain(&meta.codecs, meta.dtype.size, raw, expected)?
+        decode_chain(&meta.codecs, stored, raw, expected)?
     };
     if data.len() != expected {
         return Err(CodecFail::Failed(format!(
@@ -156,8 +165,19 @@ pub fn decode(meta: &ArrayMeta, raw: Vec<u8>, what: &str) -> Result<Vec<u8>, Cod
             data.len()
         )));
     }
+    if let Some(order) = &meta.transpose {
+        data = crate::transpose::to_c_order(&data, &meta.chunks, order, stored);
+    }
     if meta.dtype.needs_swap() {
-        swap_in_place(&mut data, meta.dtype.swap_width());
+        let width = if meta.dtype.special == Special::Half {
+            stored
+        } else {
+            meta.dtype.swap_width()
+        };
+        swap_in_place(&mut data, width);
+    }
+    if meta.dtype.special == Special::Half {
+        data = widen_half(&data);
     }
     Ok(data)
 }

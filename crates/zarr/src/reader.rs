@@ -21,6 +21,7 @@ pub struct ZarrReader {
     text: String,
     dataset: Dataset,
     vars: HashMap<(i32, i32), VarEntry>,
+    warnings: Vec<String>,
 }
 
 impl ZarrReader {
@@ -46,6 +47,9 @@ impl ZarrReader {
             )));
         }
         let source = Source::open(store, !v3)?;
+        if v3 {
+            refuse_prerelease_v3(&source)?;
+        }
         let mut builder = Builder::default();
         let nczarr = !v3 && has_superblock(&source)?;
         builder.nczarr = nczarr;
@@ -64,11 +68,17 @@ impl ZarrReader {
                 },
             };
             let mut dims = Vec::new();
-            let mut group = pure.group(&source, &mut builder, rel, &[], "/", &mut dims)?;
+            let mut group = match root_array_name(&source, v3, location)? {
+                Some(name) => pure.root_array(&source, &mut builder, &name, &mut dims)?,
+                None => pure.group(&source, &mut builder, rel, &[], "/", &mut dims)?,
+            };
             group.dims = dims;
             group
         };
-        let root_attrs = if v3 {
+        let root_is_array = !nczarr && root_array_name(&source, v3, location)?.is_some();
+        let root_attrs = if root_is_array {
+            None
+        } else if v3 {
             source
                 .json(rel, "zarr.json")?
                 .and_then(|m| m.get("attributes").cloned())
@@ -95,6 +105,7 @@ impl ZarrReader {
             text: location.text.clone(),
             dataset,
             vars: builder.vars,
+            warnings: builder.warnings,
         })
     }
 
@@ -199,12 +210,23 @@ impl StoreReader for ZarrReader {
             .map(|p| format!("/{p}"))
             .collect();
         let entry = self.vars.values().find(|e| e.path == path)?;
-        if entry.meta.dtype.text == crate::dtype::Text::Vlen {
+        // Chunks whose bytes are not the variable's values in C order as netCDF reads
+        // them (strings of variable length, half floats, permuted axes) are decoded.
+        let meta = &entry.meta;
+        if meta.dtype.text == crate::dtype::Text::Vlen
+            || meta.dtype.special == crate::dtype::Special::Half
+            || meta.transpose.is_some()
+            || meta.sharding.is_some()
+        {
             return None;
         }
         Some(Box::new(crate::stored::ChunkFiles {
             meta: entry.meta.clone(),
         }))
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
     }
 
     fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>> {
@@ -214,6 +236,65 @@ impl StoreReader for ZarrReader {
                 Some(chunk_bytes_stored(&entry.meta))
             })
             .collect()
+    }
+}
+
+/// The name of the one variable of a store whose root is an array (zarr-python's
+/// `zarr.save` and `open_array`, zarrs, most examples): the store's directory name
+/// without `.zarr`, when that is a netCDF name, else `data`. `None` when the root is a
+/// group. netCDF-C 4.10 has no rule for such stores: it reads them as an empty root
+/// group.
+fn root_array_name(source: &Source, v3: bool, location: &ZarrLocation) -> Result<Option<String>> {
+    let root = StoreKey::root();
+    let is_array = if v3 {
+        source
+            .json(&root, "zarr.json")?
+            .is_some_and(|m| m.get("node_type").and_then(Value::as_str) == Some("array"))
+    } else {
+        source.json(&root, ".zarray")?.is_some() && source.json(&root, ".zgroup")?.is_none()
+    };
+    if !is_array {
+        return Ok(None);
+    }
+    let stem = location
+        .root
+        .file_name()
+        .and_then(|n| n.to_str())
+        .map(|n| n.strip_suffix(".zarr").unwrap_or(n))
+        .unwrap_or("");
+    Ok(Some(if is_plain_name(stem) {
+        stem.to_string()
+    } else {
+        "data".to_string()
+    }))
+}
+
+/// Whether `name` can name a netCDF variable as it is: it starts with a letter, a digit,
+/// `_` or a multi-byte character, holds no `/` or control character, and does not end
+/// in a space.
+fn is_plain_name(name: &str) -> bool {
+    let Some(first) = name.chars().next() else {
+        return false;
+    };
+    (first.is_alphanumeric() || first == '_' || !first.is_ascii())
+        && !name.chars().any(|c| c == '/' || c.is_control())
+        && !name.ends_with(' ')
+}
+
+/// Refuses a store in the layout of a pre-release of Zarr v3 (`zarr.json` whose
+/// `zarr_format` is a URL, with `meta/root/...` documents), which no released Zarr
+/// library reads; read as v3 it would look empty.
+fn refuse_prerelease_v3(source: &Source) -> Result<()> {
+    let root = source.json(&StoreKey::root(), "zarr.json")?;
+    let format = root.as_ref().and_then(|m| m.get("zarr_format"));
+    match format {
+        None | Some(Value::Number(_)) => Ok(()),
+        Some(other) => Err(ZarrError::Invalid(format!(
+            "{} is in the layout of a pre-release of Zarr version 3 (zarr_format {other}, \
+             metadata under meta/root/); nctools reads Zarr version 2 and the released \
+             version 3 only: convert it with a Zarr library that still reads that layout",
+            source.name()
+        ))),
     }
 }
 

@@ -39,6 +39,8 @@ pub struct Builder {
     pub nczarr: bool,
     /// How many groups and arrays have been read so far.
     pub nodes: usize,
+    /// What the user should know about how the store was read.
+    pub warnings: Vec<String>,
 }
 
 /// The most groups and arrays one store may hold. Real stores hold up to some
@@ -101,7 +103,35 @@ impl Builder {
         dim_ids: Vec<i32>,
     ) -> Result<Var> {
         let atomic = meta.dtype.atomic;
-        let atts = read_attributes(attrs, &path, Some(atomic))?;
+        let mut atts = read_attributes(attrs, &path, Some(atomic))?;
+        if let Some(units) = meta.dtype.cf_units() {
+            if !atts.iter().any(|a| a.name == "units") {
+                atts.push(Attribute {
+                    name: "units".to_string(),
+                    type_ref: TypeRef::Atomic(AtomicType::Char),
+                    values: ncmodel::Values::Char(units.into_bytes()),
+                });
+            }
+        }
+        let nat = i64::MIN.to_ne_bytes();
+        let is_time = meta.dtype.cf_units().is_some();
+        if is_time
+            && meta.fill.as_deref() == Some(&nat[..])
+            && !atts.iter().any(|a| a.name == "_FillValue")
+        {
+            // numpy's NaT, so that CF readers see a missing time, not year -292 billion.
+            atts.push(Attribute {
+                name: "_FillValue".to_string(),
+                type_ref: TypeRef::Atomic(AtomicType::Int64),
+                values: ncmodel::Values::Int64(vec![i64::MIN]),
+            });
+        }
+        if meta.dtype.special == crate::dtype::Special::Half {
+            self.warnings.push(format!(
+                "variable {path}: half-precision floats (float16) are read as float, \
+                 which netCDF has"
+            ));
+        }
         let fill_att = atts
             .iter()
             .find(|a| a.name == "_FillValue")

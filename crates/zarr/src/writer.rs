@@ -222,6 +222,8 @@ impl ZarrWriter {
             codecs: var.codecs.clone(),
             key_prefix: v3.then_some("c"),
             separator: if v3 { '/' } else { '.' },
+            transpose: None,
+            sharding: None,
         })
     }
 

@@ -1,0 +1,295 @@
+//! Zarr v3 codec lists, and the `sharding_indexed` codec: a stored chunk (a shard) that
+//! holds a grid of inner chunks, each encoded on its own, and an index of where each one
+//! is (offset and length, two little- or big-endian 64-bit numbers per inner chunk,
+//! `u64::MAX` twice for one never written) at its end or start.
+
+use serde_json::Value;
+
+use crate::codec::{decode_chain, CodecFail};
+use crate::error::{Result, ZarrError};
+use crate::meta::ArrayMeta;
+use store::grid::{copy_box, filled, Region};
+
+/// How deep sharding codecs may nest (a shard of shards...).
+const MAX_NESTING: usize = 4;
+
+/// A v3 codec list, read: the array-to-array and array-to-bytes parts apart from the
+/// bytes-to-bytes codecs (numcodecs' JSON).
+#[derive(Debug, Clone, Default)]
+pub struct Chain {
+    /// The `bytes` codec's endianness is big.
+    pub big_endian: bool,
+    /// The `vlen-utf8` codec is there.
+    pub vlen: bool,
+    /// The `transpose` codec's axis order.
+    pub transpose: Option<Vec<usize>>,
+    /// The bytes-to-bytes codecs, in numcodecs' JSON, in encoding order.
+    pub codecs: Vec<Value>,
+    /// The `sharding_indexed` codec, when chunks are shards.
+    pub sharding: Option<Box<Sharding>>,
+}
+
+/// A `sharding_indexed` codec.
+#[derive(Debug, Clone)]
+pub struct Sharding {
+    /// The inner chunks' shape.
+    pub inner_chunks: Vec<usize>,
+    /// How inner chunks are encoded.
+    pub inner: Chain,
+    /// The index's codecs after `bytes` (only `crc32c` has a fixed size).
+    pub index_codecs: Vec<Value>,
+    /// The index's numbers are big-endian.
+    pub index_big_endian: bool,
+    /// The index is at the end of the shard (else at its start).
+    pub index_at_end: bool,
+}
+
+/// Reads the v3 codec list `list` of arrays (or shards) of `chunks`; `what` names the
+/// metadata document for messages.
+pub fn parse_chain(list: Option<&Value>, chunks: &[usize], what: &str) -> Result<Chain> {
+    parse_nested(list, chunks, what, 0)
+}
+
+fn parse_nested(list: Option<&Value>, chunks: &[usize], what: &str, depth: usize) -> Result<Chain> {
+    let mut chain = Chain::default();
+    for codec in list.and_then(Value::as_array).into_iter().flatten() {
+        let name = codec.get("name").and_then(Value::as_str).unwrap_or("?");
+        let config = codec.get("configuration");
+        match name {
+            "transpose" => {
+                chain.transpose = Some(crate::meta::transpose_order(config, chunks.len(), what)?)
+            }
+            "bytes" => {
+                chain.big_endian =
+                    config.and_then(|c| c.get("endian")).and_then(Value::as_str) == Some("big")
+            }
+            crate::vlen::VLEN_UTF8 => chain.vlen = true,
+            "sharding_indexed" => {
+                if depth >= MAX_NESTING {
+                    return Err(ZarrError::Corrupt(format!(
+                        "{what}: sharding codecs nested more than {MAX_NESTING} deep"
+                    )));
+                }
+                chain.sharding = Some(Box::new(sharding(config, chunks, what, depth)?));
+            }
+            _ => chain
+                .codecs
+                .push(filterspec::numcodecs_of_v3_codec(name, config)),
+        }
+    }
+    Ok(chain)
+}
+
+fn sharding(
+    config: Option<&Value>,
+    chunks: &[usize],
+    what: &str,
+    depth: usize,
+) -> Result<Sharding> {
+    let bad = |problem: String| {
+        ZarrError::Corrupt(format!(
+            "{what}: the sharding codec {problem}; the store is damaged"
+        ))
+    };
+    let inner_chunks: Vec<usize> = config
+        .and_then(|c| c.get("chunk_shape"))
+        .and_then(Value::as_array)
+        .and_then(|list| {
+            list.iter()
+                .map(|n| n.as_u64().and_then(|n| usize::try_from(n).ok()))
+                .collect::<Option<Vec<_>>>()
+        })
+        .ok_or_else(|| bad("has no valid chunk_shape".into()))?;
+    let divides = inner_chunks.len() == chunks.len()
+        && inner_chunks
+            .iter()
+            .zip(chunks)
+            .all(|(i, c)| *i > 0 && c % i == 0);
+    if !divides {
+        return Err(bad(format!(
+            "has inner chunks {inner_chunks:?} that do not divide its shards {chunks:?}"
+        )));
+    }
+    let inner = parse_nested(
+        config.and_then(|c| c.get("codecs")),
+        &inner_chunks,
+        what,
+        depth + 1,
+    )?;
+    let index = parse_nested(
+        config.and_then(|c| c.get("index_codecs")),
+        &inner_chunks,
+        what,
+        MAX_NESTING,
+    )?;
+    if let Some(other) = index
+        .codecs
+        .iter()
+        .map(crate::codec::codec_id)
+        .find(|id| *id != "crc32c")
+    {
+        return Err(bad(format!(
+            "has the index codec {other:?}; an index holds bytes and crc32c only"
+        )));
+    }
+    let index_at_end = config
+        .and_then(|c| c.get("index_location"))
+        .and_then(Value::as_str)
+        != Some("start");
+    Ok(Sharding {
+        inner_chunks,
+        inner: Chain {
+            sharding: inner.sharding,
+            ..inner
+        },
+        index_codecs: index.codecs,
+        index_big_endian: index.big_endian,
+        index_at_end,
+    })
+}
+
+impl Sharding {
+    /// How many inner chunks a shard of `chunks` holds.
+    fn inner_count(&self, chunks: &[usize]) -> usize {
+        chunks
+            .iter()
+            .zip(&self.inner_chunks)
+            .map(|(c, i)| c / i)
+            .product()
+    }
+
+    /// The metadata of one inner chunk of the array `outer`.
+    fn inner_meta(&self, outer: &ArrayMeta) -> ArrayMeta {
+        let mut dtype = outer.dtype;
+        dtype.big_endian = self.inner.big_endian;
+        ArrayMeta {
+            chunks: self.inner_chunks.clone(),
+            dtype,
+            codecs: self.inner.codecs.clone(),
+            transpose: self.inner.transpose.clone(),
+            sharding: self.inner.sharding.clone(),
+            ..outer.clone()
+        }
+    }
+
+    /// The codecs of the shard, inner chunks and index alike, by numcodecs id.
+    pub fn codecs(&self) -> Vec<Value> {
+        let mut all = self.inner.codecs.clone();
+        all.extend(self.index_codecs.iter().cloned());
+        if let Some(nested) = &self.inner.sharding {
+            all.extend(nested.codecs());
+        }
+        all
+    }
+
+    /// The most bytes a shard of `meta` can hold: every inner chunk at its most, and the
+    /// index.
+    pub fn encoded_cap(&self, meta: &ArrayMeta) -> u64 {
+        let inner = self.inner_meta(meta);
+        let per_inner = crate::read::encoded_cap(&inner);
+        let count = self.inner_count(&meta.chunks) as u64;
+        count
+            .saturating_mul(per_inner)
+            .saturating_add(count.saturating_mul(16))
+            .saturating_add(64)
+    }
+}
+
+/// The shard `raw` of the array `meta` decoded: its inner chunks decoded into one chunk
+/// of the shard's shape, in C order and the machine's byte order; inner chunks never
+/// written hold the fill value.
+pub fn decode_shard(
+    meta: &ArrayMeta,
+    sharding: &Sharding,
+    raw: &[u8],
+    what: &str,
+) -> std::result::Result<Vec<u8>, CodecFail> {
+    let damaged = |m: String| CodecFail::Failed(format!("{what}: {m}"));
+    let count = sharding.inner_count(&meta.chunks);
+    let index_bytes = count * 16 + 4 * sharding.index_codecs.len();
+    if raw.len() < index_bytes {
+        return Err(damaged(format!(
+            "a shard of {} bytes cannot hold its index of {index_bytes}",
+            raw.len()
+        )));
+    }
+    let (index_raw, _) = if sharding.index_at_end {
+        let (data, index) = raw.split_at(raw.len() - index_bytes);
+        (index, data)
+    } else {
+        let (index, data) = raw.split_at(index_bytes);
+        (index, data)
+    };
+    let index = if sharding.index_codecs.is_empty() {
+        index_raw.to_vec()
+    } else {
+        decode_chain(&sharding.index_codecs, 8, index_raw.to_vec(), count * 16)?
+    };
+    if index.len() != count * 16 {
+        return Err(damaged(format!(
+            "its index holds {} bytes, not {}",
+            index.len(),
+            count * 16
+        )));
+    }
+    let number = |bytes: &[u8]| {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(bytes);
+        if sharding.index_big_endian {
+            u64::from_be_bytes(word)
+        } else {
+            u64::from_le_bytes(word)
+        }
+    };
+    let elem = meta.dtype.size;
+    let fill = meta.fill.clone().unwrap_or_else(|| vec![0; elem]);
+    let mut shard = filled(&fill, meta.chunk_elements());
+    let inner = sharding.inner_meta(meta);
+    let per: Vec<usize> = meta
+        .chunks
+        .iter()
+        .zip(&sharding.inner_chunks)
+        .map(|(c, i)| c / i)
+        .collect();
+    let origin = vec![0; per.len()];
+    let mut position = vec![0usize; per.len()];
+    for entry in index.chunks_exact(16) {
+        let (offset, length) = (number(&entry[..8]), number(&entry[8..]));
+        if offset != u64::MAX || length != u64::MAX {
+            let end = offset
+                .checked_add(length)
+                .filter(|end| *end <= raw.len() as u64);
+            let Some(end) = end else {
+                return Err(damaged(format!(
+                    "its index places an inner chunk at {offset}+{length}, beyond its {} bytes",
+                    raw.len()
+                )));
+            };
+            let bytes = raw[offset as usize..end as usize].to_vec();
+            let chunk = crate::read::decode(&inner, bytes, what)?;
+            let at: Vec<usize> = position
+                .iter()
+                .zip(&sharding.inner_chunks)
+                .map(|(p, i)| p * i)
+                .collect();
+            let from = Region {
+                shape: &sharding.inner_chunks,
+                offset: &origin,
+            };
+            let to = Region {
+                shape: &meta.chunks,
+                offset: &at,
+            };
+            copy_box(&chunk, &from, &mut shard, &to, &sharding.inner_chunks, elem);
+        }
+        // The next inner chunk, in C order.
+        for d in (0..per.len()).rev() {
+            position[d] += 1;
+            if position[d] < per[d] {
+                break;
+            }
+            position[d] = 0;
+        }
+    }
+    Ok(shard)
+}
