@@ -52,9 +52,46 @@ pub fn read_attributes(
             None if name == "_FillValue" => var_type,
             None => None,
         };
-        out.push(read_one(name, value, atomic, owner)?);
+        let decoded = (name == "_FillValue" && typed.is_none())
+            .then(|| xarray_fill(value, atomic))
+            .flatten();
+        out.push(read_one(
+            name,
+            decoded.as_ref().unwrap_or(value),
+            atomic,
+            owner,
+        )?);
     }
     Ok(out)
+}
+
+/// The number of a floating-point `_FillValue` as xarray writes it in Zarr v3
+/// attributes: base64 of the value as a little-endian 8-byte float
+/// (`"AAAAAAAA+H8="` is NaN). `None` for any other value.
+fn xarray_fill(value: &Value, atomic: Option<AtomicType>) -> Option<Value> {
+    let text = value.as_str()?;
+    if !matches!(atomic, Some(AtomicType::Float | AtomicType::Double)) {
+        return None;
+    }
+    let bytes: [u8; 8] = crate::strings::base64_decode(text)?.try_into().ok()?;
+    let number = f64::from_le_bytes(bytes);
+    Some(if number.is_nan() {
+        Value::from("NaN")
+    } else if number.is_infinite() {
+        Value::from(if number > 0.0 {
+            "Infinity"
+        } else {
+            "-Infinity"
+        })
+    } else {
+        Value::from(number)
+    })
+}
+
+/// A floating-point `_FillValue` as xarray writes it in Zarr v3 attributes, and reads
+/// it back: base64 of the value as a little-endian 8-byte float.
+pub fn xarray_fill_text(number: f64) -> String {
+    crate::strings::base64_encode(&number.to_le_bytes())
 }
 
 fn read_one(

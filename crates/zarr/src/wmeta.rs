@@ -216,6 +216,7 @@ impl MetaWriter<'_> {
         let maxstrlen = crate::strings::var_maxstrlen(&self.dataset.root.atts, &var.var.atts);
         let (mut atts, types) = attributes(&var.var.atts, &owner, maxstrlen)?;
         if self.version == ZarrVersion::V3 {
+            xarray_float_fill(&mut atts, var);
             let (chunks, shape) = if scalar {
                 (Vec::new(), Vec::new())
             } else {
@@ -364,6 +365,26 @@ fn attributes(atts: &[Attribute], owner: &str, maxstrlen: usize) -> Result<(Memb
         types.push((att.name.clone(), J::Str(dtype)));
     }
     Ok((values, types))
+}
+
+/// A float or double `_FillValue` in the form xarray reads from Zarr v3 attributes
+/// (base64 of a little-endian 8-byte float); xarray fails on a plain number there.
+fn xarray_float_fill(atts: &mut Members, var: &PlannedVar) {
+    use ncmodel::AtomicType as A;
+    if !matches!(var.dtype.atomic, A::Float | A::Double) {
+        return;
+    }
+    let Some(att) = var.var.atts.iter().find(|a| a.name == "_FillValue") else {
+        return;
+    };
+    let number = match &att.values {
+        ncmodel::Values::Float(v) => v.first().map(|f| f64::from(*f)),
+        ncmodel::Values::Double(v) => v.first().copied(),
+        _ => None,
+    };
+    if let (Some(number), Some(slot)) = (number, atts.iter_mut().find(|(n, _)| n == "_FillValue")) {
+        slot.1 = J::Str(crate::attrs::xarray_fill_text(number));
+    }
 }
 
 fn types_json(types: Members) -> J {

@@ -1,0 +1,187 @@
+//! Stores written by zarr-python and xarray (made in the test, with the project's
+//! virtualenv), read by our ncdump: root arrays, Fortran order, half floats, times,
+//! sharding, xarray's v3 `_FillValue`. Each store's values come from numpy, so "right"
+//! means what zarr-python itself reads.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::support::{run, scratch, zarr_python, Test};
+
+/// Runs `script` with the virtualenv's python in `dir`; fails the test if it fails.
+fn python(python: &Path, dir: &Path, script: &str) -> String {
+    let done = run(Command::new(python).arg("-c").arg(script).current_dir(dir));
+    assert_eq!(done.code, Some(0), "python failed:\n{}", done.stderr);
+    done.stdout
+}
+
+/// Our ncdump of `store`, which must succeed.
+fn dump(store: &Path) -> String {
+    let run = Test::ours("ncdump").arg(store).run();
+    assert_eq!(run.code, Some(0), "ncdump {store:?}: {}", run.stderr);
+    run.stdout
+}
+
+#[test]
+fn a_store_whose_root_is_an_array_is_one_variable_named_after_the_store() {
+    let Some(py) = zarr_python() else { return };
+    let dir = scratch();
+    python(
+        &py,
+        dir.path(),
+        r#"
+import zarr, numpy as np
+for fmt in (2, 3):
+    a = zarr.open_array(f"temps{fmt}.zarr", mode="w", shape=(5,), chunks=(2,), dtype="i4", zarr_format=fmt)
+    a[:] = np.arange(5) * 10
+    a.attrs["units"] = "K"
+zarr.save("saved.zarr", np.arange(3, dtype="f8"))
+"#,
+    );
+    for (store, name) in [("temps2.zarr", "temps2"), ("temps3.zarr", "temps3")] {
+        let out = dump(&dir.path().join(store));
+        assert!(out.contains(&format!("\tint {name}(_zdim_5) ;")), "{out}");
+        assert!(
+            out.contains(&format!("\t\t{name}:units = \"K\" ;")),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!(" {name} = 0, 10, 20, 30, 40 ;")),
+            "{out}"
+        );
+        // The array's attributes are the variable's, not global ones.
+        assert!(!out.contains("// global attributes"), "{out}");
+    }
+    let out = dump(&dir.path().join("saved.zarr"));
+    assert!(out.contains(" saved = 0, 1, 2 ;"), "{out}");
+    // nccopy makes a file with that variable.
+    let target = dir.path().join("temps.nc");
+    let source = dir.path().join("temps3.zarr");
+    let run = Test::ours("nccopy").arg(&source).arg(&target).run();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(dump(&target).contains(" temps3 = 0, 10, 20, 30, 40 ;"));
+}
+
+#[test]
+fn fortran_order_half_floats_and_times_read_as_zarr_python_reads_them() {
+    let Some(py) = zarr_python() else { return };
+    let dir = scratch();
+    python(
+        &py,
+        dir.path(),
+        r#"
+import zarr, numpy as np
+f = zarr.create_array("f.zarr", shape=(3, 5), chunks=(2, 2), dtype="i4", order="F", zarr_format=2)
+f[:] = np.arange(15).reshape(3, 5)
+for fmt in (2, 3):
+    h = zarr.create_array(f"h{fmt}.zarr", shape=(4,), chunks=(3,), dtype="f2", zarr_format=fmt)
+    h[:] = [0.5, -2, 65504, 0.333]
+    t = zarr.create_array(f"t{fmt}.zarr", shape=(3,), chunks=(2,), dtype="M8[s]", zarr_format=fmt)
+    t[:] = np.array(["2020-01-01", "NaT", "2021-01-01T00:00:01"], dtype="M8[s]")
+    d = zarr.create_array(f"d{fmt}.zarr", shape=(2,), chunks=(2,), dtype="m8[ms]", zarr_format=fmt)
+    d[:] = np.array([1500, -3], dtype="m8[ms]")
+"#,
+    );
+    let out = dump(&dir.path().join("f.zarr"));
+    assert!(
+        out.contains(" f =\n  0, 1, 2, 3, 4,\n  5, 6, 7, 8, 9,\n  10, 11, 12, 13, 14 ;"),
+        "{out}"
+    );
+    for fmt in [2, 3] {
+        let store = dir.path().join(format!("h{fmt}.zarr"));
+        let run = Test::ours("ncdump").arg(&store).run();
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        assert!(
+            run.stdout.contains(&format!("\tfloat h{fmt}(_zdim_4) ;")),
+            "{}",
+            run.stdout
+        );
+        // 0.333 as a half is 0.33300781.
+        assert!(
+            run.stdout
+                .contains(&format!(" h{fmt} = 0.5, -2, 65504, 0.3330078 ;")),
+            "{}",
+            run.stdout
+        );
+        assert!(
+            run.stderr.contains("float16) are read as float"),
+            "{}",
+            run.stderr
+        );
+
+        let out = dump(&dir.path().join(format!("t{fmt}.zarr")));
+        assert!(
+            out.contains(&format!(
+                "\t\tt{fmt}:units = \"seconds since 1970-01-01 00:00:00\" ;"
+            )),
+            "{out}"
+        );
+        assert!(
+            out.contains(&format!(" t{fmt} = 1577836800, _, 1609459201 ;")),
+            "{out}"
+        );
+        let out = dump(&dir.path().join(format!("d{fmt}.zarr")));
+        assert!(
+            out.contains(&format!("\t\td{fmt}:units = \"milliseconds\" ;")),
+            "{out}"
+        );
+        assert!(out.contains(&format!(" d{fmt} = 1500, -3 ;")), "{out}");
+    }
+}
+
+#[test]
+fn xarray_v3_fill_values_are_read_and_written_as_xarray_does() {
+    let Some(py) = zarr_python() else { return };
+    let dir = scratch();
+    python(
+        &py,
+        dir.path(),
+        r#"
+import xarray as xr, numpy as np, warnings
+warnings.simplefilter("ignore")
+ds = xr.Dataset({"t": (("time", "x"), np.array([[1.5, np.nan], [2.5, -7.0]], dtype="f4"))})
+ds.t.encoding["_FillValue"] = -7.0
+ds.to_zarr("xa.zarr", mode="w", zarr_format=3)
+"#,
+    );
+    let out = dump(&dir.path().join("xa.zarr"));
+    assert!(out.contains("\t\tt:_FillValue = -7.f ;"), "{out}");
+    // xarray stores NaN as the fill value.
+    assert!(out.contains("  1.5, _,\n  2.5, _ ;"), "{out}");
+    // Ours, as Zarr v3, opened by xarray with the same values and fill value.
+    let target = dir.path().join("ours.zarr");
+    let url = format!("file://{}#mode=zarr,v3", target.display());
+    let source = dir.path().join("xa.zarr");
+    let run = Test::ours("nccopy").arg(&source).arg(&url).run();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let read = python(
+        &py,
+        dir.path(),
+        r#"
+import xarray as xr, warnings
+warnings.simplefilter("ignore")
+ds = xr.open_zarr("ours.zarr", consolidated=False)
+print(ds.t.values.tolist(), ds.t.encoding["_FillValue"])
+"#,
+    );
+    assert_eq!(read.trim(), "[[1.5, nan], [2.5, nan]] -7.0");
+}
+
+#[test]
+fn a_store_in_the_layout_of_a_zarr_v3_pre_release_is_refused() {
+    let dir = scratch();
+    let store = dir.path().join("old.zr3");
+    let meta = store.join("meta/root");
+    std::fs::create_dir_all(&meta).unwrap_or_else(|e| panic!("{e}"));
+    let root = r#"{"zarr_format": "https://purl.org/zarr/spec/protocol/core/3.0",
+                   "metadata_encoding": "application/json", "extensions": []}"#;
+    std::fs::write(store.join("zarr.json"), root).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(meta.join("a.array.json"), "{}").unwrap_or_else(|e| panic!("{e}"));
+    let run = Test::ours("ncdump").arg(&store).run();
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("pre-release of Zarr version 3"),
+        "{}",
+        run.stderr
+    );
+}
