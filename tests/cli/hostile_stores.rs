@@ -395,3 +395,34 @@ fn names_from_an_input_never_become_paths_outside_the_target() {
         assert_eq!(arena.files(), before, "{cdl}: files appeared or vanished");
     }
 }
+
+#[test]
+fn metadata_and_chunks_larger_than_their_caps_are_not_read() {
+    // A .zattrs of 65 MiB (sparse: it costs no disk), over the 64 MiB cap.
+    let arena = Arena::new();
+    let store = arena.store();
+    put(&store.join(".zgroup"), r#"{"zarr_format": 2}"#);
+    put(&store.join("v/.zarray"), int_zarray("[4]", "[4]"));
+    let zattrs = std::fs::File::create(store.join("v/.zattrs")).unwrap_or_else(|e| panic!("{e}"));
+    zattrs.set_len(65 << 20).unwrap_or_else(|e| panic!("{e}"));
+    let run = assert_store_refused(&arena, "ncdump", &[&store], "a huge .zattrs");
+    assert!(
+        run.stderr
+            .contains("more than the 67108864 its metadata allows"),
+        "{}",
+        run.stderr
+    );
+
+    // A chunk of 4 int32 without codecs holds 16 bytes, not 17.
+    let arena = Arena::new();
+    let store = arena.store();
+    put(&store.join(".zgroup"), r#"{"zarr_format": 2}"#);
+    put(&store.join("v/.zarray"), int_zarray("[4]", "[4]"));
+    put(&store.join("v/0"), [0u8; 17]);
+    let run = assert_store_refused(&arena, "ncdump", &[&store], "a chunk one byte too long");
+    assert!(
+        run.stderr.contains("holds 17 bytes, more than the 16"),
+        "{}",
+        run.stderr
+    );
+}

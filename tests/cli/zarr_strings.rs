@@ -277,6 +277,43 @@ fn cut_strings_are_reported() {
     assert_eq!((whole.code, whole.stderr.as_str()), (Some(0), ""));
 }
 
+/// Strings longer than the default width (HDF-EOS5's metadata strings run to thousands
+/// of bytes) are kept whole by nccopy: the store's width is the longest value's length.
+#[test]
+fn nccopy_sizes_string_widths_from_the_data() {
+    let dir = scratch();
+    let long = "L".repeat(5917);
+    let cdl = format!(
+        "netcdf m {{\ndimensions:\n\tn = 2 ;\nvariables:\n\tstring meta(n) ;\n\tstring one ;\ndata:\n\n meta = \"short\", \"{long}\" ;\n\n one = \"{long}x\" ;\n}}\n"
+    );
+    let cdl_path = dir.path().join("m.cdl");
+    fs::write(&cdl_path, cdl).unwrap_or_else(|e| panic!("{e}"));
+    let nc = dir.path().join("m.nc");
+    ok(
+        "our ncgen to netCDF-4",
+        Test::ours("ncgen")
+            .args(["-k", "nc4", "-o"])
+            .arg(&nc)
+            .arg(&cdl_path)
+            .run(),
+    );
+    let store = dir.path().join("m.zarr");
+    let copied = Test::ours("nccopy").arg(&nc).arg(&store).run();
+    assert_eq!((copied.code, copied.stderr.as_str()), (Some(0), ""));
+    let dumped = ok("our ncdump", Test::ours("ncdump").arg(&store).run());
+    let original = ok("our ncdump", Test::ours("ncdump").arg(&nc).run());
+    assert_eq!(from_line(&dumped, "data:"), from_line(&original, "data:"));
+    assert!(dumped.contains(&format!("\"{long}x\"")));
+    assert!(
+        dumped.contains("\t\tmeta:_nczarr_maxstrlen = 5917 ;"),
+        "{dumped}"
+    );
+    assert!(
+        dumped.contains("\t\tone:_nczarr_maxstrlen = 5918 ;"),
+        "{dumped}"
+    );
+}
+
 /// A Zarr store keeps strings fixed-length, so `-F` and `-s` apply to string variables
 /// there; a netCDF-4 file keeps them variable-length, so the filters are suppressed with
 /// a warning (as netCDF-C does).

@@ -242,6 +242,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn batches_stay_within_the_in_flight_budget_whatever_the_cores() {
+        let per_thread = rayon::current_num_threads().max(1) * 2;
+        assert_eq!(batch_len(1 << 10), per_thread.min(IN_FLIGHT_BYTES >> 10));
+        assert_eq!(batch_len(IN_FLIGHT_BYTES / 2), per_thread.min(2));
+        assert_eq!(batch_len(IN_FLIGHT_BYTES * 8), 1);
+        assert_eq!(batch_len(0), per_thread);
+    }
+
+    #[test]
     fn chunks_of_slabs_and_arrays() {
         let touched: Vec<Vec<usize>> = chunks_touched(&[1, 0], &[3, 2], &[2, 2]).collect();
         assert_eq!(touched, [vec![0, 0], vec![1, 0]]);

@@ -379,3 +379,38 @@ fn unique_names(list: Option<&Vec<Value>>) -> Vec<&str> {
         .filter(|name| seen.insert(*name))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    #[test]
+    fn a_schema_holds_at_most_max_nodes_nested_at_most_max_depth() -> Result<()> {
+        let dir = std::env::temp_dir();
+        let store: crate::storage::Store = Arc::new(store::DirectoryStore::new(&dir));
+        let source = Source::open(store, false)?;
+        let mut builder = Builder::default();
+        let node = StoreKey::parse("g")?;
+        for _ in 0..MAX_NODES {
+            builder.count_node(&node, &source)?;
+        }
+        let over = builder
+            .count_node(&node, &source)
+            .err()
+            .map(|e| e.to_string());
+        assert!(over.is_some_and(|e| e.contains("more than 100000 groups and arrays")));
+
+        let mut builder = Builder::default();
+        let deep = StoreKey::parse(&vec!["g"; MAX_DEPTH].join("/"))?;
+        builder.count_node(&deep, &source)?;
+        let deeper = deep.child("g")?;
+        let over = builder
+            .count_node(&deeper, &source)
+            .err()
+            .map(|e| e.to_string());
+        assert!(over.is_some_and(|e| e.contains("nested more than 100 levels")));
+        Ok(())
+    }
+}

@@ -27,6 +27,12 @@ impl From<StorageError> for ZarrError {
     }
 }
 
+impl From<KeyError> for ZarrError {
+    fn from(e: KeyError) -> Self {
+        ZarrError::Corrupt(e.to_string())
+    }
+}
+
 /// The key of `name` under `node`; a name that cannot be a key is an error naming
 /// `what` (`group /g lists the variable`).
 pub fn child_key(node: &StoreKey, name: &str, what: &str) -> Result<StoreKey> {

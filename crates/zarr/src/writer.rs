@@ -269,6 +269,10 @@ impl Drop for ZarrWriter {
 }
 
 impl StoreWriter for ZarrWriter {
+    fn fixed_string_widths(&self) -> bool {
+        true
+    }
+
     fn warnings(&self) -> Vec<String> {
         self.truncated_strings()
             .iter()
