@@ -30,6 +30,7 @@ mod wmeta;
 mod writer;
 
 pub use error::ZarrError;
+pub use storage::Store;
 pub use reader::ZarrReader;
 pub use strings::StringTruncation;
 pub use writer::ZarrWriter;

@@ -27,12 +27,18 @@ pub struct ZarrReader {
 impl ZarrReader {
     /// Opens the store `location` names and reads its whole schema.
     pub fn open(location: &ZarrLocation) -> Result<Self, StoreError> {
-        let context = format!("opening {}", location.text);
-        Self::open_inner(location).map_err(|e| e.into_store(context))
+        let store: Store = Arc::new(DirectoryStore::new(&location.root));
+        Self::open_store(store, location)
     }
 
-    fn open_inner(location: &ZarrLocation) -> Result<Self> {
-        let store: Store = Arc::new(DirectoryStore::new(&location.root));
+    /// Opens the store `store`, read as `location` says (its flavor and version; its
+    /// root's name names a root array's variable; its text is for messages).
+    pub fn open_store(store: Store, location: &ZarrLocation) -> Result<Self, StoreError> {
+        let context = format!("opening {}", location.text);
+        Self::open_inner(store, location).map_err(|e| e.into_store(context))
+    }
+
+    fn open_inner(store: Store, location: &ZarrLocation) -> Result<Self> {
         let rel = &StoreKey::root();
         let has = |name: &str| -> Result<bool> {
             let key = crate::storage::child_key(rel, name, "a document")?;

@@ -1,0 +1,108 @@
+//! [`MemoryStore`]: a key-value store held in memory, for stores built in tests and by
+//! fuzzers, and for small stores assembled before they are written elsewhere.
+
+use std::collections::BTreeMap;
+use std::sync::RwLock;
+
+use crate::key::StoreKey;
+use crate::kv::{KeyValueStore, Listing, StorageError};
+
+/// A store in memory: values by key.
+#[derive(Debug, Default)]
+pub struct MemoryStore {
+    values: RwLock<BTreeMap<StoreKey, Vec<u8>>>,
+}
+
+impl MemoryStore {
+    /// An empty store.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn read(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<StoreKey, Vec<u8>>> {
+        self.values
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+impl KeyValueStore for MemoryStore {
+    fn describe(&self, key: &StoreKey) -> String {
+        format!("memory:/{}", key.as_str())
+    }
+
+    fn get(&self, key: &StoreKey, cap: u64) -> Result<Option<Vec<u8>>, StorageError> {
+        let values = self.read();
+        let Some(value) = values.get(key) else {
+            return Ok(None);
+        };
+        if value.len() as u64 > cap {
+            return Err(StorageError::TooLarge {
+                what: self.describe(key),
+                size: value.len() as u64,
+                cap,
+            });
+        }
+        Ok(Some(value.clone()))
+    }
+
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
+        Ok(self.read().get(key).map(|v| v.len() as u64))
+    }
+
+    fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError> {
+        let mut listing = Listing::default();
+        let start = if prefix.is_root() {
+            String::new()
+        } else {
+            format!("{}/", prefix.as_str())
+        };
+        for key in self.read().keys() {
+            let Some(rest) = key.as_str().strip_prefix(&start) else {
+                continue;
+            };
+            match rest.split_once('/') {
+                Some((child, _)) => {
+                    if listing.prefixes.last().map(String::as_str) != Some(child) {
+                        listing.prefixes.push(child.to_string());
+                    }
+                }
+                None => listing.values.push(rest.to_string()),
+            }
+        }
+        listing.prefixes.dedup();
+        listing.values.sort();
+        listing.prefixes.sort();
+        listing.prefixes.dedup();
+        Ok(listing)
+    }
+
+    fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
+        self.values
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key.clone(), value.to_vec());
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_and_prefixes_are_listed_by_level() -> Result<(), StorageError> {
+        let store = MemoryStore::new();
+        for key in ["a/.zarray", "a/0.0", "b/c/.zgroup", ".zgroup"] {
+            store.set(&StoreKey::parse(key)?, key.as_bytes())?;
+        }
+        let root = store.list_dir(&StoreKey::root())?;
+        assert_eq!((root.values, root.prefixes), (vec![".zgroup".to_string()], vec!["a".to_string(), "b".to_string()]));
+        let a = store.list_dir(&StoreKey::parse("a")?)?;
+        assert_eq!(a.values, [".zarray", "0.0"]);
+        assert!(store.get(&StoreKey::parse("a/0.0")?, 4).is_err());
+        assert_eq!(store.get(&StoreKey::parse("a/0.0")?, 5)?, Some(b"a/0.0".to_vec()));
+        assert_eq!(store.size(&StoreKey::parse("zz")?)?, None);
+        Ok(())
+    }
+}
