@@ -135,7 +135,8 @@ fn check_special(target: &str, path: &Path, zarr: bool) -> anyhow::Result<()> {
         return Ok(());
     }
     bail!(
-        "{target}: is {kind}, and a netCDF file can only be written to a file (its writing          goes back to bytes already written); write it to a file, then cat that file"
+        "{target}: is {kind}, and a netCDF file can only be written to a file (its writing \
+         goes back to bytes already written); write it to a file, then cat that file"
     )
 }
 
@@ -156,7 +157,8 @@ fn check_link(target: &str, path: &Path) -> anyhow::Result<PathBuf> {
     };
     if !same {
         bail!(
-            "{target}: is a link to {}, which does not name the file it leads to (a file              that was removed?); give the output file's own path",
+            "{target}: is a link to {}, which does not name the file it leads to (a file \
+             that was removed?); give the output file's own path",
             resolved.display()
         );
     }
