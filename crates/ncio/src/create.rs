@@ -131,8 +131,12 @@ fn created(file: Result<OpenFile, c_int>, target: &str) -> Result<OpenFile, NcEr
 /// `H5F_ACC_EXCL` (netCDF-4, which HDF5's default driver opens with `O_EXCL`), which fails
 /// on anything already there, a planted symbolic link included, rather than following
 /// it. Creating the file ourselves first and letting libnetcdf clobber it would leave a
-/// window between the two opens in which the name could be swapped for a link. A name
-/// that exists is skipped for another, a few times at most.
+/// window between the two opens in which the name could be swapped for a link (and would
+/// show the name early). A name that exists is skipped for another, a few times at most.
+///
+/// An in-memory file (`NC_DISKLESS | NC_PERSIST`, nccopy's `-w`) is created on disk only
+/// when libnetcdf writes it out at its close, with `O_CREAT | O_TRUNC` whatever the mode:
+/// there only the unpredictable name protects it, as it appears nowhere before then.
 fn create_temporary(
     target: &str,
     beside: &Path,
