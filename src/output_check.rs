@@ -355,4 +355,42 @@ mod tests {
         std::fs::write(empty.join("notes.txt"), "x").unwrap_or_else(|e| panic!("{e}"));
         assert!(check(&text(&empty), &[]).is_err());
     }
+
+    #[test]
+    fn a_link_to_an_open_file_that_was_removed_is_refused() {
+        use std::os::fd::AsRawFd;
+        let dir = scratch();
+        let path = dir.path().join("gone.nc");
+        let file = std::fs::File::create(&path).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::remove_file(&path).unwrap_or_else(|e| panic!("{e}"));
+        // Like /dev/stdout onto a file removed since: the link reads "PATH (deleted)".
+        let link = format!("/proc/self/fd/{}", file.as_raw_fd());
+        let error = check(&link, &[]).err().map(|e| e.to_string());
+        assert!(
+            error
+                .as_deref()
+                .is_some_and(|e| e.contains("which does not name the file it leads to")),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn a_link_to_a_file_is_checked_where_it_leads() {
+        let dir = scratch();
+        std::fs::create_dir(dir.path().join("real")).unwrap_or_else(|e| panic!("{e}"));
+        let link = dir.path().join("link.nc");
+        // Dangling: the output is created in real/, which exists.
+        std::os::unix::fs::symlink("real/new.nc", &link).unwrap_or_else(|e| panic!("{e}"));
+        assert!(check(&text(&link), &[]).is_ok());
+        // Leading into a directory that does not exist: that one is named.
+        let lost = dir.path().join("lost.nc");
+        std::os::unix::fs::symlink("nowhere/new.nc", &lost).unwrap_or_else(|e| panic!("{e}"));
+        let error = check(&text(&lost), &[]).err().map(|e| e.to_string());
+        assert!(
+            error
+                .as_deref()
+                .is_some_and(|e| e.contains("nowhere does not exist")),
+            "{error:?}"
+        );
+    }
 }
