@@ -38,7 +38,11 @@ pub fn check(target: &str, inputs: &[&str]) -> anyhow::Result<()> {
         Location::File(path) if path.contains("://") => Ok(()),
         Location::File(path) => {
             let path = Path::new(&path);
-            check_special(target, path, false)?;
+            if check_special(target, path, false)? {
+                // The null device: the output is made in the directory for temporary
+                // files and discarded; nothing is created beside it.
+                return Ok(());
+            }
             let resolved = check_link(target, path)?;
             check_directory(target, &resolved)?;
             check_file_target(target, &resolved)?;
@@ -118,12 +122,13 @@ fn is_null_device(meta: &std::fs::Metadata) -> bool {
 /// to bytes already written), nor a Zarr store (a directory), so the only one taken is
 /// the null device for a netCDF file, as the reference does: the output is made (in the
 /// directory for temporary files), checked, and discarded. The others are refused.
-fn check_special(target: &str, path: &Path, zarr: bool) -> anyhow::Result<()> {
+/// Returns whether `path` is the null device so taken.
+fn check_special(target: &str, path: &Path, zarr: bool) -> anyhow::Result<bool> {
     let Ok(meta) = std::fs::metadata(path) else {
-        return Ok(());
+        return Ok(false);
     };
     let Some(kind) = special_kind(&meta) else {
-        return Ok(());
+        return Ok(false);
     };
     if zarr {
         bail!(
@@ -132,7 +137,7 @@ fn check_special(target: &str, path: &Path, zarr: bool) -> anyhow::Result<()> {
         );
     }
     if is_null_device(&meta) {
-        return Ok(());
+        return Ok(true);
     }
     bail!(
         "{target}: is {kind}, and a netCDF file can only be written to a file (its writing \
@@ -216,8 +221,11 @@ fn check_file_target(target: &str, path: &Path) -> anyhow::Result<()> {
         );
     }
     if !meta.is_file() {
-        // The null device (check_special took it): written into, never replaced.
-        return Ok(());
+        // check_special took devices, pipes and sockets already.
+        bail!(
+            "{target}: is not a regular file (a device, a pipe or a socket); the output can \
+             only be written to a file"
+        );
     }
     if let Err(e) = ncio::check_writable(path) {
         bail!(
