@@ -2,21 +2,30 @@
 //!
 //! A dedicated thread receives the signals (signal-hook's self-pipe: the real handler
 //! only writes a byte). While an output is being written (a temporary output is
-//! registered in [`store::temporaries`]), the first signal only sets a flag: the copy
-//! stops between slabs, removes its temporary output and exits 130 (SIGINT) or 143
-//! (SIGTERM). Any later signal, or the first one when no output is being written, ends
-//! the process at once: the gate of [`store::temporaries`] is closed, so that nothing is
-//! created under a temporary name any more, the temporary outputs are removed, and the
-//! process dies by the signal itself, as if it had no handler, so that neither Rust's
-//! `exit` nor the C libraries' exit handlers run while the main thread may be inside HDF5.
+//! registered in [`store::temporaries`]), the first signal sets a flag, and the main
+//! thread is given [`CHECK_POINT_WAIT`] (a second) to notice it at one of its check
+//! points (between slabs, between definitions): it then stops, removes its temporary
+//! output and exits 130 (SIGINT) or 143 (SIGTERM). When it does not notice it in time
+//! (it is inside a long library call: libhdf5 defining thousands of types, say), or at
+//! any later signal, or at the first one when no output is being written, the process
+//! ends at once: the gate of [`store::temporaries`] is closed, so that nothing is created
+//! under a temporary name any more, the temporary outputs are removed, and the process
+//! dies by the signal itself, as if it had no handler, so that neither Rust's `exit` nor
+//! the C libraries' exit handlers run while the main thread may be inside HDF5.
 
-use std::sync::atomic::{AtomicI32, Ordering};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::time::{Duration, Instant};
 
 use signal_hook::consts::{SIGINT, SIGTERM};
 
 /// The first signal received (0 for none).
 static SIGNAL: AtomicI32 = AtomicI32::new(0);
+
+/// Set when a check point has seen the signal: the main thread is stopping by itself.
+static NOTICED: AtomicBool = AtomicBool::new(false);
+
+/// Set by the first thread that ends the process; any other then only waits.
+static ENDING: AtomicBool = AtomicBool::new(false);
 
 /// The exit code of a run stopped by Ctrl-C (128 + SIGINT, as shells report it).
 pub const EXIT_INTERRUPTED: i32 = 128 + SIGINT;
@@ -24,6 +33,14 @@ pub const EXIT_INTERRUPTED: i32 = 128 + SIGINT;
 /// How long the last signal waits for a file being created before it removes the
 /// temporaries anyway.
 const CREATION_WAIT: Duration = Duration::from_secs(2);
+
+/// How long the first signal waits for a check point to notice it before it ends the
+/// process itself.
+pub const CHECK_POINT_WAIT: Duration = Duration::from_secs(1);
+
+/// How long a run that noticed the signal has to clean up and exit before the process is
+/// ended anyway (its cleaning up stuck in a library call).
+const CLEAN_UP_WAIT: Duration = Duration::from_secs(10);
 
 /// Installs the handling of SIGINT and SIGTERM; harmless if called twice. If the signals
 /// cannot be handled, they keep their default action.
@@ -51,8 +68,40 @@ fn on_signal(signal: i32) {
         .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
         .is_ok();
     if first && store::temporaries::outputs_registered() > 0 {
-        // An output is being written: the main thread stops between slabs and cleans up.
-        return;
+        // An output is being written: the main thread stops at its next check point and
+        // cleans up. A watcher ends the process if it does not get there in time; this
+        // thread stays free for a second signal, which ends it at once.
+        let watcher = std::thread::Builder::new()
+            .name("signal watcher".into())
+            .spawn(move || watch(signal));
+        if watcher.is_ok() {
+            return;
+        }
+    }
+    end_now(signal);
+}
+
+/// The watcher of the first signal: gives the main thread [`CHECK_POINT_WAIT`] to notice
+/// it, then [`CLEAN_UP_WAIT`] to clean up and exit; ends the process if it does not.
+fn watch(signal: i32) {
+    let start = Instant::now();
+    while !NOTICED.load(Ordering::SeqCst) && start.elapsed() < CHECK_POINT_WAIT {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    if NOTICED.load(Ordering::SeqCst) {
+        // The process exits by itself, which ends this thread with it.
+        std::thread::sleep(CLEAN_UP_WAIT);
+    }
+    end_now(signal);
+}
+
+/// Ends the process by `signal`, leaving no temporary output; only the first caller
+/// does it, any other waits for the end.
+fn end_now(signal: i32) {
+    if ENDING.swap(true, Ordering::SeqCst) {
+        loop {
+            std::thread::park();
+        }
     }
     // Nothing is created under a temporary name from now on; what is there goes.
     // An output registered since is created only past the gate: removing it now leaves
@@ -76,11 +125,16 @@ pub struct Interrupted {
 }
 
 impl Interrupted {
-    /// The interruption, if a signal was received.
+    /// The interruption, if a signal was received. This is the check point: a run that
+    /// sees the interruption here stops by itself, and the watcher of the signal leaves
+    /// it the time to clean up.
     pub fn now() -> Option<Self> {
         match SIGNAL.load(Ordering::SeqCst) {
             0 => None,
-            signal => Some(Self { signal }),
+            signal => {
+                NOTICED.store(true, Ordering::SeqCst);
+                Some(Self { signal })
+            }
         }
     }
 

@@ -3,6 +3,11 @@
 //! refused with a message saying what to do, and nothing is created.
 //!
 //! The checks, in order:
+//! - a target that is neither a regular file nor a directory (a pipe, a device, a
+//!   socket, `/dev/stdout` leading to one) is refused, except the null device for a
+//!   netCDF file: it is never replaced or removed;
+//! - a symbolic link target is written through: what follows applies to the path it
+//!   leads to, which the output replaces, and the link stays a link;
 //! - the directory the output goes in exists, is a directory, and can be written in
 //!   (the temporary output is created there, then renamed);
 //! - a netCDF target that exists is a regular file (not a directory, not a device) that
@@ -33,14 +38,22 @@ pub fn check(target: &str, inputs: &[&str]) -> anyhow::Result<()> {
         Location::File(path) if path.contains("://") => Ok(()),
         Location::File(path) => {
             let path = Path::new(&path);
-            check_directory(target, path)?;
-            check_file_target(target, path)?;
-            check_not_an_input(target, path, inputs)
+            if check_special(target, path, false)? {
+                // The null device: the output is made in the directory for temporary
+                // files and discarded; nothing is created beside it.
+                return Ok(());
+            }
+            let resolved = check_link(target, path)?;
+            check_directory(target, &resolved)?;
+            check_file_target(target, &resolved)?;
+            check_not_an_input(target, &resolved, inputs)
         }
         Location::Zarr(zarr) => {
-            check_directory(target, &zarr.root)?;
-            check_zarr_target(target, &zarr.root)?;
-            check_not_an_input(target, &zarr.root, inputs)
+            check_special(target, &zarr.root, true)?;
+            let resolved = check_link(target, &zarr.root)?;
+            check_directory(target, &resolved)?;
+            check_zarr_target(target, &resolved)?;
+            check_not_an_input(target, &resolved, inputs)
         }
     }
 }
@@ -75,6 +88,86 @@ fn reason(error: &std::io::Error) -> String {
         Some(end) => text[..end].to_string(),
         None => text,
     }
+}
+
+/// What a path that is neither a regular file nor a directory is, for messages: `None`
+/// for a file or a directory.
+fn special_kind(meta: &std::fs::Metadata) -> Option<&'static str> {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = meta.file_type();
+    if kind.is_file() || kind.is_dir() {
+        None
+    } else if kind.is_fifo() {
+        Some("a pipe")
+    } else if kind.is_socket() {
+        Some("a socket")
+    } else if kind.is_block_device() {
+        Some("a block device (a disk)")
+    } else {
+        Some("a device (a terminal or the like), not a file")
+    }
+}
+
+/// Whether `meta` is the null device, `/dev/null` under any name.
+fn is_null_device(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    meta.file_type().is_char_device()
+        && std::fs::metadata("/dev/null")
+            .is_ok_and(|null| null.file_type().is_char_device() && null.rdev() == meta.rdev())
+}
+
+/// A target that is neither a regular file nor a directory (a pipe, a device, a socket,
+/// `/dev/stdout` when the standard output is one of those), reached through any links,
+/// is never replaced or removed. A netCDF file cannot be streamed (its writing goes back
+/// to bytes already written), nor a Zarr store (a directory), so the only one taken is
+/// the null device for a netCDF file, as the reference does: the output is made (in the
+/// directory for temporary files), checked, and discarded. The others are refused.
+/// Returns whether `path` is the null device so taken.
+fn check_special(target: &str, path: &Path, zarr: bool) -> anyhow::Result<bool> {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return Ok(false);
+    };
+    let Some(kind) = special_kind(&meta) else {
+        return Ok(false);
+    };
+    if zarr {
+        bail!(
+            "{target}: {} is {kind}; a Zarr store is a directory: give a path for one",
+            path.display()
+        );
+    }
+    if is_null_device(&meta) {
+        return Ok(true);
+    }
+    bail!(
+        "{target}: is {kind}, and a netCDF file can only be written to a file (its writing \
+         goes back to bytes already written); write it to a file, then cat that file"
+    )
+}
+
+/// The path the output replaces: `path`, or the file or directory a symbolic link there
+/// leads to (written through: the link stays a link). A link whose end is not the file
+/// the system reaches through it (a deleted file behind `/dev/stdout`) is refused.
+fn check_link(target: &str, path: &Path) -> anyhow::Result<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let resolved = store::temporaries::resolve_links(path);
+    if resolved == path {
+        return Ok(resolved);
+    }
+    let same = match (std::fs::metadata(path), std::fs::metadata(&resolved)) {
+        (Ok(through), Ok(end)) => (through.dev(), through.ino()) == (end.dev(), end.ino()),
+        // A dangling link: the output is created where it points.
+        (Err(e), Err(_)) => e.kind() == std::io::ErrorKind::NotFound,
+        _ => false,
+    };
+    if !same {
+        bail!(
+            "{target}: is a link to {}, which does not name the file it leads to (a file \
+             that was removed?); give the output file's own path",
+            resolved.display()
+        );
+    }
+    Ok(resolved)
 }
 
 /// The directory the output goes in must exist and take new files.
@@ -128,6 +221,7 @@ fn check_file_target(target: &str, path: &Path) -> anyhow::Result<()> {
         );
     }
     if !meta.is_file() {
+        // check_special took devices, pipes and sockets already.
         bail!(
             "{target}: is not a regular file (a device, a pipe or a socket); the output can \
              only be written to a file"
@@ -268,5 +362,43 @@ mod tests {
         assert!(check(&text(&store), &[]).is_ok());
         std::fs::write(empty.join("notes.txt"), "x").unwrap_or_else(|e| panic!("{e}"));
         assert!(check(&text(&empty), &[]).is_err());
+    }
+
+    #[test]
+    fn a_link_to_an_open_file_that_was_removed_is_refused() {
+        use std::os::fd::AsRawFd;
+        let dir = scratch();
+        let path = dir.path().join("gone.nc");
+        let file = std::fs::File::create(&path).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::remove_file(&path).unwrap_or_else(|e| panic!("{e}"));
+        // Like /dev/stdout onto a file removed since: the link reads "PATH (deleted)".
+        let link = format!("/proc/self/fd/{}", file.as_raw_fd());
+        let error = check(&link, &[]).err().map(|e| e.to_string());
+        assert!(
+            error
+                .as_deref()
+                .is_some_and(|e| e.contains("which does not name the file it leads to")),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn a_link_to_a_file_is_checked_where_it_leads() {
+        let dir = scratch();
+        std::fs::create_dir(dir.path().join("real")).unwrap_or_else(|e| panic!("{e}"));
+        let link = dir.path().join("link.nc");
+        // Dangling: the output is created in real/, which exists.
+        std::os::unix::fs::symlink("real/new.nc", &link).unwrap_or_else(|e| panic!("{e}"));
+        assert!(check(&text(&link), &[]).is_ok());
+        // Leading into a directory that does not exist: that one is named.
+        let lost = dir.path().join("lost.nc");
+        std::os::unix::fs::symlink("nowhere/new.nc", &lost).unwrap_or_else(|e| panic!("{e}"));
+        let error = check(&text(&lost), &[]).err().map(|e| e.to_string());
+        assert!(
+            error
+                .as_deref()
+                .is_some_and(|e| e.contains("nowhere does not exist")),
+            "{error:?}"
+        );
     }
 }

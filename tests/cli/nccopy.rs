@@ -903,7 +903,7 @@ pub struct SlowCopy {
 
 /// Starts a copy of several seconds (under a second in a release build) and returns once
 /// it is under way: when its temporary file (beside the target,
-/// `.out.nc.nctools-PID.tmp`) appears. The Ctrl-C handler is installed before that.
+/// `.out.nc.nctools-PID-RANDOM.tmp`) appears. The Ctrl-C handler is installed before that.
 pub fn slow_copy_under_way(dir: &Path) -> SlowCopy {
     let file = big_classic(dir, 2_000_000);
     let out_dir = dir.join("out");
@@ -918,15 +918,14 @@ pub fn slow_copy_under_way(dir: &Path) -> SlowCopy {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start nccopy: {e}"));
-    let temporary = out_dir.join(format!(".out.nc.nctools-{}.tmp", child.id()));
     let start = std::time::Instant::now();
-    while !temporary.exists() {
+    while crate::support::temporary_of(&out, child.id()).is_none() {
         if let Ok(Some(status)) = child.try_wait() {
-            panic!("nccopy ended ({status}) before its temporary file {temporary:?} appeared");
+            panic!("nccopy ended ({status}) before its temporary file appeared");
         }
         assert!(
             start.elapsed() < std::time::Duration::from_secs(60),
-            "no temporary file {temporary:?} after 60 s"
+            "no temporary file beside {out:?} after 60 s"
         );
         std::thread::sleep(std::time::Duration::from_millis(2));
     }

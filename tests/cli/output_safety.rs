@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, SIGINT, SIGTERM};
 
 use crate::nccopy::big_classic;
-use crate::support::{scratch, send_signal, test_data, Run, Test};
+use crate::support::{scratch, send_signal, temporary_of, test_data, Run, Test};
 
 const CDL: &str = "netcdf small {\ndimensions:\n x = 4 ;\nvariables:\n int v(x) ;\n  v:a = 1 ;\n\
                    data:\n v = 1, 2, 3, 4 ;\n}\n";
@@ -46,6 +46,19 @@ fn tree(dir: &Path) -> Vec<String> {
     }
     let mut out = Vec::new();
     walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// The names in `dir` (not recursively, links not followed, sorted).
+fn names(dir: &Path) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
     out.sort();
     out
 }
@@ -181,8 +194,6 @@ fn an_output_directory_that_is_missing_or_cannot_be_written_is_refused() {
         "/proc/nctools-out.nc",
         "cannot create files in the directory",
     );
-    let device = Test::ours("nccopy").arg(&input).arg("/dev/null").run();
-    assert_refused(&device, "/dev/null", "is not a regular file");
 }
 
 #[test]
@@ -257,7 +268,7 @@ fn an_existing_target_is_untouched_when_writing_fails() {
 }
 
 /// A run of several seconds of `tool` onto `out`, returned once it is under way: when
-/// its temporary output `.NAME.nctools-PID.tmp` is there. nccopy copies `big.nc` (2
+/// its temporary output `.NAME.nctools-PID-RANDOM.tmp` is there. nccopy copies `big.nc` (2
 /// million floats) one value per slab; ncgen writes `big.cdl` (the same, as CDL).
 fn run_under_way(tool: &str, dir: &Path, out: &Path) -> Child {
     let mut command = Command::new(crate::support::ours_path(tool));
@@ -275,20 +286,15 @@ fn run_under_way(tool: &str, dir: &Path, out: &Path) -> Child {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap_or_else(|e| panic!("cannot start {tool}: {e}"));
-    let name = out.file_name().map(|n| n.to_string_lossy().into_owned());
-    let temporary = out.with_file_name(format!(
-        ".{}.nctools-{}.tmp",
-        name.unwrap_or_default(),
-        child.id()
-    ));
+    let pid = child.id();
     let start = Instant::now();
-    while !temporary.exists() {
+    while temporary_of(out, pid).is_none() {
         if let Ok(Some(status)) = child.try_wait() {
-            panic!("{tool} ended ({status}) before its temporary output {temporary:?} appeared");
+            panic!("{tool} ended ({status}) before its temporary output for {out:?} appeared");
         }
         assert!(
             start.elapsed() < Duration::from_secs(60),
-            "no temporary output {temporary:?} after 60 s"
+            "no temporary output for {out:?} after 60 s"
         );
         std::thread::sleep(Duration::from_millis(2));
     }
@@ -652,4 +658,435 @@ fn a_file_that_makes_libhdf5_loop_is_refused_at_once() -> std::io::Result<()> {
         tree(dir.path())
     );
     Ok(())
+}
+
+/// Our ncdump of `file`, from its first dimensions line on (the dataset's name, taken
+/// from the file name, left out).
+fn dumped(file: &Path) -> String {
+    let run = Test::ours("ncdump").arg(file).run();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    crate::support::from_line(&run.stdout, "dimensions:").to_string()
+}
+
+/// Makes the symbolic link `at` holding `to`.
+fn symlink(to: &str, at: &Path) {
+    std::os::unix::fs::symlink(to, at).unwrap_or_else(|e| panic!("cannot link {at:?}: {e}"));
+}
+
+/// Asserts `link` is still a symbolic link holding `to`.
+#[track_caller]
+fn assert_link(link: &Path, to: &str) {
+    let held = std::fs::read_link(link).unwrap_or_else(|e| panic!("{link:?}: not a link: {e}"));
+    assert_eq!(held, Path::new(to), "{link:?} changed");
+}
+
+/// Fails the test unless the system's `/dev/stdout` is the link it should be (to
+/// `/proc/self/fd/1`): a tool of old (netCDF-C's nccopy of a classic file into a pipe
+/// removes its output on failure, the next netCDF-4 one creates a file there) may have
+/// broken it.
+#[track_caller]
+fn assert_dev_stdout_is_a_link() {
+    let link = std::fs::read_link("/dev/stdout");
+    assert!(
+        link.as_ref()
+            .is_ok_and(|to| to == Path::new("/proc/self/fd/1")),
+        "the system's /dev/stdout is not the link to /proc/self/fd/1 ({link:?}): something \
+         replaced it; restore it (ln -sf /proc/self/fd/1 /dev/stdout) and run the test again"
+    );
+}
+
+/// Another small CDL, whose data tells a new output from the old one.
+const OTHER_CDL: &str = "netcdf other {\ndimensions:\n y = 2 ;\nvariables:\n short w(y) ;\n\
+                         data:\n w = 7, 8 ;\n}\n";
+
+#[test]
+fn a_symbolic_link_output_is_written_through_and_stays_a_link() {
+    let dir = scratch();
+    let input = small_nc4(dir.path(), "in.nc");
+    let classic = dir.path().join("in3.nc");
+    let made = Test::ours("ncgen")
+        .args(["-k", "classic", "-o"])
+        .arg(&classic)
+        .arg(dir.path().join("in.nc.cdl"))
+        .run();
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let other = dir.path().join("other.cdl");
+    write(&other, OTHER_CDL);
+    let data = dir.path().join("data");
+    let links = dir.path().join("links");
+    mkdir(&data);
+    mkdir(&links);
+    // links/NAME -> ../data/NAME (relative), each pointing at an old file.
+    for (name, source) in [
+        ("classic.nc", &classic),
+        ("nc4.nc", &input),
+        ("made.nc", &input),
+    ] {
+        write(&data.join(name), "old");
+        symlink(&format!("../data/{name}"), &links.join(name));
+        let target = links.join(name);
+        let run = if name == "made.nc" {
+            Test::ours("ncgen")
+                .args(["-k", "nc4", "-o"])
+                .arg(&target)
+                .arg(&other)
+                .run()
+        } else {
+            Test::ours("nccopy").arg(source).arg(&target).run()
+        };
+        assert_eq!(run.code, Some(0), "{name}: {}", run.stderr);
+        assert_link(&target, &format!("../data/{name}"));
+        let expected = match name {
+            "made.nc" => {
+                "dimensions:\n\ty = 2 ;\nvariables:\n\tshort w(y) ;\ndata:\n\n w = 7, 8 ;\n}\n"
+                    .to_string()
+            }
+            _ => dumped(source),
+        };
+        assert_eq!(dumped(&data.join(name)), expected, "{name}");
+    }
+    let format = Test::ours("ncdump")
+        .arg("-k")
+        .arg(data.join("classic.nc"))
+        .run();
+    assert_eq!(format.stdout, "classic\n");
+    assert_eq!(names(&data), ["classic.nc", "made.nc", "nc4.nc"]);
+    assert_eq!(names(&links), ["classic.nc", "made.nc", "nc4.nc"]);
+}
+
+#[test]
+fn a_symbolic_link_to_a_zarr_store_replaces_the_store_it_leads_to() {
+    let dir = scratch();
+    let input = small_nc4(dir.path(), "in.nc");
+    let stores = dir.path().join("stores");
+    let links = dir.path().join("links");
+    mkdir(&stores);
+    mkdir(&links);
+    // An old store, from another dataset, behind links/s.zarr -> ../stores/real.zarr.
+    let other = dir.path().join("other.cdl");
+    write(&other, OTHER_CDL);
+    let old = Test::ours("ncgen")
+        .args(["-k", "nc4", "-o"])
+        .arg(stores.join("real.zarr"))
+        .arg(&other)
+        .run();
+    assert_eq!(old.code, Some(0), "{}", old.stderr);
+    let link = links.join("s.zarr");
+    symlink("../stores/real.zarr", &link);
+    let copied = Test::ours("nccopy").arg(&input).arg(&link).run();
+    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    assert_link(&link, "../stores/real.zarr");
+    assert_eq!(dumped(&stores.join("real.zarr")), dumped(&input));
+    assert_eq!(names(&links), ["s.zarr"]);
+    // The new store alone: neither the old one's variable nor a temporary.
+    assert_eq!(
+        tree(&stores),
+        [
+            "real.zarr",
+            "real.zarr/.zattrs",
+            "real.zarr/.zgroup",
+            "real.zarr/v",
+            "real.zarr/v/.zarray",
+            "real.zarr/v/.zattrs",
+            "real.zarr/v/0"
+        ]
+    );
+}
+
+#[test]
+fn dev_stdout_onto_a_file_is_written_through_and_stays_a_link() {
+    let dir = scratch();
+    let input = small_nc4(dir.path(), "in.nc");
+    let cdl = dir.path().join("in.nc.cdl");
+    assert_dev_stdout_is_a_link();
+    for (tool, name) in [("nccopy", "copied.nc"), ("ncgen", "made.nc")] {
+        let out = dir.path().join(name);
+        let stdout = std::fs::File::create(&out).unwrap_or_else(|e| panic!("{e}"));
+        let mut command = Command::new(crate::support::ours_path(tool));
+        match tool {
+            "nccopy" => command.arg(&input).arg("/dev/stdout"),
+            _ => command.args(["-k", "nc4", "-o", "/dev/stdout"]).arg(&cdl),
+        };
+        let run = crate::support::run(command.stdout(stdout));
+        crate::support::assert_no_crash(&run);
+        assert_eq!(run.code, Some(0), "{tool}: {}", run.stderr);
+        assert_eq!(dumped(&out), dumped(&input), "{tool}");
+        let link = std::fs::symlink_metadata("/dev/stdout").map(|m| m.file_type().is_symlink());
+        assert!(
+            matches!(link, Ok(true)),
+            "{tool}: /dev/stdout is no longer a link"
+        );
+    }
+    assert_eq!(
+        tree(dir.path()),
+        ["copied.nc", "in.nc", "in.nc.cdl", "made.nc"]
+    );
+}
+
+#[test]
+fn a_pipe_or_a_fifo_as_the_output_is_refused_and_left_alone() {
+    let dir = scratch();
+    let input = small_nc4(dir.path(), "in.nc");
+    let cdl = dir.path().join("in.nc.cdl");
+    // /dev/stdout onto a pipe: refused before anything is written to it.
+    assert_dev_stdout_is_a_link();
+    for (tool, args) in [
+        ("nccopy", vec![input.clone(), "/dev/stdout".into()]),
+        (
+            "ncgen",
+            vec!["-o".into(), "/dev/stdout".into(), cdl.clone()],
+        ),
+        (
+            "ncgen",
+            vec![
+                "-k".into(),
+                "classic".into(),
+                "-o".into(),
+                "/dev/stdout".into(),
+                cdl.clone(),
+            ],
+        ),
+    ] {
+        let run = Test::ours(tool).args(&args).run();
+        assert_refused(&run, "/dev/stdout", "is a pipe");
+        assert!(
+            run.stderr
+                .contains("write it to a file, then cat that file"),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(run.stdout, "", "{tool} wrote to the pipe");
+    }
+    // A FIFO: refused without opening it (which would wait for a reader).
+    let fifo = dir.path().join("fifo.nc");
+    let made = crate::support::run(Command::new("mkfifo").arg(&fifo));
+    assert_eq!(made.code, Some(0), "mkfifo: {}", made.stderr);
+    let shown = fifo.display().to_string();
+    for (tool, args) in [
+        ("nccopy", vec![input.clone(), fifo.clone()]),
+        (
+            "nccopy",
+            vec!["-k".into(), "classic".into(), input.clone(), fifo.clone()],
+        ),
+        ("ncgen", vec!["-o".into(), fifo.clone(), cdl.clone()]),
+    ] {
+        let mut child = Command::new(crate::support::ours_path(tool))
+            .args(&args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start {tool}: {e}"));
+        let start = Instant::now();
+        while child.try_wait().ok().flatten().is_none() {
+            if start.elapsed() > Duration::from_secs(30) {
+                // Unblock it (a reader), then fail.
+                let _ = std::fs::File::open(&fifo);
+                let _ = child.kill();
+                panic!("{tool} still running after 30 s: it opened the FIFO");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let run = ended(child);
+        crate::support::assert_no_crash(&run);
+        assert_refused(&run, &shown, "is a pipe");
+    }
+    // Also as a Zarr store, which is a directory.
+    let fifo_zarr = dir.path().join("fifo.zarr");
+    let made = crate::support::run(Command::new("mkfifo").arg(&fifo_zarr));
+    assert_eq!(made.code, Some(0), "mkfifo: {}", made.stderr);
+    let run = Test::ours("nccopy").arg(&input).arg(&fifo_zarr).run();
+    assert_refused(&run, "fifo.zarr", "is a pipe; a Zarr store is a directory");
+    use std::os::unix::fs::FileTypeExt;
+    for path in [&fifo, &fifo_zarr] {
+        let kind = std::fs::symlink_metadata(path).map(|m| m.file_type().is_fifo());
+        assert!(matches!(kind, Ok(true)), "{path:?} is no longer a FIFO");
+    }
+    assert_eq!(
+        tree(dir.path()),
+        ["fifo.nc", "fifo.zarr", "in.nc", "in.nc.cdl"]
+    );
+}
+
+#[test]
+fn the_null_device_takes_the_output_as_the_reference_does_and_stays_a_device() {
+    let dir = scratch();
+    let input = small_nc4(dir.path(), "in.nc");
+    let cdl = dir.path().join("in.nc.cdl");
+    let spool = dir.path().join("tmp");
+    mkdir(&spool);
+    let tmpdir = [("TMPDIR", spool.to_str().unwrap_or_default())];
+    for args in [
+        vec![input.clone(), "/dev/null".into()],
+        vec![
+            "-k".into(),
+            "classic".into(),
+            input.clone(),
+            "/dev/null".into(),
+        ],
+    ] {
+        let run = Test::ours("nccopy").args(&args).envs(&tmpdir).run();
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+    }
+    let made = Test::ours("ncgen")
+        .args(["-o", "/dev/null"])
+        .arg(&cdl)
+        .envs(&tmpdir)
+        .run();
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    // And through /dev/stdout, when the standard output is the null device.
+    let mut command = Command::new(crate::support::ours_path("nccopy"));
+    command.arg(&input).arg("/dev/stdout").env("TMPDIR", &spool);
+    let run = crate::support::run(command.stdout(Stdio::null()));
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    // A file that cannot be copied still fails.
+    let broken = dir.path().join("broken.nc");
+    write(&broken, "CDF\x01 not really");
+    let failed = Test::ours("nccopy").arg(&broken).arg("/dev/null").run();
+    assert_eq!(failed.code, Some(1), "{}", failed.stderr);
+    use std::os::unix::fs::FileTypeExt;
+    let kind = std::fs::symlink_metadata("/dev/null").map(|m| m.file_type().is_char_device());
+    assert!(matches!(kind, Ok(true)), "/dev/null is no longer a device");
+    assert!(
+        tree(&spool).is_empty(),
+        "left in TMPDIR: {:?}",
+        tree(&spool)
+    );
+}
+
+#[test]
+fn a_link_planted_at_the_temporary_name_is_not_followed() {
+    let dir = scratch();
+    let input = small_nc4(dir.path(), "in.nc");
+    let cdl = dir.path().join("in.nc.cdl");
+    let victims = dir.path().join("victims");
+    let out = dir.path().join("out");
+    mkdir(&victims);
+    mkdir(&out);
+    write(&victims.join("file"), "precious");
+    mkdir(&victims.join("dir"));
+    // The test hook fixes the first temporary name: `.NAME.nctools-planted.tmp`.
+    let hook = [("NCTOOLS_TEST_TEMPORARY_SUFFIX", "planted")];
+    let runs: [(&str, &str, Vec<&std::ffi::OsStr>); 4] = [
+        ("nccopy", "nc4.nc", vec![input.as_os_str()]),
+        (
+            "nccopy",
+            "classic.nc",
+            vec!["-k".as_ref(), "classic".as_ref(), input.as_os_str()],
+        ),
+        (
+            "ncgen",
+            "made.nc",
+            vec![
+                "-k".as_ref(),
+                "nc4".as_ref(),
+                cdl.as_os_str(),
+                "-o".as_ref(),
+            ],
+        ),
+        ("nccopy", "s.zarr", vec![input.as_os_str()]),
+    ];
+    for (tool, name, args) in runs {
+        let victim = if name.ends_with(".zarr") {
+            "dir"
+        } else {
+            "file"
+        };
+        let planted = out.join(format!(".{name}.nctools-planted.tmp"));
+        let to = victims.join(victim).display().to_string();
+        symlink(&to, &planted);
+        let run = Test::ours(tool)
+            .args(args)
+            .arg(out.join(name))
+            .envs(&hook)
+            .run();
+        assert_eq!(run.code, Some(0), "{tool} {name}: {}", run.stderr);
+        assert_eq!(dumped(&out.join(name)), dumped(&input), "{name}");
+        assert_link(&planted, &to);
+    }
+    assert_eq!(
+        std::fs::read_to_string(victims.join("file"))
+            .ok()
+            .as_deref(),
+        Some("precious")
+    );
+    assert_eq!(tree(&victims), ["dir", "file"]);
+    assert_eq!(
+        names(&out),
+        [
+            ".classic.nc.nctools-planted.tmp",
+            ".made.nc.nctools-planted.tmp",
+            ".nc4.nc.nctools-planted.tmp",
+            ".s.zarr.nctools-planted.tmp",
+            "classic.nc",
+            "made.nc",
+            "nc4.nc",
+            "s.zarr"
+        ]
+    );
+}
+
+/// A CDL of `n` compound types each nested in the next: libhdf5 takes minutes to commit
+/// a thousand of them (in `nc_enddef`, one library call), quadratically.
+fn nested_compounds(n: usize) -> String {
+    let mut cdl = String::from("netcdf deep {\ntypes:\n  compound t0 { int a ; } ;\n");
+    for i in 1..n {
+        cdl.push_str(&format!("  compound t{i} {{ t{} a ; }} ;\n", i - 1));
+    }
+    cdl.push_str("}\n");
+    cdl
+}
+
+#[test]
+fn sigterm_inside_a_long_library_call_ends_ncgen_within_seconds_and_leaves_no_file() {
+    let dir = scratch();
+    let cdl = dir.path().join("deep.cdl");
+    write(&cdl, nested_compounds(1000));
+    let out_dir = dir.path().join("out");
+    mkdir(&out_dir);
+    let out = out_dir.join("deep.nc");
+    let mut child = Command::new(crate::support::ours_path("ncgen"))
+        .args(["-k", "nc4", "-o"])
+        .arg(&out)
+        .arg(&cdl)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start ncgen: {e}"));
+    let start = Instant::now();
+    while temporary_of(&out, child.id()).is_none() {
+        if let Ok(Some(status)) = child.try_wait() {
+            panic!("ncgen ended ({status}) before its temporary output appeared");
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no temporary output"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // A second into the definition, which lasts minutes.
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(
+        matches!(child.try_wait(), Ok(None)),
+        "ncgen finished too soon to test"
+    );
+    let sent = Instant::now();
+    send_signal(child.id(), SIGTERM);
+    while child.try_wait().ok().flatten().is_none() {
+        if sent.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("ncgen still running 10 s after SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let run = ended(child);
+    assert_eq!(
+        (run.code, run.signal),
+        (None, Some(SIGTERM as i32)),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        tree(&out_dir).is_empty(),
+        "left behind: {:?}",
+        tree(&out_dir)
+    );
 }

@@ -353,3 +353,17 @@ pub fn zarr_python() -> Option<PathBuf> {
         None
     }
 }
+
+/// The temporary output of the process `pid` writing `out`, `.NAME.nctools-PID-RANDOM.tmp`
+/// beside it, if it is there.
+pub fn temporary_of(out: &Path, pid: u32) -> Option<PathBuf> {
+    let name = out.file_name()?.to_string_lossy().into_owned();
+    let prefix = format!(".{name}.nctools-{pid}-");
+    let dir = out.parent()?;
+    std::fs::read_dir(dir)
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .find(|n| n.starts_with(&prefix) && n.ends_with(".tmp"))
+        .map(|n| dir.join(n))
+}

@@ -25,6 +25,8 @@ const NC_CLASSIC_MODEL: c_int = 0x0100;
 const NC_64BIT_OFFSET: c_int = 0x0200;
 const NC_64BIT_DATA: c_int = 0x0020;
 const NC_CLOBBER: c_int = 0;
+const NC_NOCLOBBER: c_int = 0x0004;
+const NC_EEXIST: c_int = -35;
 const NC_UNLIMITED: usize = 0;
 
 /// A variable of the file being written.
@@ -42,6 +44,8 @@ pub struct NcWriter {
     target: String,
     /// The temporary file, when the target is a local path (renamed at the end).
     temp: Option<PathBuf>,
+    /// Where the finished temporary file goes (`None` for URLs).
+    destination: Option<Destination>,
     /// The temporary file's entry in the table of temporaries signal handlers remove.
     _registration: Option<store::temporaries::Registration>,
     /// Built in memory and written out when closed (nccopy's `-w`).
@@ -55,14 +59,103 @@ pub struct NcWriter {
 }
 
 fn cmode(format: Format) -> c_int {
-    NC_CLOBBER
-        | match format {
-            Format::Classic => 0,
-            Format::Offset64 => NC_64BIT_OFFSET,
-            Format::Cdf5 => NC_64BIT_DATA,
-            Format::Netcdf4 => NC_NETCDF4,
-            Format::Netcdf4Classic => NC_NETCDF4 | NC_CLASSIC_MODEL,
+    match format {
+        Format::Classic => 0,
+        Format::Offset64 => NC_64BIT_OFFSET,
+        Format::Cdf5 => NC_64BIT_DATA,
+        Format::Netcdf4 => NC_NETCDF4,
+        Format::Netcdf4Classic => NC_NETCDF4 | NC_CLASSIC_MODEL,
+    }
+}
+
+/// Where a finished output goes.
+#[derive(Debug)]
+enum Destination {
+    /// Renamed onto this path: the target, or the file a symbolic link target leads to
+    /// (the link stays a link, and what it points to is replaced atomically).
+    Rename(PathBuf),
+    /// Copied into this existing file that is neither a regular file nor a directory
+    /// (the null device): opened for writing, never created, truncated, replaced or
+    /// removed.
+    Into(PathBuf),
+}
+
+impl Destination {
+    /// Where the output `target` goes, and the path its temporary file is named after
+    /// (the temporary is created in the same directory, so that the rename is atomic; for
+    /// a device, in the directory for temporary files).
+    fn of(target: &Path) -> (Self, PathBuf) {
+        let resolved = store::temporaries::resolve_links(target);
+        let special = std::fs::metadata(&resolved).is_ok_and(|m| !m.is_file() && !m.is_dir());
+        if special {
+            let name = resolved
+                .file_name()
+                .unwrap_or(std::ffi::OsStr::new("output"));
+            let beside = std::env::temp_dir().join(name);
+            (Self::Into(resolved), beside)
+        } else {
+            (Self::Rename(resolved.clone()), resolved)
         }
+    }
+
+    /// Moves the finished temporary file `temp` to its destination.
+    fn deliver(&self, temp: &Path) -> std::io::Result<()> {
+        match self {
+            Self::Rename(path) => std::fs::rename(temp, path),
+            Self::Into(path) => {
+                let mut from = std::fs::File::open(temp)?;
+                let mut into = std::fs::OpenOptions::new().write(true).open(path)?;
+                std::io::copy(&mut from, &mut into)?;
+                std::fs::remove_file(temp)
+            }
+        }
+    }
+}
+
+/// The result of `nc_create` as an [`NcError`] about `target`.
+fn created(file: Result<OpenFile, c_int>, target: &str) -> Result<OpenFile, NcError> {
+    file.map_err(|code| NcError {
+        code,
+        message: crate::sys::message(code),
+        context: format!("{target}: creating"),
+    })
+}
+
+/// Creates the temporary file of the output `target` beside `beside`, under a fresh
+/// unpredictable name ([`store::temporaries::temporary_name`]), registered before it
+/// exists and created through the gate, so that a signal handler that removes it never
+/// races its creation.
+///
+/// libnetcdf creates the file itself, so the exclusivity is its: `NC_NOCLOBBER` makes
+/// it open the name with `O_CREAT | O_EXCL` (classic formats, in `posixio`) or
+/// `H5F_ACC_EXCL` (netCDF-4, which HDF5's default driver opens with `O_EXCL`), which fails
+/// on anything already there, a planted symbolic link included, rather than following
+/// it. Creating the file ourselves first and letting libnetcdf clobber it would leave a
+/// window between the two opens in which the name could be swapped for a link (and would
+/// show the name early). A name that exists is skipped for another, a few times at most.
+///
+/// An in-memory file (`NC_DISKLESS | NC_PERSIST`, nccopy's `-w`) is created on disk only
+/// when libnetcdf writes it out at its close, with `O_CREAT | O_TRUNC` whatever the mode:
+/// there only the unpredictable name protects it, as it appears nowhere before then.
+fn create_temporary(
+    target: &str,
+    beside: &Path,
+    mode: c_int,
+) -> Result<(OpenFile, PathBuf, store::temporaries::Registration), NcError> {
+    let mut attempts = 0;
+    loop {
+        attempts += 1;
+        let temp = store::temporaries::temporary_name(beside);
+        let c_path = c_name(&temp.to_string_lossy(), || target.to_string())?;
+        let registration = store::temporaries::register(&temp);
+        let file = store::temporaries::gate(|| {
+            with_lib(|lib| OpenFile::create(lib, &c_path, mode | NC_NOCLOBBER))
+        });
+        match file {
+            Err(NC_EEXIST) if attempts < store::temporaries::NAME_ATTEMPTS => continue,
+            file => return Ok((created(file, target)?, temp, registration)),
+        }
+    }
 }
 
 /// Groups of the file being defined, by path.
@@ -83,22 +176,16 @@ impl NcWriter {
             } else {
                 0
             };
-        let temp = (!target.contains("://"))
-            .then(|| store::temporaries::temporary_name(Path::new(target)));
-        let path = temp
-            .as_ref()
-            .map_or(target.to_string(), |p| p.to_string_lossy().into_owned());
-        let c_path = c_name(&path, || target.to_string())?;
-        // Registered before it exists, created through the gate: a signal handler that
-        // removes it never races its creation.
-        let registration = temp.as_deref().map(store::temporaries::register);
-        let file =
-            store::temporaries::gate(|| with_lib(|lib| OpenFile::create(lib, &c_path, mode)));
-        let file = file.map_err(|code| NcError {
-            code,
-            message: crate::sys::message(code),
-            context: format!("{target}: creating"),
-        })?;
+        let (file, temp, registration, destination) = if target.contains("://") {
+            // A URL (an NCZarr store in place): libnetcdf writes it where it is.
+            let c_path = c_name(target, || target.to_string())?;
+            let file = with_lib(|lib| OpenFile::create(lib, &c_path, mode | NC_CLOBBER));
+            (created(file, target)?, None, None, None)
+        } else {
+            let (destination, beside) = Destination::of(Path::new(target));
+            let (file, temp, registration) = create_temporary(target, &beside, mode)?;
+            (file, Some(temp), Some(registration), Some(destination))
+        };
         let direct_ok = !in_memory
             && temp.is_some()
             && matches!(format, Format::Netcdf4 | Format::Netcdf4Classic);
@@ -106,6 +193,7 @@ impl NcWriter {
             file: Some(file),
             target: target.to_string(),
             temp,
+            destination,
             _registration: registration,
             in_memory,
             layouts: Layouts::new(&[]),
@@ -122,7 +210,8 @@ impl NcWriter {
     }
 
     /// The temporary file the output is written to until [`NcWriter::finish`] renames it
-    /// (`.NAME.nctools-PID.tmp` beside the target); `None` for URLs, written in place.
+    /// (`.NAME.nctools-PID-RANDOM.tmp` beside the target, or beside the file a symbolic
+    /// link target leads to); `None` for URLs, written in place.
     pub fn temporary_path(&self) -> Option<&Path> {
         self.temp.as_deref()
     }
@@ -464,8 +553,8 @@ impl NcWriter {
             with_lib(|lib| file.close(lib))
         };
         check(status, self.context("closing"))?;
-        if let Some(temp) = self.temp.take() {
-            if let Err(e) = std::fs::rename(&temp, &self.target) {
+        if let (Some(temp), Some(destination)) = (self.temp.take(), &self.destination) {
+            if let Err(e) = destination.deliver(&temp) {
                 // Not a partial file left beside the target: remove it.
                 let _ = std::fs::remove_file(&temp);
                 return Err(NcError {

@@ -7,21 +7,34 @@
 //! (leaked on purpose: a handler may be reading it at any time), in a fixed number of
 //! slots ([`slots`]).
 //!
+//! Temporary names are unpredictable ([`temporary_name`]) and created exclusively: a
+//! directory with `mkdir` ([`create_temporary_dir`]), a netCDF file by libnetcdf with
+//! `NC_NOCLOBBER` (`O_EXCL`), so that a link planted at the name is never followed.
+//!
 //! Everything that creates a file or directory under a temporary name does it through
 //! [`gate`]. A handler that is about to remove the temporaries and end the process first
 //! closes the gate ([`close_gate`]): from then on nothing new appears under a temporary
 //! name, so what it removes stays removed.
 
 use std::ffi::{c_char, CString};
-use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 use std::sync::RwLock;
 use std::time::{Duration, Instant};
 
-/// The temporary name beside `target`: `.NAME.nctools-PID.tmp`, hidden, with the
-/// process id, so that one left by a process that was killed (SIGKILL) is easy to spot
-/// and to tell from another's.
-pub fn temporary_name(target: &Path) -> std::path::PathBuf {
+/// The environment variable that fixes the variable part (`PID-RANDOM`) of the *first*
+/// temporary name a process picks (the next ones are random again), so that a test can
+/// plant something there. Honoured only in debug builds (the tests'); a release build
+/// ignores it.
+pub const TEST_SUFFIX_VAR: &str = "NCTOOLS_TEST_TEMPORARY_SUFFIX";
+
+/// A fresh temporary name beside `target`: `.NAME.nctools-PID-RANDOM.tmp`, hidden, with
+/// the process id and 16 random hexadecimal digits. The random part makes the name
+/// unpredictable, so that nobody can plant a link there in advance; the prefix and the
+/// `.tmp` suffix make one left by a process that was killed (SIGKILL) easy to spot. Each
+/// call gives another name; the caller must still create it exclusively (`O_EXCL`, or
+/// `mkdir`) and try another name if it exists.
+pub fn temporary_name(target: &Path) -> PathBuf {
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -30,7 +43,90 @@ pub fn temporary_name(target: &Path) -> std::path::PathBuf {
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    parent.join(format!(".{name}.nctools-{}.tmp", std::process::id()))
+    let unique =
+        test_suffix().unwrap_or_else(|| format!("{}-{:016x}", std::process::id(), random_u64()));
+    parent.join(format!(".{name}.nctools-{unique}.tmp"))
+}
+
+/// The test's fixed random part ([`TEST_SUFFIX_VAR`]), once per process, in debug builds.
+fn test_suffix() -> Option<String> {
+    static TAKEN: AtomicBool = AtomicBool::new(false);
+    if !cfg!(debug_assertions) {
+        return None;
+    }
+    let suffix = std::env::var(TEST_SUFFIX_VAR)
+        .ok()
+        .filter(|s| !s.is_empty())?;
+    (!TAKEN.swap(true, Ordering::SeqCst)).then_some(suffix)
+}
+
+/// 64 unpredictable bits: the system's random source as std's hash maps are keyed with it
+/// (each [`RandomState`](std::collections::hash_map::RandomState) draws its keys from
+/// `getrandom`, once per thread, then steps them), mixed with the time and a counter.
+fn random_u64() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let mut hasher = std::collections::hash_map::RandomState::new().build_hasher();
+    hasher.write_u64(COUNTER.fetch_add(1, Ordering::Relaxed));
+    hasher.write_u32(std::process::id());
+    if let Ok(now) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        hasher.write_u128(now.as_nanos());
+    }
+    hasher.finish()
+}
+
+/// How many names a writer tries before it gives up, when each one it picks exists.
+pub const NAME_ATTEMPTS: usize = 8;
+
+/// The file or directory that writing `target` must replace: `target` itself, or, when
+/// it is a symbolic link (or a chain of them, absolute or relative), the path it finally
+/// leads to, so that the output is written through the link and the link stays a link.
+/// The last path may not exist (a dangling link: the output is created there). At most
+/// 40 links are followed, as the kernel does; past that, or when a link cannot be read,
+/// `target` is returned as it is (the writer's own errors then say why).
+///
+/// A link inside `/proc` (`/dev/stdout` leads to `/proc/self/fd/1`) names an open file,
+/// not always a path: the caller should check that the path returned is the same file
+/// (device and inode) as `target` followed by the system.
+pub fn resolve_links(target: &Path) -> PathBuf {
+    let mut path = target.to_path_buf();
+    for _ in 0..40 {
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            return path;
+        };
+        if !meta.file_type().is_symlink() {
+            return path;
+        }
+        let Ok(link) = std::fs::read_link(&path) else {
+            return target.to_path_buf();
+        };
+        // A relative link is relative to the directory holding it; the kernel resolves
+        // `dir/../x` itself, through `dir` if it is a link too, so no lexical clean-up.
+        path = match path.parent() {
+            Some(parent) if link.is_relative() => parent.join(link),
+            _ => link,
+        };
+    }
+    target.to_path_buf()
+}
+
+/// Creates a directory under a fresh temporary name beside `target` ([`temporary_name`])
+/// with `mkdir`, which fails if anything (a file, a directory, a planted link) is there
+/// already: then another name is tried, [`NAME_ATTEMPTS`] times at most. The name is
+/// registered as a temporary output before the directory is created, and the directory
+/// is created through the [`gate`]. Returns the directory and its registration.
+pub fn create_temporary_dir(target: &Path) -> std::io::Result<(PathBuf, Registration)> {
+    let mut last = None;
+    for _ in 0..NAME_ATTEMPTS {
+        let temp = temporary_name(target);
+        let registration = register(&temp);
+        match gate(|| std::fs::create_dir(&temp)) {
+            Ok(()) => return Ok((temp, registration)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(e),
+        }
+    }
+    Err(last.unwrap_or_else(|| std::io::Error::from(std::io::ErrorKind::AlreadyExists)))
 }
 
 /// How many temporary outputs one process can have registered at once.
@@ -156,5 +252,71 @@ mod tests {
         assert_eq!(outputs_registered(), before + 1);
         drop((held, scratch));
         assert_eq!(outputs_registered(), before);
+    }
+
+    #[test]
+    fn temporary_names_are_hidden_recognisable_and_never_the_same_twice() {
+        let target = Path::new("/data/out.nc");
+        let first = temporary_name(target);
+        let second = temporary_name(target);
+        assert_ne!(first, second);
+        for name in [&first, &second] {
+            assert_eq!(name.parent(), Some(Path::new("/data")));
+            let text = name.file_name().map(|n| n.to_string_lossy().into_owned());
+            let text = text.unwrap_or_default();
+            let prefix = format!(".out.nc.nctools-{}-", std::process::id());
+            assert!(
+                text.starts_with(&prefix) && text.ends_with(".tmp"),
+                "{text}"
+            );
+            let random = &text[prefix.len()..text.len() - 4];
+            assert_eq!(random.len(), 16, "{text}");
+            assert!(random.chars().all(|c| c.is_ascii_hexdigit()), "{text}");
+        }
+        assert_eq!(
+            temporary_name(Path::new("out.nc")).parent(),
+            Some(Path::new("."))
+        );
+    }
+
+    #[test]
+    fn links_are_followed_to_the_path_they_finally_lead_to() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path();
+        let real = root.join("data/real.nc");
+        std::fs::create_dir_all(root.join("data")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::create_dir_all(root.join("links")).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(&real, "x").unwrap_or_else(|e| panic!("{e}"));
+        let symlink = |to: &str, at: &str| {
+            std::os::unix::fs::symlink(to, root.join(at)).unwrap_or_else(|e| panic!("{e}"));
+        };
+        // A relative link to a relative link to the file; a dangling one; a loop.
+        symlink("../data/real.nc", "links/one.nc");
+        symlink("links/one.nc", "two.nc");
+        symlink("data/new.nc", "dangling.nc");
+        symlink("loop.nc", "loop.nc");
+        let same =
+            |a: &Path, b: &Path| std::fs::canonicalize(a).ok() == std::fs::canonicalize(b).ok();
+        let resolved = resolve_links(&root.join("two.nc"));
+        assert!(same(&resolved, &real), "{resolved:?}");
+        assert_eq!(resolve_links(&real), real);
+        assert_eq!(
+            resolve_links(&root.join("dangling.nc")),
+            root.join("data/new.nc")
+        );
+        assert_eq!(resolve_links(&root.join("loop.nc")), root.join("loop.nc"));
+        assert_eq!(resolve_links(&root.join("none.nc")), root.join("none.nc"));
+    }
+
+    #[test]
+    fn a_temporary_directory_is_made_exclusively_and_registered() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let made = create_temporary_dir(&dir.path().join("s.zarr"));
+        let (temp, registration) = made.unwrap_or_else(|e| panic!("{e}"));
+        assert!(temp.is_dir());
+        assert!(registration.slot.is_some());
+        drop(registration);
+        // mkdir of an existing name fails, which is what makes it exclusive.
+        assert!(std::fs::create_dir(&temp).is_err());
     }
 }

@@ -8,7 +8,6 @@ mod attrs;
 mod codec;
 mod dtype;
 mod error;
-mod files;
 mod json;
 mod meta;
 mod plan;

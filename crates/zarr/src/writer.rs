@@ -81,17 +81,20 @@ impl ZarrWriter {
             ));
             return Err(e.into_store(context));
         }
-        let target = location.root.clone();
-        let temp = store::temporaries::temporary_name(&target);
-        // Registered before it exists, created through the gate: a signal handler that
-        // removes it never races its creation.
-        let registration = store::temporaries::register(&temp);
-        let _ = std::fs::remove_dir_all(&temp);
+        // A link to a store is written through: the directory it leads to is replaced,
+        // and the link stays.
+        let target = store::temporaries::resolve_links(&location.root);
+        // Made with mkdir under a fresh unpredictable name, which fails on anything
+        // already there (a planted link is not followed); registered before it exists
+        // and made through the gate, so a signal handler that removes it never races it.
         // The system's refusal keeps its errno as the code, as libnetcdf passes it on.
-        crate::files::create_dir_all(&temp).map_err(|e| match e.raw_os_error() {
-            Some(errno) => StoreError::new(errno, e.to_string(), context.clone()),
-            None => ZarrError::io(&temp, e).into_store(context.clone()),
-        })?;
+        let (temp, registration) =
+            store::temporaries::create_temporary_dir(&target).map_err(|e| {
+                match e.raw_os_error() {
+                    Some(errno) => StoreError::new(errno, e.to_string(), context.clone()),
+                    None => ZarrError::io(&target, e).into_store(context.clone()),
+                }
+            })?;
         let store: Store = Arc::new(DirectoryStore::new(&temp));
         Ok(Self {
             text: location.text.clone(),
@@ -239,7 +242,7 @@ impl ZarrWriter {
             let state = self.lock();
             self.write_metadata(&state)?;
         }
-        // `.NAME.nctools-PID.old`: the store being replaced, for the moment between the
+        // `.NAME.nctools-PID-RANDOM.old`: the store being replaced, for the moment between the
         // two renames.
         let old = self.temp.with_extension("old");
         let had_target = self.target.exists();
