@@ -8,6 +8,7 @@ mod filters_inspect;
 mod filters_interop;
 mod harness_selftest;
 mod install;
+mod limits;
 mod nccopy;
 mod nccopy_errors;
 mod nccopy_filters;
