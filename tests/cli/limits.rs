@@ -123,3 +123,187 @@ fn a_classic_header_with_a_name_twice_is_still_refused() {
     let dumped = Test::ours("ncdump").arg("-h").arg(&path).run();
     assert_refused(&dumped, "two variables named v");
 }
+
+/// Writes `cdl` to `dir/NAME.cdl` and runs our ncgen on it with `args`, to `dir/NAME.nc`.
+fn ncgen(dir: &Path, name: &str, cdl: &str, args: &[&str]) -> Run {
+    let input = dir.join(format!("{name}.cdl"));
+    fs::write(&input, cdl).unwrap_or_else(|e| panic!("{e}"));
+    Test::ours("ncgen")
+        .args(args)
+        .arg("-o")
+        .arg(dir.join(format!("{name}.nc")))
+        .arg(&input)
+        .run()
+}
+
+/// The names in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn an_opaque_type_of_4_gib_is_refused_before_anything_is_written() {
+    let dir = scratch();
+    // 58 bytes that once made ncgen grow past 20 GB (libhdf5 copies the fill value).
+    let cdl = "netcdf x {\ntypes:\n  opaque(4294967295) big ;\nvariables:\n  big v ;\n}\n";
+    let started = Instant::now();
+    let made = ncgen(dir.path(), "big", cdl, &["-k", "nc4"]);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_refused(
+        &made,
+        "opaque type `big`: a size of 4294967295 bytes is over the limit of 2147483647 \
+         bytes for one value of a type",
+    );
+    assert!(made.stderr.contains("big.cdl:3:10"), "{}", made.stderr);
+    assert_eq!(listing(dir.path()), ["big.cdl"]);
+    if reference("ncgen").is_some() {
+        // The reference takes an opaque size only as a positive int: a syntax error.
+        let theirs = run_reference(
+            "ncgen",
+            [
+                "-k".as_ref(),
+                "nc4".as_ref(),
+                "-o".as_ref(),
+                dir.path().join("ref.nc").as_os_str(),
+                dir.path().join("big.cdl").as_os_str(),
+            ],
+        );
+        assert_eq!(theirs.code, Some(1));
+        assert!(
+            theirs
+                .stderr
+                .contains("line 3: syntax error, unexpected UINT_CONST, expecting INT_CONST"),
+            "{}",
+            theirs.stderr
+        );
+        assert_eq!(listing(dir.path()), ["big.cdl"]);
+    }
+}
+
+#[test]
+fn a_compound_type_of_80_gb_is_refused_at_its_declaration() {
+    let dir = scratch();
+    let cdl = "netcdf x {\ntypes:\n  compound c { double f(100000, 100000) ; } ;\n\
+               variables:\n  c v ;\n}\n";
+    let made = ncgen(dir.path(), "c", cdl, &["-k", "nc4"]);
+    assert_refused(
+        &made,
+        "compound type `c`: its fields take at least 80000000000 bytes, over the limit of \
+         2147483647 bytes for one value of a type",
+    );
+    assert_eq!(listing(dir.path()), ["c.cdl"]);
+}
+
+#[test]
+fn a_netcdf4_variable_whose_fill_value_hdf5_cannot_hold_is_refused_before_writing() {
+    let dir = scratch();
+    let cdl = |size: u32, extra: &str| {
+        format!("netcdf x {{\ntypes:\n  opaque({size}) big ;\nvariables:\n  big v ;\n{extra}}}\n")
+    };
+    // 2 GiB - 1 is within the type limit, but not a fill value's: refused at once (the
+    // reference spends a minute and 6 GB on it, then fails with "NetCDF: HDF error").
+    let started = Instant::now();
+    let made = ncgen(dir.path(), "huge", &cdl(2_147_483_647, ""), &["-k", "nc4"]);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_refused(
+        &made,
+        "variable v: one value of its type takes 2147483647 bytes, and HDF5 holds a fill \
+         value of at most 65529 bytes (set v:_NoFill = \"true\" to write it without one)",
+    );
+    // 65530 bytes: the reference fails too, after writing.
+    let made = ncgen(dir.path(), "over", &cdl(65_530, ""), &["-k", "nc4"]);
+    assert_refused(&made, "one value of its type takes 65530 bytes");
+    assert_eq!(listing(dir.path()), ["huge.cdl", "over.cdl"]);
+    if reference("ncgen").is_some() {
+        let out = dir.path().join("ref.nc");
+        let theirs = run_reference(
+            "ncgen",
+            [
+                "-k".as_ref(),
+                "nc4".as_ref(),
+                "-o".as_ref(),
+                out.as_os_str(),
+                dir.path().join("over.cdl").as_os_str(),
+            ],
+        );
+        assert_eq!(theirs.code, Some(1));
+        assert!(
+            theirs.stderr.contains("NetCDF: HDF error"),
+            "{}",
+            theirs.stderr
+        );
+        let _ = fs::remove_file(&out);
+    }
+    // 65529 bytes, and any size without a fill value, are written.
+    let made = ncgen(dir.path(), "fits", &cdl(65_529, ""), &["-k", "nc4"]);
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let no_fill = cdl(100_000, "    v:_NoFill = \"true\" ;\n");
+    let made = ncgen(dir.path(), "nofill", &no_fill, &["-k", "nc4"]);
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let dumped = Test::ours("ncdump")
+        .arg("-h")
+        .arg(dir.path().join("nofill.nc"))
+        .run();
+    assert!(
+        dumped.stdout.contains("opaque(100000) big ;"),
+        "{}",
+        dumped.stdout
+    );
+}
+
+#[test]
+fn a_dimension_longer_than_the_format_allows_is_refused_naming_the_limit() {
+    let dir = scratch();
+    let cdl = |len: u64| format!("netcdf x {{\ndimensions:\n  d = {len} ;\n}}\n");
+    // CDF-1 holds 2^31 - 4 at most (libnetcdf's X_INT_MAX - 3), CDF-2 2^32 - 4.
+    let made = ncgen(dir.path(), "cdf1", &cdl(2_147_483_645), &["-k", "nc3"]);
+    assert_refused(
+        &made,
+        "dimension d: a length of 2147483645 is over the limit of 2147483644 of the classic \
+         format",
+    );
+    let made = ncgen(dir.path(), "cdf2", &cdl(4_294_967_293), &["-k", "nc6"]);
+    assert_refused(
+        &made,
+        "over the limit of 4294967292 of the 64-bit offset format",
+    );
+    assert_eq!(listing(dir.path()), ["cdf1.cdl", "cdf2.cdl"]);
+    let made = ncgen(dir.path(), "fits", &cdl(2_147_483_644), &["-k", "nc3"]);
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    if reference("ncgen").is_some() {
+        // The reference refuses it too, in libnetcdf's words.
+        let theirs = run_reference(
+            "ncgen",
+            [
+                "-k".as_ref(),
+                "nc3".as_ref(),
+                "-o".as_ref(),
+                dir.path().join("ref.nc").as_os_str(),
+                dir.path().join("cdf1.cdl").as_os_str(),
+            ],
+        );
+        assert_eq!(theirs.code, Some(1));
+        assert!(
+            theirs.stderr.contains("NetCDF: Invalid dimension size"),
+            "{}",
+            theirs.stderr
+        );
+    }
+    // netCDF-4: a variable's data must stay addressable (here 2^62 ints, 2^64 bytes).
+    let big = "netcdf x {\ndimensions:\n  d = 4611686018427387904 ;\nvariables:\n  int v(d) ;\n}\n";
+    let made = ncgen(dir.path(), "nc4", big, &["-k", "nc4"]);
+    assert_refused(
+        &made,
+        "variable v: its data would take more than 9223372036854775807 bytes",
+    );
+    assert!(!dir.path().join("nc4.nc").exists());
+}
