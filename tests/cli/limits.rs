@@ -4,12 +4,13 @@
 //! written, with a message that names the object and the limit.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use classic::testfile::{TestFile, TestVar};
 
-use crate::support::{reference, run_reference, scratch, Run, Test};
+use crate::support::{reference, run, run_reference, scratch, zarr_python, Run, Test};
 
 /// Exit 1, nothing on standard output, `needle` on standard error.
 #[track_caller]
@@ -306,4 +307,114 @@ fn a_dimension_longer_than_the_format_allows_is_refused_naming_the_limit() {
         "variable v: its data would take more than 9223372036854775807 bytes",
     );
     assert!(!dir.path().join("nc4.nc").exists());
+}
+
+/// Runs `script` with zarr-python in `dir` (the store paths in it are relative).
+fn python_in(python: &Path, dir: &Path, script: &str) {
+    let made = run(Command::new(python).args(["-c", script]).current_dir(dir));
+    assert_eq!(made.code, Some(0), "zarr-python: {}", made.stderr);
+}
+
+/// A Zarr version 2 store `name` made by zarr-python: one group holding the int32 array
+/// `v` of 10 values `i * 100000 + 7` in chunks of 5, through `filters` and `compressor`
+/// (Python expressions, with numcodecs imported).
+fn zarr_python_store(
+    python: &Path,
+    dir: &Path,
+    name: &str,
+    n: usize,
+    filters: &str,
+    compressor: &str,
+) -> PathBuf {
+    let script = format!(
+        "import zarr, numcodecs, numpy as np\n\
+         g = zarr.open_group('{name}', mode='w', zarr_format=2)\n\
+         v = g.create_array('v', shape=({n},), chunks=({n} // 2,), dtype='int32', \
+         filters={filters}, compressors={compressor}, fill_value=None)\n\
+         v[:] = np.arange({n}, dtype='int32') * 100000 + 7\n"
+    );
+    python_in(python, dir, &script);
+    dir.join(name)
+}
+
+/// The data line of `v` that ncdump prints for the store's values.
+fn values_line(n: usize) -> String {
+    let values: Vec<String> = (0..n).map(|i| (i * 100_000 + 7).to_string()).collect();
+    format!(" v = {} ;", values.join(", "))
+}
+
+#[test]
+fn a_shuffle_of_another_element_size_than_the_type_is_read_with_its_own() {
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let shuffle = "[numcodecs.Shuffle(elementsize=2)]";
+    let store = zarr_python_store(&python, dir.path(), "shuffle2.zarr", 10, shuffle, "None");
+    let zarray = fs::read_to_string(store.join("v/.zarray")).unwrap_or_default();
+    assert!(zarray.contains("\"elementsize\": 2"), "{zarray}");
+
+    let dumped = Test::ours("ncdump").arg(&store).run();
+    assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
+    assert!(
+        dumped.stdout.contains(&values_line(10)),
+        "{}",
+        dumped.stdout
+    );
+    // Copied to netCDF-4 and to Zarr, the values stay (decoded with 2, encoded anew).
+    for out in ["copy.nc", "copy.zarr"] {
+        let out = dir.path().join(out);
+        let copied = Test::ours("nccopy").arg(&store).arg(&out).run();
+        assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+        let dumped = Test::ours("ncdump").arg(&out).run();
+        assert!(
+            dumped.stdout.contains(&values_line(10)),
+            "{}",
+            dumped.stdout
+        );
+    }
+    // Between Zarr stores, a variable of 8 KiB or more keeps its chunks; the output's
+    // shuffle is over the type's 4 bytes, so the chunks are decoded and encoded anew, not
+    // copied as stored under the wrong element size: zarr-python reads the values.
+    let large = zarr_python_store(&python, dir.path(), "large.zarr", 4096, shuffle, "None");
+    let same = dir.path().join("same.zarr");
+    let copied = Test::ours("nccopy").arg(&large).arg(&same).run();
+    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    let zarray = fs::read_to_string(same.join("v/.zarray")).unwrap_or_default();
+    assert!(zarray.contains("\"elementsize\": 4"), "{zarray}");
+    let check = "import zarr, numpy as np\n\
+                 v = zarr.open_group('same.zarr', mode='r')['v'][:]\n\
+                 assert (v == np.arange(4096, dtype='int32') * 100000 + 7).all(), v\n";
+    python_in(&python, dir.path(), check);
+}
+
+#[test]
+fn a_shuffle_element_size_of_0_or_2_to_the_40_is_refused_naming_the_variable() {
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let shuffle = "[numcodecs.Shuffle(elementsize=2)]";
+    let store = zarr_python_store(&python, dir.path(), "bad.zarr", 10, shuffle, "None");
+    let zarray = store.join("v/.zarray");
+    let text = fs::read_to_string(&zarray).unwrap_or_default();
+    for size in ["0", "1099511627776"] {
+        let bad = text.replace("\"elementsize\": 2", &format!("\"elementsize\": {size}"));
+        fs::write(&zarray, bad).unwrap_or_else(|e| panic!("{e}"));
+        let dumped = Test::ours("ncdump").arg(&store).run();
+        assert_eq!(dumped.code, Some(1), "{size}: {}", dumped.stderr);
+        assert!(
+            dumped.stderr.contains("variable /v: chunk")
+                && dumped
+                    .stderr
+                    .contains("\"elementsize\" must be an integer 1 to 65536"),
+            "{size}: {}",
+            dumped.stderr
+        );
+        let out = dir.path().join("out.nc");
+        let copied = Test::ours("nccopy").arg(&store).arg(&out).run();
+        assert_eq!(copied.code, Some(1), "{size}: {}", copied.stderr);
+        assert!(copied.stderr.contains("elementsize"), "{}", copied.stderr);
+        assert!(!out.exists());
+    }
 }

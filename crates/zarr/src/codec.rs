@@ -55,8 +55,12 @@ pub fn codec_of_filter(filter: &FilterSpec, element_size: usize) -> Result<Value
 fn filters_of(codecs: &[Value]) -> Result<Vec<FilterSpec>, CodecFail> {
     codecs
         .iter()
-        .map(|c| match filter_of_codec(c) {
-            Some(f) if h5filters::numcodecs::has_codec(f.id) => Ok(f),
+        .map(|c| match filterspec::filter_of_codec(c) {
+            Ok(f) if h5filters::numcodecs::has_codec(f.id) => Ok(f),
+            // A codec we have, with a parameter out of its range (shuffle's elementsize 0).
+            Err(e @ filterspec::CodecError::BadValue { .. }) => {
+                Err(CodecFail::Failed(format!("{c}: {e}")))
+            }
             _ => Err(CodecFail::Unavailable(codec_id(c).to_string())),
         })
         .collect()
