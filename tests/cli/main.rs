@@ -9,6 +9,7 @@ mod filters_interop;
 mod harness_selftest;
 mod install;
 mod limits;
+mod names;
 mod nccopy;
 mod nccopy_errors;
 mod nccopy_filters;
