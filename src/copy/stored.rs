@@ -6,7 +6,9 @@
 //! differently). This is decided per variable, so subsetting (`-v`, `-g`), `-k
 //! nc4`/`nc4c` and filters given for other variables keep it, and between netCDF-4 files
 //! it needs none of the filters: a variable whose filter nctools lacks can be copied as
-//! long as its filters do not change.
+//! long as its filters do not change. A Zarr input's chain must be whole among its
+//! filters: a codec with no filter here (gzip, delta, crc32c, ...) cannot be declared by
+//! the output, so such a variable is decoded, or refused before anything is written.
 
 use filterspec::known::{BLOSC, BZIP2, DEFLATE, FLETCHER32, SHUFFLE, ZSTD};
 use filterspec::{FilterSpec, VarPath};
@@ -47,7 +49,9 @@ pub fn copies_stored_chunks(
     } else {
         !input.is_nczarr
     };
-    let hdf5_input = kinds_agree && !input.format.is_classic_family();
+    let hdf5_input = kinds_agree
+        && !input.format.is_classic_family()
+        && (!stores.zarr_input || whole_chain_known(stored));
     let same_chunks = match (&stored.layout, &output.layout) {
         (Layout::Chunked(a), Layout::Chunked(b)) => !a.is_empty() && a == b,
         _ => false,
@@ -63,6 +67,26 @@ pub fn copies_stored_chunks(
         )
         && stored.endianness == output.endianness
         && stored.quantize == output.quantize
+}
+
+/// Whether a Zarr input's filters are its whole codec chain: a codec with no filter here
+/// (gzip, delta, crc32c, ...) is left out of them, and its chunks copied as stored would
+/// go out under a chain that does not declare it (the bytes of a gzip stream under
+/// "compressor": null). Such a variable is decoded instead, or refused when its codec
+/// cannot be decoded (`input_filter_problems`).
+fn whole_chain_known(stored: &Storage) -> bool {
+    let Some(text) = &stored.codecs else {
+        return stored.filters.is_empty();
+    };
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Array(codecs)) => {
+            codecs.len() == stored.filters.len()
+                && codecs
+                    .iter()
+                    .all(|c| filterspec::filter_of_codec(c).is_ok())
+        }
+        _ => false,
+    }
 }
 
 /// Whether two pipelines are the same filters with the same parameters, shuffle's element

@@ -418,3 +418,75 @@ fn a_shuffle_element_size_of_0_or_2_to_the_40_is_refused_naming_the_variable() {
         assert!(!out.exists());
     }
 }
+
+#[test]
+fn chunks_in_a_codec_nctools_lacks_are_refused_before_writing_not_copied_as_stored() {
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    // 4096 int32 values, 16 KiB: large enough for the stored-chunk path.
+    let gzip = zarr_python_store(
+        &python,
+        dir.path(),
+        "gzip.zarr",
+        4096,
+        "None",
+        "numcodecs.GZip(level=1)",
+    );
+    let delta = zarr_python_store(
+        &python,
+        dir.path(),
+        "delta.zarr",
+        4096,
+        "[numcodecs.Delta(dtype='int32')]",
+        "numcodecs.Zlib(level=1)",
+    );
+    let before = listing(dir.path());
+    for (store, codec) in [(&gzip, "gzip"), (&delta, "delta")] {
+        for out in ["out.nc", "out.zarr"] {
+            let target = dir.path().join(out);
+            let copied = Test::ours("nccopy").arg(store).arg(&target).run();
+            assert_refused(
+                &copied,
+                &format!("cannot read variable /v: codec \"{codec}\" is not available"),
+            );
+            assert!(
+                copied.stderr.contains("leave the variable out with -V")
+                    && copied.stderr.contains("no output was written"),
+                "{}",
+                copied.stderr
+            );
+            assert_eq!(
+                listing(dir.path()),
+                before,
+                "{codec} to {out}: wrote something"
+            );
+        }
+    }
+    // A codec nctools has keeps the stored-chunk path: the chunks are the same files.
+    let zlib = zarr_python_store(
+        &python,
+        dir.path(),
+        "zlib.zarr",
+        4096,
+        "None",
+        "numcodecs.Zlib(level=1)",
+    );
+    let out = dir.path().join("out.zarr");
+    let copied = Test::ours("nccopy").arg(&zlib).arg(&out).run();
+    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    for chunk in ["v/0", "v/1"] {
+        assert_eq!(
+            fs::read(zlib.join(chunk)).ok(),
+            fs::read(out.join(chunk)).ok(),
+            "{chunk}"
+        );
+    }
+    let dumped = Test::ours("ncdump").arg(&out).run();
+    assert!(
+        dumped.stdout.contains(" v = 7, 100007, 200007,"),
+        "{}",
+        dumped.stdout
+    );
+}
