@@ -41,17 +41,24 @@ pub fn copies_stored_chunks(
     let Some(stored) = input_storage else {
         return false;
     };
+    // A Zarr input's chain as its chunks were encoded (shuffle with its element size),
+    // and none when a codec has no filter here.
+    let input_filters = if stores.zarr_input {
+        match zarr_chain(stored) {
+            Some(chain) => chain,
+            None => return false,
+        }
+    } else {
+        stored.filters.clone()
+    };
     let kinds_agree = if stores.zarr_input || stores.zarr_output {
-        stored
-            .filters
+        input_filters
             .iter()
             .all(|f| SAME_BYTES_IN_ZARR.contains(&f.id))
     } else {
         !input.is_nczarr
     };
-    let hdf5_input = kinds_agree
-        && !input.format.is_classic_family()
-        && (!stores.zarr_input || whole_chain_known(stored));
+    let hdf5_input = kinds_agree && !input.format.is_classic_family();
     let same_chunks = match (&stored.layout, &output.layout) {
         (Layout::Chunked(a), Layout::Chunked(b)) => !a.is_empty() && a == b,
         _ => false,
@@ -61,7 +68,7 @@ pub fn copies_stored_chunks(
         && store::is_raw_type(var.type_ref)
         && !var.dim_ids.is_empty()
         && same_filters(
-            &stored.filters,
+            &input_filters,
             &output.filters,
             input.type_size(var.type_ref),
         )
@@ -69,23 +76,22 @@ pub fn copies_stored_chunks(
         && stored.quantize == output.quantize
 }
 
-/// Whether a Zarr input's filters are its whole codec chain: a codec with no filter here
-/// (gzip, delta, crc32c, ...) is left out of them, and its chunks copied as stored would
-/// go out under a chain that does not declare it (the bytes of a gzip stream under
-/// "compressor": null). Such a variable is decoded instead, or refused when its codec
+/// A Zarr input's whole codec chain as filters, from its codecs as stored (`_Codecs`):
+/// shuffle keeps numcodecs' `elementsize`, which need not be the type's. `None` when a
+/// codec has no filter here (gzip, delta, crc32c, ...): its chunks copied as stored
+/// would go out under a chain that does not declare it (the bytes of a gzip stream under
+/// "compressor": null), so such a variable is decoded instead, or refused when its codec
 /// cannot be decoded (`input_filter_problems`).
-fn whole_chain_known(stored: &Storage) -> bool {
+fn zarr_chain(stored: &Storage) -> Option<Vec<FilterSpec>> {
     let Some(text) = &stored.codecs else {
-        return stored.filters.is_empty();
+        return Some(stored.filters.clone());
     };
     match serde_json::from_str::<serde_json::Value>(text) {
-        Ok(serde_json::Value::Array(codecs)) => {
-            codecs.len() == stored.filters.len()
-                && codecs
-                    .iter()
-                    .all(|c| filterspec::filter_of_codec(c).is_ok())
-        }
-        _ => false,
+        Ok(serde_json::Value::Array(codecs)) => codecs
+            .iter()
+            .map(|c| filterspec::filter_of_codec(c).ok())
+            .collect(),
+        _ => None,
     }
 }
 
