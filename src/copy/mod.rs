@@ -109,6 +109,9 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     }
     check_names(&options, &dataset).map_err(Failure::runtime)?;
     let plan = make_plan(&dataset, &options, format).map_err(Failure::runtime)?;
+    // Before the output is created: every name copied must be a netCDF name (an input's
+    // `../../EVIL` must never become a path in a Zarr store, whatever libnetcdf checks).
+    ncmodel::check_dataset_names(&plan.dataset).map_err(|e| Failure::runtime(e.into()))?;
     check_output_format(&plan, source, format).map_err(Failure::runtime)?;
     for warning in &plan.warnings {
         eprintln!("nccopy: warning: {warning}");

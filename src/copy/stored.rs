@@ -6,7 +6,9 @@
 //! differently). This is decided per variable, so subsetting (`-v`, `-g`), `-k
 //! nc4`/`nc4c` and filters given for other variables keep it, and between netCDF-4 files
 //! it needs none of the filters: a variable whose filter nctools lacks can be copied as
-//! long as its filters do not change.
+//! long as its filters do not change. A Zarr input's chain must be whole among its
+//! filters: a codec with no filter here (gzip, delta, crc32c, ...) cannot be declared by
+//! the output, so such a variable is decoded, or refused before anything is written.
 
 use filterspec::known::{BLOSC, BZIP2, DEFLATE, FLETCHER32, SHUFFLE, ZSTD};
 use filterspec::{FilterSpec, VarPath};
@@ -39,9 +41,18 @@ pub fn copies_stored_chunks(
     let Some(stored) = input_storage else {
         return false;
     };
+    // A Zarr input's chain as its chunks were encoded (shuffle with its element size),
+    // and none when a codec has no filter here.
+    let input_filters = if stores.zarr_input {
+        match zarr_chain(stored) {
+            Some(chain) => chain,
+            None => return false,
+        }
+    } else {
+        stored.filters.clone()
+    };
     let kinds_agree = if stores.zarr_input || stores.zarr_output {
-        stored
-            .filters
+        input_filters
             .iter()
             .all(|f| SAME_BYTES_IN_ZARR.contains(&f.id))
     } else {
@@ -57,12 +68,31 @@ pub fn copies_stored_chunks(
         && store::is_raw_type(var.type_ref)
         && !var.dim_ids.is_empty()
         && same_filters(
-            &stored.filters,
+            &input_filters,
             &output.filters,
             input.type_size(var.type_ref),
         )
         && stored.endianness == output.endianness
         && stored.quantize == output.quantize
+}
+
+/// A Zarr input's whole codec chain as filters, from its codecs as stored (`_Codecs`):
+/// shuffle keeps numcodecs' `elementsize`, which need not be the type's. `None` when a
+/// codec has no filter here (gzip, delta, crc32c, ...): its chunks copied as stored
+/// would go out under a chain that does not declare it (the bytes of a gzip stream under
+/// "compressor": null), so such a variable is decoded instead, or refused when its codec
+/// cannot be decoded (`input_filter_problems`).
+fn zarr_chain(stored: &Storage) -> Option<Vec<FilterSpec>> {
+    let Some(text) = &stored.codecs else {
+        return Some(stored.filters.clone());
+    };
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Array(codecs)) => codecs
+            .iter()
+            .map(|c| filterspec::filter_of_codec(c).ok())
+            .collect(),
+        _ => None,
+    }
 }
 
 /// Whether two pipelines are the same filters with the same parameters, shuffle's element

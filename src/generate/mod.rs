@@ -11,6 +11,7 @@ mod chars;
 mod chunk_sizes;
 mod data;
 mod input;
+mod limits;
 mod linear;
 mod nested;
 mod output;
@@ -112,6 +113,10 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
             );
         }
     }
+    // Before the output is created: names netCDF refuses (a group `..` must never become
+    // a path in a Zarr store), and sizes the format or memory cannot hold.
+    ncmodel::check_dataset_names(&dataset).map_err(|e| Failure::runtime(e.into()))?;
+    limits::check(&dataset, format).map_err(Failure::runtime)?;
     let name = args.dataset_name.clone().unwrap_or(name);
     let Some(target) = output::output_path(args, &name, requested.is_some()) else {
         // No output asked for: like the reference, only check the CDL.

@@ -10,6 +10,8 @@ mod filters_interop;
 mod harness_selftest;
 mod hostile_stores;
 mod install;
+mod limits;
+mod names;
 mod nccopy;
 mod nccopy_errors;
 mod nccopy_filters;

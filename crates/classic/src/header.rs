@@ -7,6 +7,8 @@
 //! 4 bytes, 8 in CDF-5; variable offsets 4 bytes in CDF-1, 8 in CDF-2 and CDF-5. Names
 //! and attribute values are padded to 4 bytes.
 
+use std::collections::HashSet;
+
 use ncmodel::{AtomicType, Format, Values};
 
 use crate::error::ClassicError;
@@ -293,12 +295,16 @@ impl Cursor<'_> {
         let n = self.list(TAG_DIMENSION, "dimensions")?;
         self.fits(n, 2 * self.version.count_len() as u64, "dimensions")?;
         let mut dims: Vec<HeaderDim> = Vec::with_capacity(n as usize);
+        // The names seen so far and the unlimited dimension's index: one look-up per
+        // dimension, so a header of many dimensions is read in linear time.
+        let mut names: HashSet<String> = HashSet::with_capacity(n as usize);
+        let mut unlimited: Option<usize> = None;
         for i in 0..n {
             let name = self.name(&format!("dimension {i}"))?;
             let at = self.offset();
             let len = self.count(&format!("the length of dimension {name}"))?;
             if len == 0 {
-                if let Some(other) = dims.iter().find(|d| d.len == 0) {
+                if let Some(other) = unlimited.and_then(|k| dims.get(k)) {
                     return Err(Stop::Failed(ClassicError::header(
                         at,
                         format!(
@@ -308,11 +314,14 @@ impl Cursor<'_> {
                     )));
                 }
             }
-            if dims.iter().any(|d| d.name == name) {
+            if !names.insert(name.clone()) {
                 return Err(Stop::Failed(ClassicError::header(
                     at,
                     format!("two dimensions named {name}"),
                 )));
+            }
+            if len == 0 {
+                unlimited = Some(dims.len());
             }
             dims.push(HeaderDim { name, len });
         }
@@ -325,10 +334,11 @@ impl Cursor<'_> {
         let min = 4 * count_len + 8 + 4 + self.version.offset_len() as u64;
         self.fits(n, min, "variables")?;
         let mut vars: Vec<HeaderVar> = Vec::with_capacity(n as usize);
+        let mut names: HashSet<String> = HashSet::with_capacity(n as usize);
         for i in 0..n {
             let entry_offset = self.offset();
             let name = self.name(&format!("variable {i}"))?;
-            if vars.iter().any(|v| v.name == name) {
+            if !names.insert(name.clone()) {
                 return Err(self.fail(format!("two variables named {name}")));
             }
             let rank = self.count(&format!("the rank of variable {name}"))?;

@@ -151,6 +151,11 @@ impl CodecReader<'_> {
 
 const U32_RANGE: std::ops::RangeInclusive<i64> = 0..=u32::MAX as i64;
 
+/// The largest `elementsize` of a shuffle codec that nctools takes: numcodecs sets no
+/// bound of its own (beyond a chunk's size being a multiple of it), and 2^16 bytes is far
+/// past any element of a netCDF type that a Zarr store holds.
+pub const MAX_SHUFFLE_ELEMENT_SIZE: i64 = 1 << 16;
+
 /// Translates one codec object (`{"id": ..., ...}`) to its HDF5 filter; `index` is its
 /// 1-based place in a list, for messages.
 pub(crate) fn codec_to_filter(
@@ -172,7 +177,13 @@ pub(crate) fn codec_to_filter(
             })?;
     let read = CodecReader { codec, object };
     let spec = match codec {
-        "shuffle" => FilterSpec::new(SHUFFLE, []),
+        // HDF5 sets shuffle's element size from the type: it is not kept here (see
+        // `filter_of_codec` for Zarr chunks, which keep it), but 0 and sizes past any
+        // type's are refused (numcodecs would take 0 as "no shuffle"; no writer writes it).
+        "shuffle" => {
+            shuffle_element_size(&read)?;
+            FilterSpec::new(SHUFFLE, [])
+        }
         "fletcher32" => FilterSpec::new(FLETCHER32, []),
         "zlib" => FilterSpec::new(
             DEFLATE,
@@ -198,6 +209,36 @@ pub(crate) fn codec_to_filter(
         _ => blosc_filter(&read)?,
     };
     Ok(spec)
+}
+
+/// A shuffle codec's `elementsize`, if it has one, within 1 to
+/// [`MAX_SHUFFLE_ELEMENT_SIZE`].
+fn shuffle_element_size(read: &CodecReader<'_>) -> Result<Option<u32>, CodecError> {
+    let size = read.integer(
+        "elementsize",
+        1..=MAX_SHUFFLE_ELEMENT_SIZE,
+        "an integer 1 to 65536",
+    )?;
+    Ok(size.map(|n| n as u32))
+}
+
+/// The HDF5 shuffle filter of a numcodecs shuffle codec with its element size as the
+/// parameter (numcodecs' `elementsize`, which need not be the type's), or `None` for
+/// another codec.
+pub(crate) fn shuffle_with_element_size(
+    object: &Map<String, Value>,
+) -> Result<Option<FilterSpec>, CodecError> {
+    if object.get("id").and_then(Value::as_str) != Some("shuffle") {
+        return Ok(None);
+    }
+    let read = CodecReader {
+        codec: "shuffle",
+        object,
+    };
+    Ok(Some(match shuffle_element_size(&read)? {
+        Some(size) => FilterSpec::new(SHUFFLE, [size]),
+        None => FilterSpec::new(SHUFFLE, []),
+    }))
 }
 
 fn blosc_filter(read: &CodecReader<'_>) -> Result<FilterSpec, CodecError> {

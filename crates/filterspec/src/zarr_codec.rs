@@ -42,7 +42,10 @@ fn blosc_settings(filter: &FilterSpec) -> (u32, u32, &'static str) {
 /// The Zarr version 2 (numcodecs) codec of `filter`, for values of `element_size` bytes.
 pub fn zarr_codec(filter: &FilterSpec, element_size: usize) -> Result<Value, CodecError> {
     Ok(match filter.id {
-        SHUFFLE => json!({"id": "shuffle", "elementsize": element_size}),
+        SHUFFLE => match filter.params.first() {
+            Some(size) => json!({"id": "shuffle", "elementsize": size}),
+            None => json!({"id": "shuffle", "elementsize": element_size}),
+        },
         FLETCHER32 => json!({"id": "fletcher32"}),
         DEFLATE => json!({"id": "zlib", "level": param(filter, 0).unwrap_or(1).min(9)}),
         BZIP2 => json!({"id": "bz2", "level": param(filter, 0).unwrap_or(9).clamp(1, 9)}),
@@ -56,11 +59,16 @@ pub fn zarr_codec(filter: &FilterSpec, element_size: usize) -> Result<Value, Cod
     })
 }
 
-/// The HDF5 filter of a Zarr version 2 codec object.
+/// The HDF5 filter of a Zarr version 2 codec object (a shuffle keeps its `elementsize` as
+/// its parameter).
 pub fn filter_of_codec(codec: &Value) -> Result<FilterSpec, CodecError> {
     let object = codec
         .as_object()
         .ok_or(CodecError::NotAnObject { index: 1 })?;
+    // Zarr chunks are shuffled over numcodecs' `elementsize`, kept as the parameter.
+    if let Some(shuffle) = crate::codecs::shuffle_with_element_size(object)? {
+        return Ok(shuffle);
+    }
     codec_to_filter(object, 1)
 }
 

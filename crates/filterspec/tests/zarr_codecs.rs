@@ -30,7 +30,7 @@ fn every_filter_as_its_numcodecs_codec_and_back() {
         (
             FilterSpec::new(2, [4]),
             json!({"id": "shuffle", "elementsize": 4}),
-            vec![],
+            vec![4],
         ),
         (FilterSpec::new(3, []), json!({"id": "fletcher32"}), vec![]),
         (
@@ -90,8 +90,33 @@ fn numbers_written_as_strings_are_read() {
     );
     assert_eq!(
         back(json!({"id": "shuffle", "elementsize": "4"})),
-        FilterSpec::new(2, [])
+        FilterSpec::new(2, [4])
     );
+}
+
+#[test]
+fn a_shuffle_keeps_its_element_size_within_bounds() {
+    // zarr-python's Shuffle(elementsize=2) on int32 data: the chunks are shuffled over 2.
+    assert_eq!(
+        back(json!({"id": "shuffle", "elementsize": 2})),
+        FilterSpec::new(2, [2])
+    );
+    assert_eq!(back(json!({"id": "shuffle"})), FilterSpec::new(2, []));
+    assert_eq!(
+        v2(FilterSpec::new(2, [2]), 4),
+        json!({"id": "shuffle", "elementsize": 2})
+    );
+    for bad in [json!(0), json!(-1), json!(65537u64), json!(1u64 << 40)] {
+        assert_eq!(
+            filter_of_codec(&json!({"id": "shuffle", "elementsize": bad})),
+            Err(CodecError::BadValue {
+                codec: "shuffle",
+                key: "elementsize",
+                expected: "an integer 1 to 65536"
+            }),
+            "{bad}"
+        );
+    }
 }
 
 #[test]

@@ -27,7 +27,7 @@ pub fn encode(
     let id = filter.id;
     let level = |default: u32| filter.params.first().copied().unwrap_or(default);
     match id {
-        SHUFFLE => Ok(codec::shuffle(input, element_size)),
+        SHUFFLE => Ok(codec::shuffle(input, shuffle_size(filter, element_size))),
         FLETCHER32 => {
             let mut out = input.to_vec();
             out.extend_from_slice(&fletcher32(input).to_le_bytes());
@@ -59,6 +59,15 @@ pub fn encode(
     }
 }
 
+/// The element size a shuffle works on: its parameter (numcodecs' `elementsize`) when it
+/// has one, else the type's `element_size`.
+fn shuffle_size(filter: &FilterSpec, element_size: usize) -> usize {
+    filter
+        .params
+        .first()
+        .map_or(element_size, |size| *size as usize)
+}
+
 /// Decodes one chunk of one codec, if it decodes to at most `max_output` bytes.
 pub fn decode(
     filter: &FilterSpec,
@@ -73,7 +82,7 @@ pub fn decode(
     };
     match id {
         SHUFFLE if input.len() > max_output => Err(too_large),
-        SHUFFLE => Ok(codec::unshuffle(input, element_size)),
+        SHUFFLE => Ok(codec::unshuffle(input, shuffle_size(filter, element_size))),
         FLETCHER32 => {
             let split = input.len().checked_sub(4).ok_or(WireError::Corrupt {
                 id,

@@ -4,11 +4,13 @@
 //! Identifiers (`ncid`, `varid`, dimension and type ids) are libnetcdf's where the
 //! dataset was read from a file; a dataset built from CDL numbers them itself.
 
+pub mod names;
 pub mod schema;
 pub mod shape;
 pub mod types;
 pub mod values;
 
+pub use names::{check_dataset_names, check_name, BadName, NameProblem};
 pub use schema::{
     Attribute, Dataset, Dim, Endianness, Format, GlobalSpecials, Group, Layout, Quantize,
     QuantizeMode, Storage, Var,

@@ -34,9 +34,14 @@ pub fn codec_id(codec: &Value) -> &str {
     codec.get("id").and_then(Value::as_str).unwrap_or("?")
 }
 
-/// The HDF5 filter equivalent of a codec, when it has one.
+/// The HDF5 filter equivalent of a codec, when it has one (a shuffle without its element
+/// size, which HDF5 takes from the type; the chunks are decoded with it, see
+/// `filters_of`).
 pub fn filter_of_codec(codec: &Value) -> Option<FilterSpec> {
-    filterspec::filter_of_codec(codec).ok()
+    filterspec::filter_of_codec(codec).ok().map(|f| match f.id {
+        SHUFFLE => FilterSpec::new(SHUFFLE, []),
+        _ => f,
+    })
 }
 
 /// The numcodecs JSON of an HDF5 filter for elements of `element_size` bytes.
@@ -55,8 +60,12 @@ pub fn codec_of_filter(filter: &FilterSpec, element_size: usize) -> Result<Value
 fn filters_of(codecs: &[Value]) -> Result<Vec<FilterSpec>, CodecFail> {
     codecs
         .iter()
-        .map(|c| match filter_of_codec(c) {
-            Some(f) if h5filters::numcodecs::has_codec(f.id) => Ok(f),
+        .map(|c| match filterspec::filter_of_codec(c) {
+            Ok(f) if h5filters::numcodecs::has_codec(f.id) => Ok(f),
+            // A codec we have, with a parameter out of its range (shuffle's elementsize 0).
+            Err(e @ filterspec::CodecError::BadValue { .. }) => {
+                Err(CodecFail::Failed(format!("{c}: {e}")))
+            }
             _ => Err(CodecFail::Unavailable(codec_id(c).to_string())),
         })
         .collect()

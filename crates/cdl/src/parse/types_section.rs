@@ -98,6 +98,16 @@ impl<R: BufRead> Parser<R> {
         }
         self.expect(b')', "after the opaque size")?;
         let (name, _) = self.new_type_name()?;
+        if size as u128 > MAX_TYPE_SIZE {
+            return Err(self.error(
+                ErrorKind::BadValue,
+                &tok,
+                format!(
+                    "opaque type `{name}`: a size of {size} bytes is over the limit of \
+                     {MAX_TYPE_SIZE} bytes for one value of a type"
+                ),
+            ));
+        }
         self.scope.add_type(UserType {
             id: ncmodel::TypeId(0),
             name,
@@ -125,7 +135,7 @@ impl<R: BufRead> Parser<R> {
 
     /// `compound NAME { TYPE f(2,3), g ; ... }` (after `compound`).
     pub(crate) fn compound_decl(&mut self) -> Result<(), ParseError> {
-        let (name, _) = self.new_type_name()?;
+        let (name, name_tok) = self.new_type_name()?;
         self.expect(b'{', "to start the compound fields")?;
         let mut fields: Vec<CompoundField> = Vec::new();
         loop {
@@ -188,6 +198,25 @@ impl<R: BufRead> Parser<R> {
                 }
             }
         }
+        let size = fields
+            .iter()
+            .try_fold(0u128, |sum, f| sum.checked_add(self.field_size(f)?))
+            .unwrap_or(u128::MAX);
+        if size > MAX_TYPE_SIZE {
+            let shown = if size == u128::MAX {
+                "more than 2^128".to_string()
+            } else {
+                size.to_string()
+            };
+            return Err(self.error(
+                ErrorKind::BadValue,
+                &name_tok,
+                format!(
+                    "compound type `{name}`: its fields take at least {shown} bytes, over the \
+                     limit of {MAX_TYPE_SIZE} bytes for one value of a type"
+                ),
+            ));
+        }
         self.scope.add_type(UserType {
             id: ncmodel::TypeId(0),
             name,
@@ -197,4 +226,36 @@ impl<R: BufRead> Parser<R> {
         });
         self.optional_semicolon()
     }
+
+    /// The bytes one value of `t` takes at least (fields without their padding; strings
+    /// and vlens as the pointer or `nc_vlen_t` held in memory); `None` past `u128`.
+    fn value_size(&self, t: TypeRef) -> Option<u128> {
+        let id = match t {
+            TypeRef::Atomic(a) => return Some(a.size() as u128),
+            TypeRef::User(id) => id,
+        };
+        let user = self.scope.types.iter().find(|u| u.id == id)?;
+        match &user.kind {
+            UserTypeKind::Compound { fields } => fields
+                .iter()
+                .try_fold(0u128, |sum, f| sum.checked_add(self.field_size(f)?)),
+            UserTypeKind::Vlen { .. } => Some(2 * size_of::<usize>() as u128),
+            UserTypeKind::Opaque | UserTypeKind::Enum { .. } => Some(user.size as u128),
+        }
+    }
+
+    /// The bytes of a compound field: its elements times the size of its type.
+    fn field_size(&self, field: &CompoundField) -> Option<u128> {
+        field
+            .dims
+            .iter()
+            .try_fold(self.value_size(field.type_ref)?, |n, d| {
+                n.checked_mul(*d as u128)
+            })
+    }
 }
+
+/// The largest size in bytes of one value of a user-defined type (an opaque's size, a
+/// compound's fields): the reference ncgen takes an opaque size only as a positive `int`,
+/// and HDF5 holds a type's size in 32 bits (docs/ncgen.md, "Sizes").
+pub(crate) const MAX_TYPE_SIZE: u128 = 2_147_483_647;

@@ -1,0 +1,492 @@
+//! Inputs of absurd sizes: a classic header of 100,000 dimensions, CDL types and lengths
+//! past what a format or memory holds, codec parameters out of range, and chunks in codecs
+//! we cannot decode. Each is read in reasonable time or refused before anything is
+//! written, with a message that names the object and the limit.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use classic::testfile::{TestFile, TestVar};
+
+use crate::support::{reference, run, run_reference, scratch, zarr_python, Run, Test};
+
+/// Exit 1, nothing on standard output, `needle` on standard error.
+#[track_caller]
+fn assert_refused(run: &Run, needle: &str) {
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+    assert!(
+        run.stderr.contains(needle),
+        "{needle:?} not in {}",
+        run.stderr
+    );
+}
+
+/// Writes `file`'s header to `path`.
+fn write_classic(path: &Path, file: &TestFile) {
+    fs::write(path, file.header_only()).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// `n` names `d0`, `d1`, ... that live as long as the test binary (TestFile holds
+/// `&'static str`): one leaked string, sliced.
+fn many_names(n: usize) -> Vec<&'static str> {
+    let names: Vec<String> = (0..n).map(|i| format!("d{i}")).collect();
+    let all: &'static str = Box::leak(names.concat().into_boxed_str());
+    let mut start = 0;
+    names
+        .iter()
+        .map(|name| {
+            let slice = &all[start..start + name.len()];
+            start += name.len();
+            slice
+        })
+        .collect()
+}
+
+#[test]
+fn a_classic_header_of_100000_dimensions_is_dumped_in_reasonable_time() {
+    let dir = scratch();
+    let file = TestFile {
+        version: 1,
+        numrecs: 0,
+        dims: many_names(100_000).into_iter().map(|n| (n, 1)).collect(),
+        global_atts: vec![],
+        vars: vec![],
+    };
+    let path = dir.path().join("dims.nc");
+    write_classic(&path, &file);
+    assert!(fs::metadata(&path).map(|m| m.len()).unwrap_or(0) > 1_500_000);
+
+    let started = Instant::now();
+    let ours = Test::ours("ncdump").arg("-h").arg(&path).run();
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "ncdump -h took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+    let head: Vec<&str> = ours.stdout.lines().take(6).collect();
+    // What the reference ncdump -h prints (netCDF-C 4.9), and checked against it below
+    // when it is installed.
+    assert_eq!(
+        head,
+        [
+            "netcdf dims {",
+            "dimensions:",
+            "\td0 = 1 ;",
+            "\td1 = 1 ;",
+            "\td2 = 1 ;",
+            "\td3 = 1 ;"
+        ]
+    );
+    assert!(
+        ours.stdout.contains("\td99999 = 1 ;\n}\n"),
+        "the end is missing"
+    );
+    if reference("ncdump").is_some() {
+        let theirs = run_reference("ncdump", [Path::new("-h"), &path]);
+        assert_eq!(theirs.code, Some(0), "{}", theirs.stderr);
+        assert_eq!(theirs.stdout, ours.stdout);
+    }
+}
+
+#[test]
+fn a_classic_header_with_a_name_twice_is_still_refused() {
+    let dir = scratch();
+    let twice = TestFile {
+        version: 1,
+        numrecs: 0,
+        dims: vec![("x", 2), ("y", 3), ("x", 4)],
+        global_atts: vec![],
+        vars: vec![],
+    };
+    let path = dir.path().join("twice.nc");
+    write_classic(&path, &twice);
+    let dumped = Test::ours("ncdump").arg("-h").arg(&path).run();
+    assert_refused(&dumped, "corrupt header at byte 48: two dimensions named x");
+
+    let var = |name| TestVar {
+        name,
+        dims: vec![0],
+        nc_type: 4,
+        atts: vec![],
+    };
+    let twice = TestFile {
+        version: 1,
+        numrecs: 0,
+        dims: vec![("x", 2)],
+        global_atts: vec![],
+        vars: vec![var("v"), var("w"), var("v")],
+    };
+    write_classic(&path, &twice);
+    let dumped = Test::ours("ncdump").arg("-h").arg(&path).run();
+    assert_refused(&dumped, "two variables named v");
+}
+
+/// Writes `cdl` to `dir/NAME.cdl` and runs our ncgen on it with `args`, to `dir/NAME.nc`.
+fn ncgen(dir: &Path, name: &str, cdl: &str, args: &[&str]) -> Run {
+    let input = dir.join(format!("{name}.cdl"));
+    fs::write(&input, cdl).unwrap_or_else(|e| panic!("{e}"));
+    Test::ours("ncgen")
+        .args(args)
+        .arg("-o")
+        .arg(dir.join(format!("{name}.nc")))
+        .arg(&input)
+        .run()
+}
+
+/// The names in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn an_opaque_type_of_4_gib_is_refused_before_anything_is_written() {
+    let dir = scratch();
+    // 58 bytes that once made ncgen grow past 20 GB (libhdf5 copies the fill value).
+    let cdl = "netcdf x {\ntypes:\n  opaque(4294967295) big ;\nvariables:\n  big v ;\n}\n";
+    let started = Instant::now();
+    let made = ncgen(dir.path(), "big", cdl, &["-k", "nc4"]);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_refused(
+        &made,
+        "opaque type `big`: a size of 4294967295 bytes is over the limit of 2147483647 \
+         bytes for one value of a type",
+    );
+    assert!(made.stderr.contains("big.cdl:3:10"), "{}", made.stderr);
+    assert_eq!(listing(dir.path()), ["big.cdl"]);
+    if reference("ncgen").is_some() {
+        // The reference takes an opaque size only as a positive int: a syntax error.
+        let theirs = run_reference(
+            "ncgen",
+            [
+                "-k".as_ref(),
+                "nc4".as_ref(),
+                "-o".as_ref(),
+                dir.path().join("ref.nc").as_os_str(),
+                dir.path().join("big.cdl").as_os_str(),
+            ],
+        );
+        assert_eq!(theirs.code, Some(1));
+        assert!(
+            theirs
+                .stderr
+                .contains("line 3: syntax error, unexpected UINT_CONST, expecting INT_CONST"),
+            "{}",
+            theirs.stderr
+        );
+        assert_eq!(listing(dir.path()), ["big.cdl"]);
+    }
+}
+
+#[test]
+fn a_compound_type_of_80_gb_is_refused_at_its_declaration() {
+    let dir = scratch();
+    let cdl = "netcdf x {\ntypes:\n  compound c { double f(100000, 100000) ; } ;\n\
+               variables:\n  c v ;\n}\n";
+    let made = ncgen(dir.path(), "c", cdl, &["-k", "nc4"]);
+    assert_refused(
+        &made,
+        "compound type `c`: its fields take at least 80000000000 bytes, over the limit of \
+         2147483647 bytes for one value of a type",
+    );
+    assert_eq!(listing(dir.path()), ["c.cdl"]);
+}
+
+#[test]
+fn a_netcdf4_variable_whose_fill_value_hdf5_cannot_hold_is_refused_before_writing() {
+    let dir = scratch();
+    let cdl = |size: u32, extra: &str| {
+        format!("netcdf x {{\ntypes:\n  opaque({size}) big ;\nvariables:\n  big v ;\n{extra}}}\n")
+    };
+    // 2 GiB - 1 is within the type limit, but not a fill value's: refused at once (the
+    // reference spends a minute and 6 GB on it, then fails with "NetCDF: HDF error").
+    let started = Instant::now();
+    let made = ncgen(dir.path(), "huge", &cdl(2_147_483_647, ""), &["-k", "nc4"]);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_refused(
+        &made,
+        "variable v: one value of its type takes 2147483647 bytes, and HDF5 holds a fill \
+         value of at most 65529 bytes (set v:_NoFill = \"true\" to write it without one)",
+    );
+    // 65530 bytes: the reference fails too, after writing.
+    let made = ncgen(dir.path(), "over", &cdl(65_530, ""), &["-k", "nc4"]);
+    assert_refused(&made, "one value of its type takes 65530 bytes");
+    assert_eq!(listing(dir.path()), ["huge.cdl", "over.cdl"]);
+    if reference("ncgen").is_some() {
+        let out = dir.path().join("ref.nc");
+        let theirs = run_reference(
+            "ncgen",
+            [
+                "-k".as_ref(),
+                "nc4".as_ref(),
+                "-o".as_ref(),
+                out.as_os_str(),
+                dir.path().join("over.cdl").as_os_str(),
+            ],
+        );
+        assert_eq!(theirs.code, Some(1));
+        assert!(
+            theirs.stderr.contains("NetCDF: HDF error"),
+            "{}",
+            theirs.stderr
+        );
+        let _ = fs::remove_file(&out);
+    }
+    // 65529 bytes, and any size without a fill value, are written.
+    let made = ncgen(dir.path(), "fits", &cdl(65_529, ""), &["-k", "nc4"]);
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let no_fill = cdl(100_000, "    v:_NoFill = \"true\" ;\n");
+    let made = ncgen(dir.path(), "nofill", &no_fill, &["-k", "nc4"]);
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let dumped = Test::ours("ncdump")
+        .arg("-h")
+        .arg(dir.path().join("nofill.nc"))
+        .run();
+    assert!(
+        dumped.stdout.contains("opaque(100000) big ;"),
+        "{}",
+        dumped.stdout
+    );
+}
+
+#[test]
+fn a_dimension_longer_than_the_format_allows_is_refused_naming_the_limit() {
+    let dir = scratch();
+    let cdl = |len: u64| format!("netcdf x {{\ndimensions:\n  d = {len} ;\n}}\n");
+    // CDF-1 holds 2^31 - 4 at most (libnetcdf's X_INT_MAX - 3), CDF-2 2^32 - 4.
+    let made = ncgen(dir.path(), "cdf1", &cdl(2_147_483_645), &["-k", "nc3"]);
+    assert_refused(
+        &made,
+        "dimension d: a length of 2147483645 is over the limit of 2147483644 of the classic \
+         format",
+    );
+    let made = ncgen(dir.path(), "cdf2", &cdl(4_294_967_293), &["-k", "nc6"]);
+    assert_refused(
+        &made,
+        "over the limit of 4294967292 of the 64-bit offset format",
+    );
+    assert_eq!(listing(dir.path()), ["cdf1.cdl", "cdf2.cdl"]);
+    let made = ncgen(dir.path(), "fits", &cdl(2_147_483_644), &["-k", "nc3"]);
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    if reference("ncgen").is_some() {
+        // The reference refuses it too, in libnetcdf's words.
+        let theirs = run_reference(
+            "ncgen",
+            [
+                "-k".as_ref(),
+                "nc3".as_ref(),
+                "-o".as_ref(),
+                dir.path().join("ref.nc").as_os_str(),
+                dir.path().join("cdf1.cdl").as_os_str(),
+            ],
+        );
+        assert_eq!(theirs.code, Some(1));
+        assert!(
+            theirs.stderr.contains("NetCDF: Invalid dimension size"),
+            "{}",
+            theirs.stderr
+        );
+    }
+    // netCDF-4: a variable's data must stay addressable (here 2^62 ints, 2^64 bytes).
+    let big = "netcdf x {\ndimensions:\n  d = 4611686018427387904 ;\nvariables:\n  int v(d) ;\n}\n";
+    let made = ncgen(dir.path(), "nc4", big, &["-k", "nc4"]);
+    assert_refused(
+        &made,
+        "variable v: its data would take more than 9223372036854775807 bytes",
+    );
+    assert!(!dir.path().join("nc4.nc").exists());
+}
+
+/// Runs `script` with zarr-python in `dir` (the store paths in it are relative).
+fn python_in(python: &Path, dir: &Path, script: &str) {
+    let made = run(Command::new(python).args(["-c", script]).current_dir(dir));
+    assert_eq!(made.code, Some(0), "zarr-python: {}", made.stderr);
+}
+
+/// A Zarr version 2 store `name` made by zarr-python: one group holding the int32 array
+/// `v` of 10 values `i * 100000 + 7` in chunks of 5, through `filters` and `compressor`
+/// (Python expressions, with numcodecs imported).
+fn zarr_python_store(
+    python: &Path,
+    dir: &Path,
+    name: &str,
+    n: usize,
+    filters: &str,
+    compressor: &str,
+) -> PathBuf {
+    let script = format!(
+        "import zarr, numcodecs, numpy as np\n\
+         g = zarr.open_group('{name}', mode='w', zarr_format=2)\n\
+         v = g.create_array('v', shape=({n},), chunks=({n} // 2,), dtype='int32', \
+         filters={filters}, compressors={compressor}, fill_value=None)\n\
+         v[:] = np.arange({n}, dtype='int32') * 100000 + 7\n"
+    );
+    python_in(python, dir, &script);
+    dir.join(name)
+}
+
+/// The data line of `v` that ncdump prints for the store's values.
+fn values_line(n: usize) -> String {
+    let values: Vec<String> = (0..n).map(|i| (i * 100_000 + 7).to_string()).collect();
+    format!(" v = {} ;", values.join(", "))
+}
+
+#[test]
+fn a_shuffle_of_another_element_size_than_the_type_is_read_with_its_own() {
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let shuffle = "[numcodecs.Shuffle(elementsize=2)]";
+    let store = zarr_python_store(&python, dir.path(), "shuffle2.zarr", 10, shuffle, "None");
+    let zarray = fs::read_to_string(store.join("v/.zarray")).unwrap_or_default();
+    assert!(zarray.contains("\"elementsize\": 2"), "{zarray}");
+
+    let dumped = Test::ours("ncdump").arg(&store).run();
+    assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
+    assert!(
+        dumped.stdout.contains(&values_line(10)),
+        "{}",
+        dumped.stdout
+    );
+    // Copied to netCDF-4 and to Zarr, the values stay (decoded with 2, encoded anew).
+    for out in ["copy.nc", "copy.zarr"] {
+        let out = dir.path().join(out);
+        let copied = Test::ours("nccopy").arg(&store).arg(&out).run();
+        assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+        let dumped = Test::ours("ncdump").arg(&out).run();
+        assert!(
+            dumped.stdout.contains(&values_line(10)),
+            "{}",
+            dumped.stdout
+        );
+    }
+    // Between Zarr stores, a variable of 8 KiB or more keeps its chunks; the output's
+    // shuffle is over the type's 4 bytes, so the chunks are decoded and encoded anew, not
+    // copied as stored under the wrong element size: zarr-python reads the values.
+    let large = zarr_python_store(&python, dir.path(), "large.zarr", 4096, shuffle, "None");
+    let same = dir.path().join("same.zarr");
+    let copied = Test::ours("nccopy").arg(&large).arg(&same).run();
+    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    let zarray = fs::read_to_string(same.join("v/.zarray")).unwrap_or_default();
+    assert!(zarray.contains("\"elementsize\": 4"), "{zarray}");
+    let check = "import zarr, numpy as np\n\
+                 v = zarr.open_group('same.zarr', mode='r')['v'][:]\n\
+                 assert (v == np.arange(4096, dtype='int32') * 100000 + 7).all(), v\n";
+    python_in(&python, dir.path(), check);
+}
+
+#[test]
+fn a_shuffle_element_size_of_0_or_2_to_the_40_is_refused_naming_the_variable() {
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let shuffle = "[numcodecs.Shuffle(elementsize=2)]";
+    let store = zarr_python_store(&python, dir.path(), "bad.zarr", 10, shuffle, "None");
+    let zarray = store.join("v/.zarray");
+    let text = fs::read_to_string(&zarray).unwrap_or_default();
+    for size in ["0", "1099511627776"] {
+        let bad = text.replace("\"elementsize\": 2", &format!("\"elementsize\": {size}"));
+        fs::write(&zarray, bad).unwrap_or_else(|e| panic!("{e}"));
+        let dumped = Test::ours("ncdump").arg(&store).run();
+        assert_eq!(dumped.code, Some(1), "{size}: {}", dumped.stderr);
+        assert!(
+            dumped.stderr.contains("variable /v: chunk")
+                && dumped
+                    .stderr
+                    .contains("\"elementsize\" must be an integer 1 to 65536"),
+            "{size}: {}",
+            dumped.stderr
+        );
+        let out = dir.path().join("out.nc");
+        let copied = Test::ours("nccopy").arg(&store).arg(&out).run();
+        assert_eq!(copied.code, Some(1), "{size}: {}", copied.stderr);
+        assert!(copied.stderr.contains("elementsize"), "{}", copied.stderr);
+        assert!(!out.exists());
+    }
+}
+
+#[test]
+fn chunks_in_a_codec_nctools_lacks_are_refused_before_writing_not_copied_as_stored() {
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    // 4096 int32 values, 16 KiB: large enough for the stored-chunk path.
+    let gzip = zarr_python_store(
+        &python,
+        dir.path(),
+        "gzip.zarr",
+        4096,
+        "None",
+        "numcodecs.GZip(level=1)",
+    );
+    let delta = zarr_python_store(
+        &python,
+        dir.path(),
+        "delta.zarr",
+        4096,
+        "[numcodecs.Delta(dtype='int32')]",
+        "numcodecs.Zlib(level=1)",
+    );
+    let before = listing(dir.path());
+    for (store, codec) in [(&gzip, "gzip"), (&delta, "delta")] {
+        for out in ["out.nc", "out.zarr"] {
+            let target = dir.path().join(out);
+            let copied = Test::ours("nccopy").arg(store).arg(&target).run();
+            assert_refused(
+                &copied,
+                &format!("cannot read variable /v: codec \"{codec}\" is not available"),
+            );
+            assert!(
+                copied.stderr.contains("leave the variable out with -V")
+                    && copied.stderr.contains("no output was written"),
+                "{}",
+                copied.stderr
+            );
+            assert_eq!(
+                listing(dir.path()),
+                before,
+                "{codec} to {out}: wrote something"
+            );
+        }
+    }
+    // A codec nctools has keeps the stored-chunk path: the chunks are the same files.
+    let zlib = zarr_python_store(
+        &python,
+        dir.path(),
+        "zlib.zarr",
+        4096,
+        "None",
+        "numcodecs.Zlib(level=1)",
+    );
+    let out = dir.path().join("out.zarr");
+    let copied = Test::ours("nccopy").arg(&zlib).arg(&out).run();
+    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    for chunk in ["v/0", "v/1"] {
+        assert_eq!(
+            fs::read(zlib.join(chunk)).ok(),
+            fs::read(out.join(chunk)).ok(),
+            "{chunk}"
+        );
+    }
+    let dumped = Test::ours("ncdump").arg(&out).run();
+    assert!(
+        dumped.stdout.contains(" v = 7, 100007, 200007,"),
+        "{}",
+        dumped.stdout
+    );
+}
