@@ -24,6 +24,7 @@ mod stored_zarr;
 mod support;
 mod try_filters;
 mod versions;
+mod zarr_codecs;
 mod zarr_interop;
 mod zarr_outputs;
 mod zarr_strings;

@@ -172,9 +172,11 @@ impl StoreReader for ZarrReader {
     }
 
     fn filter_remedy(&self) -> String {
-        "nctools decodes the Zarr codecs bz2, zstd, blosc, lz4, zlib, shuffle and fletcher32 \
-         itself, and no plugin adds others to Zarr stores"
-            .to_string()
+        format!(
+            "nctools decodes the Zarr codecs {} itself, and no plugin adds others to Zarr \
+             stores",
+            crate::codec::AVAILABLE.join(", ")
+        )
     }
 
     fn unreadable_codecs(&self, group: i32, var: i32) -> Vec<String> {
