@@ -24,7 +24,7 @@ import zarr.codecs as zc
 import zarr.codecs.numcodecs as znc
 
 out = sys.argv[1]
-ints = np.array([-3, 4, 32000, -32000, 25], dtype="<i4")
+ints = np.array([-3, 32000, -32000, 4, 25], dtype="<i4")
 floats = np.array([-1.5, 0.1, 3.14159265358979, 250.75, -7.25], dtype="<f8")
 
 # codec: (v2 filters, v2 compressor, v3 filters, v3 compressors, dtypes)
