@@ -204,3 +204,43 @@ fn a_damaged_checksum_is_refused_clearly() {
         assert_ne!(done.code, Some(0), "{store}: truncated chunk read");
     }
 }
+
+/// A variable large enough to keep its chunks, through delta then zlib: its chunk files
+/// are not zlib streams of its values, so nccopy decodes them rather than moving them
+/// into the output as deflate chunks.
+#[test]
+fn chunks_through_a_codec_without_a_filter_are_never_moved_as_stored() {
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let store = dir.path().join("big.zarr");
+    let program = r#"
+import sys, warnings
+warnings.simplefilter("ignore")
+import numpy as np, zarr, numcodecs as nc
+g = zarr.open_group(sys.argv[1], mode="w", zarr_format=2)
+a = g.create_array("v", shape=(20000,), chunks=(10000,), dtype="<i4",
+                   filters=[nc.Delta("<i4")], compressors=nc.Zlib(1))
+a.attrs["_ARRAY_DIMENSIONS"] = ["x"]
+a[:] = np.arange(20000) * 3
+"#;
+    let made = run(Command::new(&python).args(["-c", program]).arg(&store));
+    assert_eq!(made.code, Some(0), "zarr-python: {}", made.stderr);
+    for output in ["big.nc", "copy.zarr"] {
+        let output = dir.path().join(output);
+        let mut copy = Test::ours("nccopy");
+        if output.extension().is_some_and(|e| e == "nc") {
+            copy = copy.args(["-k", "nc4"]);
+        }
+        let done = copy.arg(&store).arg(&output).run();
+        assert_eq!(done.code, Some(0), "nccopy: {}", done.stderr);
+        let dump = ncdump(&["-v", "v"], &output);
+        assert!(
+            dump.contains(" v = 0, 3, 6, 9, 12,") && dump.contains(" 59994, 59997 ;"),
+            "{}: {}",
+            output.display(),
+            &dump[dump.len().saturating_sub(400)..]
+        );
+    }
+}

@@ -105,6 +105,12 @@ pub fn decode_chain(
         .map_err(|e| CodecFail::Failed(e.to_string()))
 }
 
+/// Whether every codec of `codecs` is an HDF5 filter's, so that a chunk's bytes are
+/// what those filters would store (a chunk through delta or gzip is not).
+pub fn all_filters(codecs: &[Value]) -> bool {
+    codecs.iter().all(|c| filter_of_codec(c).is_some())
+}
+
 /// For each codec of `codecs`, its [`Codec`] when it has no HDF5 filter (its
 /// configuration checked), else `None`; `None` for all when every codec has a filter.
 fn others_of(codecs: &[Value]) -> Result<Option<Vec<Option<Codec>>>, CodecFail> {
