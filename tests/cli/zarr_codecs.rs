@@ -244,3 +244,41 @@ a[:] = np.arange(20000) * 3
         );
     }
 }
+
+/// Array codecs may store values wider than they decode to (delta from int8 to int64,
+/// quantize from float32 to float64): such chunk files are larger than the chunk, and
+/// are read all the same.
+#[test]
+fn chunks_stored_wider_than_they_decode_are_read() {
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let store = dir.path().join("wide.zarr");
+    let program = r#"
+import sys, warnings
+warnings.simplefilter("ignore")
+import numpy as np, zarr, numcodecs as nc
+g = zarr.open_group(sys.argv[1], mode="w", zarr_format=2)
+d = g.create_array("d", shape=(2000,), chunks=(1000,), dtype="|i1",
+                   filters=[nc.Delta("|i1", "<i8")], compressors=None)
+d.attrs["_ARRAY_DIMENSIONS"] = ["x"]
+d[:] = np.arange(2000) % 100 - 50
+q = g.create_array("q", shape=(2000,), chunks=(1000,), dtype="<f4",
+                   filters=[nc.Quantize(3, "<f4", "<f8")], compressors=None)
+q.attrs["_ARRAY_DIMENSIONS"] = ["x"]
+q[:] = np.arange(2000) / 8
+print(", ".join(str(v) for v in d[-3:]), ", ".join("%.7g" % v for v in q[-3:]))
+"#;
+    let made = run(Command::new(&python).args(["-c", program]).arg(&store));
+    assert_eq!(made.code, Some(0), "zarr-python: {}", made.stderr);
+    assert_eq!(made.stdout.trim(), "47, 48, 49 249.625, 249.75, 249.875");
+    let dump = ncdump(&[], &store);
+    for tail in [" 47, 48, 49 ;", " 249.625, 249.75, 249.875 ;"] {
+        assert!(
+            dump.contains(tail),
+            "{tail} in {}",
+            &dump[dump.len() - 300..]
+        );
+    }
+}

@@ -111,6 +111,21 @@ pub fn all_filters(codecs: &[Value]) -> bool {
     codecs.iter().all(|c| filter_of_codec(c).is_some())
 }
 
+/// The most bytes a chunk of `decoded` bytes takes once through the array codecs of
+/// `codecs` that may store values wider than they decode to (delta, fixedscaleoffset and
+/// quantize with a wider `astype`); compressors' and checksums' slack is not counted.
+pub fn widened(codecs: &[Value], decoded: usize) -> usize {
+    codecs
+        .iter()
+        .filter_map(|c| Codec::from_config(c)?.ok())
+        .fold(decoded, |n, codec| match codec {
+            Codec::Delta(_) | Codec::FixedScaleOffset(_) | Codec::Quantize(_) => {
+                codec.max_encoded_len(n).max(n)
+            }
+            _ => n,
+        })
+}
+
 /// For each codec of `codecs`, its [`Codec`] when it has no HDF5 filter (its
 /// configuration checked), else `None`; `None` for all when every codec has a filter.
 fn others_of(codecs: &[Value]) -> Result<Option<Vec<Option<Codec>>>, CodecFail> {
@@ -225,6 +240,9 @@ mod tests {
             encode_chain(&lossy, 8, data.clone()),
             Err(CodecFail::Failed(m)) if m.contains("lossy")
         ));
+        let wide = [json!({"id": "delta", "dtype": "|i1", "astype": "<i8"})];
+        assert_eq!(widened(&wide, 1000), 8000);
+        assert_eq!(widened(&chain, 1000), 1000);
         let absurd = [json!({"id": "delta", "dtype": "<c16"})];
         assert!(decode_chain(&absurd, 4, data.clone(), data.len()).is_err());
         Ok(())
