@@ -85,7 +85,8 @@ impl Availability {
     /// only, since no HDF5 plugin reaches a Zarr store.
     pub fn of_zarr_codec(codec: &serde_json::Value) -> Self {
         let id = codec.get("id").and_then(|v| v.as_str()).unwrap_or("?");
-        let ours = filterspec::filter_of_codec(codec).is_ok_and(|f| zarr::codec_available(f.id));
+        let ours = filterspec::filter_of_codec(codec).is_ok_and(|f| zarr::codec_available(f.id))
+            || (filterspec::filter_of_codec(codec).is_err() && zarr::codec_id_available(id));
         if ours {
             Self {
                 source: Source::ZarrCodec(id.to_string()),

@@ -26,6 +26,7 @@ mod stored_zarr;
 mod support;
 mod try_filters;
 mod versions;
+mod zarr_codecs;
 mod zarr_foreign;
 mod zarr_interop;
 mod zarr_outputs;

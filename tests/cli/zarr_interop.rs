@@ -40,7 +40,7 @@ use crate::support::{run_reference, zarr_python, Run, Test};
 ///   CONSOLIDATED is 1; prints {name: {data, codecs (filters then compressor, as the
 ///   .zarray holds them)}}
 /// - `write3 STORE`: a v3 store, zstd on `temp` and blosc (zstd inside) on `n`
-/// - `lacking STORE`: a v2 store whose `packed` has a Delta filter (a codec we lack)
+/// - `lacking STORE`: a v2 store whose `packed` has an LZMA filter (a codec we lack)
 ///   before zstd, and whose `plain` has no codec
 const PY: &str = r#"
 import json, os, sys, warnings
@@ -126,7 +126,7 @@ elif cmd == "write3":
 elif cmd == "lacking":
     g = zarr.open_group(store, mode="w", zarr_format=2)
     p = g.create_array("packed", shape=(6,), chunks=(6,), dtype="<i4",
-                       filters=[numcodecs.Delta(dtype="<i4")], compressor=numcodecs.Zstd(level=3))
+                       filters=[numcodecs.LZMA()], compressor=numcodecs.Zstd(level=3))
     p[...] = np.arange(6) * 10
     p.attrs["_ARRAY_DIMENSIONS"] = ["x"]
     q = g.create_array("plain", shape=(6,), chunks=(6,), dtype="<i4", compressor=None, fill_value=None)
@@ -944,11 +944,11 @@ fn a_codec_we_lack_is_never_silent() {
     assert_eq!(
         dump.code,
         Some(1),
-        "ncdump of a variable with delta: {}",
+        "ncdump of a variable with lzma: {}",
         dump.stderr
     );
     assert!(
-        dump.stderr.contains("packed") && dump.stderr.contains("delta"),
+        dump.stderr.contains("packed") && dump.stderr.contains("lzma"),
         "the message names the variable and the codec: {}",
         dump.stderr
     );
@@ -971,7 +971,7 @@ fn a_codec_we_lack_is_never_silent() {
             copy.stderr
         );
         assert!(
-            copy.stderr.contains("packed") && copy.stderr.contains("delta"),
+            copy.stderr.contains("packed") && copy.stderr.contains("lzma"),
             "nccopy {target}: the message names the variable and the codec: {}",
             copy.stderr
         );

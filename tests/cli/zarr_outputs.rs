@@ -252,7 +252,7 @@ fn ncdump_filters_reports_zarr_codecs_and_the_ones_nctools_lacks() {
     put(".zgroup", br#"{"zarr_format": 2}"#);
     put(
         "v/.zarray",
-        br#"{"zarr_format": 2, "shape": [4], "chunks": [4], "dtype": "<i4", "fill_value": 0, "order": "C", "filters": [{"id": "delta", "dtype": "<i4"}], "compressor": {"id": "zfpy", "mode": 4}}"#,
+        br#"{"zarr_format": 2, "shape": [4], "chunks": [4], "dtype": "<i4", "fill_value": 0, "order": "C", "filters": [{"id": "astype", "encode_dtype": "<i2", "decode_dtype": "<i4"}], "compressor": {"id": "zfpy", "mode": 4}}"#,
     );
     put("v/0", &[0; 16]);
     put(
@@ -272,7 +272,7 @@ fn ncdump_filters_reports_zarr_codecs_and_the_ones_nctools_lacks() {
     let all: serde_json::Value =
         serde_json::from_str(&json.stdout).unwrap_or_else(|e| panic!("{e}: {}", json.stdout));
     let v = &all[0]["filters"];
-    assert_eq!(v[0]["codec"], "delta");
+    assert_eq!(v[0]["codec"], "astype");
     assert_eq!(v[0]["available"], false);
     assert_eq!(v[1]["codec"], "zfpy");
     let w = &all[1]["filters"];

@@ -14,6 +14,10 @@
 //! | zstd (32015) | `{"id": "zstd", "level": L}` | `zstd` |
 //!
 //! szip (4) has no numcodecs codec: [`zarr_codec`] refuses it.
+//!
+//! Codecs with no HDF5 filter (`h5filters::numcodecs::IDS`) are translated between
+//! versions all the same; `gzip` and `crc32c` are core Zarr version 3 codecs and keep
+//! their names there, the others become `numcodecs.ID`.
 
 use serde_json::{json, Map, Value};
 
@@ -127,8 +131,9 @@ pub fn numcodecs_of_v3_codec(name: &str, configuration: Option<&Value>) -> Value
 }
 
 /// The version 3 codec of a numcodecs codec for elements of `element_size` bytes,
-/// whatever the codec: zstd and blosc keep their names (zstd gets `"checksum": false`,
-/// blosc its shuffle name and `typesize`), others are named `numcodecs.ID`.
+/// whatever the codec: zstd, blosc, gzip and crc32c keep their names (zstd gets
+/// `"checksum": false`, blosc its shuffle name and `typesize`; crc32c keeps its name only
+/// with its checksum at the end, as version 3 has it), others are named `numcodecs.ID`.
 pub fn v3_codec_of_numcodecs(codec: &Value, element_size: usize) -> Value {
     let id = codec.get("id").and_then(Value::as_str).unwrap_or("?");
     let mut configuration = Map::new();
@@ -153,6 +158,11 @@ pub fn v3_codec_of_numcodecs(codec: &Value, element_size: usize) -> Value {
         }
         "blosc" => {
             configuration.insert("typesize".into(), json!(element_size));
+            id.to_string()
+        }
+        "gzip" => id.to_string(),
+        "crc32c" if configuration.get("location").is_none_or(|l| l == "end") => {
+            configuration.remove("location");
             id.to_string()
         }
         other => format!("numcodecs.{other}"),

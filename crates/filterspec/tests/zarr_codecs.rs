@@ -202,3 +202,30 @@ fn a_v3_codec_nctools_lacks_is_translated_verbatim_both_ways() {
     );
     assert_eq!(v3_codec_of_numcodecs(&v2, 2), blosc);
 }
+
+#[test]
+fn gzip_and_crc32c_keep_their_v3_core_names() {
+    // As zarr-python 3.1 writes them.
+    let gzip = json!({"name": "gzip", "configuration": {"level": 4}});
+    let v2 = numcodecs_of_v3_codec("gzip", gzip.get("configuration"));
+    assert_eq!(v2, json!({"id": "gzip", "level": 4}));
+    assert_eq!(v3_codec_of_numcodecs(&v2, 4), gzip);
+    let v2 = numcodecs_of_v3_codec("crc32c", None);
+    assert_eq!(v2, json!({"id": "crc32c"}));
+    assert_eq!(
+        v3_codec_of_numcodecs(&v2, 4),
+        json!({"name": "crc32c", "configuration": {}})
+    );
+    // numcodecs' crc32c with its checksum first is not v3's crc32c.
+    let start = json!({"id": "crc32c", "location": "start"});
+    assert_eq!(
+        v3_codec_of_numcodecs(&start, 4),
+        json!({"name": "numcodecs.crc32c", "configuration": {"location": "start"}})
+    );
+    let adler = numcodecs_of_v3_codec("numcodecs.adler32", Some(&json!({})));
+    assert_eq!(adler, json!({"id": "adler32"}));
+    assert!(
+        filter_of_codec(&adler).is_err(),
+        "adler32 has no HDF5 filter"
+    );
+}

@@ -4,10 +4,13 @@
 
 use filterspec::known::{BLOSC, BZIP2, DEFLATE, FLETCHER32, LZ4, SHUFFLE, ZSTD};
 use filterspec::FilterSpec;
+use h5filters::numcodecs::Codec;
 use serde_json::Value;
 
-/// The numcodecs ids whose chunks nctools reads and writes.
-pub const AVAILABLE: [&str; 7] = [
+/// The numcodecs ids whose chunks nctools reads (and writes, but for the lossy
+/// fixedscaleoffset, bitround and quantize): those of HDF5 filters, then
+/// `h5filters::numcodecs::IDS`.
+pub const AVAILABLE: [&str; 15] = [
     "bz2",
     "zstd",
     "blosc",
@@ -15,6 +18,14 @@ pub const AVAILABLE: [&str; 7] = [
     "zlib",
     "shuffle",
     "fletcher32",
+    "gzip",
+    "crc32",
+    "crc32c",
+    "adler32",
+    "delta",
+    "fixedscaleoffset",
+    "bitround",
+    "quantize",
 ];
 
 /// The filter ids that have a codec here.
@@ -80,6 +91,9 @@ pub fn encode_chain(
     if codecs.is_empty() {
         return Ok(input);
     }
+    if let Some(stages) = others_of(codecs)? {
+        return encode_mixed(codecs, &stages, element_size, input);
+    }
     let filters = filters_of(codecs)?;
     h5filters::numcodecs::encode_pipeline(&filters, element_size, &input)
         .map_err(|e| CodecFail::Failed(e.to_string()))
@@ -92,9 +106,99 @@ pub fn decode_chain(
     input: Vec<u8>,
     max_output: usize,
 ) -> Result<Vec<u8>, CodecFail> {
+    if let Some(stages) = others_of(codecs)? {
+        return decode_mixed(codecs, &stages, element_size, input, max_output);
+    }
     let filters = filters_of(codecs)?;
     h5filters::numcodecs::decode_pipeline(&filters, element_size, &input, max_output)
         .map_err(|e| CodecFail::Failed(e.to_string()))
+}
+
+/// Whether every codec of `codecs` is an HDF5 filter's, so that a chunk's bytes are
+/// what those filters would store (a chunk through delta or gzip is not).
+pub fn all_filters(codecs: &[Value]) -> bool {
+    codecs.iter().all(|c| filter_of_codec(c).is_some())
+}
+
+/// The most bytes a chunk of `decoded` bytes takes once through the array codecs of
+/// `codecs` that may store values wider than they decode to (delta, fixedscaleoffset and
+/// quantize with a wider `astype`); compressors' and checksums' slack is not counted.
+pub fn widened(codecs: &[Value], decoded: usize) -> usize {
+    codecs
+        .iter()
+        .filter_map(|c| Codec::from_config(c)?.ok())
+        .fold(decoded, |n, codec| match codec {
+            Codec::Delta(_) | Codec::FixedScaleOffset(_) | Codec::Quantize(_) => {
+                codec.max_encoded_len(n).max(n)
+            }
+            _ => n,
+        })
+}
+
+/// For each codec of `codecs`, its [`Codec`] when it has no HDF5 filter (its
+/// configuration checked), else `None`; `None` for all when every codec has a filter.
+fn others_of(codecs: &[Value]) -> Result<Option<Vec<Option<Codec>>>, CodecFail> {
+    let stages = codecs
+        .iter()
+        .map(|c| Codec::from_config(c).transpose())
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| CodecFail::Failed(e.to_string()))?;
+    Ok(stages.iter().any(Option::is_some).then_some(stages))
+}
+
+/// Encodes one chunk through `codecs`, some of which have no HDF5 filter (`stages`).
+fn encode_mixed(
+    codecs: &[Value],
+    stages: &[Option<Codec>],
+    element_size: usize,
+    mut data: Vec<u8>,
+) -> Result<Vec<u8>, CodecFail> {
+    for (codec, stage) in codecs.iter().zip(stages) {
+        data = match stage {
+            Some(other) => other
+                .encode(&data)
+                .map_err(|e| CodecFail::Failed(e.to_string()))?,
+            None => {
+                let filters = filters_of(std::slice::from_ref(codec))?;
+                h5filters::numcodecs::encode_pipeline(&filters, element_size, &data)
+                    .map_err(|e| CodecFail::Failed(e.to_string()))?
+            }
+        };
+    }
+    Ok(data)
+}
+
+/// Decodes one chunk through `codecs`, some of which have no HDF5 filter (`stages`),
+/// each stage bounded by what the stage after it may take (the last by `max_output`).
+fn decode_mixed(
+    codecs: &[Value],
+    stages: &[Option<Codec>],
+    element_size: usize,
+    mut data: Vec<u8>,
+    max_output: usize,
+) -> Result<Vec<u8>, CodecFail> {
+    let mut bounds = Vec::with_capacity(stages.len());
+    let mut bound = max_output;
+    for stage in stages {
+        bounds.push(bound);
+        // A filter's chunk may hold a checksum or framing on top of its data.
+        bound = stage
+            .as_ref()
+            .map_or(bound.saturating_add(1 << 16), |c| c.max_encoded_len(bound));
+    }
+    for ((codec, stage), bound) in codecs.iter().zip(stages).zip(bounds).rev() {
+        data = match stage {
+            Some(other) => other
+                .decode(&data, bound)
+                .map_err(|e| CodecFail::Failed(e.to_string()))?,
+            None => {
+                let filters = filters_of(std::slice::from_ref(codec))?;
+                h5filters::numcodecs::decode_pipeline(&filters, element_size, &data, bound)
+                    .map_err(|e| CodecFail::Failed(e.to_string()))?
+            }
+        };
+    }
+    Ok(data)
 }
 
 #[cfg(test)]
@@ -119,6 +223,37 @@ mod tests {
             let dec = decode_chain(&chain, 4, enc, data.len()).map_err(|e| format!("{e:?}"))?;
             assert!(dec == data, "{codec}");
         }
+        Ok(())
+    }
+
+    #[test]
+    fn codecs_without_filters_mix_with_filters_and_are_listed() -> Result<(), String> {
+        for id in h5filters::numcodecs::IDS {
+            assert!(AVAILABLE.contains(&id), "{id} missing from AVAILABLE");
+        }
+        let data: Vec<u8> = (0..4000i32)
+            .flat_map(|i| (i * 3 - 7).to_le_bytes())
+            .collect();
+        let chain = [
+            json!({"id": "delta", "dtype": "<i4", "astype": "<i4"}),
+            json!({"id": "shuffle", "elementsize": 4}),
+            json!({"id": "zlib", "level": 4}),
+            json!({"id": "crc32c"}),
+        ];
+        let enc = encode_chain(&chain, 4, data.clone()).map_err(|e| format!("{e:?}"))?;
+        let dec = decode_chain(&chain, 4, enc.clone(), data.len()).map_err(|e| format!("{e:?}"))?;
+        assert!(dec == data);
+        assert!(decode_chain(&chain, 4, enc, data.len() - 4).is_err());
+        let lossy = [json!({"id": "bitround", "keepbits": 4})];
+        assert!(matches!(
+            encode_chain(&lossy, 8, data.clone()),
+            Err(CodecFail::Failed(m)) if m.contains("lossy")
+        ));
+        let wide = [json!({"id": "delta", "dtype": "|i1", "astype": "<i8"})];
+        assert_eq!(widened(&wide, 1000), 8000);
+        assert_eq!(widened(&chain, 1000), 1000);
+        let absurd = [json!({"id": "delta", "dtype": "<c16"})];
+        assert!(decode_chain(&absurd, 4, data.clone(), data.len()).is_err());
         Ok(())
     }
 }

@@ -45,3 +45,8 @@ pub fn string_width(root_atts: &[ncmodel::Attribute], var_atts: &[ncmodel::Attri
 pub fn codec_available(id: u32) -> bool {
     codec::AVAILABLE_FILTERS.contains(&id)
 }
+
+/// Whether nctools reads Zarr chunks written with the numcodecs codec `id` (`"gzip"`).
+pub fn codec_id_available(id: &str) -> bool {
+    codec::AVAILABLE.contains(&id)
+}

@@ -189,9 +189,11 @@ impl StoreReader for ZarrReader {
     }
 
     fn filter_remedy(&self) -> String {
-        "nctools decodes the Zarr codecs bz2, zstd, blosc, lz4, zlib, shuffle and fletcher32 \
-         itself, and no plugin adds others to Zarr stores"
-            .to_string()
+        format!(
+            "nctools decodes the Zarr codecs {} itself, and no plugin adds others to Zarr \
+             stores",
+            crate::codec::AVAILABLE.join(", ")
+        )
     }
 
     fn unreadable_codecs(&self, group: i32, var: i32) -> Vec<String> {
@@ -217,12 +219,14 @@ impl StoreReader for ZarrReader {
             .collect();
         let entry = self.vars.values().find(|e| e.path == path)?;
         // Chunks whose bytes are not the variable's values in C order as netCDF reads
-        // them (strings of variable length, half floats, permuted axes) are decoded.
+        // them (strings of variable length, half floats, permuted axes, shards) or not
+        // the bytes of its filters (a codec with no HDF5 filter) are decoded.
         let meta = &entry.meta;
         if meta.dtype.text == crate::dtype::Text::Vlen
             || meta.dtype.special == crate::dtype::Special::Half
             || meta.transpose.is_some()
             || meta.sharding.is_some()
+            || !crate::codec::all_filters(&meta.codecs)
         {
             return None;
         }
