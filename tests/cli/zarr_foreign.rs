@@ -185,3 +185,42 @@ fn a_store_in_the_layout_of_a_zarr_v3_pre_release_is_refused() {
         run.stderr
     );
 }
+
+#[test]
+fn sharded_arrays_read_as_zarr_python_reads_them() {
+    let Some(py) = zarr_python() else { return };
+    let dir = scratch();
+    python(
+        &py,
+        dir.path(),
+        r#"
+import zarr, numpy as np
+g = zarr.open_group("s.zarr", mode="w")
+a = g.create_array("a", shape=(6, 5), chunks=(2, 5), shards=(4, 5), dtype="i4", fill_value=-1)
+a[:2] = np.arange(10).reshape(2, 5)
+a[4:] = np.arange(10).reshape(2, 5) + 100
+b = g.create_array("b", shape=(3, 4), chunks=(1, 2), shards=(3, 4), dtype="f8",
+                   compressors=zarr.codecs.GzipCodec(level=5))
+b[:] = np.arange(12).reshape(3, 4) / 4
+"#,
+    );
+    let out = dump(&dir.path().join("s.zarr"));
+    assert!(
+        out.contains(
+            " a =\n  0, 1, 2, 3, 4,\n  5, 6, 7, 8, 9,\n  -1, -1, -1, -1, -1,\n  -1, -1, -1, -1, -1,\n  100, 101, 102, 103, 104,\n  105, 106, 107, 108, 109 ;"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(" b =\n  0, 0.25, 0.5, 0.75,\n  1, 1.25, 1.5, 1.75,\n  2, 2.25, 2.5, 2.75 ;"),
+        "{out}"
+    );
+    // nccopy decodes the shards into a netCDF-4 file.
+    let nc = dir.path().join("s.nc");
+    let run = Test::ours("nccopy")
+        .arg(dir.path().join("s.zarr"))
+        .arg(&nc)
+        .run();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(dump(&nc).contains("  100, 101, 102, 103, 104,"));
+}

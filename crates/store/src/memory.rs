@@ -97,11 +97,20 @@ mod tests {
             store.set(&StoreKey::parse(key)?, key.as_bytes())?;
         }
         let root = store.list_dir(&StoreKey::root())?;
-        assert_eq!((root.values, root.prefixes), (vec![".zgroup".to_string()], vec!["a".to_string(), "b".to_string()]));
+        assert_eq!(
+            (root.values, root.prefixes),
+            (
+                vec![".zgroup".to_string()],
+                vec!["a".to_string(), "b".to_string()]
+            )
+        );
         let a = store.list_dir(&StoreKey::parse("a")?)?;
         assert_eq!(a.values, [".zarray", "0.0"]);
         assert!(store.get(&StoreKey::parse("a/0.0")?, 4).is_err());
-        assert_eq!(store.get(&StoreKey::parse("a/0.0")?, 5)?, Some(b"a/0.0".to_vec()));
+        assert_eq!(
+            store.get(&StoreKey::parse("a/0.0")?, 5)?,
+            Some(b"a/0.0".to_vec())
+        );
         assert_eq!(store.size(&StoreKey::parse("zz")?)?, None);
         Ok(())
     }

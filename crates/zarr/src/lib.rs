@@ -29,8 +29,8 @@ mod wmeta;
 mod writer;
 
 pub use error::ZarrError;
-pub use storage::Store;
 pub use reader::ZarrReader;
+pub use storage::Store;
 pub use strings::StringTruncation;
 pub use writer::ZarrWriter;
 
