@@ -26,6 +26,9 @@ const KNOWN: &str = "nc_test4_bzip2";
 /// A netCDF-4 file with a user-defined type (compound obs_t), which NCZarr cannot hold.
 const TYPES: &str = "ncdump_cdl_ref_tst_comp";
 
+/// A store of the zarr-foreign mode that the reference reads right.
+const FOREIGN: &str = "generated/v2_no_compressor";
+
 /// `s` quoted for the shell.
 fn quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
@@ -70,6 +73,18 @@ done
 exec "$ref" "$@""#
                 )
             }
+            "zarr-reference" => match t {
+                // The reference reads an uncompressed zarr-python v2 store right.
+                "ncdump" => format!(
+                    "exec \"{}\" \"file://$(realpath \"${{@: -1}}\")#mode=zarr,file\"",
+                    refp("ncdump")
+                ),
+                "nccopy" => format!(
+                    "exec \"{}\" \"file://$(realpath \"${{@: -2:1}}\")#mode=zarr,file\" \"${{@: -1}}\"",
+                    refp("nccopy")
+                ),
+                _ => continue,
+            },
             "zarr-faithful" => match t {
                 "nccopy" => r#"mkdir "${@: -1}" && cp "${@: -2:1}" "${@: -1}/in.nc""#.to_string(),
                 "ncdump" => format!("exec \"{}\" \"${{@: -1}}/in.nc\"", refp("ncdump")),
@@ -149,6 +164,7 @@ pub fn run(root: &Path, corpus: &Path, ref_bin: &Path) -> Result<i32> {
         "faithful-on-d",
         "drops-attribute-on-d",
         "zarr-faithful",
+        "zarr-reference",
     ];
     for kind in kinds {
         variant(&tmp.path().join("bin").join(kind), kind, ref_bin)?;
@@ -320,6 +336,18 @@ pub fn run(root: &Path, corpus: &Path, ref_bin: &Path) -> Result<i32> {
         "rejects",
         &[TYPES],
     )?;
+    // zarr-foreign: one store zarr-python makes at run time; the reference (through
+    // NCZarr) reads it right, broken stand-ins are crashes or wrong data.
+    check(
+        0,
+        "the reference (NCZarr) in place of ours",
+        "zarr-foreign",
+        "zarr-reference",
+        &[FOREIGN],
+    )?;
+    for kind in ["segfaults", "silent", "panics"] {
+        check(1, "a broken ours", "zarr-foreign", kind, &[FOREIGN])?;
+    }
     println!(
         "self-test: {}/{checks} checks as expected ({}s)",
         checks - failed,
