@@ -186,7 +186,10 @@ fn zarr_foreign_main(root: &Path, args: &ConformanceArgs) -> Result<i32> {
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/bin"));
     if !runner::is_executable(&ref_bin.join("ncdump")) {
-        bail!("reference ncdump not found in {} (run scripts/setup)", ref_bin.display());
+        bail!(
+            "reference ncdump not found in {} (run scripts/setup)",
+            ref_bin.display()
+        );
     }
     let ours_bin = match std::env::var_os("NCTOOLS_BIN_DIR") {
         Some(dir) => PathBuf::from(dir),
@@ -228,6 +231,7 @@ fn zarr_foreign_main(root: &Path, args: &ConformanceArgs) -> Result<i32> {
         jobs,
         verbose: args.verbose,
         list: args.list,
+        plugin_path: None,
     })
 }
 

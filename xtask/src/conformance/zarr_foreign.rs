@@ -161,7 +161,10 @@ pub fn classify(
     store: &str,
 ) -> (Class, String) {
     let Some(rc) = rc else {
-        return (Class::Crash, format!("timed out after {}s", TIMEOUT.as_secs()));
+        return (
+            Class::Crash,
+            format!("timed out after {}s", TIMEOUT.as_secs()),
+        );
     };
     let crash = crash_desc(rc, stderr, None);
     if !crash.is_empty() {
@@ -176,17 +179,19 @@ pub fn classify(
         if let Some(why) = missing {
             return (Class::Wrong, why.to_string());
         }
-        if let Some(e) = &truth.error {
-            return (Class::Unjudged, format!("no truth: {}", excerpt(e)));
-        }
         return match verdict {
-            Some((v, d)) if v == "correct" => (Class::Correct, d.clone()),
+            // Without a truth the judge only checks that every array is in the dump.
             Some((v, d)) if v == "wrong" => (Class::Wrong, d.clone()),
+            _ if truth.error.is_some() => (
+                Class::Unjudged,
+                format!("no truth: {}", truth.error.as_deref().unwrap_or("")),
+            ),
+            Some((v, d)) if v == "correct" => (Class::Correct, d.clone()),
             Some((_, d)) => (Class::Unjudged, d.clone()),
             None => (Class::Unjudged, "no verdict from the judge".to_string()),
         };
     }
-    let first = excerpt(messages.first().copied().unwrap_or(""));
+    let first = messages.first().copied().unwrap_or("").to_string();
     if rc != 1 {
         return (Class::UnclearError, format!("exit {rc}: {first}"));
     }
@@ -214,7 +219,10 @@ pub fn classify(
     }
     if truth.error.is_some() && truth.arrays.is_empty() {
         // No truth, so no names to look for: a single message is the best we can check.
-        return (Class::ClearError, format!("(no truth to check names) {first}"));
+        return (
+            Class::ClearError,
+            format!("(no truth to check names) {first}"),
+        );
     }
     (
         Class::UnclearError,
@@ -231,6 +239,9 @@ struct Store {
     name: String,
     /// Its directory.
     path: PathBuf,
+    /// Its producer's CDL of it (netCDF-C's ref_NAME.cdl), the truth when zarr-python
+    /// cannot read the store.
+    cdl: Option<PathBuf>,
 }
 
 impl Store {
@@ -267,6 +278,8 @@ pub struct Opts {
     pub verbose: bool,
     /// Only list the stores.
     pub list: bool,
+    /// HDF5_PLUGIN_PATH for the reference ncdump (set by [`mode`]).
+    pub plugin_path: Option<String>,
 }
 
 /// The Python with zarr-python.
@@ -294,6 +307,58 @@ fn store_name(file: &str) -> String {
     n
 }
 
+/// NAME.cdl (or, for NAME_orig, the CDL of NAME) in `dir`.
+fn cdl_beside(dir: &Path, name: &str) -> Option<PathBuf> {
+    [name, name.trim_end_matches("_orig")]
+        .iter()
+        .map(|n| dir.join(format!("{n}.cdl")))
+        .find(|p| p.is_file())
+}
+
+/// Whether `dir` has Zarr metadata at its top.
+fn has_metadata(dir: &Path) -> bool {
+    [".zgroup", ".zarray", "zarr.json"]
+        .iter()
+        .any(|m| dir.join(m).is_file())
+}
+
+/// The stores in `dir`: itself when it has metadata at its top, else the shallowest
+/// directories under it that do (some fixtures, e.g. zarrs' sharded_array_write_read,
+/// have no root metadata: zarr-python opens neither), with their paths under `dir`.
+fn store_roots(dir: &Path, depth: usize) -> Vec<(String, PathBuf)> {
+    if has_metadata(dir) {
+        return vec![(String::new(), dir.to_path_buf())];
+    }
+    if depth == 0 {
+        return Vec::new();
+    }
+    let mut subs: Vec<PathBuf> = fs::read_dir(dir)
+        .map(|r| {
+            r.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    subs.sort();
+    let mut out = Vec::new();
+    for sub in subs {
+        let base = sub
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        for (rel, path) in store_roots(&sub, depth - 1) {
+            let rel = if rel.is_empty() {
+                base.clone()
+            } else {
+                format!("{base}/{rel}")
+            };
+            out.push((rel, path));
+        }
+    }
+    out
+}
+
 /// The fixture stores (zips unzipped into `scratch`).
 fn fixtures(root: &Path, scratch: &Path, notes: &mut Vec<String>) -> Result<Vec<Store>> {
     let mut out = Vec::new();
@@ -309,7 +374,8 @@ fn fixtures(root: &Path, scratch: &Path, notes: &mut Vec<String>) -> Result<Vec<
                 .file_name()
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_default();
-            let mut entries: Vec<PathBuf> = fs::read_dir(src)?.flatten().map(|e| e.path()).collect();
+            let mut entries: Vec<PathBuf> =
+                fs::read_dir(src)?.flatten().map(|e| e.path()).collect();
             entries.sort();
             for e in entries {
                 let file = e
@@ -318,11 +384,18 @@ fn fixtures(root: &Path, scratch: &Path, notes: &mut Vec<String>) -> Result<Vec<
                     .unwrap_or_default();
                 let name = store_name(&file);
                 if e.is_dir() && (file.ends_with(".zarr") || file.ends_with(".file")) {
-                    out.push(Store {
-                        source: source.clone(),
-                        name,
-                        path: e.clone(),
-                    });
+                    for (sub, path) in store_roots(&e, 3) {
+                        out.push(Store {
+                            source: source.clone(),
+                            name: if sub.is_empty() {
+                                name.clone()
+                            } else {
+                                format!("{name}/{sub}")
+                            },
+                            path,
+                            cdl: cdl_beside(src, &name),
+                        });
+                    }
                 } else if file.ends_with(".zip") {
                     let dir = scratch.join(&source).join(&name);
                     fs::create_dir_all(&dir)?;
@@ -356,6 +429,7 @@ fn fixtures(root: &Path, scratch: &Path, notes: &mut Vec<String>) -> Result<Vec<
                     match tops.as_slice() {
                         [one] => out.push(Store {
                             source: source.clone(),
+                            cdl: cdl_beside(src, &name),
                             name,
                             path: one.clone(),
                         }),
@@ -371,7 +445,13 @@ fn fixtures(root: &Path, scratch: &Path, notes: &mut Vec<String>) -> Result<Vec<
 }
 
 /// Runs one of our tools (or the reference ncdump) in `cwd`.
-fn run_tool(program: &Path, args: &[&str], store: &Path, cwd: &Path, out_name: Option<&str>) -> Result<runner::Run> {
+fn run_tool(
+    program: &Path,
+    args: &[&str],
+    store: &Path,
+    cwd: &Path,
+    out_name: Option<&str>,
+) -> Result<runner::Run> {
     let mut a: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
     a.push(store.as_os_str().to_owned());
     if let Some(o) = out_name {
@@ -390,6 +470,38 @@ fn rc_of(run: &runner::Run) -> Option<i32> {
     (run.ended != Ended::TimedOut).then(|| status(run))
 }
 
+/// HDF5_PLUGIN_PATH for the reference ncdump of our copies (which may use zstd, of which
+/// Debian has no HDF5 plugin): the environment's, else Debian's directory and PyPI
+/// hdf5plugin's (scripts/setup installs it in the venv). Our tools get the environment as
+/// it is.
+fn ref_plugin_path(py: &Path) -> Option<String> {
+    if let Ok(p) = std::env::var("HDF5_PLUGIN_PATH") {
+        return Some(p);
+    }
+    let mut dirs = vec!["/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins".to_string()];
+    if let Ok(o) = Command::new(py)
+        .args(["-c", "import hdf5plugin; print(hdf5plugin.PLUGIN_PATH)"])
+        .stderr(Stdio::null())
+        .output()
+    {
+        if o.status.success() {
+            dirs.push(String::from_utf8_lossy(&o.stdout).trim().to_string());
+        }
+    }
+    let dirs: Vec<String> = dirs.into_iter().filter(|d| Path::new(d).is_dir()).collect();
+    (!dirs.is_empty()).then(|| dirs.join(":"))
+}
+
+/// A message of ours, shorter: the store's path as its id, cut at 300 characters.
+fn shorten(text: &str, s: &Store) -> String {
+    let t = text.replace(&s.path.display().to_string(), &format!("<{}>", s.id()));
+    if t.chars().count() > 300 {
+        format!("{}...", t.chars().take(300).collect::<String>())
+    } else {
+        t
+    }
+}
+
 /// Checks one store: both tools, then the judge.
 fn worker(o: &Opts, py: &Path, check_py: &Path, work: &Path, s: &Store) -> Result<Res> {
     let dir = work.join(&s.source).join(&s.name);
@@ -406,15 +518,39 @@ fn worker(o: &Opts, py: &Path, check_py: &Path, work: &Path, s: &Store) -> Resul
     // nccopy, then the reference ncdump of the copy.
     let copy_dir = dir.join("copy");
     fs::create_dir_all(&copy_dir)?;
-    let copy = run_tool(&o.ours_bin.join("nccopy"), &[], &s.path, &copy_dir, Some("out.nc"))?;
+    let copy = run_tool(
+        &o.ours_bin.join("nccopy"),
+        &[],
+        &s.path,
+        &copy_dir,
+        Some("out.nc"),
+    )?;
     let copy_rc = rc_of(&copy);
-    let _ = writeln!(log, "our nccopy STORE out.nc: exit {copy_rc:?}\n{}", copy.stderr);
+    let _ = writeln!(
+        log,
+        "our nccopy STORE out.nc: exit {copy_rc:?}\n{}",
+        copy.stderr
+    );
     let mut copy_missing = None;
     let mut copy_cdl = None;
     if copy_rc == Some(0) {
         let nc = copy_dir.join("out.nc");
         if nc.is_file() {
-            let r = run_tool(&o.ref_bin.join("ncdump"), &[], Path::new("out.nc"), &copy_dir, None)?;
+            let ref_dump = o.ref_bin.join("ncdump");
+            let r = match &o.plugin_path {
+                Some(p) => {
+                    let env_arg = format!("HDF5_PLUGIN_PATH={p}");
+                    let ref_s = ref_dump.display().to_string();
+                    run_tool(
+                        Path::new("/usr/bin/env"),
+                        &[env_arg.as_str(), ref_s.as_str()],
+                        Path::new("out.nc"),
+                        &copy_dir,
+                        None,
+                    )?
+                }
+                None => run_tool(&ref_dump, &[], Path::new("out.nc"), &copy_dir, None)?,
+            };
             let rrc = rc_of(&r);
             let _ = writeln!(log, "reference ncdump out.nc: exit {rrc:?}\n{}", r.stderr);
             if rrc == Some(0) {
@@ -433,7 +569,11 @@ fn worker(o: &Opts, py: &Path, check_py: &Path, work: &Path, s: &Store) -> Resul
     }
     // The judge.
     let mut cmd = Command::new(py);
-    cmd.arg(check_py).arg(&s.path);
+    cmd.arg(check_py);
+    if let Some(c) = &s.cdl {
+        cmd.arg("--cdl").arg(c);
+    }
+    cmd.arg(&s.path);
     if dump_rc == Some(0) {
         cmd.arg(format!("ncdump={}", dir.join("ncdump.cdl").display()));
     }
@@ -449,13 +589,19 @@ fn worker(o: &Opts, py: &Path, check_py: &Path, work: &Path, s: &Store) -> Resul
     if !judged.status.success() {
         let err = String::from_utf8_lossy(&judged.stderr);
         let last = err.lines().last().unwrap_or("").to_string();
-        truth.error.get_or_insert(format!("the judge failed: {last}"));
+        truth
+            .error
+            .get_or_insert(format!("the judge failed: {last}"));
     }
-    let _ = writeln!(log, "judge:\n{text}{}", String::from_utf8_lossy(&judged.stderr));
+    let _ = writeln!(
+        log,
+        "judge:\n{text}{}",
+        String::from_utf8_lossy(&judged.stderr)
+    );
     fs::write(dir.join("log.txt"), log)?;
     let dump_c = classify(
         dump_rc,
-        &dump.stderr,
+        &shorten(&dump.stderr, s),
         truth.verdicts.get("ncdump"),
         None,
         &truth,
@@ -463,7 +609,7 @@ fn worker(o: &Opts, py: &Path, check_py: &Path, work: &Path, s: &Store) -> Resul
     );
     let copy_c = classify(
         copy_rc,
-        &copy.stderr,
+        &shorten(&copy.stderr, s),
         truth.verdicts.get("nccopy"),
         copy_missing.as_deref(),
         &truth,
@@ -476,7 +622,10 @@ fn worker(o: &Opts, py: &Path, check_py: &Path, work: &Path, s: &Store) -> Resul
     Ok(Res {
         store: s.id(),
         source: s.source.clone(),
-        runs: vec![("ncdump", dump_c.0, dump_c.1), ("nccopy", copy_c.0, copy_c.1)],
+        runs: vec![
+            ("ncdump", dump_c.0, dump_c.1),
+            ("nccopy", copy_c.0, copy_c.1),
+        ],
     })
 }
 
@@ -490,6 +639,17 @@ pub fn mode(o: &Opts) -> Result<i32> {
             py.display()
         );
     }
+    let o = &Opts {
+        plugin_path: ref_plugin_path(&py),
+        root: o.root.clone(),
+        ours_bin: o.ours_bin.clone(),
+        ref_bin: o.ref_bin.clone(),
+        out: o.out.clone(),
+        only: o.only.clone(),
+        jobs: o.jobs,
+        verbose: o.verbose,
+        list: o.list,
+    };
     let base = o.out.join("zarr-foreign");
     let stores_dir = base.join("stores");
     let work = base.join("work");
@@ -542,6 +702,7 @@ pub fn mode(o: &Opts) -> Result<i32> {
                     source: "generated".to_string(),
                     name: name.to_string(),
                     path: gen_dir.join(format!("{name}.zarr")),
+                    cdl: None,
                 });
             } else if let Some(rest) = line.strip_prefix("skipped ") {
                 notes.push(format!("generated/{rest} (zarr-python could not write it)"));
@@ -621,7 +782,12 @@ pub fn mode(o: &Opts) -> Result<i32> {
     let total = |c: Class| -> usize {
         ["ncdump", "nccopy"]
             .iter()
-            .map(|t| counts.get(&(*t, "all".to_string(), c)).copied().unwrap_or(0))
+            .map(|t| {
+                counts
+                    .get(&(*t, "all".to_string(), c))
+                    .copied()
+                    .unwrap_or(0)
+            })
             .sum()
     };
     let mut report = table.render();
@@ -698,7 +864,10 @@ pub fn mode(o: &Opts) -> Result<i32> {
         + total(Class::UnclearError)
         + total(Class::Crash);
     Ok(i32::from(
-        total(Class::Wrong) > 0 || total(Class::Crash) > 0 || judged_any == 0 || results.len() != stores.len(),
+        total(Class::Wrong) > 0
+            || total(Class::Crash) > 0
+            || judged_any == 0
+            || results.len() != stores.len(),
     ))
 }
 
@@ -718,10 +887,19 @@ mod tests {
     fn parses_the_judge() {
         let t = truth();
         assert_eq!(t.arrays, ["g/temp", "g/cplx", "top"]);
-        assert_eq!(t.exotic, [("g/cplx".to_string(), "complex (complex128)".to_string())]);
+        assert_eq!(
+            t.exotic,
+            [("g/cplx".to_string(), "complex (complex128)".to_string())]
+        );
         assert_eq!(t.verdicts["ncdump"].0, "correct");
-        assert_eq!(t.verdicts["nccopy"].1, "g/temp[1]: ours 2, truth 3 (1 of 4 values differ)");
-        assert_eq!(parse_truth("truth-error KeyError: x\n").error.as_deref(), Some("KeyError: x"));
+        assert_eq!(
+            t.verdicts["nccopy"].1,
+            "g/temp[1]: ours 2, truth 3 (1 of 4 values differ)"
+        );
+        assert_eq!(
+            parse_truth("truth-error KeyError: x\n").error.as_deref(),
+            Some("KeyError: x")
+        );
     }
 
     #[test]
@@ -734,23 +912,50 @@ mod tests {
         assert_eq!(c(Some(0), "", Some("ncdump")), Class::Correct);
         assert_eq!(c(Some(0), "", Some("nccopy")), Class::Wrong);
         assert_eq!(c(Some(139), "", None), Class::Crash);
-        assert_eq!(c(Some(101), "ncdump: internal error (x); this is a bug in nctools", None), Class::Crash);
-        assert_eq!(c(Some(1), "ncdump: internal error: no token\n", None), Class::Crash);
+        assert_eq!(
+            c(
+                Some(101),
+                "ncdump: internal error (x); this is a bug in nctools",
+                None
+            ),
+            Class::Crash
+        );
+        assert_eq!(
+            c(Some(1), "ncdump: internal error: no token\n", None),
+            Class::Crash
+        );
         assert_eq!(c(None, "", None), Class::Crash);
         assert_eq!(
-            c(Some(1), "ncdump: s: variable cplx: complex128 has no netCDF type\n", None),
+            c(
+                Some(1),
+                "ncdump: s: variable cplx: complex128 has no netCDF type\n",
+                None
+            ),
             Class::CannotHold
         );
         assert_eq!(
-            c(Some(1), "ncdump: s: variable g/temp: codec pcodec is not supported\n", None),
+            c(
+                Some(1),
+                "ncdump: s: variable g/temp: codec pcodec is not supported\n",
+                None
+            ),
             Class::ClearError
         );
         // Two messages, or a message naming no array, or exit 2: not clear.
-        assert_eq!(c(Some(1), "ncdump: temp: bad\nncdump: again\n", None), Class::UnclearError);
-        assert_eq!(c(Some(1), "ncdump: cannot read the store\n", None), Class::UnclearError);
+        assert_eq!(
+            c(Some(1), "ncdump: temp: bad\nncdump: again\n", None),
+            Class::UnclearError
+        );
+        assert_eq!(
+            c(Some(1), "ncdump: cannot read the store\n", None),
+            Class::UnclearError
+        );
         assert_eq!(c(Some(2), "ncdump: temp: bad\n", None), Class::UnclearError);
         // "temperature" does not name "temp"; warnings are not messages.
-        assert_eq!(c(Some(1), "ncdump: temperature: bad\n", None), Class::UnclearError);
+        assert_eq!(
+            c(Some(1), "ncdump: temperature: bad\n", None),
+            Class::UnclearError
+        );
         assert_eq!(
             c(Some(1), "nccopy: warning: odd\nnccopy: top: no\n", None),
             Class::ClearError
@@ -759,11 +964,22 @@ mod tests {
         let (class, _) = classify(Some(0), "", None, Some("exit 0, but no out.nc"), &t, "s");
         assert_eq!(class, Class::Wrong);
         let none = parse_truth("truth-error ValueError: codec\n");
-        assert_eq!(classify(Some(0), "", None, None, &none, "s").0, Class::Unjudged);
+        assert_eq!(
+            classify(Some(0), "", None, None, &none, "s").0,
+            Class::Unjudged
+        );
         // A root array is named by the store's name.
         let root = parse_truth("array \nexotic  complex (complex64)\n");
         assert_eq!(
-            classify(Some(1), "ncdump: s: complex64 has no netCDF type\n", None, None, &root, "s").0,
+            classify(
+                Some(1),
+                "ncdump: s: complex64 has no netCDF type\n",
+                None,
+                None,
+                &root,
+                "s"
+            )
+            .0,
             Class::CannotHold
         );
     }
