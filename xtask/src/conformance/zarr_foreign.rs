@@ -18,6 +18,10 @@
 //! - unjudged: exit 0 where zarr-python could not read the store (no truth), or where the
 //!   store's only differences are arrays of types netCDF cannot hold, printed somehow.
 //!
+//! A store whose top is an array is also checked as NAME@in-group: a copy with a root
+//! group added around it (the array as `a`), so that its codecs, type and order are
+//! checked apart from how a root array is read.
+//!
 //! The mode exits 0 only when no run is wrong data or a crash (and something was judged).
 
 use std::collections::BTreeMap;
@@ -305,6 +309,57 @@ fn store_name(file: &str) -> String {
         }
     }
     n
+}
+
+/// The Zarr format of a store whose top is an array (2 or 3), None for a group.
+fn root_array_format(dir: &Path) -> Option<u8> {
+    if dir.join(".zarray").is_file() {
+        return Some(2);
+    }
+    let text = fs::read_to_string(dir.join("zarr.json")).ok()?;
+    let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    squeezed.contains("\"node_type\":\"array\"").then_some(3)
+}
+
+/// For a store whose top is an array: a copy of it as the array `a` of a root group (the
+/// group's metadata is the only thing added), in `scratch/in-group/SOURCE/NAME.zarr`, so
+/// that its data type, codecs and order are checked even while root arrays are not read.
+fn in_group(s: &Store, scratch: &Path) -> Result<Option<Store>> {
+    let Some(format) = root_array_format(&s.path) else {
+        return Ok(None);
+    };
+    let dir = scratch
+        .join("in-group")
+        .join(&s.source)
+        .join(format!("{}.zarr", s.name));
+    if dir.exists() {
+        fs::remove_dir_all(&dir)?;
+    }
+    fs::create_dir_all(&dir)?;
+    if format == 2 {
+        fs::write(dir.join(".zgroup"), "{\"zarr_format\": 2}\n")?;
+    } else {
+        fs::write(
+            dir.join("zarr.json"),
+            "{\"zarr_format\": 3, \"node_type\": \"group\", \"attributes\": {}}\n",
+        )?;
+    }
+    let copied = Command::new("cp")
+        .arg("-R")
+        .arg(&s.path)
+        .arg(dir.join("a"))
+        .stdin(Stdio::null())
+        .status()
+        .context("cannot run cp")?;
+    if !copied.success() {
+        bail!("cp -R {} failed", s.path.display());
+    }
+    Ok(Some(Store {
+        source: s.source.clone(),
+        name: format!("{}@in-group", s.name),
+        path: dir,
+        cdl: None,
+    }))
 }
 
 /// NAME.cdl (or, for NAME_orig, the CDL of NAME) in `dir`.
@@ -639,13 +694,19 @@ pub fn mode(o: &Opts) -> Result<i32> {
             py.display()
         );
     }
+    // NAME@in-group is made from NAME.
+    let only: Vec<String> = o
+        .only
+        .iter()
+        .map(|w| w.trim_end_matches("@in-group").to_string())
+        .collect();
     let o = &Opts {
         plugin_path: ref_plugin_path(&py),
         root: o.root.clone(),
         ours_bin: o.ours_bin.clone(),
         ref_bin: o.ref_bin.clone(),
         out: o.out.clone(),
-        only: o.only.clone(),
+        only,
         jobs: o.jobs,
         verbose: o.verbose,
         list: o.list,
@@ -714,6 +775,13 @@ pub fn mode(o: &Opts) -> Result<i32> {
             stores.push(s);
         }
     }
+    let mut wrapped = Vec::new();
+    for s in &stores {
+        if let Some(w) = in_group(s, &stores_dir)? {
+            wrapped.push(w);
+        }
+    }
+    stores.extend(wrapped);
     if o.list {
         for s in &stores {
             println!("{}", s.id());
