@@ -318,7 +318,9 @@ fn root_array_format(dir: &Path) -> Option<u8> {
     }
     let text = fs::read_to_string(dir.join("zarr.json")).ok()?;
     let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    squeezed.contains("\"node_type\":\"array\"").then_some(3)
+    // A group's consolidated metadata holds its arrays' "node_type": "array" too.
+    (squeezed.contains("\"node_type\":\"array\"") && !squeezed.contains("\"node_type\":\"group\""))
+        .then_some(3)
 }
 
 /// For a store whose top is an array: a copy of it as the array `a` of a root group (the
