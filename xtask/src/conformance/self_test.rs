@@ -2,8 +2,10 @@
 //! ours (one killed by SIGSEGV, one that prints nothing and exits 0, one that panics, one
 //! that says "internal error" and exits 1, nccopy stand-ins that crash, reject or drop an
 //! attribute only with -d, and for the zarr mode one that refuses a user-defined type
-//! without naming it), each of which must make the mode exit 1; with the reference tools
-//! in place of ours, and on a selection that compares nothing, the modes must exit 0 and 1.
+//! without naming it; for the zarr-foreign mode, on one store zarr-python makes, also one
+//! that changes a value), each of which must make the mode exit 1; with the reference
+//! tools in place of ours (for zarr-foreign, the reference through NCZarr, and a stand-in
+//! that refuses), and on a selection that compares nothing, the modes must exit 0 and 1.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -77,6 +79,18 @@ exec "$ref" "$@""#
                 // The reference reads an uncompressed zarr-python v2 store right.
                 "ncdump" => format!(
                     "exec \"{}\" \"file://$(realpath \"${{@: -1}}\")#mode=zarr,file\"",
+                    refp("ncdump")
+                ),
+                "nccopy" => format!(
+                    "exec \"{}\" \"file://$(realpath \"${{@: -2:1}}\")#mode=zarr,file\" \"${{@: -1}}\"",
+                    refp("nccopy")
+                ),
+                _ => continue,
+            },
+            "zarr-changes-a-value" => match t {
+                // The reference's right dump, with the store's first value changed.
+                "ncdump" => format!(
+                    "\"{}\" \"file://$(realpath \"${{@: -1}}\")#mode=zarr,file\" | sed 's/^  0, /  1, /'",
                     refp("ncdump")
                 ),
                 "nccopy" => format!(
@@ -165,6 +179,7 @@ pub fn run(root: &Path, corpus: &Path, ref_bin: &Path) -> Result<i32> {
         "drops-attribute-on-d",
         "zarr-faithful",
         "zarr-reference",
+        "zarr-changes-a-value",
     ];
     for kind in kinds {
         variant(&tmp.path().join("bin").join(kind), kind, ref_bin)?;
@@ -345,9 +360,16 @@ pub fn run(root: &Path, corpus: &Path, ref_bin: &Path) -> Result<i32> {
         "zarr-reference",
         &[FOREIGN],
     )?;
-    for kind in ["segfaults", "silent", "panics"] {
+    for kind in ["segfaults", "silent", "panics", "zarr-changes-a-value"] {
         check(1, "a broken ours", "zarr-foreign", kind, &[FOREIGN])?;
     }
+    check(
+        0,
+        "refusals are counted, not failures",
+        "zarr-foreign",
+        "rejects",
+        &[FOREIGN],
+    )?;
     println!(
         "self-test: {}/{checks} checks as expected ({}s)",
         checks - failed,
