@@ -10,6 +10,7 @@ mod ncgen;
 mod self_test;
 mod text;
 mod zarr;
+mod zarr_foreign;
 
 use std::fs::{self, File};
 use std::path::{Component, Path, PathBuf};
@@ -31,6 +32,8 @@ pub enum Mode {
     Nccopy,
     /// Our nccopy to NCZarr and our ncdump of the store, against the reference's data.
     Zarr,
+    /// Our ncdump and nccopy on Zarr stores written by other programs, against zarr-python.
+    ZarrForeign,
     /// The modes run with broken stand-ins in place of ours, which must make them fail.
     SelfTest,
 }
@@ -56,6 +59,9 @@ pub struct ConformanceArgs {
     /// Accepted for compatibility; every check always runs.
     #[arg(long)]
     keep_going: bool,
+    /// zarr-foreign: list the stores (after making the generated ones) and stop.
+    #[arg(long)]
+    list: bool,
 }
 
 /// What every mode needs (the bash script's CONF_* variables).
@@ -88,10 +94,17 @@ pub fn main(args: ConformanceArgs) -> Result<i32> {
         Mode::Ncgen => "ncgen",
         Mode::Nccopy => "nccopy",
         Mode::Zarr => "nccopy",
+        Mode::ZarrForeign => "ncdump",
         Mode::SelfTest => "",
     };
     let _ = args.keep_going;
     let root = corpus::repo_root();
+    if args.mode == Mode::ZarrForeign {
+        return zarr_foreign_main(&root, &args);
+    }
+    if args.list {
+        bail!("--list is for the zarr-foreign mode");
+    }
     let corpus_dir = normalize(&corpus::corpus_dir(&root)?);
     if args.mode == Mode::SelfTest && (!args.only.is_empty() || args.jobs.is_some()) {
         bail!("self-test takes no argument");
@@ -162,8 +175,64 @@ pub fn main(args: ConformanceArgs) -> Result<i32> {
         Mode::Ncgen => ncgen::mode(&ctx),
         Mode::Nccopy => nccopy::mode(&ctx),
         Mode::Zarr => zarr::mode(&ctx),
-        Mode::SelfTest => Ok(2),
+        Mode::ZarrForeign | Mode::SelfTest => Ok(2),
     }
+}
+
+/// The zarr-foreign mode, which needs no CDL corpus: our tools, the output directory
+/// and its lock, then [`zarr_foreign::mode`].
+fn zarr_foreign_main(root: &Path, args: &ConformanceArgs) -> Result<i32> {
+    let ref_bin = std::env::var_os("NCTOOLS_REF_BIN_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin"));
+    if !runner::is_executable(&ref_bin.join("ncdump")) {
+        bail!(
+            "reference ncdump not found in {} (run scripts/setup)",
+            ref_bin.display()
+        );
+    }
+    let ours_bin = match std::env::var_os("NCTOOLS_BIN_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => {
+            if !args.no_build && !args.list {
+                build::release_binaries(root, &["ncdump", "nccopy"])?;
+            }
+            root.join("target/release")
+        }
+    };
+    for t in ["ncdump", "nccopy"] {
+        if !args.list && !runner::is_executable(&ours_bin.join(t)) {
+            bail!(
+                "our {t} not found in {} (build it, or set NCTOOLS_BIN_DIR)",
+                ours_bin.display()
+            );
+        }
+    }
+    let out = std::env::var_os("NCTOOLS_CONFORMANCE_OUT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target/conformance"));
+    fs::create_dir_all(&out).with_context(|| format!("cannot make {}", out.display()))?;
+    let out = normalize(&std::path::absolute(&out).unwrap_or(out));
+    if let Ok((_, hard)) = nix::sys::resource::getrlimit(nix::sys::resource::Resource::RLIMIT_CORE)
+    {
+        let _ = nix::sys::resource::setrlimit(nix::sys::resource::Resource::RLIMIT_CORE, 0, hard);
+    }
+    let _lock = lock_output(&out)?;
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, usize::from))
+        .max(1);
+    zarr_foreign::mode(&zarr_foreign::Opts {
+        root: normalize(root),
+        ours_bin,
+        ref_bin,
+        out,
+        only: args.only.clone(),
+        jobs,
+        verbose: args.verbose,
+        list: args.list,
+        plugin_path: None,
+    })
 }
 
 /// `path` with `.` and `dir/..` taken out, without resolving symbolic links (as `cd

@@ -2,8 +2,10 @@
 //! ours (one killed by SIGSEGV, one that prints nothing and exits 0, one that panics, one
 //! that says "internal error" and exits 1, nccopy stand-ins that crash, reject or drop an
 //! attribute only with -d, and for the zarr mode one that refuses a user-defined type
-//! without naming it), each of which must make the mode exit 1; with the reference tools
-//! in place of ours, and on a selection that compares nothing, the modes must exit 0 and 1.
+//! without naming it; for the zarr-foreign mode, on one store zarr-python makes, also one
+//! that changes a value), each of which must make the mode exit 1; with the reference
+//! tools in place of ours (for zarr-foreign, the reference through NCZarr, and a stand-in
+//! that refuses), and on a selection that compares nothing, the modes must exit 0 and 1.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -25,6 +27,9 @@ const STRINGS: &str = "nczarr_test_ref_string";
 const KNOWN: &str = "nc_test4_bzip2";
 /// A netCDF-4 file with a user-defined type (compound obs_t), which NCZarr cannot hold.
 const TYPES: &str = "ncdump_cdl_ref_tst_comp";
+
+/// A store of the zarr-foreign mode that the reference reads right.
+const FOREIGN: &str = "generated/v2_no_compressor";
 
 /// `s` quoted for the shell.
 fn quote(s: &str) -> String {
@@ -70,6 +75,30 @@ done
 exec "$ref" "$@""#
                 )
             }
+            "zarr-reference" => match t {
+                // The reference reads an uncompressed zarr-python v2 store right.
+                "ncdump" => format!(
+                    "exec \"{}\" \"file://$(realpath \"${{@: -1}}\")#mode=zarr,file\"",
+                    refp("ncdump")
+                ),
+                "nccopy" => format!(
+                    "exec \"{}\" \"file://$(realpath \"${{@: -2:1}}\")#mode=zarr,file\" \"${{@: -1}}\"",
+                    refp("nccopy")
+                ),
+                _ => continue,
+            },
+            "zarr-changes-a-value" => match t {
+                // The reference's right dump, with the store's first value changed.
+                "ncdump" => format!(
+                    "\"{}\" \"file://$(realpath \"${{@: -1}}\")#mode=zarr,file\" | sed 's/^  0, /  1, /'",
+                    refp("ncdump")
+                ),
+                "nccopy" => format!(
+                    "exec \"{}\" \"file://$(realpath \"${{@: -2:1}}\")#mode=zarr,file\" \"${{@: -1}}\"",
+                    refp("nccopy")
+                ),
+                _ => continue,
+            },
             "zarr-faithful" => match t {
                 "nccopy" => r#"mkdir "${@: -1}" && cp "${@: -2:1}" "${@: -1}/in.nc""#.to_string(),
                 "ncdump" => format!("exec \"{}\" \"${{@: -1}}/in.nc\"", refp("ncdump")),
@@ -149,6 +178,8 @@ pub fn run(root: &Path, corpus: &Path, ref_bin: &Path) -> Result<i32> {
         "faithful-on-d",
         "drops-attribute-on-d",
         "zarr-faithful",
+        "zarr-reference",
+        "zarr-changes-a-value",
     ];
     for kind in kinds {
         variant(&tmp.path().join("bin").join(kind), kind, ref_bin)?;
@@ -319,6 +350,25 @@ pub fn run(root: &Path, corpus: &Path, ref_bin: &Path) -> Result<i32> {
         "zarr",
         "rejects",
         &[TYPES],
+    )?;
+    // zarr-foreign: one store zarr-python makes at run time; the reference (through
+    // NCZarr) reads it right, broken stand-ins are crashes or wrong data.
+    check(
+        0,
+        "the reference (NCZarr) in place of ours",
+        "zarr-foreign",
+        "zarr-reference",
+        &[FOREIGN],
+    )?;
+    for kind in ["segfaults", "silent", "panics", "zarr-changes-a-value"] {
+        check(1, "a broken ours", "zarr-foreign", kind, &[FOREIGN])?;
+    }
+    check(
+        0,
+        "refusals are counted, not failures",
+        "zarr-foreign",
+        "rejects",
+        &[FOREIGN],
     )?;
     println!(
         "self-test: {}/{checks} checks as expected ({}s)",
