@@ -7,10 +7,9 @@ use filterspec::FilterSpec;
 use h5filters::numcodecs::Codec;
 use serde_json::Value;
 
-/// The numcodecs ids whose chunks nctools reads (and writes, but for the lossy
-/// fixedscaleoffset, bitround and quantize): those of HDF5 filters, then
-/// `h5filters::numcodecs::IDS`.
-pub const AVAILABLE: [&str; 15] = [
+/// The numcodecs ids of the codecs that are HDF5 filters, in the order of
+/// [`AVAILABLE_FILTERS`].
+const FILTER_CODECS: [&str; 7] = [
     "bz2",
     "zstd",
     "blosc",
@@ -18,15 +17,24 @@ pub const AVAILABLE: [&str; 15] = [
     "zlib",
     "shuffle",
     "fletcher32",
-    "gzip",
-    "crc32",
-    "crc32c",
-    "adler32",
-    "delta",
-    "fixedscaleoffset",
-    "bitround",
-    "quantize",
 ];
+
+/// The numcodecs ids whose chunks nctools reads (and writes, but for the lossy
+/// fixedscaleoffset, bitround and quantize): those of HDF5 filters, then
+/// `h5filters::numcodecs::IDS`.
+pub fn available() -> impl Iterator<Item = &'static str> {
+    FILTER_CODECS.into_iter().chain(h5filters::numcodecs::IDS)
+}
+
+/// Whether nctools has the codec `id`.
+pub fn is_available(id: &str) -> bool {
+    available().any(|known| known == id)
+}
+
+/// The available codecs' ids, for messages (`bz2, zstd, ...`).
+pub fn available_list() -> String {
+    available().collect::<Vec<_>>().join(", ")
+}
 
 /// The filter ids that have a codec here.
 pub const AVAILABLE_FILTERS: [u32; 7] = [BZIP2, ZSTD, BLOSC, LZ4, DEFLATE, SHUFFLE, FLETCHER32];
@@ -229,7 +237,11 @@ mod tests {
     #[test]
     fn codecs_without_filters_mix_with_filters_and_are_listed() -> Result<(), String> {
         for id in h5filters::numcodecs::IDS {
-            assert!(AVAILABLE.contains(&id), "{id} missing from AVAILABLE");
+            assert!(is_available(id), "{id} missing from available()");
+        }
+        for (id, filter) in FILTER_CODECS.iter().zip(AVAILABLE_FILTERS) {
+            let codec = codec_of_filter(&FilterSpec::new(filter, Vec::new()), 4);
+            assert_eq!(codec.as_ref().map(codec_id), Ok(*id), "filter {filter}");
         }
         let data: Vec<u8> = (0..4000i32)
             .flat_map(|i| (i * 3 - 7).to_le_bytes())

@@ -4,7 +4,7 @@
 
 use rayon::prelude::*;
 
-use crate::codec::{codec_id, decode_chain, CodecFail, AVAILABLE};
+use crate::codec::{available_list, codec_id, decode_chain, is_available, CodecFail};
 use crate::dtype::{swap_in_place, widen_half, Special};
 use crate::error::{Result, ZarrError};
 use crate::meta::ArrayMeta;
@@ -87,7 +87,7 @@ pub fn unavailable_codecs(entry: &VarEntry) -> Vec<String> {
         .all_codecs()
         .iter()
         .map(codec_id)
-        .filter(|id| !AVAILABLE.contains(id))
+        .filter(|id| !is_available(id))
         .map(str::to_string)
         .collect()
 }
@@ -105,7 +105,7 @@ pub fn unavailable(id: &str) -> ZarrError {
     ZarrError::NoCodec(format!(
         "codec {id:?} is not available in nctools (it reads {}); ncdump -hs shows the \
          variable's codecs without reading its data",
-        AVAILABLE.join(", ")
+        available_list()
     ))
 }
 

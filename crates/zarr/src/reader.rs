@@ -192,7 +192,7 @@ impl StoreReader for ZarrReader {
         format!(
             "nctools decodes the Zarr codecs {} itself, and no plugin adds others to Zarr \
              stores",
-            crate::codec::AVAILABLE.join(", ")
+            crate::codec::available_list()
         )
     }
 
