@@ -91,6 +91,12 @@ impl ArrayMeta {
         let shape = shape_of(zarray.get("shape"), &format!("{what}: \"shape\""))?;
         let chunks = shape_of(zarray.get("chunks"), &format!("{what}: \"chunks\""))?;
         let dtype_text = zarray.get("dtype").and_then(Value::as_str).unwrap_or("");
+        if let Some(fields) = zarray.get("dtype").filter(|d| d.is_array()) {
+            return Err(ZarrError::BadType(format!(
+                "{what}: the Zarr data type {fields} is a structured (record) type, which \
+                 netCDF cannot hold in a Zarr store"
+            )));
+        }
         let fortran = zarray.get("order").and_then(Value::as_str) == Some("F");
         let fortran_axes = (fortran && shape.len() > 1).then(|| (0..shape.len()).rev().collect());
         let mut codecs = Vec::new();

@@ -153,6 +153,9 @@ fn array_names<'a>(path: &'a str, store: &'a str) -> Vec<&'a str> {
     vec![path, last]
 }
 
+/// The exit status of a run stopped by the harness's output cap (SIGXFSZ).
+const OVER_CAP: i32 = 153;
+
 /// Classifies one run of ours: `rc` its status (None: timed out), `stderr` its standard
 /// error, `verdict` the judge's verdict on its output (when it exited 0 and the output
 /// could be judged), `missing` why there is no output to judge when it exited 0.
@@ -170,6 +173,14 @@ pub fn classify(
             format!("timed out after {}s", TIMEOUT.as_secs()),
         );
     };
+    if rc == OVER_CAP && crate::conformance::ncdump::crash_desc(rc, stderr, Some(rc)).is_empty() {
+        // The harness's own output cap, not the tool's failure: the store is too large
+        // to judge whole.
+        return (
+            Class::Unjudged,
+            "the output is over the harness's output cap; too large to judge".to_string(),
+        );
+    }
     let crash = crash_desc(rc, stderr, None);
     if !crash.is_empty() {
         return (Class::Crash, crash);
@@ -181,6 +192,12 @@ pub fn classify(
         .collect();
     if rc == 0 {
         if let Some(why) = missing {
+            if why.contains(&format!("exits {OVER_CAP}")) {
+                return (
+                    Class::Unjudged,
+                    format!("{why} (the harness's output cap; too large to judge)"),
+                );
+            }
             return (Class::Wrong, why.to_string());
         }
         return match verdict {

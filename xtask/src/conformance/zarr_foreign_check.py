@@ -25,10 +25,13 @@ the same tolerance, strings exactly; dicts, and bools, only present). Extra vari
 and attributes in the dump are not differences (netCDF adds _FillValue, NCZarr keys).
 """
 
+import base64
+import binascii
 import json
 import math
 import os
 import re
+import struct
 import sys
 
 import numpy as np
@@ -456,9 +459,23 @@ def fill_candidates(var, a, vtype):
     return out
 
 
-def attr_value_ok(ours, truth, rel=2e-6):
+def xarray_fill(truth):
+    """xarray's Zarr v3 form of a float _FillValue (base64 of a little-endian double),
+    as the number it stands for; anything else as it is."""
+    if not isinstance(truth, str):
+        return truth
+    try:
+        raw = base64.b64decode(truth, validate=True)
+    except (ValueError, binascii.Error):
+        return truth
+    return struct.unpack("<d", raw)[0] if len(raw) == 8 else truth
+
+
+def attr_value_ok(ours, truth, rel=2e-6, name=None):
     atype, toks = ours
     vals = [tok_value(t) for t in toks]
+    if name == "_FillValue" and vals and not isinstance(vals[0], str):
+        truth = xarray_fill(truth)
     if isinstance(truth, bool) or isinstance(truth, dict):
         return True
     if isinstance(truth, str):
@@ -490,7 +507,7 @@ def judge_attrs(ours, truth, label):
             continue
         if k not in ours:
             return f"{label}: attribute {k} missing (truth {json.dumps(v)[:60]})"
-        if not attr_value_ok(ours[k], v):
+        if not attr_value_ok(ours[k], v, name=k):
             shown = ", ".join(show(tok_value(t)) for t in ours[k][1])[:60]
             return f"{label}: attribute {k} = {shown}, truth {json.dumps(v)[:60]}"
     return None
