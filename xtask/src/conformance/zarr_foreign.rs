@@ -173,7 +173,7 @@ pub fn classify(
             format!("timed out after {}s", TIMEOUT.as_secs()),
         );
     };
-    if rc == OVER_CAP && crate::conformance::ncdump::crash_desc(rc, stderr, Some(rc)).is_empty() {
+    if rc == OVER_CAP && crash_desc(rc, stderr, Some(rc)).is_empty() {
         // The harness's own output cap, not the tool's failure: the store is too large
         // to judge whole.
         return (
