@@ -426,24 +426,24 @@ fn chunks_in_a_codec_nctools_lacks_are_refused_before_writing_not_copied_as_stor
     };
     let dir = scratch();
     // 4096 int32 values, 16 KiB: large enough for the stored-chunk path.
-    let gzip = zarr_python_store(
+    let lzma = zarr_python_store(
         &python,
         dir.path(),
-        "gzip.zarr",
+        "lzma.zarr",
         4096,
         "None",
-        "numcodecs.GZip(level=1)",
+        "numcodecs.LZMA()",
     );
-    let delta = zarr_python_store(
+    let astype = zarr_python_store(
         &python,
         dir.path(),
-        "delta.zarr",
+        "astype.zarr",
         4096,
-        "[numcodecs.Delta(dtype='int32')]",
+        "[numcodecs.AsType(encode_dtype='int64', decode_dtype='int32')]",
         "numcodecs.Zlib(level=1)",
     );
     let before = listing(dir.path());
-    for (store, codec) in [(&gzip, "gzip"), (&delta, "delta")] {
+    for (store, codec) in [(&lzma, "lzma"), (&astype, "astype")] {
         for out in ["out.nc", "out.zarr"] {
             let target = dir.path().join(out);
             let copied = Test::ours("nccopy").arg(store).arg(&target).run();
@@ -462,6 +462,39 @@ fn chunks_in_a_codec_nctools_lacks_are_refused_before_writing_not_copied_as_stor
                 before,
                 "{codec} to {out}: wrote something"
             );
+        }
+    }
+    // Codecs with no HDF5 filter that nctools decodes (gzip; delta before zlib) are
+    // decoded, never moved as stored chunks under another codec's name.
+    let gzip = zarr_python_store(
+        &python,
+        dir.path(),
+        "gzip.zarr",
+        4096,
+        "None",
+        "numcodecs.GZip(level=1)",
+    );
+    let delta = zarr_python_store(
+        &python,
+        dir.path(),
+        "delta.zarr",
+        4096,
+        "[numcodecs.Delta(dtype='int32')]",
+        "numcodecs.Zlib(level=1)",
+    );
+    for store in [&gzip, &delta] {
+        for out in ["decoded.nc", "decoded.zarr"] {
+            let target = dir.path().join(out);
+            let copied = Test::ours("nccopy").arg(store).arg(&target).run();
+            assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+            let dumped = Test::ours("ncdump").arg(&target).run();
+            assert!(
+                dumped.stdout.contains(" v = 7, 100007, 200007,")
+                    && dumped.stdout.contains(" 409400007, 409500007 ;"),
+                "{store:?} to {out}: {}",
+                &dumped.stdout[..dumped.stdout.len().min(600)]
+            );
+            let _ = fs::remove_dir_all(&target).or_else(|_| fs::remove_file(&target));
         }
     }
     // A codec nctools has keeps the stored-chunk path: the chunks are the same files.
