@@ -93,6 +93,15 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     .map_err(Failure::runtime)?;
     ncio::crash_guard::set_activity("reading the schema");
     let dataset = input.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
+    let left_out = input.left_out();
+    if !left_out.is_empty() && args.only_vars.is_none() {
+        // Never a copy that silently lacks a variable.
+        return Err(Failure::runtime(anyhow!(
+            "{source}: {}; to copy the other variables, name them with -V; no output was \
+             written",
+            left_out.join("; ")
+        )));
+    }
     let target_format = args
         .output
         .as_deref()

@@ -207,7 +207,21 @@ fn run(args: &DumpArgs, times: TimeStrings) -> Result<(), Failure> {
     let stdout = io::stdout();
     let out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut source = FileSource::new(file.as_ref(), &dataset);
+    let left_out = file.left_out();
     match cdl::write_dataset(out, &dataset, &options, &mut source) {
+        // Variables netCDF cannot hold are left out of the dump: said, and a failure
+        // unless the user chose which variables to show.
+        Ok(()) if !left_out.is_empty() && args.variables.is_empty() => {
+            Err(Failure::runtime(anyhow!(
+                "{path}: {}; {} left out of the dump above (choose the others with -v)",
+                left_out.join("; "),
+                if left_out.len() == 1 {
+                    "it is"
+                } else {
+                    "they are"
+                }
+            )))
+        }
         Ok(()) => Ok(()),
         Err(WriteError::Io(e)) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
         Err(WriteError::Io(e)) => Err(Failure::runtime(anyhow!(e).context("writing output"))),

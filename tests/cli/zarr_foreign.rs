@@ -224,3 +224,65 @@ b[:] = np.arange(12).reshape(3, 4) / 4
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(dump(&nc).contains("  100, 101, 102, 103, 104,"));
 }
+
+#[test]
+fn an_array_of_a_type_netcdf_cannot_hold_is_left_out_and_said() {
+    let Some(py) = zarr_python() else { return };
+    let dir = scratch();
+    python(
+        &py,
+        dir.path(),
+        r#"
+import zarr, numpy as np
+for fmt in (2, 3):
+    g = zarr.open_group(f"m{fmt}.zarr", mode="w", zarr_format=fmt)
+    c = g.create_array("c", shape=(2,), dtype="c16")
+    c[:] = [1 + 2j, 3 - 4j]
+    i = g.create_array("i", shape=(3,), dtype="i2")
+    i[:] = [5, 6, 7]
+"#,
+    );
+    for fmt in [2, 3] {
+        let store = dir.path().join(format!("m{fmt}.zarr"));
+        // The rest is dumped; the array left out is named, with why, and the exit is 1.
+        let run = Test::ours("ncdump").arg(&store).run();
+        assert_eq!(run.code, Some(1), "{}", run.stderr);
+        assert!(run.stdout.contains(" i = 5, 6, 7 ;"), "{}", run.stdout);
+        assert!(!run.stdout.contains(" c("), "{}", run.stdout);
+        assert!(
+            run.stderr.contains("variable /c: ")
+                && run
+                    .stderr
+                    .contains("complex numbers, which netCDF cannot hold")
+                && run.stderr.contains("left out of the dump above"),
+            "{}",
+            run.stderr
+        );
+        let header = Test::ours("ncdump").arg("-h").arg(&store).run();
+        assert_eq!(header.code, Some(1), "{}", header.stderr);
+        assert!(header.stdout.contains("\tshort i("), "{}", header.stdout);
+        // Choosing the other variables is a success.
+        let chosen = Test::ours("ncdump").args(["-v", "i"]).arg(&store).run();
+        assert_eq!(chosen.code, Some(0), "{}", chosen.stderr);
+
+        // nccopy never writes a copy that silently lacks it: refused, or -V.
+        let target = dir.path().join(format!("m{fmt}.nc"));
+        let refused = Test::ours("nccopy").arg(&store).arg(&target).run();
+        assert_eq!(refused.code, Some(1), "{}", refused.stderr);
+        assert!(
+            refused
+                .stderr
+                .contains("to copy the other variables, name them with -V"),
+            "{}",
+            refused.stderr
+        );
+        assert!(!target.exists());
+        let copied = Test::ours("nccopy")
+            .args(["-V", "i"])
+            .arg(&store)
+            .arg(&target)
+            .run();
+        assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+        assert!(dump(&target).contains(" i = 5, 6, 7 ;"));
+    }
+}

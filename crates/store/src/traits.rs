@@ -92,6 +92,13 @@ pub trait StoreReader {
         None
     }
 
+    /// The variables of the input that cannot be read at all (a type netCDF cannot
+    /// hold), one message each naming the variable and the reason. The schema leaves
+    /// them out; the tools say so and fail unless the user chose other variables.
+    fn left_out(&self) -> Vec<String> {
+        Vec::new()
+    }
+
     /// What the user should know about how the input was read (a type read as another,
     /// say), one sentence each; printed as warnings by the tools.
     fn warnings(&self) -> Vec<String> {

@@ -123,17 +123,20 @@ impl Pure {
         if self.v3 && meta_json.get("node_type").and_then(Value::as_str) != Some("array") {
             return Ok(None);
         }
+        let path = full_path(at.parents, at.name);
         let meta = if self.v3 {
-            ArrayMeta::from_v3(&meta_json, &source.store, at.node)?
+            ArrayMeta::from_v3(&meta_json, &source.store, at.node)
         } else {
-            ArrayMeta::from_v2(&meta_json, &source.store, at.node, self.dialect)?
+            ArrayMeta::from_v2(&meta_json, &source.store, at.node, self.dialect)
+        };
+        let Some(meta) = builder.readable(&path, meta)? else {
+            return Ok(None);
         };
         let names = if self.v3 {
             meta_json.get("dimension_names").cloned()
         } else {
             attrs.get("_ARRAY_DIMENSIONS").cloned()
         };
-        let path = full_path(at.parents, at.name);
         let dim_ids = self.dims_of(&meta.shape, names.as_ref(), root_dims, builder, &path)?;
         let var = builder.add_var(at.ids, at.name, path, meta, &attrs, dim_ids)?;
         Ok(Some(var))

@@ -22,6 +22,7 @@ pub struct ZarrReader {
     dataset: Dataset,
     vars: HashMap<(i32, i32), VarEntry>,
     warnings: Vec<String>,
+    left_out: Vec<String>,
 }
 
 impl ZarrReader {
@@ -112,6 +113,7 @@ impl ZarrReader {
             dataset,
             vars: builder.vars,
             warnings: builder.warnings,
+            left_out: builder.left_out,
         })
     }
 
@@ -237,6 +239,10 @@ impl StoreReader for ZarrReader {
 
     fn warnings(&self) -> Vec<String> {
         self.warnings.clone()
+    }
+
+    fn left_out(&self) -> Vec<String> {
+        self.left_out.clone()
     }
 
     fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>> {

@@ -41,6 +41,8 @@ pub struct Builder {
     pub nodes: usize,
     /// What the user should know about how the store was read.
     pub warnings: Vec<String>,
+    /// The arrays left out of the schema, each with why (a type netCDF cannot hold).
+    pub left_out: Vec<String>,
 }
 
 /// The most groups and arrays one store may hold. Real stores hold up to some
@@ -73,6 +75,19 @@ pub fn full_path(parents: &[String], name: &str) -> String {
 }
 
 impl Builder {
+    /// The metadata `meta` of the array `path`; `None`, with the array recorded as left
+    /// out, when its type is one netCDF cannot hold (so the rest of the store reads).
+    pub fn readable(&mut self, path: &str, meta: Result<ArrayMeta>) -> Result<Option<ArrayMeta>> {
+        match meta {
+            Ok(meta) => Ok(Some(meta)),
+            Err(ZarrError::BadType(why)) => {
+                self.left_out.push(format!("variable {path}: {why}"));
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// Counts one more group or array at `node`, refusing past [`MAX_NODES`] or
     /// [`MAX_DEPTH`].
     pub fn count_node(&mut self, node: &StoreKey, source: &Source) -> Result<()> {
@@ -280,7 +295,8 @@ pub fn nczarr_group(
     };
     let group_label = if here.is_empty() { "/" } else { &here };
     let var_names = unique_names(var_names);
-    for (var_id, var_name) in var_names.into_iter().enumerate() {
+    let mut var_id = 0;
+    for var_name in var_names {
         let var_rel = child_key(
             rel,
             var_name,
@@ -309,7 +325,10 @@ pub fn nczarr_group(
             &source.store,
             &var_rel,
             crate::dtype::Dialect::NcZarr,
-        )?;
+        );
+        let Some(meta) = builder.readable(&path, meta)? else {
+            continue;
+        };
         let mut dim_ids = Vec::new();
         if !scalar {
             for r in refs.and_then(Value::as_array).into_iter().flatten() {
@@ -329,15 +348,9 @@ pub fn nczarr_group(
                 )));
             }
         }
-        let var = builder.add_var(
-            (ncid, var_id as i32),
-            var_name,
-            path,
-            meta,
-            &vattrs,
-            dim_ids,
-        )?;
+        let var = builder.add_var((ncid, var_id), var_name, path, meta, &vattrs, dim_ids)?;
         group.vars.push(var);
+        var_id += 1;
     }
     let children = lookup(&[info], &["groups"]).and_then(Value::as_array);
     for child in unique_names(children) {
