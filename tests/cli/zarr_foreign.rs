@@ -15,6 +15,17 @@ fn python(python: &Path, dir: &Path, script: &str) -> String {
     done.stdout
 }
 
+/// Our nccopy of `source` to `target` (a path or URL), with `options` first, which must
+/// succeed.
+fn copy(options: &[&str], source: &Path, target: impl AsRef<std::ffi::OsStr>) {
+    let run = Test::ours("nccopy")
+        .args(options)
+        .arg(source)
+        .arg(target)
+        .run();
+    assert_eq!(run.code, Some(0), "nccopy {source:?}: {}", run.stderr);
+}
+
 /// Our ncdump of `store`, which must succeed.
 fn dump(store: &Path) -> String {
     let run = Test::ours("ncdump").arg(store).run();
@@ -57,8 +68,7 @@ zarr.save("saved.zarr", np.arange(3, dtype="f8"))
     // nccopy makes a file with that variable.
     let target = dir.path().join("temps.nc");
     let source = dir.path().join("temps3.zarr");
-    let run = Test::ours("nccopy").arg(&source).arg(&target).run();
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    copy(&[], &source, &target);
     assert!(dump(&target).contains(" temps3 = 0, 10, 20, 30, 40 ;"));
 }
 
@@ -152,8 +162,7 @@ ds.to_zarr("xa.zarr", mode="w", zarr_format=3)
     let target = dir.path().join("ours.zarr");
     let url = format!("file://{}#mode=zarr,v3", target.display());
     let source = dir.path().join("xa.zarr");
-    let run = Test::ours("nccopy").arg(&source).arg(&url).run();
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    copy(&[], &source, &url);
     let read = python(
         &py,
         dir.path(),
@@ -217,11 +226,7 @@ b[:] = np.arange(12).reshape(3, 4) / 4
     );
     // nccopy decodes the shards into a netCDF-4 file.
     let nc = dir.path().join("s.nc");
-    let run = Test::ours("nccopy")
-        .arg(dir.path().join("s.zarr"))
-        .arg(&nc)
-        .run();
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    copy(&[], &dir.path().join("s.zarr"), &nc);
     assert!(dump(&nc).contains("  100, 101, 102, 103, 104,"));
 }
 
@@ -277,12 +282,7 @@ for fmt in (2, 3):
             refused.stderr
         );
         assert!(!target.exists());
-        let copied = Test::ours("nccopy")
-            .args(["-V", "i"])
-            .arg(&store)
-            .arg(&target)
-            .run();
-        assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+        copy(&["-V", "i"], &store, &target);
         assert!(dump(&target).contains(" i = 5, 6, 7 ;"));
     }
 }
