@@ -20,7 +20,6 @@ mod quantize;
 mod select;
 mod slabs;
 mod stored;
-mod string_widths;
 mod transfer;
 
 use std::io::Write;
@@ -480,12 +479,7 @@ impl Copy<'_> {
             writer.set_no_fill().map_err(|e| anyhow!(e))?;
         }
         ncio::crash_guard::set_activity("defining the output");
-        if writer.fixed_string_widths() {
-            let fitted = string_widths::fit(self.input, self.dataset, &self.plan.dataset)?;
-            writer.define(&fitted).map_err(explain)?;
-        } else {
-            writer.define(&self.plan.dataset).map_err(explain)?;
-        }
+        writer.define(&self.plan.dataset).map_err(explain)?;
         let total = self
             .plan
             .vars

@@ -278,9 +278,10 @@ fn cut_strings_are_reported() {
 }
 
 /// Strings longer than the default width (HDF-EOS5's metadata strings run to thousands
-/// of bytes) are kept whole by nccopy: the store's width is the longest value's length.
+/// of bytes) are kept whole by nccopy and ncgen when no width is set: the store's width
+/// grows to the longest value (chunks written before are written again at it).
 #[test]
-fn nccopy_sizes_string_widths_from_the_data() {
+fn string_widths_grow_to_the_data_when_none_is_set() {
     let dir = scratch();
     let long = "L".repeat(5917);
     let cdl = format!(
@@ -312,6 +313,27 @@ fn nccopy_sizes_string_widths_from_the_data() {
         dumped.contains("\t\tone:_nczarr_maxstrlen = 5918 ;"),
         "{dumped}"
     );
+    // ncgen straight to Zarr, version 2 and 3.
+    for (name, mode) in [
+        ("g2.zarr", "#mode=nczarr,file"),
+        ("g3.zarr", "#mode=zarr,v3"),
+    ] {
+        let target = format!("file://{}{mode}", dir.path().join(name).display());
+        let generated = Test::ours("ncgen")
+            .args(["-o", &target])
+            .arg(&cdl_path)
+            .run();
+        assert_eq!((generated.code, generated.stderr.as_str()), (Some(0), ""));
+        let dumped = ok(
+            "our ncdump",
+            Test::ours("ncdump").arg(dir.path().join(name)).run(),
+        );
+        assert_eq!(
+            from_line(&dumped, "data:"),
+            from_line(&original, "data:"),
+            "{name}"
+        );
+    }
 }
 
 /// A Zarr store keeps strings fixed-length, so `-F` and `-s` apply to string variables

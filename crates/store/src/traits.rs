@@ -184,13 +184,6 @@ pub trait StoreWriter {
         self.hdf5_chunk_sink(group_path, name)
     }
 
-    /// Whether the output stores strings at a fixed width, which a string variable's
-    /// `_nczarr_maxstrlen` attribute sets (Zarr); a caller that knows the data then
-    /// sets it to the longest value, so that nothing is cut.
-    fn fixed_string_widths(&self) -> bool {
-        false
-    }
-
     /// What the backend changed in the data written so far that a user should hear
     /// about (a string cut to the length a format holds), one message each.
     fn warnings(&self) -> Vec<String> {

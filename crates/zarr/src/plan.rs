@@ -95,6 +95,18 @@ fn walk(
     Ok(())
 }
 
+/// `planned` planned again, as its variable now is (after an attribute was added).
+pub fn replan(dataset: &Dataset, planned: &PlannedVar, no_fill_all: bool) -> Result<PlannedVar> {
+    plan_var(
+        dataset,
+        &planned.var,
+        &planned.group_path,
+        planned.group,
+        planned.id,
+        no_fill_all,
+    )
+}
+
 fn plan_var(
     dataset: &Dataset,
     var: &Var,

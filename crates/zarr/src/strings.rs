@@ -1,9 +1,10 @@
 //! netCDF strings in Zarr, as netCDF-C 4.9.1 and later store them (4.9.0 has no form):
 //! fixed-length byte strings (`|S<n>`, v3 `null_terminated_bytes`) NUL padded to the
 //! variable's maximum length, which the attribute `_nczarr_maxstrlen` of the variable
-//! gives, else `_nczarr_default_maxstrlen` of the root group, else 128. Longer strings
-//! are cut to that length when written, as netCDF-C does, but never inside a UTF-8
-//! character. A string ends at its first NUL; an element of NULs only is the empty
+//! gives, else `_nczarr_default_maxstrlen` of the root group, else 128. Where the user
+//! set a width, longer strings are cut to it when written, as netCDF-C does, but never
+//! inside a UTF-8 character; where nobody did, the writer widens the variable instead
+//! (`ZarrWriter::fit_strings`). A string ends at its first NUL; an element of NULs only is the empty
 //! string (netCDF-C reads it as a null string, NIL).
 
 use std::collections::BTreeMap;

@@ -191,6 +191,66 @@ impl ZarrWriter {
         crate::wdata::write_slab(&meta, &var.fill, &var.var.name, &start, &count, data)
     }
 
+    /// Makes the fixed-length strings of the variable `index` wide enough for `values`
+    /// when no width was set for it (its `_nczarr_maxstrlen`, the root group's
+    /// `_nczarr_default_maxstrlen`): the chunks written so far are written again at the
+    /// new width, so that nothing is cut that the user did not ask to cut.
+    fn fit_strings(&self, index: usize, values: &Values) -> Result<()> {
+        let Values::String(strings) = values else {
+            return Ok(());
+        };
+        let longest = strings
+            .iter()
+            .flatten()
+            .map(|s| s.iter().position(|b| *b == 0).unwrap_or(s.len()))
+            .max()
+            .unwrap_or(0);
+        let _chunk_io = self
+            .chunk_io
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut state = self.lock();
+        let Some(var) = state.vars.get(index).cloned() else {
+            return Ok(());
+        };
+        if var.dtype.text != crate::dtype::Text::Bytes || longest <= var.dtype.size {
+            return Ok(());
+        }
+        let Some(dataset) = state.dataset.clone() else {
+            return Ok(());
+        };
+        if width_set_by_user(&dataset, &var) {
+            return Ok(());
+        }
+        let old = self.meta_of(&var, &state)?;
+        let mut wider = var.clone();
+        let width = i32::try_from(longest)
+            .map_err(|_| ZarrError::Invalid(format!("a string of {longest} bytes")))?;
+        wider.var.atts.push(ncmodel::Attribute {
+            name: crate::strings::MAXSTRLEN_ATTR.to_string(),
+            type_ref: ncmodel::TypeRef::Atomic(ncmodel::AtomicType::Int),
+            values: Values::Int(vec![width]),
+        });
+        let wider = crate::plan::replan(&dataset, &wider, self.no_fill)?;
+        let new = self.meta_of(&wider, &state)?;
+        let start = vec![0; old.shape.len()];
+        for chunk in store::grid::chunks_touched(&start, &old.shape, &old.chunks) {
+            let Some(bytes) = crate::read::read_meta_chunk(&old, &chunk)? else {
+                continue;
+            };
+            let strings: Vec<Option<Vec<u8>>> = bytes
+                .chunks_exact(old.dtype.size.max(1))
+                .map(|e| Some(crate::strings::from_fixed(e)))
+                .collect();
+            let (widened, _) = crate::strings::to_fixed(&strings, new.dtype.size);
+            let encoded = crate::codec::encode_chain(&new.codecs, new.dtype.size, widened)
+                .map_err(|e| crate::wdata::fail(&var.var.name, e))?;
+            new.store.set(&new.chunk_key(&chunk), &encoded)?;
+        }
+        state.vars[index] = wider;
+        Ok(())
+    }
+
     /// Grows the dimensions of the variable `index` of the plan to reach `ends`.
     pub(crate) fn grow(&self, index: usize, ends: &[usize]) -> Result<()> {
         let mut state = self.lock();
@@ -272,10 +332,6 @@ impl Drop for ZarrWriter {
 }
 
 impl StoreWriter for ZarrWriter {
-    fn fixed_string_widths(&self) -> bool {
-        true
-    }
-
     fn warnings(&self) -> Vec<String> {
         self.truncated_strings()
             .iter()
@@ -333,6 +389,8 @@ impl StoreWriter for ZarrWriter {
         let index = self
             .find(group_path, name)
             .ok_or_else(|| ZarrError::Invalid("not defined".into()).into_store(context()))?;
+        self.fit_strings(index, values)
+            .map_err(|e| e.into_store(context()))?;
         let dtype = self.lock().vars[index].dtype;
         let (bytes, cut) =
             crate::values::element_bytes(values, &dtype).map_err(|e| e.into_store(context()))?;
@@ -413,6 +471,29 @@ impl StoreWriter for ZarrWriter {
         let context = format!("finishing {}", self.text);
         self.finish_inner().map_err(|e| e.into_store(context))
     }
+}
+
+/// Whether the width of the string variable `var` was set in the dataset defined: its
+/// `_nczarr_maxstrlen`, or the root group's `_nczarr_default_maxstrlen`.
+fn width_set_by_user(dataset: &Dataset, var: &PlannedVar) -> bool {
+    let mut group = &dataset.root;
+    for name in &var.group_path {
+        match group.groups.iter().find(|g| &g.name == name) {
+            Some(g) => group = g,
+            None => return true,
+        }
+    }
+    let defined = group.vars.iter().find(|v| v.name == var.var.name);
+    dataset
+        .root
+        .atts
+        .iter()
+        .any(|a| a.name == crate::strings::DEFAULT_MAXSTRLEN_ATTR)
+        || defined.is_none_or(|v| {
+            v.atts
+                .iter()
+                .any(|a| a.name == crate::strings::MAXSTRLEN_ATTR)
+        })
 }
 
 fn collect_lens(group: &ncmodel::Group, lens: &mut HashMap<i32, usize>) {

@@ -496,3 +496,62 @@ fn object_arrays_of_other_codecs_are_left_out_by_name() {
     let schema = reader.schema().unwrap_or_else(|e| panic!("{e}"));
     assert!(schema.root.vars.iter().all(|v| v.name != "meta"));
 }
+
+#[test]
+fn a_width_nobody_set_grows_to_the_data_and_chunks_written_before_follow() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let long = "L".repeat(300);
+    for (version, name) in [(ZarrVersion::V2, "w2.zarr"), (ZarrVersion::V3, "w3.zarr")] {
+        let root = dir.path().join(name);
+        let mut ds = dataset();
+        // No default width: 128 until the data says otherwise. Shuffle's element size is
+        // the width, so the chunks written first must be encoded again.
+        ds.root
+            .atts
+            .retain(|a| a.name != "_nczarr_default_maxstrlen");
+        for v in &mut ds.root.vars {
+            v.storage = Some(ncmodel::Storage {
+                layout: ncmodel::Layout::Chunked(vec![1; v.dim_ids.len()]),
+                filters: vec![
+                    filterspec::FilterSpec::new(2, []),
+                    filterspec::FilterSpec::new(32015, [3]),
+                ],
+                endianness: ncmodel::Endianness::Native,
+                no_fill: false,
+                quantize: None,
+                codecs: None,
+            });
+        }
+        let loc = common::location(&root, ZarrFlavor::Detect, version);
+        let mut w = ZarrWriter::create(&loc, Format::Netcdf4).unwrap_or_else(|e| panic!("{e}"));
+        w.define(&ds).unwrap_or_else(|e| panic!("{e}"));
+        w.write(&[], "filled", &[0], &[1], &strings(&["first"]))
+            .unwrap_or_else(|e| panic!("{e}"));
+        w.write(&[], "filled", &[1], &[1], &strings(&[&long]))
+            .unwrap_or_else(|e| panic!("{e}"));
+        // A width the user set still cuts, and says so.
+        w.write(&[], "one", &[0], &[2], &strings(&["a", "bc"]))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let cut = w.truncated_strings();
+        Box::new(w).finish().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(cut.len(), 1, "{cut:?}");
+        let (r, read_ds) = read(&root, ZarrFlavor::Detect, version);
+        assert_eq!(
+            data(&r, &read_ds, "filled"),
+            strings(&["first", &long]),
+            "{name}"
+        );
+        assert_eq!(data(&r, &read_ds, "one"), strings(&["a", "b"]), "{name}");
+        let filled = read_ds
+            .root
+            .vars
+            .iter()
+            .find(|v| v.name == "filled")
+            .unwrap_or_else(|| panic!("no filled"));
+        let width = filled.atts.iter().find(|a| a.name == "_nczarr_maxstrlen");
+        assert_eq!(
+            width.map(|a| a.values.clone()),
+            Some(Values::Int(vec![300]))
+        );
+    }
+}
