@@ -14,7 +14,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::Read;
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -86,6 +86,34 @@ impl DirectoryStore {
     }
 }
 
+impl DirectoryStore {
+    /// The file of the value `key`, open for reading, and its length: `None` when there
+    /// is none; an error when it is not a regular file or leads outside the root.
+    fn open_value(&self, key: &StoreKey) -> Result<Option<(File, u64)>, StorageError> {
+        if key.is_root() {
+            return Ok(None);
+        }
+        let Some(path) = self.resolved(key)? else {
+            return Ok(None);
+        };
+        let file = match open_for_reading(&path) {
+            Ok(f) => f,
+            Err(e) if is_absent(&e) => return Ok(None),
+            Err(e) => return Err(self.io(key, e)),
+        };
+        let meta = file.metadata().map_err(|e| self.io(key, e))?;
+        if meta.is_dir() {
+            return Ok(None);
+        }
+        if !meta.is_file() {
+            return Err(StorageError::NotRegular {
+                what: self.describe(key),
+            });
+        }
+        Ok(Some((file, meta.len())))
+    }
+}
+
 /// Whether an error means "there is nothing there" (a missing file, or a part of the
 /// path that is a file rather than a directory).
 fn is_absent(e: &std::io::Error) -> bool {
@@ -110,35 +138,18 @@ impl KeyValueStore for DirectoryStore {
     }
 
     fn get(&self, key: &StoreKey, cap: u64) -> Result<Option<Vec<u8>>, StorageError> {
-        if key.is_root() {
-            return Ok(None);
-        }
-        let Some(path) = self.resolved(key)? else {
+        let Some((file, len)) = self.open_value(key)? else {
             return Ok(None);
         };
-        let file = match open_for_reading(&path) {
-            Ok(f) => f,
-            Err(e) if is_absent(&e) => return Ok(None),
-            Err(e) => return Err(self.io(key, e)),
-        };
-        let meta = file.metadata().map_err(|e| self.io(key, e))?;
-        if meta.is_dir() {
-            return Ok(None);
-        }
-        if !meta.is_file() {
-            return Err(StorageError::NotRegular {
-                what: self.describe(key),
-            });
-        }
-        if meta.len() > cap {
+        if len > cap {
             return Err(StorageError::TooLarge {
                 what: self.describe(key),
-                size: meta.len(),
+                size: len,
                 cap,
             });
         }
         // The length can change under us: never read past the cap all the same.
-        let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
         file.take(cap.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(|e| self.io(key, e))?;
@@ -149,6 +160,31 @@ impl KeyValueStore for DirectoryStore {
                 cap,
             });
         }
+        Ok(Some(bytes))
+    }
+
+    fn get_range(
+        &self,
+        key: &StoreKey,
+        offset: u64,
+        length: u64,
+    ) -> Result<Option<Vec<u8>>, StorageError> {
+        let Some((file, len)) = self.open_value(key)? else {
+            return Ok(None);
+        };
+        // At most what the file holds from `offset`: the length asked for is not trusted.
+        let wanted = length.min(len.saturating_sub(offset));
+        let mut bytes = vec![0u8; usize::try_from(wanted).unwrap_or(0)];
+        let mut done = 0;
+        while done < bytes.len() {
+            match file.read_at(&mut bytes[done..], offset + done as u64) {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.io(key, e)),
+            }
+        }
+        bytes.truncate(done);
         Ok(Some(bytes))
     }
 

@@ -71,6 +71,15 @@ pub trait KeyValueStore: Send + Sync + fmt::Debug {
     /// bytes is refused without reading more than `cap + 1` bytes of it.
     fn get(&self, key: &StoreKey, cap: u64) -> Result<Option<Vec<u8>>, StorageError>;
 
+    /// The bytes `offset..offset + length` of the value of `key` (fewer where the value
+    /// ends first), or `None` when there is none: an object store's ranged read.
+    fn get_range(
+        &self,
+        key: &StoreKey,
+        offset: u64,
+        length: u64,
+    ) -> Result<Option<Vec<u8>>, StorageError>;
+
     /// The size of the value of `key`, or `None` when there is none.
     fn size(&self, key: &StoreKey) -> Result<Option<u64>, StorageError>;
 

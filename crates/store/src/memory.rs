@@ -46,6 +46,24 @@ impl KeyValueStore for MemoryStore {
         Ok(Some(value.clone()))
     }
 
+    fn get_range(
+        &self,
+        key: &StoreKey,
+        offset: u64,
+        length: u64,
+    ) -> Result<Option<Vec<u8>>, StorageError> {
+        let values = self.read();
+        Ok(values.get(key).map(|value| {
+            let start = usize::try_from(offset)
+                .unwrap_or(usize::MAX)
+                .min(value.len());
+            let end = usize::try_from(offset.saturating_add(length))
+                .unwrap_or(usize::MAX)
+                .min(value.len());
+            value[start..end].to_vec()
+        }))
+    }
+
     fn size(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
         Ok(self.read().get(key).map(|v| v.len() as u64))
     }
@@ -112,6 +130,10 @@ mod tests {
             Some(b"a/0.0".to_vec())
         );
         assert_eq!(store.size(&StoreKey::parse("zz")?)?, None);
+        let key = StoreKey::parse("a/0.0")?;
+        assert_eq!(store.get_range(&key, 2, 2)?, Some(b"0.".to_vec()));
+        assert_eq!(store.get_range(&key, 3, 100)?, Some(b".0".to_vec()));
+        assert_eq!(store.get_range(&key, u64::MAX, 5)?, Some(Vec::new()));
         Ok(())
     }
 }

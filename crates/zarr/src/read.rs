@@ -31,7 +31,16 @@ pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<V
     for indices in grid.batches(meta.chunk_bytes()) {
         let decoded: Vec<Result<Option<Vec<u8>>>> = indices
             .par_iter()
-            .map(|index| read_chunk(entry, index))
+            .map(|index| match &meta.sharding {
+                // Of a shard, only the inner chunks the slab meets are read.
+                Some(sharding) => {
+                    let (in_chunk, _, extent) =
+                        store::grid::overlap(index, &meta.chunks, start, count);
+                    let key = meta.chunk_key(index);
+                    crate::shard::read_shard_part(meta, sharding, &key, (&in_chunk, &extent))
+                }
+                None => read_chunk(entry, index),
+            })
             .collect();
         for (index, chunk) in indices.iter().zip(decoded) {
             match chunk? {

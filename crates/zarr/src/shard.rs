@@ -195,6 +195,67 @@ impl Sharding {
     }
 }
 
+/// Where a shard's bytes come from: its length, and a read of `length` bytes at
+/// `offset` (exactly those bytes, or an error).
+trait ShardBytes {
+    /// The shard's length in bytes.
+    fn len(&self) -> u64;
+    /// The bytes `offset..offset + length`.
+    fn read(&self, offset: u64, length: u64) -> std::result::Result<Vec<u8>, CodecFail>;
+}
+
+/// A shard read whole.
+struct Whole<'a>(&'a [u8]);
+
+impl ShardBytes for Whole<'_> {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+
+    fn read(&self, offset: u64, length: u64) -> std::result::Result<Vec<u8>, CodecFail> {
+        let range = usize::try_from(offset)
+            .ok()
+            .zip(usize::try_from(offset.saturating_add(length)).ok())
+            .filter(|(_, end)| *end <= self.0.len());
+        match range {
+            Some((start, end)) => Ok(self.0[start..end].to_vec()),
+            None => Err(CodecFail::Failed(format!(
+                "{offset}+{length} is beyond the shard's {} bytes",
+                self.0.len()
+            ))),
+        }
+    }
+}
+
+/// A shard in a store, read a range at a time (its index, then the inner chunks wanted).
+struct Ranged<'a> {
+    meta: &'a ArrayMeta,
+    key: &'a store::StoreKey,
+    length: u64,
+}
+
+impl ShardBytes for Ranged<'_> {
+    fn len(&self) -> u64 {
+        self.length
+    }
+
+    fn read(&self, offset: u64, length: u64) -> std::result::Result<Vec<u8>, CodecFail> {
+        let what = self.meta.describe(self.key);
+        let bytes = self
+            .meta
+            .store
+            .get_range(self.key, offset, length)
+            .map_err(|e| CodecFail::Failed(e.to_string()))?
+            .unwrap_or_default();
+        if bytes.len() as u64 != length {
+            return Err(CodecFail::Failed(format!(
+                "{what} ends before {offset}+{length}"
+            )));
+        }
+        Ok(bytes)
+    }
+}
+
 /// The shard `raw` of the array `meta` decoded: its inner chunks decoded into one chunk
 /// of the shard's shape, in C order and the machine's byte order; inner chunks never
 /// written hold the fill value.
@@ -204,26 +265,78 @@ pub fn decode_shard(
     raw: &[u8],
     what: &str,
 ) -> std::result::Result<Vec<u8>, CodecFail> {
-    let damaged = |m: String| CodecFail::Failed(format!("{what}: {m}"));
-    let count = sharding.inner_count(&meta.chunks);
-    let index_bytes = count * 16 + 4 * sharding.index_codecs.len();
-    if raw.len() < index_bytes {
-        return Err(damaged(format!(
-            "a shard of {} bytes cannot hold its index of {index_bytes}",
-            raw.len()
+    assemble(meta, sharding, &Whole(raw), None, what)
+}
+
+/// The shard `key` of the array `meta`, of which only the box `region` (start and
+/// extent in the shard) is wanted: its index and the inner chunks that meet the box are
+/// read, each with a ranged read, and decoded into a chunk of the shard's shape (the
+/// rest holds the fill value). `None` when the shard was never written.
+pub fn read_shard_part(
+    meta: &ArrayMeta,
+    sharding: &Sharding,
+    key: &store::StoreKey,
+    region: (&[usize], &[usize]),
+) -> Result<Option<Vec<u8>>> {
+    let Some(length) = meta.store.size(key)? else {
+        return Ok(None);
+    };
+    let cap = sharding.encoded_cap(meta);
+    let what = meta.describe(key);
+    if length > cap {
+        return Err(ZarrError::Corrupt(format!(
+            "{what} holds {length} bytes, more than the {cap} its metadata allows; the store \
+             is damaged"
         )));
     }
-    let (index_raw, _) = if sharding.index_at_end {
-        let (data, index) = raw.split_at(raw.len() - index_bytes);
-        (index, data)
+    let source = Ranged { meta, key, length };
+    assemble(meta, sharding, &source, Some(region), &what)
+        .map(Some)
+        .map_err(|e| match e {
+            CodecFail::Unavailable(id) => crate::read::unavailable(&id),
+            CodecFail::Failed(m) => ZarrError::Corrupt(format!(
+                "chunk {what} cannot be decoded: {m}; the store is probably damaged"
+            )),
+        })
+}
+
+/// Whether the inner chunk at `at` (its first element in the shard) of shape `inner`
+/// meets the box `region`.
+fn meets(at: &[usize], inner: &[usize], region: (&[usize], &[usize])) -> bool {
+    let (start, extent) = region;
+    at.iter()
+        .zip(inner)
+        .zip(start.iter().zip(extent))
+        .all(|((a, i), (s, e))| a + i > *s && *a < s + e)
+}
+
+/// A shard decoded from `source`: every inner chunk, or only those meeting `region`.
+fn assemble(
+    meta: &ArrayMeta,
+    sharding: &Sharding,
+    source: &dyn ShardBytes,
+    region: Option<(&[usize], &[usize])>,
+    what: &str,
+) -> std::result::Result<Vec<u8>, CodecFail> {
+    let damaged = |m: String| CodecFail::Failed(format!("{what}: {m}"));
+    let count = sharding.inner_count(&meta.chunks);
+    let index_bytes = (count * 16 + 4 * sharding.index_codecs.len()) as u64;
+    let total = source.len();
+    if total < index_bytes {
+        return Err(damaged(format!(
+            "a shard of {total} bytes cannot hold its index of {index_bytes}"
+        )));
+    }
+    let index_at = if sharding.index_at_end {
+        total - index_bytes
     } else {
-        let (index, data) = raw.split_at(index_bytes);
-        (index, data)
+        0
     };
+    let index_raw = source.read(index_at, index_bytes)?;
     let index = if sharding.index_codecs.is_empty() {
-        index_raw.to_vec()
+        index_raw
     } else {
-        decode_chain(&sharding.index_codecs, 8, index_raw.to_vec(), count * 16)?
+        decode_chain(&sharding.index_codecs, 8, index_raw, count * 16)?
     };
     if index.len() != count * 16 {
         return Err(damaged(format!(
@@ -245,6 +358,7 @@ pub fn decode_shard(
     let fill = meta.fill.clone().unwrap_or_else(|| vec![0; elem]);
     let mut shard = filled(&fill, meta.chunk_elements());
     let inner = sharding.inner_meta(meta);
+    let inner_cap = crate::read::encoded_cap(&inner);
     let per: Vec<usize> = meta
         .chunks
         .iter()
@@ -255,23 +369,24 @@ pub fn decode_shard(
     let mut position = vec![0usize; per.len()];
     for entry in index.chunks_exact(16) {
         let (offset, length) = (number(&entry[..8]), number(&entry[8..]));
-        if offset != u64::MAX || length != u64::MAX {
-            let end = offset
+        let at: Vec<usize> = position
+            .iter()
+            .zip(&sharding.inner_chunks)
+            .map(|(p, i)| p * i)
+            .collect();
+        let wanted = region.is_none_or(|r| meets(&at, &sharding.inner_chunks, r));
+        if wanted && (offset != u64::MAX || length != u64::MAX) {
+            let inside = offset
                 .checked_add(length)
-                .filter(|end| *end <= raw.len() as u64);
-            let Some(end) = end else {
+                .is_some_and(|end| end <= total && length <= inner_cap);
+            if !inside {
                 return Err(damaged(format!(
-                    "its index places an inner chunk at {offset}+{length}, beyond its {} bytes",
-                    raw.len()
+                    "its index places an inner chunk at {offset}+{length}, beyond its \
+                     {total} bytes or its size"
                 )));
-            };
-            let bytes = raw[offset as usize..end as usize].to_vec();
+            }
+            let bytes = source.read(offset, length)?;
             let chunk = crate::read::decode(&inner, bytes, what)?;
-            let at: Vec<usize> = position
-                .iter()
-                .zip(&sharding.inner_chunks)
-                .map(|(p, i)| p * i)
-                .collect();
             let from = Region {
                 shape: &sharding.inner_chunks,
                 offset: &origin,

@@ -30,6 +30,30 @@ fn values_are_files_under_the_root() {
 }
 
 #[test]
+fn ranges_are_read_within_the_value() {
+    let dir = scratch();
+    let store = DirectoryStore::new(dir.path());
+    let bytes: Vec<u8> = (0..100).collect();
+    assert!(store.set(&key("c"), &bytes).is_ok());
+    assert_eq!(
+        store.get_range(&key("c"), 10, 3).ok().flatten(),
+        Some(vec![10, 11, 12])
+    );
+    // A length past the end is cut to the value, not allocated.
+    assert_eq!(
+        store.get_range(&key("c"), 98, u64::MAX).ok().flatten(),
+        Some(vec![98, 99])
+    );
+    assert_eq!(
+        store.get_range(&key("c"), 200, 4).ok().flatten(),
+        Some(Vec::new())
+    );
+    assert_eq!(store.get_range(&key("none"), 0, 4).ok().flatten(), None);
+    symlink("/dev/zero", dir.path().join("zero")).unwrap_or_default();
+    assert!(store.get_range(&key("zero"), 0, 4).is_err());
+}
+
+#[test]
 fn a_value_over_the_cap_is_refused() {
     let dir = scratch();
     let store = DirectoryStore::new(dir.path());
