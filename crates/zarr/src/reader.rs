@@ -258,8 +258,8 @@ impl StoreReader for ZarrReader {
 /// The name of the one variable of a store whose root is an array (zarr-python's
 /// `zarr.save` and `open_array`, zarrs, most examples): the store's directory name
 /// without `.zarr`, when that is a netCDF name, else `data`. `None` when the root is a
-/// group. netCDF-C 4.10 has no rule for such stores: it reads them as an empty root
-/// group.
+/// group. netCDF-C has no rule for such stores (its 4.9.0 ncdump prints an empty
+/// dataset with the array's attributes as global ones).
 fn root_array_name(source: &Source, v3: bool, location: &ZarrLocation) -> Result<Option<String>> {
     let root = StoreKey::root();
     let is_array = if v3 {
