@@ -168,12 +168,10 @@ impl SlabGrid<'_> {
         touched.chunks(batch).map(<[Vec<usize>]>::to_vec).collect()
     }
 
-    /// Fills the part of `slab` that lies in the chunk `index` with `element` (for a
-    /// chunk that was never written), without building the chunk: memory in proportion
-    /// to that part, not to the chunk.
-    pub fn fill_slab_part(&self, index: &[usize], element: &[u8], slab: &mut [u8]) {
+    /// Copies `part`, the part of the chunk `index` that lies in the slab (in its own
+    /// shape), into `slab`.
+    pub fn part_to_slab(&self, index: &[usize], part: &[u8], slab: &mut [u8]) {
         let (_, in_slab, extent) = overlap(index, self.chunks, self.start, self.count);
-        let part = filled(element, extent.iter().product());
         let origin = vec![0; extent.len()];
         let from = Region {
             shape: &extent,
@@ -183,7 +181,15 @@ impl SlabGrid<'_> {
             shape: self.count,
             offset: &in_slab,
         };
-        copy_box(&part, &from, slab, &to, &extent, self.elem);
+        copy_box(part, &from, slab, &to, &extent, self.elem);
+    }
+
+    /// Fills the part of `slab` that lies in the chunk `index` with `element` (for a
+    /// chunk that was never written), without building the chunk: memory in proportion
+    /// to that part, not to the chunk.
+    pub fn fill_slab_part(&self, index: &[usize], element: &[u8], slab: &mut [u8]) {
+        let (_, _, extent) = overlap(index, self.chunks, self.start, self.count);
+        self.part_to_slab(index, &filled(element, extent.iter().product()), slab);
     }
 
     /// Whether the slab covers the whole chunk `index`.

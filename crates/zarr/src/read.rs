@@ -29,22 +29,14 @@ pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<V
         elem,
     };
     for indices in grid.batches(meta.chunk_bytes()) {
-        let decoded: Vec<Result<Option<Vec<u8>>>> = indices
+        let decoded: Vec<Result<Option<Chunk>>> = indices
             .par_iter()
-            .map(|index| match &meta.sharding {
-                // Of a shard, only the inner chunks the slab meets are read.
-                Some(sharding) => {
-                    let (in_chunk, _, extent) =
-                        store::grid::overlap(index, &meta.chunks, start, count);
-                    let key = meta.chunk_key(index);
-                    crate::shard::read_shard_part(meta, sharding, &key, (&in_chunk, &extent))
-                }
-                None => read_chunk(entry, index),
-            })
+            .map(|index| read_chunk(entry, index, &grid))
             .collect();
         for (index, chunk) in indices.iter().zip(decoded) {
             match chunk? {
-                Some(chunk) => grid.chunk_to_slab(index, &chunk, &mut out),
+                Some(Chunk::Whole(chunk)) => grid.chunk_to_slab(index, &chunk, &mut out),
+                Some(Chunk::Part(part)) => grid.part_to_slab(index, &part, &mut out),
                 None => grid.fill_slab_part(index, fill, &mut out),
             }
         }
@@ -119,8 +111,27 @@ pub fn unavailable(id: &str) -> ZarrError {
 }
 
 /// One chunk decoded, in the machine's byte order; `None` when its file is missing.
-pub fn read_chunk(entry: &VarEntry, index: &[usize]) -> Result<Option<Vec<u8>>> {
-    read_meta_chunk(&entry.meta, index)
+fn read_chunk(entry: &VarEntry, index: &[usize], grid: &SlabGrid<'_>) -> Result<Option<Chunk>> {
+    let meta = &entry.meta;
+    match &meta.sharding {
+        // Of a shard, only the part the slab meets is read and built.
+        Some(sharding) => {
+            let (in_chunk, _, extent) =
+                store::grid::overlap(index, &meta.chunks, grid.start, grid.count);
+            let key = meta.chunk_key(index);
+            let part = crate::shard::read_region(meta, sharding, &key, (&in_chunk, &extent))?;
+            Ok(part.map(Chunk::Part))
+        }
+        None => Ok(read_meta_chunk(meta, index)?.map(Chunk::Whole)),
+    }
+}
+
+/// A chunk as read for a slab: whole, or only its part inside the slab (of a shard).
+enum Chunk {
+    /// The whole chunk.
+    Whole(Vec<u8>),
+    /// The part of the chunk inside the slab, in the part's own shape.
+    Part(Vec<u8>),
 }
 
 /// One chunk of the array `meta` decoded, in the machine's byte order; `None` when it
@@ -158,8 +169,11 @@ pub fn encoded_cap(meta: &ArrayMeta) -> u64 {
 /// its axes in C order, its elements in the machine's byte order (half floats widened
 /// to floats).
 pub fn decode(meta: &ArrayMeta, raw: Vec<u8>, what: &str) -> Result<Vec<u8>, CodecFail> {
-    if let Some(sharding) = &meta.sharding {
-        return crate::shard::decode_shard(meta, sharding, &raw, what);
+    if meta.sharding.is_some() {
+        // Shards are read through their index (`shard::read_region`), never whole.
+        return Err(CodecFail::Failed(format!(
+            "{what} is a shard, read through its index only"
+        )));
     }
     let expected = meta.stored_chunk_bytes();
     let stored = meta.dtype.stored_size();

@@ -10,8 +10,9 @@ use crate::error::{Result, ZarrError};
 use crate::meta::ArrayMeta;
 use store::grid::{copy_box, filled, Region};
 
-/// How deep sharding codecs may nest (a shard of shards...).
-const MAX_NESTING: usize = 4;
+/// How deep sharding codecs may nest: one level (a shard of shards is refused, so that
+/// no inner chunk is itself a shard built whole).
+const MAX_NESTING: usize = 1;
 
 /// A v3 codec list, read: the array-to-array and array-to-bytes parts apart from the
 /// bytes-to-bytes codecs (numcodecs' JSON).
@@ -67,7 +68,8 @@ fn parse_nested(list: Option<&Value>, chunks: &[usize], what: &str, depth: usize
             "sharding_indexed" => {
                 if depth >= MAX_NESTING {
                     return Err(ZarrError::Corrupt(format!(
-                        "{what}: sharding codecs nested more than {MAX_NESTING} deep"
+                        "{what}: sharding codecs nested inside sharding codecs are not supported by \
+                         nctools"
                     )));
                 }
                 chain.sharding = Some(Box::new(sharding(config, chunks, what, depth)?));
@@ -195,38 +197,6 @@ impl Sharding {
     }
 }
 
-/// Where a shard's bytes come from: its length, and a read of `length` bytes at
-/// `offset` (exactly those bytes, or an error).
-trait ShardBytes {
-    /// The shard's length in bytes.
-    fn len(&self) -> u64;
-    /// The bytes `offset..offset + length`.
-    fn read(&self, offset: u64, length: u64) -> std::result::Result<Vec<u8>, CodecFail>;
-}
-
-/// A shard read whole.
-struct Whole<'a>(&'a [u8]);
-
-impl ShardBytes for Whole<'_> {
-    fn len(&self) -> u64 {
-        self.0.len() as u64
-    }
-
-    fn read(&self, offset: u64, length: u64) -> std::result::Result<Vec<u8>, CodecFail> {
-        let range = usize::try_from(offset)
-            .ok()
-            .zip(usize::try_from(offset.saturating_add(length)).ok())
-            .filter(|(_, end)| *end <= self.0.len());
-        match range {
-            Some((start, end)) => Ok(self.0[start..end].to_vec()),
-            None => Err(CodecFail::Failed(format!(
-                "{offset}+{length} is beyond the shard's {} bytes",
-                self.0.len()
-            ))),
-        }
-    }
-}
-
 /// A shard in a store, read a range at a time (its index, then the inner chunks wanted).
 struct Ranged<'a> {
     meta: &'a ArrayMeta,
@@ -234,11 +204,8 @@ struct Ranged<'a> {
     length: u64,
 }
 
-impl ShardBytes for Ranged<'_> {
-    fn len(&self) -> u64 {
-        self.length
-    }
-
+impl Ranged<'_> {
+    /// The bytes `offset..offset + length`, exactly.
     fn read(&self, offset: u64, length: u64) -> std::result::Result<Vec<u8>, CodecFail> {
         let what = self.meta.describe(self.key);
         let bytes = self
@@ -256,23 +223,12 @@ impl ShardBytes for Ranged<'_> {
     }
 }
 
-/// The shard `raw` of the array `meta` decoded: its inner chunks decoded into one chunk
-/// of the shard's shape, in C order and the machine's byte order; inner chunks never
-/// written hold the fill value.
-pub fn decode_shard(
-    meta: &ArrayMeta,
-    sharding: &Sharding,
-    raw: &[u8],
-    what: &str,
-) -> std::result::Result<Vec<u8>, CodecFail> {
-    assemble(meta, sharding, &Whole(raw), None, what)
-}
-
-/// The shard `key` of the array `meta`, of which only the box `region` (start and
-/// extent in the shard) is wanted: its index and the inner chunks that meet the box are
-/// read, each with a ranged read, and decoded into a chunk of the shard's shape (the
-/// rest holds the fill value). `None` when the shard was never written.
-pub fn read_shard_part(
+/// The box `region` (start and extent in the shard) of the shard `key` of the array
+/// `meta`, decoded, in C order and the machine's byte order: its index and the inner
+/// chunks that meet the box are read, each with a ranged read; inner chunks never
+/// written hold the fill value. Memory is the box and one inner chunk, whatever the
+/// shard's declared size. `None` when the shard was never written.
+pub fn read_region(
     meta: &ArrayMeta,
     sharding: &Sharding,
     key: &store::StoreKey,
@@ -290,7 +246,7 @@ pub fn read_shard_part(
         )));
     }
     let source = Ranged { meta, key, length };
-    assemble(meta, sharding, &source, Some(region), &what)
+    assemble(meta, sharding, &source, region, &what)
         .map(Some)
         .map_err(|e| match e {
             CodecFail::Unavailable(id) => crate::read::unavailable(&id),
@@ -310,18 +266,18 @@ fn meets(at: &[usize], inner: &[usize], region: (&[usize], &[usize])) -> bool {
         .all(|((a, i), (s, e))| a + i > *s && *a < s + e)
 }
 
-/// A shard decoded from `source`: every inner chunk, or only those meeting `region`.
+/// The box `region` of a shard read from `source`, from the inner chunks that meet it.
 fn assemble(
     meta: &ArrayMeta,
     sharding: &Sharding,
-    source: &dyn ShardBytes,
-    region: Option<(&[usize], &[usize])>,
+    source: &Ranged<'_>,
+    region: (&[usize], &[usize]),
     what: &str,
 ) -> std::result::Result<Vec<u8>, CodecFail> {
     let damaged = |m: String| CodecFail::Failed(format!("{what}: {m}"));
     let count = sharding.inner_count(&meta.chunks);
     let index_bytes = (count * 16 + 4 * sharding.index_codecs.len()) as u64;
-    let total = source.len();
+    let total = source.length;
     if total < index_bytes {
         return Err(damaged(format!(
             "a shard of {total} bytes cannot hold its index of {index_bytes}"
@@ -356,7 +312,8 @@ fn assemble(
     };
     let elem = meta.dtype.size;
     let fill = meta.fill.clone().unwrap_or_else(|| vec![0; elem]);
-    let mut shard = filled(&fill, meta.chunk_elements());
+    let (region_start, region_extent) = region;
+    let mut part = filled(&fill, region_extent.iter().product());
     let inner = sharding.inner_meta(meta);
     let inner_cap = crate::read::encoded_cap(&inner);
     let per: Vec<usize> = meta
@@ -365,7 +322,6 @@ fn assemble(
         .zip(&sharding.inner_chunks)
         .map(|(c, i)| c / i)
         .collect();
-    let origin = vec![0; per.len()];
     let mut position = vec![0usize; per.len()];
     for entry in index.chunks_exact(16) {
         let (offset, length) = (number(&entry[..8]), number(&entry[8..]));
@@ -374,7 +330,7 @@ fn assemble(
             .zip(&sharding.inner_chunks)
             .map(|(p, i)| p * i)
             .collect();
-        let wanted = region.is_none_or(|r| meets(&at, &sharding.inner_chunks, r));
+        let wanted = meets(&at, &sharding.inner_chunks, region);
         if wanted && (offset != u64::MAX || length != u64::MAX) {
             let inside = offset
                 .checked_add(length)
@@ -387,15 +343,27 @@ fn assemble(
             }
             let bytes = source.read(offset, length)?;
             let chunk = crate::read::decode(&inner, bytes, what)?;
+            // The part of the inner chunk inside the box, where it goes in the box.
+            let mut in_inner = Vec::with_capacity(at.len());
+            let mut in_part = Vec::with_capacity(at.len());
+            let mut extent = Vec::with_capacity(at.len());
+            for d in 0..at.len() {
+                let low = at[d].max(region_start[d]);
+                let high =
+                    (at[d] + sharding.inner_chunks[d]).min(region_start[d] + region_extent[d]);
+                in_inner.push(low - at[d]);
+                in_part.push(low - region_start[d]);
+                extent.push(high - low);
+            }
             let from = Region {
                 shape: &sharding.inner_chunks,
-                offset: &origin,
+                offset: &in_inner,
             };
             let to = Region {
-                shape: &meta.chunks,
-                offset: &at,
+                shape: region_extent,
+                offset: &in_part,
             };
-            copy_box(&chunk, &from, &mut shard, &to, &sharding.inner_chunks, elem);
+            copy_box(&chunk, &from, &mut part, &to, &extent, elem);
         }
         // The next inner chunk, in C order.
         for d in (0..per.len()).rev() {
@@ -406,5 +374,5 @@ fn assemble(
             position[d] = 0;
         }
     }
-    Ok(shard)
+    Ok(part)
 }

@@ -68,6 +68,13 @@ pub fn read_vlen_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Res
 
 /// The strings of one chunk; `None` when its file is missing.
 fn read_vlen_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<Vec<u8>>>> {
+    if meta.sharding.is_some() || meta.transpose.is_some() {
+        return Err(ZarrError::BadType(
+            "strings of variable length in shards or in Fortran or transposed order are not \
+             supported by nctools"
+                .into(),
+        ));
+    }
     let key = meta.chunk_key(index);
     let Some(raw) = meta.store.get(&key, MAX_CHUNK_BYTES)? else {
         return Ok(None);

@@ -93,3 +93,55 @@ fn an_index_that_points_outside_its_shard_is_refused() {
     let err = read(&root, &[0, 0], &[4, 2]).err().unwrap_or_default();
     assert!(err.contains("beyond its"), "{err}");
 }
+
+/// The high-water mark of this process's resident set, in MiB.
+fn peak_mib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|r| r.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kib| kib / 1024)
+}
+
+#[test]
+fn a_shard_far_larger_than_its_array_costs_what_the_slab_costs() {
+    // One shard of 2^30 - 1 int32 (4 GiB if built whole) for an array of 4, its one
+    // inner chunk never written: the slab reads as the fill value.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("big.zarr");
+    let v = root.join("v");
+    std::fs::create_dir_all(v.join("c")).unwrap();
+    std::fs::write(
+        root.join("zarr.json"),
+        r#"{"zarr_format": 3, "node_type": "group", "attributes": {}}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        v.join("zarr.json"),
+        r#"{"zarr_format": 3, "node_type": "array", "shape": [4], "data_type": "int32",
+            "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [1073741823]}},
+            "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+            "fill_value": 7,
+            "codecs": [{"name": "sharding_indexed", "configuration": {
+                "chunk_shape": [1073741823],
+                "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+                "index_codecs": [{"name": "bytes", "configuration": {"endian": "little"}}],
+                "index_location": "end"}}]}"#,
+    )
+    .unwrap();
+    let index: Vec<u8> = [u64::MAX, u64::MAX]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    std::fs::write(v.join("c/0"), index).unwrap();
+    let before = peak_mib();
+    let (reader, ds) = common::open(&root, ZarrFlavor::Detect, ZarrVersion::V3);
+    let var = ds.root.vars.iter().find(|v| v.name == "v").unwrap();
+    let values = reader
+        .read_slab(&ds, ds.root.ncid, var, &[0], &[4])
+        .map_err(|e| e.to_string());
+    assert_eq!(values, Ok(Values::Int(vec![7, 7, 7, 7])));
+    let grown = peak_mib().saturating_sub(before);
+    assert!(grown < 200, "the read took {grown} MiB more");
+}
