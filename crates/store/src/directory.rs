@@ -141,25 +141,13 @@ impl KeyValueStore for DirectoryStore {
         let Some((file, len)) = self.open_value(key)? else {
             return Ok(None);
         };
-        if len > cap {
-            return Err(StorageError::TooLarge {
-                what: self.describe(key),
-                size: len,
-                cap,
-            });
-        }
+        StorageError::within_cap(|| self.describe(key), len, cap)?;
         // The length can change under us: never read past the cap all the same.
         let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
         file.take(cap.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(|e| self.io(key, e))?;
-        if bytes.len() as u64 > cap {
-            return Err(StorageError::TooLarge {
-                what: self.describe(key),
-                size: bytes.len() as u64,
-                cap,
-            });
-        }
+        StorageError::within_cap(|| self.describe(key), bytes.len() as u64, cap)?;
         Ok(Some(bytes))
     }
 

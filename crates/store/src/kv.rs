@@ -52,6 +52,21 @@ pub enum StorageError {
     },
 }
 
+impl StorageError {
+    /// `Ok` when a value of `size` bytes is within `cap`; the refusal naming `what`
+    /// otherwise.
+    pub fn within_cap(what: impl FnOnce() -> String, size: u64, cap: u64) -> Result<(), Self> {
+        if size > cap {
+            return Err(Self::TooLarge {
+                what: what(),
+                size,
+                cap,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// The immediate children of a prefix: the values directly under it and the prefixes
 /// below it, each by its last segment, sorted.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -36,13 +36,7 @@ impl KeyValueStore for MemoryStore {
         let Some(value) = values.get(key) else {
             return Ok(None);
         };
-        if value.len() as u64 > cap {
-            return Err(StorageError::TooLarge {
-                what: self.describe(key),
-                size: value.len() as u64,
-                cap,
-            });
-        }
+        StorageError::within_cap(|| self.describe(key), value.len() as u64, cap)?;
         Ok(Some(value.clone()))
     }
 

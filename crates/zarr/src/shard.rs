@@ -237,14 +237,8 @@ pub fn read_region(
     let Some(length) = meta.store.size(key)? else {
         return Ok(None);
     };
-    let cap = sharding.encoded_cap(meta);
     let what = meta.describe(key);
-    if length > cap {
-        return Err(ZarrError::Corrupt(format!(
-            "{what} holds {length} bytes, more than the {cap} its metadata allows; the store \
-             is damaged"
-        )));
-    }
+    store::StorageError::within_cap(|| what.clone(), length, sharding.encoded_cap(meta))?;
     let source = Ranged { meta, key, length };
     assemble(meta, sharding, &source, region, &what)
         .map(Some)
