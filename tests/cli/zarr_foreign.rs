@@ -3,7 +3,7 @@
 //! sharding, xarray's v3 `_FillValue`. Each store's values come from numpy, so "right"
 //! means what zarr-python itself reads.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::support::{run, scratch, zarr_python, Test};
@@ -13,6 +13,15 @@ fn python(python: &Path, dir: &Path, script: &str) -> String {
     let done = run(Command::new(python).arg("-c").arg(script).current_dir(dir));
     assert_eq!(done.code, Some(0), "python failed:\n{}", done.stderr);
     done.stdout
+}
+
+/// A scratch directory in which `script` (Python with zarr, numpy and xarray) has made
+/// its stores, and the python that ran it; `None` after a skip (a failure in CI).
+fn stores_made_by(script: &str) -> Option<(PathBuf, tempfile::TempDir)> {
+    let py = zarr_python()?;
+    let dir = scratch();
+    python(&py, dir.path(), script);
+    Some((py, dir))
 }
 
 /// Our nccopy of `source` to `target` (a path or URL), with `options` first, which must
@@ -35,11 +44,7 @@ fn dump(store: &Path) -> String {
 
 #[test]
 fn a_store_whose_root_is_an_array_is_one_variable_named_after_the_store() {
-    let Some(py) = zarr_python() else { return };
-    let dir = scratch();
-    python(
-        &py,
-        dir.path(),
+    let Some((_, dir)) = stores_made_by(
         r#"
 import zarr, numpy as np
 for fmt in (2, 3):
@@ -48,7 +53,9 @@ for fmt in (2, 3):
     a.attrs["units"] = "K"
 zarr.save("saved.zarr", np.arange(3, dtype="f8"))
 "#,
-    );
+    ) else {
+        return;
+    };
     for (store, name) in [("temps2.zarr", "temps2"), ("temps3.zarr", "temps3")] {
         let out = dump(&dir.path().join(store));
         assert!(out.contains(&format!("\tint {name}(_zdim_5) ;")), "{out}");
@@ -74,11 +81,7 @@ zarr.save("saved.zarr", np.arange(3, dtype="f8"))
 
 #[test]
 fn fortran_order_half_floats_and_times_read_as_zarr_python_reads_them() {
-    let Some(py) = zarr_python() else { return };
-    let dir = scratch();
-    python(
-        &py,
-        dir.path(),
+    let Some((_, dir)) = stores_made_by(
         r#"
 import zarr, numpy as np
 f = zarr.create_array("f.zarr", shape=(3, 5), chunks=(2, 2), dtype="i4", order="F", zarr_format=2)
@@ -91,7 +94,9 @@ for fmt in (2, 3):
     d = zarr.create_array(f"d{fmt}.zarr", shape=(2,), chunks=(2,), dtype="m8[ms]", zarr_format=fmt)
     d[:] = np.array([1500, -3], dtype="m8[ms]")
 "#,
-    );
+    ) else {
+        return;
+    };
     let out = dump(&dir.path().join("f.zarr"));
     assert!(
         out.contains(" f =\n  0, 1, 2, 3, 4,\n  5, 6, 7, 8, 9,\n  10, 11, 12, 13, 14 ;"),
@@ -141,11 +146,7 @@ for fmt in (2, 3):
 
 #[test]
 fn xarray_v3_fill_values_are_read_and_written_as_xarray_does() {
-    let Some(py) = zarr_python() else { return };
-    let dir = scratch();
-    python(
-        &py,
-        dir.path(),
+    let Some((py, dir)) = stores_made_by(
         r#"
 import xarray as xr, numpy as np, warnings
 warnings.simplefilter("ignore")
@@ -153,7 +154,9 @@ ds = xr.Dataset({"t": (("time", "x"), np.array([[1.5, np.nan], [2.5, -7.0]], dty
 ds.t.encoding["_FillValue"] = -7.0
 ds.to_zarr("xa.zarr", mode="w", zarr_format=3)
 "#,
-    );
+    ) else {
+        return;
+    };
     let out = dump(&dir.path().join("xa.zarr"));
     assert!(out.contains("\t\tt:_FillValue = -7.f ;"), "{out}");
     // xarray stores NaN as the fill value.
@@ -197,11 +200,7 @@ fn a_store_in_the_layout_of_a_zarr_v3_pre_release_is_refused() {
 
 #[test]
 fn sharded_arrays_read_as_zarr_python_reads_them() {
-    let Some(py) = zarr_python() else { return };
-    let dir = scratch();
-    python(
-        &py,
-        dir.path(),
+    let Some((_, dir)) = stores_made_by(
         r#"
 import zarr, numpy as np
 g = zarr.open_group("s.zarr", mode="w")
@@ -212,7 +211,9 @@ b = g.create_array("b", shape=(3, 4), chunks=(1, 2), shards=(3, 4), dtype="f8",
                    compressors=zarr.codecs.GzipCodec(level=5))
 b[:] = np.arange(12).reshape(3, 4) / 4
 "#,
-    );
+    ) else {
+        return;
+    };
     let out = dump(&dir.path().join("s.zarr"));
     assert!(
         out.contains(
@@ -232,11 +233,7 @@ b[:] = np.arange(12).reshape(3, 4) / 4
 
 #[test]
 fn an_array_of_a_type_netcdf_cannot_hold_is_left_out_and_said() {
-    let Some(py) = zarr_python() else { return };
-    let dir = scratch();
-    python(
-        &py,
-        dir.path(),
+    let Some((_, dir)) = stores_made_by(
         r#"
 import zarr, numpy as np
 for fmt in (2, 3):
@@ -246,7 +243,9 @@ for fmt in (2, 3):
     i = g.create_array("i", shape=(3,), dtype="i2")
     i[:] = [5, 6, 7]
 "#,
-    );
+    ) else {
+        return;
+    };
     for fmt in [2, 3] {
         let store = dir.path().join(format!("m{fmt}.zarr"));
         // The rest is dumped; the array left out is named, with why, and the exit is 1.
