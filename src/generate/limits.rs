@@ -2,8 +2,10 @@
 //! once the format is known and before the output is created (docs/ncgen.md, "Sizes").
 //! The sizes of the types themselves are held at their declarations by the CDL parser.
 
+use std::collections::HashMap;
+
 use anyhow::bail;
-use ncmodel::{Dataset, Format, Group, TypeRef, UserTypeKind};
+use ncmodel::{Dataset, Format, Group, TypeId, TypeRef, UserTypeKind};
 
 /// The largest value of a netCDF-4 variable's type that can have a fill value: HDF5
 /// keeps the fill value in the variable's object header, in a message of at most 64 KiB;
@@ -33,11 +35,13 @@ pub const MAX_VAR_BYTES: u128 = i64::MAX as u128;
 /// not help there: libnetcdf still stores the fill value, as with the reference; only the
 /// variable's `_NoFill` does).
 pub fn check(dataset: &Dataset, format: Format) -> anyhow::Result<()> {
-    check_group(dataset, &dataset.root, "", format)
+    let sizes = type_sizes(dataset);
+    check_group(dataset, &sizes, &dataset.root, "", format)
 }
 
 fn check_group(
     dataset: &Dataset,
+    sizes: &HashMap<TypeId, Option<u128>>,
     group: &Group,
     prefix: &str,
     format: Format,
@@ -55,7 +59,7 @@ fn check_group(
         }
     }
     for var in &group.vars {
-        let value = value_size(dataset, var.type_ref).unwrap_or(u128::MAX);
+        let value = value_size(sizes, var.type_ref).unwrap_or(u128::MAX);
         let elements = var
             .dim_ids
             .iter()
@@ -85,29 +89,45 @@ fn check_group(
         }
     }
     for child in &group.groups {
-        check_group(dataset, child, &format!("{prefix}{}/", child.name), format)?;
+        check_group(
+            dataset,
+            sizes,
+            child,
+            &format!("{prefix}{}/", child.name),
+            format,
+        )?;
     }
     Ok(())
 }
 
 /// The bytes of one value of `t` in memory, fields without their padding (strings and
 /// vlens as their pointer and `nc_vlen_t`); `None` past `u128`.
-fn value_size(dataset: &Dataset, t: TypeRef) -> Option<u128> {
-    let id = match t {
-        TypeRef::Atomic(a) => return Some(a.size() as u128),
-        TypeRef::User(id) => id,
-    };
-    let user = dataset.user_type(id)?;
-    match &user.kind {
-        UserTypeKind::Compound { fields } => fields.iter().try_fold(0u128, |sum, f| {
-            let one = value_size(dataset, f.type_ref)?;
-            let n = f
-                .dims
-                .iter()
-                .try_fold(one, |n, d| n.checked_mul(*d as u128))?;
-            sum.checked_add(n)
-        }),
-        UserTypeKind::Vlen { .. } => Some(2 * size_of::<usize>() as u128),
-        UserTypeKind::Opaque | UserTypeKind::Enum { .. } => Some(user.size as u128),
+fn value_size(sizes: &HashMap<TypeId, Option<u128>>, t: TypeRef) -> Option<u128> {
+    match t {
+        TypeRef::Atomic(a) => Some(a.size() as u128),
+        TypeRef::User(id) => sizes.get(&id).copied().flatten(),
     }
+}
+
+/// The size of one value of every user type, each worked out once, in declaration
+/// order (a compound's fields are of types declared before it), so that a type nested
+/// in many others is not walked again for each.
+fn type_sizes(dataset: &Dataset) -> HashMap<TypeId, Option<u128>> {
+    let mut sizes = HashMap::new();
+    for user in &dataset.types {
+        let size = match &user.kind {
+            UserTypeKind::Compound { fields } => fields.iter().try_fold(0u128, |sum, f| {
+                let one = value_size(&sizes, f.type_ref)?;
+                let n = f
+                    .dims
+                    .iter()
+                    .try_fold(one, |n, d| n.checked_mul(*d as u128))?;
+                sum.checked_add(n)
+            }),
+            UserTypeKind::Vlen { .. } => Some(2 * size_of::<usize>() as u128),
+            UserTypeKind::Opaque | UserTypeKind::Enum { .. } => Some(user.size as u128),
+        };
+        sizes.insert(user.id, size);
+    }
+    sizes
 }

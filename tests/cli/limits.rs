@@ -205,6 +205,34 @@ fn a_compound_type_of_80_gb_is_refused_at_its_declaration() {
 }
 
 #[test]
+fn compounds_nested_thirty_deep_are_sized_once_each() {
+    // Each compound holds two of the one before: its size doubles at each level, and a
+    // walk of every field down to the bottom would take 2^28 steps before c29 is found
+    // over the limit.
+    let dir = scratch();
+    let mut cdl = String::from("netcdf x {\ntypes:\n  compound c0 { int a ; } ;\n");
+    for level in 1..=30 {
+        let below = level - 1;
+        cdl.push_str(&format!(
+            "  compound c{level} {{ c{below} a ; c{below} b ; }} ;\n"
+        ));
+    }
+    cdl.push_str("variables:\n  c30 v ;\n}\n");
+    let started = Instant::now();
+    let made = ncgen(dir.path(), "deep", &cdl, &["-k", "nc4"]);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_refused(
+        &made,
+        "compound type `c29`: its fields take at least 2147483648 bytes, over the limit of \
+         2147483647 bytes for one value of a type",
+    );
+}
+
+#[test]
 fn a_netcdf4_variable_whose_fill_value_hdf5_cannot_hold_is_refused_before_writing() {
     let dir = scratch();
     let cdl = |size: u32, extra: &str| {

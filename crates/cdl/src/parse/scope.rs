@@ -10,6 +10,10 @@ const FIRST_USER_TYPE_ID: i32 = 32;
 pub(crate) struct Scope {
     stack: Vec<Group>,
     pub(crate) types: Vec<UserType>,
+    /// The size of one value of each compound type, worked out once at its declaration
+    /// (fields without padding), so that a type nested in many others is not walked
+    /// again for each.
+    pub(crate) compound_sizes: std::collections::HashMap<TypeId, u128>,
     next_dim_id: i32,
 }
 
@@ -22,6 +26,7 @@ impl Scope {
                 ..Group::default()
             }],
             types: Vec::new(),
+            compound_sizes: std::collections::HashMap::new(),
             next_dim_id: 0,
         }
     }
@@ -95,6 +100,12 @@ impl Scope {
         self.types.push(t);
         self.current().type_ids.push(id);
         id
+    }
+
+    /// The user type `id`.
+    pub(crate) fn user_type(&self, id: TypeId) -> Option<&UserType> {
+        let index = usize::try_from(id.0.checked_sub(FIRST_USER_TYPE_ID)?).ok()?;
+        self.types.get(index)
     }
 
     /// The group at `path` (names from the root), open or already closed.

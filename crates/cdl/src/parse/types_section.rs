@@ -217,13 +217,14 @@ impl<R: BufRead> Parser<R> {
                 ),
             ));
         }
-        self.scope.add_type(UserType {
+        let id = self.scope.add_type(UserType {
             id: ncmodel::TypeId(0),
             name,
             group_path: Vec::new(),
             size: 0,
             kind: UserTypeKind::Compound { fields },
         });
+        self.scope.compound_sizes.insert(id, size);
         self.optional_semicolon()
     }
 
@@ -234,11 +235,10 @@ impl<R: BufRead> Parser<R> {
             TypeRef::Atomic(a) => return Some(a.size() as u128),
             TypeRef::User(id) => id,
         };
-        let user = self.scope.types.iter().find(|u| u.id == id)?;
+        let user = self.scope.user_type(id)?;
         match &user.kind {
-            UserTypeKind::Compound { fields } => fields
-                .iter()
-                .try_fold(0u128, |sum, f| sum.checked_add(self.field_size(f)?)),
+            // Worked out at its declaration (a compound's fields are declared before it).
+            UserTypeKind::Compound { .. } => self.scope.compound_sizes.get(&id).copied(),
             UserTypeKind::Vlen { .. } => Some(2 * size_of::<usize>() as u128),
             UserTypeKind::Opaque | UserTypeKind::Enum { .. } => Some(user.size as u128),
         }
