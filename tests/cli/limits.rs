@@ -205,6 +205,27 @@ fn a_compound_type_of_80_gb_is_refused_at_its_declaration() {
 }
 
 #[test]
+fn an_attribute_of_opaque_values_past_the_limit_is_refused_before_it_is_built() {
+    // Two values of a 1.5 GB opaque type: 3 GB from a few bytes of CDL.
+    let dir = scratch();
+    let cdl = "netcdf x {\ntypes:\n  opaque(1500000000) big ;\n\
+               variables:\n  int v ;\n    big v:a = 0x00, 0x01 ;\n}\n";
+    let started = Instant::now();
+    let made = ncgen(dir.path(), "opaques", cdl, &["-k", "nc4"]);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_refused(
+        &made,
+        "the attribute's values of the opaque type `big` take 3000000000 bytes, more than \
+         the limit of 2147483647 for an attribute's opaque values",
+    );
+    assert_eq!(listing(dir.path()), ["opaques.cdl"]);
+}
+
+#[test]
 fn compounds_nested_thirty_deep_are_sized_once_each() {
     // Each compound holds two of the one before: its size doubles at each level, and a
     // walk of every field down to the bottom would take 2^28 steps before c29 is found

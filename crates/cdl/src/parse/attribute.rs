@@ -70,6 +70,7 @@ impl<R: BufRead> Parser<R> {
         let mut converter = Converter {
             types: &self.scope.types,
             dropped: Vec::new(),
+            opaque_bytes: 0,
         };
         let converted = match target {
             Some(t) => converter
@@ -181,11 +182,31 @@ fn untyped(items: &[Item]) -> Result<(TypeRef, Values), Failure> {
     Ok((TypeRef::Atomic(t), values))
 }
 
+/// Refuses an attribute whose values of the opaque type `ut` take `bytes`, more than one
+/// value of a type may: a few bytes of CDL such as `0x0, 0x0, ...` of a 2 GiB type must
+/// not become gigabytes in memory.
+fn opaque_limit(at: &Position, ut: &UserType, bytes: u128) -> Result<(), Failure> {
+    let limit = super::types_section::MAX_TYPE_SIZE;
+    if bytes > limit {
+        return Err((
+            *at,
+            format!(
+                "the attribute's values of the opaque type `{}` take {bytes} bytes, more \
+                 than the limit of {limit} for an attribute's opaque values",
+                ut.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// Converts attribute values of user-defined types, noting the values it drops.
 struct Converter<'s> {
     types: &'s [UserType],
     /// Values dropped as the reference drops them: where, and what.
     dropped: Vec<(Position, String)>,
+    /// The bytes of the opaque values built so far (each padded to its type's size).
+    opaque_bytes: u128,
 }
 
 impl Converter<'_> {
@@ -198,6 +219,14 @@ impl Converter<'_> {
                 Ok(out)
             }
             TypeRef::User(id) => {
+                // Refused before any value is built, when the count alone says so.
+                let opaque = self
+                    .types
+                    .iter()
+                    .find(|t| t.id == id && matches!(t.kind, UserTypeKind::Opaque));
+                if let (Some(ut), Some(first)) = (opaque, items.first()) {
+                    opaque_limit(&first.pos(), ut, items.len() as u128 * ut.size as u128)?;
+                }
                 let mut out = Vec::with_capacity(items.len());
                 for item in items {
                     out.push(self.user_value(item, id)?);
@@ -205,6 +234,12 @@ impl Converter<'_> {
                 Ok(Values::User(out))
             }
         }
+    }
+
+    /// Counts one more value of the opaque type `ut` (see [`opaque_limit`]).
+    fn take_opaque(&mut self, at: &Position, ut: &UserType) -> Result<(), Failure> {
+        self.opaque_bytes += ut.size as u128;
+        opaque_limit(at, ut, self.opaque_bytes)
     }
 
     /// One value of the user type `id`.
@@ -235,10 +270,14 @@ impl Converter<'_> {
                             ),
                         ));
                     }
+                    self.take_opaque(p, ut)?;
                     b.resize(ut.size, 0);
                     Ok(Value::Opaque(b))
                 }
-                Constant::Fill => Ok(Value::Opaque(vec![0; ut.size])),
+                Constant::Fill => {
+                    self.take_opaque(p, ut)?;
+                    Ok(Value::Opaque(vec![0; ut.size]))
+                }
                 other => Err((
                     *p,
                     format!(
