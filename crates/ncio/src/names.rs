@@ -13,8 +13,7 @@ pub(crate) fn c_name(name: &str, context: impl FnOnce() -> String) -> Result<CSt
     })
 }
 
-/// The longest name libnetcdf lets a writer define (`NC_MAX_NAME`).
-const NC_MAX_NAME: usize = 256;
+use ncmodel::names::NC_MAX_NAME;
 
 /// A name to define in a new file: like [`c_name`], and refused when libnetcdf would
 /// refuse it for its length, with a message that says so.

@@ -48,7 +48,8 @@ pub fn check_name(name: &str) -> Result<(), NameProblem> {
         }
         last = c;
     }
-    if last.is_ascii_whitespace() || last == '\x0b' {
+    // (A vertical tab is a control character, refused above.)
+    if last.is_ascii_whitespace() {
         return Err(NameProblem::Illegal);
     }
     Ok(())

@@ -9,7 +9,7 @@ use super::{check, Lib};
 use crate::error::NcError;
 
 /// `NC_MAX_NAME`: the longest name libnetcdf lets a writer define.
-pub(crate) const NC_MAX_NAME: usize = 256;
+pub(crate) use ncmodel::names::NC_MAX_NAME;
 
 /// The longest name an HDF5 attribute can have: its length is stored in 16 bits. Names in
 /// netCDF-4 and NCZarr files are read into buffers of this size (plus the NUL).
