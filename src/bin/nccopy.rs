@@ -1,5 +1,11 @@
-//! `nccopy` front end: copy a netCDF file, converting its format, filters or chunking.
+//! `nccopy`, as `cargo build` makes it: copy a netCDF file, converting its format,
+//! filters or chunking, whatever the file is named. `scripts/install` installs `nctools`
+//! instead, with `nccopy` a link to it (`nctools::multicall`).
 
 fn main() {
-    std::process::exit(nctools::copy::main(std::env::args().collect()));
+    let args = std::env::args_os().skip(1).collect();
+    std::process::exit(nctools::multicall::run_tool(
+        nctools::multicall::Tool::Copy,
+        args,
+    ));
 }

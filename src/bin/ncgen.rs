@@ -1,5 +1,11 @@
-//! `ncgen` front end: compile CDL text into a netCDF file.
+//! `ncgen`, as `cargo build` makes it: compile CDL text into a netCDF file, whatever
+//! the file is named. `scripts/install` installs `nctools` instead, with `ncgen` a link
+//! to it (`nctools::multicall`).
 
 fn main() {
-    std::process::exit(nctools::generate::main(std::env::args().collect()));
+    let args = std::env::args_os().skip(1).collect();
+    std::process::exit(nctools::multicall::run_tool(
+        nctools::multicall::Tool::Generate,
+        args,
+    ));
 }
