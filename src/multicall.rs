@@ -211,7 +211,16 @@ mod tests {
 
     #[test]
     fn other_names_are_no_tool() {
-        for name in ["nctools", "/usr/bin/nctools", "ncdumpx", "nc", "", "/", "dump", "é.exe"] {
+        for name in [
+            "nctools",
+            "/usr/bin/nctools",
+            "ncdumpx",
+            "nc",
+            "",
+            "/",
+            "dump",
+            "é.exe",
+        ] {
             assert_eq!(named(name), None, "{name}");
         }
     }

@@ -11,6 +11,7 @@ mod harness_selftest;
 mod hostile_stores;
 mod install;
 mod limits;
+mod multicall;
 mod names;
 mod nccopy;
 mod nccopy_errors;

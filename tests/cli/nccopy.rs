@@ -911,7 +911,7 @@ pub fn slow_copy_under_way(dir: &Path) -> SlowCopy {
     let out = out_dir.join("out.nc");
     fs::write(&out, "precious").unwrap_or_else(|e| panic!("{e}"));
     // A 4-byte copy buffer: one value per slab.
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nccopy"))
+    let mut child = std::process::Command::new(crate::support::ours_path("nccopy"))
         .args(["-m", "4"])
         .arg(&file)
         .arg(&out)

@@ -567,7 +567,7 @@ fn standard_input_is_read_with_a_dash_or_no_file() {
         let sub = dir.path().join(if dash { "dash" } else { "none" });
         fs::create_dir_all(&sub).unwrap_or_else(|e| panic!("{e}"));
         let out = sub.join("records.nc");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_ncgen"))
+        let mut child = Command::new(crate::support::ours_path("ncgen"))
             .arg("-o")
             .arg(&out)
             .args(if dash { &["-"][..] } else { &[] })
@@ -597,7 +597,7 @@ fn without_an_output_option_only_the_syntax_is_checked() {
     let bad = write_cdl(dir.path(), "bad", SYNTAX_ERROR);
     for (cdl, code) in [(&good, 0), (&bad, 1)] {
         let theirs = run(Command::new(&ncgen).arg(cdl).current_dir(dir.path()));
-        let ours = run(Command::new(env!("CARGO_BIN_EXE_ncgen"))
+        let ours = run(Command::new(crate::support::ours_path("ncgen"))
             .arg(cdl)
             .current_dir(dir.path()));
         assert_eq!(theirs.code, Some(code));

@@ -414,7 +414,7 @@ fn ncgen_reading_a_pipe_ends_at_once_on_sigterm_and_leaves_neither_output_nor_sp
     let spool_dir = dir.path().join("tmp");
     mkdir(&spool_dir);
     let out = dir.path().join("out.nc");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ncgen"))
+    let mut child = Command::new(crate::support::ours_path("ncgen"))
         .args(["-k", "nc4", "-o"])
         .arg(&out)
         .arg("-")

@@ -137,7 +137,7 @@ pub struct Test {
 }
 
 impl Test {
-    /// Our binary `tool` (nccopy, ncgen, ncdump) as built by cargo for this test run.
+    /// Our tool `tool` (nccopy, ncgen, ncdump) as installed ([`ours_path`]).
     pub fn ours(tool: &str) -> Self {
         Self::program(ours_path(tool))
     }
@@ -193,8 +193,55 @@ impl Test {
     }
 }
 
-/// The path of our binary `tool` (nccopy, ncgen, ncdump) as built by cargo for this run.
-pub fn ours_path(tool: &str) -> &'static str {
+/// The path of our tool `tool` (nccopy, ncgen, ncdump) as `scripts/install` installs
+/// it: a link named after the tool to the `nctools` program cargo built for this run
+/// ([`tool_links`]).
+pub fn ours_path(tool: &str) -> &'static Path {
+    match tool_links().get(tool) {
+        Some(path) => path,
+        None => panic!("no such tool {tool}"),
+    }
+}
+
+/// The `nctools` program cargo built for this run.
+pub const NCTOOLS: &str = env!("CARGO_BIN_EXE_nctools");
+
+/// `ncdump`, `ncgen` and `nccopy` as links to [`NCTOOLS`], made once per test run in a
+/// directory of target/tmp of their own for each build of `nctools` (a debug and a
+/// release test run may run at once). A link is replaced by renaming a new one over it,
+/// so that a run never sees a missing or half-made link.
+pub fn tool_links() -> &'static std::collections::BTreeMap<&'static str, PathBuf> {
+    static LINKS: std::sync::OnceLock<std::collections::BTreeMap<&'static str, PathBuf>> =
+        std::sync::OnceLock::new();
+    LINKS.get_or_init(|| {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        NCTOOLS.hash(&mut hasher);
+        let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("tool-links-{:016x}", hasher.finish()));
+        std::fs::create_dir_all(&dir)
+            .unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
+        ["ncdump", "ncgen", "nccopy"]
+            .into_iter()
+            .map(|tool| {
+                let link = dir.join(tool);
+                if std::fs::read_link(&link).is_ok_and(|to| to == Path::new(NCTOOLS)) {
+                    return (tool, link);
+                }
+                let fresh = dir.join(format!(".{tool}.{}", std::process::id()));
+                let _ = std::fs::remove_file(&fresh);
+                std::os::unix::fs::symlink(NCTOOLS, &fresh)
+                    .and_then(|()| std::fs::rename(&fresh, &link))
+                    .unwrap_or_else(|e| panic!("cannot link {} to {NCTOOLS}: {e}", link.display()));
+                (tool, link)
+            })
+            .collect()
+    })
+}
+
+/// The program `cargo build` makes under a tool's own name (`target/debug/ncdump`), which
+/// runs that tool whatever its name. The tests run the tools through [`ours_path`].
+pub fn cargo_tool_bin(tool: &str) -> &'static str {
     match tool {
         "nccopy" => env!("CARGO_BIN_EXE_nccopy"),
         "ncgen" => env!("CARGO_BIN_EXE_ncgen"),
