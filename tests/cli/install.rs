@@ -1,5 +1,6 @@
-//! `scripts/install`: the three tools, their man pages and completions go into a prefix,
-//! the pages render with `man -l`, and the bash completion loads.
+//! `scripts/install`: the one program `nctools`, stripped, with the three tools as links
+//! to it, their man pages and completions go into a prefix, the pages render with
+//! `man -l`, and the bash completion loads.
 
 use std::path::Path;
 use std::process::Command;
@@ -13,10 +14,37 @@ fn has(program: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// The section names of a little-endian ELF64 file (x86-64, aarch64), from its section
+/// header table; empty if the bytes are not such a file.
+fn elf_section_names(elf: &[u8]) -> Vec<String> {
+    let number = |at: usize, size: usize| -> Option<usize> {
+        let bytes = elf.get(at..at + size)?;
+        let mut le = [0u8; 8];
+        le[..size].copy_from_slice(bytes);
+        usize::try_from(u64::from_le_bytes(le)).ok()
+    };
+    let headers = || -> Option<Vec<String>> {
+        if elf.get(..6)? != b"\x7fELF\x02\x01" {
+            return None;
+        }
+        let (table, entry) = (number(0x28, 8)?, number(0x3a, 2)?);
+        let (count, names_index) = (number(0x3c, 2)?, number(0x3e, 2)?);
+        let names_at = number(table + names_index * entry + 0x18, 8)?;
+        (0..count)
+            .map(|i| {
+                let start = names_at + number(table + i * entry, 4)?;
+                let len = elf.get(start..)?.iter().position(|&b| b == 0)?;
+                Some(String::from_utf8_lossy(&elf[start..start + len]).into_owned())
+            })
+            .collect()
+    };
+    headers().unwrap_or_default()
+}
+
 #[test]
 fn install_puts_tools_man_pages_and_completions_in_a_prefix() {
     let prefix = scratch();
-    let bin_dir = Path::new(crate::support::ours_path("nccopy"))
+    let bin_dir = Path::new(crate::support::NCTOOLS)
         .parent()
         .unwrap_or_else(|| panic!("no directory for our binaries"));
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install");
@@ -28,9 +56,26 @@ fn install_puts_tools_man_pages_and_completions_in_a_prefix() {
         .arg(bin_dir));
     assert_eq!(done.code, Some(0), "{}{}", done.stdout, done.stderr);
     let p = prefix.path();
+    let program = p.join("bin/nctools");
+    let installed = std::fs::read(&program).unwrap_or_else(|e| panic!("nctools: {e}"));
+    let sections = elf_section_names(&installed);
+    assert!(sections.iter().any(|s| s == ".text"), "{sections:?}");
+    assert!(
+        !sections
+            .iter()
+            .any(|s| [".debug_info", ".debug_line", ".symtab"].contains(&s.as_str())),
+        "the installed nctools is not stripped: {sections:?}"
+    );
+    let version = Test::program(&program).arg("--version").run();
+    assert_eq!(version.code, Some(0), "nctools: {}", version.stderr);
     for tool in ["ncdump", "ncgen", "nccopy"] {
+        let link = p.join("bin").join(tool);
+        assert_eq!(
+            std::fs::read_link(&link).ok(),
+            Some("nctools".into()),
+            "bin/{tool} is not a link to nctools"
+        );
         for file in [
-            format!("bin/{tool}"),
             format!("share/man/man1/{tool}.1"),
             format!("share/bash-completion/completions/{tool}"),
             format!("share/zsh/site-functions/_{tool}"),
@@ -38,10 +83,12 @@ fn install_puts_tools_man_pages_and_completions_in_a_prefix() {
         ] {
             assert!(p.join(&file).is_file(), "{file} was not installed");
         }
-        let version = Test::program(p.join("bin").join(tool))
-            .arg("--version")
-            .run();
+        let version = Test::program(&link).arg("--version").run();
         assert_eq!(version.code, Some(0), "{tool}: {}", version.stderr);
+        assert_eq!(
+            version.stdout,
+            format!("{tool} (nctools) {}\n", env!("CARGO_PKG_VERSION"))
+        );
     }
     if !has("man") {
         skip("man (man-db)");
