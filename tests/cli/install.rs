@@ -1,6 +1,6 @@
 //! `scripts/install`: the one program `nctools`, stripped, with the three tools as links
-//! to it, their man pages and completions go into a prefix, the pages render with
-//! `man -l`, and the bash completion loads.
+//! to it (replacing the files an older install made), their man pages and completions go
+//! into a prefix, the pages render with `man -l`, and the bash completion loads.
 
 use std::path::Path;
 use std::process::Command;
@@ -48,6 +48,10 @@ fn install_puts_tools_man_pages_and_completions_in_a_prefix() {
         .parent()
         .unwrap_or_else(|| panic!("no directory for our binaries"));
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install");
+    // An earlier install made ncdump a file of its own: it becomes a link.
+    std::fs::create_dir_all(prefix.path().join("bin")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(prefix.path().join("bin/ncdump"), "an older ncdump")
+        .unwrap_or_else(|e| panic!("{e}"));
     let done = run(Command::new("bash")
         .arg(&script)
         .arg("--prefix")

@@ -1,20 +1,51 @@
-//! Builds the project's own binaries before a harness runs them.
+//! Builds the project's own program before a harness runs it, and gives the tools the
+//! names the harnesses run them by.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
-/// Runs `cargo build --release` for the root package's binaries `bins`, in `root`.
-pub fn release_binaries(root: &Path, bins: &[&str]) -> Result<()> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(root)
-        .args(["build", "--release", "--quiet", "--package", "nctools"]);
-    for bin in bins {
-        cmd.args(["--bin", bin]);
+/// The tools, each a link to the one program `nctools` (src/multicall.rs).
+const TOOLS: [&str; 3] = ["ncdump", "ncgen", "nccopy"];
+
+/// Our tools as `scripts/install` installs them, from the release build: the directory
+/// `target/release/tools`, holding `ncdump`, `ncgen` and `nccopy` as links to
+/// `../nctools`. With `build`, runs `cargo build --release --bin nctools` in `root`
+/// first. The links are made in any case; without a build they point at whatever
+/// `target/release/nctools` there is (or at nothing, which the harnesses report).
+pub fn release_tools(root: &Path, build: bool) -> Result<PathBuf> {
+    if build {
+        release_nctools(root)?;
     }
-    let status = cmd.status().context("cannot run cargo build")?;
+    let dir = root.join("target/release/tools");
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let program = Path::new("../nctools");
+    for tool in TOOLS {
+        let link = dir.join(tool);
+        if std::fs::read_link(&link).is_ok_and(|to| to == program) {
+            continue;
+        }
+        // A new link renamed over the old one: a harness running at the same time never
+        // finds the name missing.
+        let fresh = dir.join(format!(".{tool}.{}", std::process::id()));
+        let _ = std::fs::remove_file(&fresh);
+        std::os::unix::fs::symlink(program, &fresh)
+            .and_then(|()| std::fs::rename(&fresh, &link))
+            .with_context(|| format!("cannot link {} to {}", link.display(), program.display()))?;
+    }
+    Ok(dir)
+}
+
+/// Runs `cargo build --release --bin nctools` in `root`.
+fn release_nctools(root: &Path) -> Result<()> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(root)
+        .args(["build", "--release", "--quiet", "--package", "nctools"])
+        .args(["--bin", "nctools"])
+        .status()
+        .context("cannot run cargo build")?;
     if !status.success() {
         bail!("cargo build --release failed ({status})");
     }

@@ -150,12 +150,10 @@ pub fn main(args: BenchArgs) -> Result<i32> {
     }
     let selected = catalog::expand(&args.cases)?;
     let ours_env = std::env::var_os("NCTOOLS_BENCH_OURS_DIR");
-    let ours_dir = ours_env
-        .clone()
-        .map_or_else(|| root.join("target/release"), PathBuf::from);
-    if !args.no_build && ours_env.is_none() {
-        build::release_binaries(&root, &["ncdump", "ncgen", "nccopy"])?;
-    }
+    let ours_dir = match ours_env {
+        Some(dir) => PathBuf::from(dir),
+        None => build::release_tools(&root, !args.no_build)?,
+    };
     let data_dir = dir_from_env("NCTOOLS_BENCH_DATA_DIR", root.join("target/bench-data"));
     std::fs::create_dir_all(&data_dir)
         .with_context(|| format!("cannot create {}", data_dir.display()))?;

@@ -129,12 +129,7 @@ pub fn main(args: ConformanceArgs) -> Result<i32> {
     }
     let ours_bin = match std::env::var_os("NCTOOLS_BIN_DIR") {
         Some(dir) => PathBuf::from(dir),
-        None => {
-            if !args.no_build {
-                build::release_binaries(&root, &["ncdump", "ncgen", "nccopy"])?;
-            }
-            root.join("target/release")
-        }
+        None => build::release_tools(&root, !args.no_build)?,
     };
     if !runner::is_executable(&ours_bin.join(tool)) {
         bail!(
@@ -193,12 +188,7 @@ fn zarr_foreign_main(root: &Path, args: &ConformanceArgs) -> Result<i32> {
     }
     let ours_bin = match std::env::var_os("NCTOOLS_BIN_DIR") {
         Some(dir) => PathBuf::from(dir),
-        None => {
-            if !args.no_build && !args.list {
-                build::release_binaries(root, &["ncdump", "nccopy"])?;
-            }
-            root.join("target/release")
-        }
+        None => build::release_tools(root, !args.no_build && !args.list)?,
     };
     for t in ["ncdump", "nccopy"] {
         if !args.list && !runner::is_executable(&ours_bin.join(t)) {

@@ -21,7 +21,7 @@ use mutate::{Corruption, Rng};
 /// Which tools are under test.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Tool {
-    /// Our ncdump and nccopy (target/release, or $NCTOOLS_BIN_DIR).
+    /// Our ncdump and nccopy (target/release/tools, or $NCTOOLS_BIN_DIR).
     Ours,
     /// The reference netCDF-C tools (/usr/bin, or $NCTOOLS_REF_BIN_DIR).
     Reference,
@@ -331,12 +331,7 @@ fn programs(root: &Path, args: &CorruptArgs) -> Result<Vec<Programs>> {
     }
     let ours_dir = match std::env::var_os("NCTOOLS_BIN_DIR") {
         Some(dir) => PathBuf::from(dir),
-        None => {
-            if !args.no_build {
-                build::release_binaries(root, &["ncdump", "nccopy"])?;
-            }
-            root.join("target/release")
-        }
+        None => build::release_tools(root, !args.no_build)?,
     };
     let ours = set("ours", ours_dir);
     Ok(match args.tool {
