@@ -41,24 +41,31 @@ fn elf_section_names(elf: &[u8]) -> Vec<String> {
     headers().unwrap_or_default()
 }
 
-#[test]
-fn install_puts_tools_man_pages_and_completions_in_a_prefix() {
-    let prefix = scratch();
+/// Runs `scripts/install --prefix PREFIX --bin-dir DIR` on the `nctools` of this test run,
+/// with `more` arguments; fails the test unless it succeeds.
+fn install(prefix: &Path, more: &[&str]) {
     let bin_dir = Path::new(crate::support::NCTOOLS)
         .parent()
         .unwrap_or_else(|| panic!("no directory for our binaries"));
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install");
+    let done = run(Command::new("bash")
+        .arg(&script)
+        .arg("--prefix")
+        .arg(prefix)
+        .arg("--bin-dir")
+        .arg(bin_dir)
+        .args(more));
+    assert_eq!(done.code, Some(0), "{}{}", done.stdout, done.stderr);
+}
+
+#[test]
+fn install_puts_tools_man_pages_and_completions_in_a_prefix() {
+    let prefix = scratch();
     // An earlier install made ncdump a file of its own: it becomes a link.
     std::fs::create_dir_all(prefix.path().join("bin")).unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(prefix.path().join("bin/ncdump"), "an older ncdump")
         .unwrap_or_else(|e| panic!("{e}"));
-    let done = run(Command::new("bash")
-        .arg(&script)
-        .arg("--prefix")
-        .arg(prefix.path())
-        .arg("--bin-dir")
-        .arg(bin_dir));
-    assert_eq!(done.code, Some(0), "{}{}", done.stdout, done.stderr);
+    install(prefix.path(), &[]);
     let p = prefix.path();
     let program = p.join("bin/nctools");
     let installed = std::fs::read(&program).unwrap_or_else(|e| panic!("nctools: {e}"));
@@ -123,4 +130,17 @@ fn install_puts_tools_man_pages_and_completions_in_a_prefix() {
         .arg(p.join("share/bash-completion/completions/nccopy")));
     assert_eq!(loaded.code, Some(0), "{}", loaded.stderr);
     assert!(loaded.stdout.contains("nccopy"), "{}", loaded.stdout);
+}
+
+#[test]
+fn install_no_strip_installs_the_program_as_built() {
+    let prefix = scratch();
+    install(prefix.path(), &["--no-strip"]);
+    let installed = std::fs::read(prefix.path().join("bin/nctools"));
+    let built = std::fs::read(crate::support::NCTOOLS);
+    assert!(
+        matches!((&installed, &built), (Ok(a), Ok(b)) if a == b),
+        "bin/nctools differs from {}",
+        crate::support::NCTOOLS
+    );
 }
