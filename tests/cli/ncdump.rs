@@ -50,12 +50,7 @@ fn our_dump(args: &[&str], file: &Path, env: &[(&str, &str)]) -> Run {
 
 /// Asserts that our ncdump and the reference print the same bytes and exit the same way.
 fn assert_same(name: &str, args: &[&str], file: &Path) {
-    assert_same_as_reference(
-        crate::support::ours_path("ncdump").as_ref(),
-        name,
-        args,
-        file,
-    );
+    assert_same_as_reference(crate::support::ours_path("ncdump"), name, args, file);
 }
 
 /// [`assert_same`] with `ncdump` in place of ours (the self-tests give it broken

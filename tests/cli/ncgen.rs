@@ -101,7 +101,7 @@ fn without_data_of(text: &str, var: &str) -> String {
 /// no file, ours must reject it (exit 1 or 2, no crash) and make none either.
 fn differential(dir: &Path, label: &str, cdl: &Path, kind: &str, masked: &[&str]) {
     let ours = crate::support::ours_path("ncgen");
-    differential_with(ours.as_ref(), dir, label, cdl, kind, masked);
+    differential_with(ours, dir, label, cdl, kind, masked);
 }
 
 /// [`differential`] with `ncgen` in place of ours (the self-tests give it broken
