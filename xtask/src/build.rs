@@ -51,3 +51,26 @@ fn release_nctools(root: &Path) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_tools_are_links_to_nctools_made_again_when_wrong() -> Result<()> {
+        let root = tempfile::tempdir()?;
+        let dir = release_tools(root.path(), false)?;
+        assert_eq!(dir, root.path().join("target/release/tools"));
+        std::fs::remove_file(dir.join("ncgen"))?;
+        std::os::unix::fs::symlink("elsewhere", dir.join("ncgen"))?;
+        std::fs::write(root.path().join("target/release/nctools"), "")?;
+        release_tools(root.path(), false)?;
+        for tool in TOOLS {
+            assert_eq!(std::fs::read_link(dir.join(tool))?, Path::new("../nctools"));
+            assert!(dir.join(tool).exists(), "{tool} leads nowhere");
+        }
+        let left: Vec<_> = std::fs::read_dir(&dir)?.collect();
+        assert_eq!(left.len(), TOOLS.len(), "no temporary link is left");
+        Ok(())
+    }
+}
