@@ -63,7 +63,9 @@ fn open_netcdf(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn Stor
                 // reads it if it can; if not, our words say what the file is.
                 return ncio::NcFile::open_with(path, options.in_memory)
                     .map(|file| Box::new(file) as Box<dyn StoreReader>)
-                    .map_err(|e| anyhow!("{problem}; libnetcdf cannot read it either: {}", e.message));
+                    .map_err(|e| {
+                        anyhow!("{problem}; libnetcdf cannot read it either: {}", e.message)
+                    });
             }
             return Err(anyhow!(problem));
         }

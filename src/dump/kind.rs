@@ -38,7 +38,14 @@ pub fn extended_format(
         Format::Cdf5 => (formatx::NC3, mode::CDF5),
         Format::Netcdf4 | Format::Netcdf4Classic => (formatx::NCZARR, 0),
     });
-    (kind, if in_memory { mode | mode::DISKLESS } else { mode })
+    (
+        kind,
+        if in_memory {
+            mode | mode::DISKLESS
+        } else {
+            mode
+        },
+    )
 }
 
 /// The line `ncdump -K` prints for an extended format and mode, or the reference's error
