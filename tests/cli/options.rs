@@ -427,7 +427,7 @@ fn fill_value_types_follow_netcdf_c_4_10_1() {
     for file in [&grouped, &classic] {
         for (ours_args, their_args) in [
             (&["-XF"][..], &[][..]),
-            (&["-Xf", "-h", "-s"], &["-h", "-s"]),
+            (&["-Xf", "-Xp", "-h", "-s"], &["-h", "-s"]),
         ] {
             let Some(theirs) = reference_run("ncdump", their_args, file) else {
                 return;
@@ -532,7 +532,19 @@ fn ncgen_options_outside_the_usage() {
             Some(&expected),
             "{option}"
         );
-        if option != "-P" {
+        if option == "-P" {
+            let theirs = dir.path().join("theirs-P.nc");
+            let crashed = run(Command::new(&ncgen)
+                .args(["-P", "-k", "nc4", "-o"])
+                .arg(&theirs)
+                .arg(&input));
+            assert_eq!(
+                crashed.signal,
+                Some(11),
+                "the reference's -P: {:?}",
+                crashed.code
+            );
+        } else {
             let theirs = dir.path().join(format!("theirs{option}.nc"));
             let made = run(Command::new(&ncgen)
                 .args([option, "-k", "nc4", "-o"])
@@ -544,63 +556,94 @@ fn ncgen_options_outside_the_usage() {
     }
 }
 
-/// The `-k` aliases of netCDF-C's tables: each makes the format the reference makes.
-/// nccopy's table lacks `cdf-5` (the reference nccopy refuses it); ours takes ncgen's
-/// names in both tools.
+/// The `-k` names of netCDF-C's tables (ncgen's and nccopy's), with the format each
+/// makes (what `ncdump -k` prints).
+const KIND_NAMES: [(&str, &str); 27] = [
+    ("classic", "classic"),
+    ("nc3", "classic"),
+    ("1", "classic"),
+    ("64-bit offset", "64-bit offset"),
+    ("nc6", "64-bit offset"),
+    ("2", "64-bit offset"),
+    ("64-bit-offset", "64-bit offset"),
+    ("netCDF-4", "netCDF-4"),
+    ("nc4", "netCDF-4"),
+    ("3", "netCDF-4"),
+    ("netCDF4", "netCDF-4"),
+    ("hdf5", "netCDF-4"),
+    ("enhanced", "netCDF-4"),
+    ("netCDF-4 classic model", "netCDF-4 classic model"),
+    ("nc7", "netCDF-4 classic model"),
+    ("4", "netCDF-4 classic model"),
+    ("netCDF-4-classic", "netCDF-4 classic model"),
+    ("netCDF-4_classic", "netCDF-4 classic model"),
+    ("netCDF4_classic", "netCDF-4 classic model"),
+    ("hdf5-nc3", "netCDF-4 classic model"),
+    ("enhanced-nc3", "netCDF-4 classic model"),
+    ("5", "cdf5"),
+    ("64-bit-data", "cdf5"),
+    ("64-bit data", "cdf5"),
+    ("nc5", "cdf5"),
+    ("cdf5", "cdf5"),
+    ("cdf-5", "cdf5"),
+];
+
+/// Runs `tool -k kind` (ours or the reference's program) on the classic inputs, writing
+/// `out`; the format of `out` as the reference ncdump names it, or the failed run.
+fn made_kind(
+    program: Test,
+    tool: &str,
+    kind: &str,
+    classic: &Path,
+    out: &Path,
+) -> Result<String, Run> {
+    let program = program.args(["-k", kind]);
+    let made = if tool == "ncgen" {
+        program.arg("-o").arg(out).arg(cdl("classic")).run()
+    } else {
+        program.arg(classic).arg(out).run()
+    };
+    if made.code != Some(0) {
+        return Err(made);
+    }
+    let dumped = reference_run("ncdump", &["-k"], out).map(|r| r.stdout);
+    Ok(dumped.unwrap_or_default().trim_end().to_string())
+}
+
+/// Every `-k` name makes its format in both tools, in any case, as the reference makes
+/// it; nccopy's table lacks `cdf-5` (the reference nccopy refuses it), which ours takes
+/// in both tools, and the reference compares names exactly.
 #[test]
-fn kind_aliases_make_the_reference_formats() {
+fn kind_names_make_the_reference_formats() {
     let dir = scratch();
     let Some(classic) = build(dir.path(), "classic", "classic") else {
         return;
     };
-    for (tool, alias) in [
-        ("ncgen", "hdf5-nc3"),
-        ("ncgen", "netCDF-4_classic"),
-        ("ncgen", "netCDF4_classic"),
-        ("ncgen", "cdf-5"),
-        ("nccopy", "hdf5-nc3"),
-        ("nccopy", "netCDF-4_classic"),
-        ("nccopy", "enhanced-nc3"),
-    ] {
+    for tool in ["ncgen", "nccopy"] {
         let Some(program) = reference(tool) else {
             return;
         };
-        let (ours, theirs) = (dir.path().join("ours.nc"), dir.path().join("theirs.nc"));
-        let input = if tool == "ncgen" {
-            cdl("classic")
-        } else {
-            classic.clone()
-        };
-        let mut ours_run = Test::ours(tool).args(["-k", alias]);
-        let mut their_command = Command::new(program);
-        their_command.args(["-k", alias]);
-        if tool == "ncgen" {
-            ours_run = ours_run.arg("-o").arg(&ours).arg(&input);
-            their_command.arg("-o").arg(&theirs).arg(&input);
-        } else {
-            ours_run = ours_run.arg(&input).arg(&ours);
-            their_command.arg(&input).arg(&theirs);
+        for (name, format) in KIND_NAMES {
+            let out = dir.path().join("ours.nc");
+            for spelling in [name.to_string(), name.to_uppercase()] {
+                let ours = made_kind(Test::ours(tool), tool, &spelling, &classic, &out);
+                let ours =
+                    ours.unwrap_or_else(|run| panic!("{tool} -k {spelling}: {}", run.stderr));
+                assert_eq!(ours, format, "{tool} -k {spelling}");
+            }
+            let theirs_out = dir.path().join("theirs.nc");
+            let theirs = made_kind(Test::program(&program), tool, name, &classic, &theirs_out);
+            match theirs {
+                Ok(theirs) => assert_eq!(theirs, format, "reference {tool} -k {name}"),
+                Err(refused) => assert_eq!(
+                    (tool, name),
+                    ("nccopy", "cdf-5"),
+                    "the reference refuses: {}",
+                    refused.stderr
+                ),
+            }
         }
-        let made = ours_run.run();
-        assert_eq!(made.code, Some(0), "{tool} -k {alias}: {}", made.stderr);
-        let reference_made = run(&mut their_command);
-        assert_eq!(reference_made.code, Some(0), "{tool} -k {alias}");
-        let kind = |file: &Path| reference_run("ncdump", &["-k"], file).map(|r| r.stdout);
-        assert_eq!(kind(&ours), kind(&theirs), "{tool} -k {alias}");
     }
-    let out = dir.path().join("cdf5.nc");
-    let Some(refused) = reference_run("nccopy", &["-k", "cdf-5"], &classic) else {
-        return;
-    };
-    assert_eq!(refused.code, Some(1), "the reference nccopy has no cdf-5");
-    let made = Test::ours("nccopy")
-        .args(["-k", "cdf-5"])
-        .arg(&classic)
-        .arg(&out)
-        .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
-    let kind = reference_run("ncdump", &["-k"], &out).map(|r| r.stdout);
-    assert_eq!(kind.as_deref(), Some("cdf5\n"));
 }
 
 /// netCDF-C 4.10.1's ncgen reads the `u` of an unsigned constant after the size letter
