@@ -11,6 +11,7 @@ use clap::{ArgAction, Parser};
     about = "Copy a netCDF file, optionally changing its format, filters, chunking or \
              quantization (nctools, compatible with netCDF-C 4.10.1's nccopy)",
     disable_help_flag = true,
+    args_override_self = true,
     disable_version_flag = true,
     after_help = "Filter specs (-F): none | *,none | VARS,none | VARS,SPECLIST, where VARS is * or \
                   full variable paths joined by & and SPECLIST is filters joined by |, each \

@@ -9,7 +9,8 @@ use clap::{ArgAction, Parser};
     name = "ncdump",
     version = crate::VERSION,
     about = "Print a netCDF file as CDL text (nctools, compatible with netCDF-C 4.10.1's ncdump)",
-    disable_help_flag = true
+    disable_help_flag = true,
+    args_override_self = true
 )]
 pub struct DumpArgs {
     /// Coordinate variable data and header information

@@ -8,7 +8,8 @@ use clap::{ArgAction, Parser};
     name = "ncgen",
     version = crate::VERSION,
     about = "Generate a netCDF file from CDL text (nctools, compatible with netCDF-C 4.10.1's ncgen)",
-    disable_help_flag = true
+    disable_help_flag = true,
+    args_override_self = true
 )]
 pub struct GenerateArgs {
     /// Write a binary netCDF file (the default when -o or -k is given)

@@ -713,3 +713,46 @@ fn unknown_formats_go_to_libnetcdf_first() {
         "the reference's libnetcdf refuses it too"
     );
 }
+
+/// An option given twice is read as getopt reads it, the last value winning (a flag twice
+/// is the flag), as the reference does, instead of being refused.
+#[test]
+fn repeated_options_take_the_last_value() {
+    let dir = scratch();
+    let Some(classic) = build(dir.path(), "classic", "classic") else {
+        return;
+    };
+    let args = ["-h", "-p", "3", "-h", "-p", "4,9"];
+    let Some(theirs) = reference_run("ncdump", &args, &classic) else {
+        return;
+    };
+    let ours = our_dump(&args, &classic);
+    assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+    assert_eq!(ours.stdout, theirs.stdout);
+    let (ours, theirs) = (dir.path().join("ours.nc"), dir.path().join("theirs.nc"));
+    let copied = Test::ours("nccopy")
+        .args(["-k", "nc3", "-d", "5", "-k", "nc4", "-d", "1"])
+        .arg(&classic)
+        .arg(&ours)
+        .run();
+    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    let Some(nccopy) = reference("nccopy") else {
+        return;
+    };
+    let made = run(Command::new(nccopy)
+        .args(["-k", "nc3", "-d", "5", "-k", "nc4", "-d", "1"])
+        .arg(&classic)
+        .arg(&theirs));
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let ours_dump = reference_dump_body(&ours).unwrap_or_default();
+    assert!(ours_dump.contains("_DeflateLevel = 1 ;"), "{ours_dump}");
+    assert_eq!(Some(ours_dump), reference_dump_body(&theirs));
+    let generated = Test::ours("ncgen")
+        .args(["-x", "-x", "-k", "nc3", "-k", "nc4", "-o"])
+        .arg(dir.path().join("gen.nc"))
+        .arg(cdl("classic"))
+        .run();
+    assert_eq!(generated.code, Some(0), "{}", generated.stderr);
+    let kind = reference_run("ncdump", &["-k"], &dir.path().join("gen.nc")).map(|r| r.stdout);
+    assert_eq!(kind.as_deref(), Some("netCDF-4\n"));
+}
