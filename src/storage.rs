@@ -58,6 +58,15 @@ fn open_netcdf(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn Stor
     if !is_url(path) {
         let kind = input_kind::identify(Path::new(path));
         if let Some(problem) = input_kind::not_netcdf(path, &kind) {
+            if input_kind::for_libnetcdf_to_judge(&kind) {
+                // A format nctools does not know (HDF4, a user-defined format): libnetcdf
+                // reads it if it can; if not, our words say what the file is.
+                return ncio::NcFile::open_with(path, options.in_memory)
+                    .map(|file| Box::new(file) as Box<dyn StoreReader>)
+                    .map_err(|e| {
+                        anyhow!("{problem}; libnetcdf cannot read it either: {}", e.message)
+                    });
+            }
             return Err(anyhow!(problem));
         }
         if kind == InputKind::Classic && !classic_by_libnetcdf() {
