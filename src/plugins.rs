@@ -29,10 +29,10 @@ pub fn describe_filter(id: u32) -> String {
     let carried = h5filters::BUILTIN_FILTERS.iter().any(|f| f.id == id);
     if !carried {
         format!("filter {id} ({name}; not built into nctools)")
-    } else if !h5filters::builtins_enabled() {
+    } else if !codecs::builtins_enabled() {
         format!(
             "filter {id} ({name}; built into nctools, turned off by {}=0)",
-            h5filters::DISABLE_VARIABLE
+            codecs::DISABLE_VARIABLE
         )
     } else {
         format!("filter {id} ({name})")

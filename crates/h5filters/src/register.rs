@@ -1,20 +1,16 @@
 //! The built-in filters registered with HDF5 (`H5Zregister`) at start-up of each binary,
 //! so that bzip2 (307), blosc (32001), lz4 (32004) and zstd (32015) work with no plugin
 //! installed. Blosc's `set_local` rewrites its first four parameters as the standard
-//! plugin does. Their chunks are those of the standard plugins (see [`crate::wire`]).
+//! plugin does. Their chunks are those of the standard plugins (see `codecs::wire`).
 //! Buffers handed to HDF5 come from HDF5's allocator; corrupt input, a chunk that
-//! decodes beyond the limit ([`crate::with_decoded_chunk_limit`]) or a panic make the
+//! decodes beyond the limit (`codecs::with_decoded_chunk_limit`) or a panic make the
 //! filter fail (HDF5 reports a filter error), never crash. The callbacks themselves are
 //! in `crate::ffi`.
 
 use std::ffi::CStr;
 
 use crate::ffi;
-use crate::wire;
-
-/// The environment variable that turns the built-in filters off (`0`), so that external
-/// plugins can be tested.
-pub const DISABLE_VARIABLE: &str = "NCTOOLS_BUILTIN_FILTERS";
+use codecs::{builtins_enabled, wire};
 
 /// A filter nctools carries.
 #[derive(Debug, Clone, Copy)]
@@ -44,11 +40,6 @@ pub const BUILTIN_FILTERS: [BuiltinFilter; 4] = [
         name: c"zstd (nctools built-in)",
     },
 ];
-
-/// Whether the built-in filters are turned on (`NCTOOLS_BUILTIN_FILTERS` is not `0`).
-pub fn builtins_enabled() -> bool {
-    std::env::var(DISABLE_VARIABLE).map_or(true, |v| v.trim() != "0")
-}
 
 /// Registers every built-in filter with HDF5, unless `NCTOOLS_BUILTIN_FILTERS=0`. Returns
 /// the ids registered. Safe to call more than once.

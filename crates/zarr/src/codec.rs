@@ -1,10 +1,10 @@
 //! numcodecs codecs through the shared table (`filterspec::zarr_codec`,
-//! `filterspec::filter_of_codec`) and chunk bytes (`h5filters::numcodecs`): the
+//! `filterspec::filter_of_codec`) and chunk bytes (`codecs::numcodecs`): the
 //! crate's only door to them.
 
+use codecs::numcodecs::Codec;
 use filterspec::known::{BLOSC, BZIP2, DEFLATE, FLETCHER32, LZ4, SHUFFLE, ZSTD};
 use filterspec::FilterSpec;
-use h5filters::numcodecs::Codec;
 use serde_json::Value;
 
 /// The numcodecs ids of the codecs that are HDF5 filters, in the order of
@@ -21,9 +21,9 @@ const FILTER_CODECS: [&str; 7] = [
 
 /// The numcodecs ids whose chunks nctools reads (and writes, but for the lossy
 /// fixedscaleoffset, bitround and quantize): those of HDF5 filters, then
-/// `h5filters::numcodecs::IDS`.
+/// `codecs::numcodecs::IDS`.
 pub fn available() -> impl Iterator<Item = &'static str> {
-    FILTER_CODECS.into_iter().chain(h5filters::numcodecs::IDS)
+    FILTER_CODECS.into_iter().chain(codecs::numcodecs::IDS)
 }
 
 /// Whether nctools has the codec `id`.
@@ -80,7 +80,7 @@ fn filters_of(codecs: &[Value]) -> Result<Vec<FilterSpec>, CodecFail> {
     codecs
         .iter()
         .map(|c| match filterspec::filter_of_codec(c) {
-            Ok(f) if h5filters::numcodecs::has_codec(f.id) => Ok(f),
+            Ok(f) if codecs::numcodecs::has_codec(f.id) => Ok(f),
             // A codec we have, with a parameter out of its range (shuffle's elementsize 0).
             Err(e @ filterspec::CodecError::BadValue { .. }) => {
                 Err(CodecFail::Failed(format!("{c}: {e}")))
@@ -103,7 +103,7 @@ pub fn encode_chain(
         return encode_mixed(codecs, &stages, element_size, input);
     }
     let filters = filters_of(codecs)?;
-    h5filters::numcodecs::encode_pipeline(&filters, element_size, &input)
+    codecs::numcodecs::encode_pipeline(&filters, element_size, &input)
         .map_err(|e| CodecFail::Failed(e.to_string()))
 }
 
@@ -118,7 +118,7 @@ pub fn decode_chain(
         return decode_mixed(codecs, &stages, element_size, input, max_output);
     }
     let filters = filters_of(codecs)?;
-    h5filters::numcodecs::decode_pipeline(&filters, element_size, &input, max_output)
+    codecs::numcodecs::decode_pipeline(&filters, element_size, &input, max_output)
         .map_err(|e| CodecFail::Failed(e.to_string()))
 }
 
@@ -168,7 +168,7 @@ fn encode_mixed(
                 .map_err(|e| CodecFail::Failed(e.to_string()))?,
             None => {
                 let filters = filters_of(std::slice::from_ref(codec))?;
-                h5filters::numcodecs::encode_pipeline(&filters, element_size, &data)
+                codecs::numcodecs::encode_pipeline(&filters, element_size, &data)
                     .map_err(|e| CodecFail::Failed(e.to_string()))?
             }
         };
@@ -201,7 +201,7 @@ fn decode_mixed(
                 .map_err(|e| CodecFail::Failed(e.to_string()))?,
             None => {
                 let filters = filters_of(std::slice::from_ref(codec))?;
-                h5filters::numcodecs::decode_pipeline(&filters, element_size, &data, bound)
+                codecs::numcodecs::decode_pipeline(&filters, element_size, &data, bound)
                     .map_err(|e| CodecFail::Failed(e.to_string()))?
             }
         };
@@ -236,7 +236,7 @@ mod tests {
 
     #[test]
     fn codecs_without_filters_mix_with_filters_and_are_listed() -> Result<(), String> {
-        for id in h5filters::numcodecs::IDS {
+        for id in codecs::numcodecs::IDS {
             assert!(is_available(id), "{id} missing from available()");
         }
         for (id, filter) in FILTER_CODECS.iter().zip(AVAILABLE_FILTERS) {
