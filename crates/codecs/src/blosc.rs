@@ -14,7 +14,7 @@ use std::ffi::{c_int, CString};
 use crate::ffi::blosc as c_blosc;
 use crate::wire::WireError;
 
-pub use filterspec::known::BLOSC;
+pub use crate::known::BLOSC;
 
 /// The filter revision the HDF Group plugin records in parameter 0.
 pub const FILTER_REVISION: u32 = 2;

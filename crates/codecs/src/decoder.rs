@@ -4,8 +4,8 @@
 //! fletcher32, deflate and the built-ins: bzip2, blosc, lz4, zstd) are decoded; for any
 //! other, [`ChunkDecoder::new`] answers `None` and HDF5 must do the work.
 
-use filterspec::known::{BZIP2, DEFLATE, FLETCHER32, SHUFFLE};
-use filterspec::FilterSpec;
+use crate::known::{BZIP2, DEFLATE, FLETCHER32, SHUFFLE};
+use crate::FilterSpec;
 
 use crate::codec;
 use crate::wire::{self, WireError};

@@ -3,8 +3,8 @@
 //! deflate and the built-ins: bzip2, blosc, lz4, zstd) are encoded; for any other,
 //! [`ChunkEncoder::new`] answers `None` and HDF5 must do the work.
 
-use filterspec::known::{BZIP2, DEFLATE, SHUFFLE};
-use filterspec::FilterSpec;
+use crate::known::{BZIP2, DEFLATE, SHUFFLE};
+use crate::FilterSpec;
 
 use crate::codec;
 use crate::wire;

@@ -21,9 +21,14 @@ mod decoder;
 mod encoder;
 #[allow(unsafe_code)]
 mod ffi;
+mod filter;
+pub mod known;
 mod limit;
+pub mod nczarr;
 pub mod numcodecs;
+pub mod suggest;
 pub mod wire;
+pub mod zarr_codec;
 
 pub use codec::{
     bzip2_compress, bzip2_decompress, deflate, inflate, read_bounded, shuffle, unshuffle,
@@ -31,6 +36,7 @@ pub use codec::{
 };
 pub use decoder::ChunkDecoder;
 pub use encoder::{ChunkEncoder, EncodeError};
+pub use filter::FilterSpec;
 pub use limit::{
     callback_limit, decoded_chunk_limit, with_decoded_chunk_limit, with_slack, HDF5_MAX_CHUNK_BYTES,
 };

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use codecs::numcodecs::{decode, encode};
-use filterspec::FilterSpec;
+use codecs::FilterSpec;
 
 fn golden(name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

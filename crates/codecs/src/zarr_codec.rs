@@ -21,9 +21,9 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::codecs::{codec_to_filter, CodecError, BLOSC_COMPRESSORS};
+use crate::filter::FilterSpec;
 use crate::known::{BLOSC, BZIP2, DEFLATE, FLETCHER32, LZ4, SHUFFLE, ZSTD};
-use crate::spec::FilterSpec;
+use crate::nczarr::{codec_to_filter, CodecError, BLOSC_COMPRESSORS};
 
 /// Blosc's shuffle modes as Zarr version 3 names them, by their numcodecs value.
 const BLOSC_SHUFFLES: [&str; 3] = ["noshuffle", "shuffle", "bitshuffle"];
@@ -70,7 +70,7 @@ pub fn filter_of_codec(codec: &Value) -> Result<FilterSpec, CodecError> {
         .as_object()
         .ok_or(CodecError::NotAnObject { index: 1 })?;
     // Zarr chunks are shuffled over numcodecs' `elementsize`, kept as the parameter.
-    if let Some(shuffle) = crate::codecs::shuffle_with_element_size(object)? {
+    if let Some(shuffle) = crate::nczarr::shuffle_with_element_size(object)? {
         return Ok(shuffle);
     }
     codec_to_filter(object, 1)

@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::filter::FilterSpec;
 use crate::known::{self, BLOSC, BZIP2, DEFLATE, FLETCHER32, LZ4, SHUFFLE, SZIP, ZSTD};
-use crate::spec::FilterSpec;
 
 /// What is wrong with a `_Codecs` value, or why a filter has no codec.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
