@@ -2,6 +2,7 @@
 //! one (deflate, shuffle, fletcher32, szip, bzip2, zstd, blosc, lz4); raw words for the
 //! others.
 
+use codecs::blosc::COMPRESSORS as BLOSC_COMPRESSORS;
 use filterspec::known::{BLOSC, BZIP2, DEFLATE, FLETCHER32, LZ4, SHUFFLE, SZIP, ZSTD};
 use serde_json::{json, Map, Value};
 
@@ -15,9 +16,6 @@ const SZIP_FLAGS: [(u32, &str); 7] = [
     (32, "NN"),
     (128, "RAW"),
 ];
-
-/// Blosc's compressor codes.
-const BLOSC_COMPRESSORS: [&str; 6] = ["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"];
 
 /// Blosc's shuffle modes: the name for scripts and for people.
 const BLOSC_SHUFFLES: [(&str, &str); 3] = [

@@ -26,6 +26,7 @@ pub mod known;
 mod limit;
 pub mod nczarr;
 pub mod numcodecs;
+pub mod registry;
 pub mod suggest;
 pub mod wire;
 pub mod zarr_codec;

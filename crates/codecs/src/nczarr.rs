@@ -31,7 +31,10 @@ pub enum CodecError {
         index: usize,
     },
     /// A codec id nctools does not know.
-    #[error("unknown codec id \"{id}\" in _Codecs; known: {}", KNOWN_CODECS.join(", "))]
+    #[error(
+        "unknown codec id \"{id}\" in _Codecs; known: {}",
+        crate::registry::hdf5_numcodecs_ids().collect::<Vec<_>>().join(", ")
+    )]
     UnknownCodec {
         /// The id as written.
         id: String,
@@ -68,20 +71,7 @@ pub enum CodecError {
     },
 }
 
-/// The codec ids that translate both ways.
-pub const KNOWN_CODECS: [&str; 8] = [
-    "shuffle",
-    "fletcher32",
-    "zlib",
-    "szip",
-    "bz2",
-    "zstd",
-    "blosc",
-    "lz4",
-];
-
-/// Blosc's compressor names, by their parameter value.
-pub const BLOSC_COMPRESSORS: [&str; 6] = ["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"];
+pub use crate::blosc::COMPRESSORS as BLOSC_COMPRESSORS;
 
 /// Translates a `_Codecs` value to HDF5 filters, in order.
 pub fn codecs_to_filters(json: &str) -> Result<Vec<FilterSpec>, CodecError> {
@@ -166,15 +156,12 @@ pub(crate) fn codec_to_filter(
         .get("id")
         .and_then(Value::as_str)
         .ok_or(CodecError::MissingId { index })?;
-    let codec =
-        KNOWN_CODECS
-            .iter()
-            .copied()
-            .find(|c| *c == id)
-            .ok_or_else(|| match known::by_codec(id) {
-                Some(_) => CodecError::Untranslatable { id: id.into() },
-                None => CodecError::UnknownCodec { id: id.into() },
-            })?;
+    let codec = crate::registry::hdf5_numcodecs_ids()
+        .find(|c| *c == id)
+        .ok_or_else(|| match known::by_codec(id) {
+            Some(_) => CodecError::Untranslatable { id: id.into() },
+            None => CodecError::UnknownCodec { id: id.into() },
+        })?;
     let read = CodecReader { codec, object };
     let spec = match codec {
         // HDF5 sets shuffle's element size from the type: it is not kept here (see

@@ -15,7 +15,7 @@
 //!
 //! szip (4) has no numcodecs codec: [`zarr_codec`] refuses it.
 //!
-//! Codecs with no HDF5 filter (`codecs::numcodecs::IDS`) are translated between
+//! Codecs with no HDF5 filter (`crate::numcodecs::ids`) are translated between
 //! versions all the same; `gzip` and `crc32c` are core Zarr version 3 codecs and keep
 //! their names there, the others become `numcodecs.ID`.
 
