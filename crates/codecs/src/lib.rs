@@ -22,6 +22,7 @@ mod encoder;
 #[allow(unsafe_code)]
 mod ffi;
 mod filter;
+mod kinds;
 pub mod known;
 mod limit;
 pub mod nczarr;

@@ -48,14 +48,6 @@ fn filter(codec: &CodecEntry) -> FilterSpec {
     FilterSpec::new(id, params)
 }
 
-/// The v3 name of a codec: its core name, else `numcodecs.ID`.
-fn v3_name(codec: &CodecEntry) -> String {
-    codec.v3_core_name.map_or_else(
-        || format!("numcodecs.{}", codec.numcodecs_id),
-        str::to_string,
-    )
-}
-
 #[test]
 fn hdf5_filters_translate_to_every_form_and_back() {
     for codec in registry::hdf5_codecs() {
@@ -78,7 +70,7 @@ fn hdf5_filters_translate_to_every_form_and_back() {
             // Version 3, both ways, under the registry's name.
             let v3 =
                 zarr_codec::zarr_v3_codec(&filter, 4).unwrap_or_else(|e| panic!("{label}: {e}"));
-            assert_eq!(v3["name"], v3_name(codec), "{label}");
+            assert_eq!(v3["name"], codec.v3_name(), "{label}");
             let back =
                 zarr_codec::filter_of_v3_codec(&v3).unwrap_or_else(|e| panic!("{label}: {e}"));
             assert_eq!(back.id, filter.id, "{label}");
@@ -152,7 +144,7 @@ fn numcodecs_codecs_read_their_json_and_round_trip() {
         }
         // Version 3, both ways, under the registry's name.
         let v3 = zarr_codec::v3_codec_of_numcodecs(&config, 4);
-        assert_eq!(v3["name"], v3_name(codec), "{id}");
+        assert_eq!(v3["name"], codec.v3_name(), "{id}");
         let name = v3["name"].as_str().unwrap_or_default();
         let back = zarr_codec::numcodecs_of_v3_codec(name, v3.get("configuration"));
         assert_eq!(back, config, "{id}");
@@ -166,7 +158,7 @@ fn numcodecs_codecs_read_their_json_and_round_trip() {
 
 #[test]
 fn the_registry_and_the_known_filter_table_agree() {
-    for codec in registry::CODECS {
+    for codec in registry::entries() {
         assert_eq!(registry::by_numcodecs_id(codec.numcodecs_id), Some(codec));
         if let Some(id) = codec.hdf5_id {
             let known = codecs::known::by_id(id).unwrap_or_else(|| panic!("{id} unknown"));
