@@ -27,6 +27,7 @@ pub mod known;
 mod limit;
 pub mod nczarr;
 pub mod numcodecs;
+pub mod params;
 pub mod registry;
 pub mod suggest;
 pub mod wire;

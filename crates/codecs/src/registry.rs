@@ -17,6 +17,7 @@ use serde_json::{json, Map, Value};
 use crate::kinds::{self, ConfigReader, NumcodecsOnly};
 use crate::known;
 use crate::nczarr::CodecError;
+use crate::params::Decoded;
 
 /// One codec: its facts and its forms. The forms of a codec that is an HDF5 filter
 /// start from the filter's parameter words; a numcodecs codec that is none has only its
@@ -60,6 +61,12 @@ pub trait Codec: Sync + fmt::Debug {
         _element_size: usize,
     ) -> String {
         self.entry().v3_name()
+    }
+
+    /// The HDF5 filter's parameters `params` decoded by meaning (`ncdump --filters`), or
+    /// `None` when they are not in a form it knows (shown as raw words).
+    fn describe(&self, _params: &[u32]) -> Option<Decoded> {
+        None
     }
 
     /// Turns its Zarr version 3 configuration back into its numcodecs members.

@@ -9,6 +9,7 @@ use super::reader::{ConfigReader, U32_RANGE};
 use crate::blosc::COMPRESSORS;
 use crate::known::BLOSC;
 use crate::nczarr::CodecError;
+use crate::params::Decoded;
 use crate::registry::{Codec, CodecEntry};
 
 /// Blosc.
@@ -123,5 +124,51 @@ impl Codec for Blosc {
         }
         configuration.remove("typesize");
         Ok(())
+    }
+
+    fn describe(&self, params: &[u32]) -> Option<Decoded> {
+        (params.len() <= 7).then(|| describe(params))
+    }
+}
+
+/// Blosc's shuffle modes: the name for scripts and for people.
+const SHUFFLE_NAMES: [(&str, &str); 3] = [
+    ("none", "no shuffle"),
+    ("byte", "byte shuffle"),
+    ("bit", "bit shuffle"),
+];
+
+/// Blosc: filter version, blosc format version, type size, chunk bytes, level, shuffle
+/// mode, compressor; as many as are stored.
+fn describe(params: &[u32]) -> Decoded {
+    let mut parts = Vec::new();
+    let mut fields = Map::new();
+    for (index, value) in params.iter().copied().enumerate() {
+        let (key, text, json_value) = match index {
+            0 => ("filter_version", format!("filter v{value}"), json!(value)),
+            1 => ("blosc_version", format!("format v{value}"), json!(value)),
+            2 => ("type_size", format!("type size {value}"), json!(value)),
+            3 => ("chunk_bytes", format!("chunk {value} B"), json!(value)),
+            4 => ("level", format!("level {value}"), json!(value)),
+            5 => {
+                let mode = SHUFFLE_NAMES.get(value as usize).copied();
+                let text = mode.map_or_else(|| format!("shuffle {value}"), |m| m.1.to_string());
+                ("shuffle", text, mode.map_or(json!(value), |m| json!(m.0)))
+            }
+            _ => {
+                let name = COMPRESSORS.get(value as usize).copied();
+                let text = name.map_or_else(|| format!("compressor {value}"), str::to_string);
+                ("compressor", text, name.map_or(json!(value), |n| json!(n)))
+            }
+        };
+        parts.push(text);
+        fields.insert(key.to_string(), json_value);
+    }
+    if parts.is_empty() {
+        return Decoded::new("defaults (no parameters)", json!({}));
+    }
+    Decoded {
+        text: parts.join(", "),
+        fields,
     }
 }

@@ -6,6 +6,7 @@ use super::deflate::word;
 use super::reader::ConfigReader;
 use crate::known::BZIP2;
 use crate::nczarr::CodecError;
+use crate::params::Decoded;
 use crate::registry::{Codec, CodecEntry};
 
 /// Bzip2.
@@ -29,5 +30,13 @@ impl Codec for Bzip2 {
 
     fn store_json(&self, params: &[u32], _element_size: usize) -> Value {
         json!({"id": "bz2", "level": params.first().copied().unwrap_or(9).clamp(1, 9)})
+    }
+
+    fn describe(&self, params: &[u32]) -> Option<Decoded> {
+        let [level] = params else { return None };
+        Some(Decoded::new(
+            format!("block size {level} (x100 kB)"),
+            json!({ "block_size": level }),
+        ))
     }
 }

@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 use super::reader::ConfigReader;
 use crate::known::DEFLATE;
 use crate::nczarr::CodecError;
+use crate::params::Decoded;
 use crate::registry::{Codec, CodecEntry};
 
 /// Deflate.
@@ -28,6 +29,14 @@ impl Codec for Deflate {
 
     fn store_json(&self, params: &[u32], _element_size: usize) -> Value {
         json!({"id": "zlib", "level": params.first().copied().unwrap_or(1).min(9)})
+    }
+
+    fn describe(&self, params: &[u32]) -> Option<Decoded> {
+        let [level] = params else { return None };
+        Some(Decoded::new(
+            format!("level {level}"),
+            json!({ "level": level }),
+        ))
     }
 }
 

@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 use super::reader::ConfigReader;
 use crate::known::FLETCHER32;
 use crate::nczarr::CodecError;
+use crate::params::Decoded;
 use crate::registry::{Codec, CodecEntry};
 
 /// Fletcher-32.
@@ -28,5 +29,11 @@ impl Codec for Fletcher32 {
 
     fn store_json(&self, _params: &[u32], _element_size: usize) -> Value {
         json!({"id": "fletcher32"})
+    }
+
+    fn describe(&self, params: &[u32]) -> Option<Decoded> {
+        params
+            .is_empty()
+            .then(|| Decoded::new("checksum, no parameters", json!({})))
     }
 }

@@ -6,6 +6,7 @@ use serde_json::{json, Value};
 use super::reader::ConfigReader;
 use crate::known::LZ4;
 use crate::nczarr::CodecError;
+use crate::params::Decoded;
 use crate::registry::{Codec, CodecEntry};
 
 /// LZ4.
@@ -31,5 +32,19 @@ impl Codec for Lz4 {
 
     fn store_json(&self, _params: &[u32], _element_size: usize) -> Value {
         json!({"id": "lz4", "acceleration": 1})
+    }
+
+    fn describe(&self, params: &[u32]) -> Option<Decoded> {
+        match params {
+            [] | [0] => Some(Decoded::new(
+                "block size default (1 GiB)",
+                json!({ "block_size": Value::Null }),
+            )),
+            [size] => Some(Decoded::new(
+                format!("block size {size} bytes"),
+                json!({ "block_size": size }),
+            )),
+            _ => None,
+        }
     }
 }

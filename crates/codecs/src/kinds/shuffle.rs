@@ -7,6 +7,7 @@ use super::deflate::word;
 use super::reader::ConfigReader;
 use crate::known::SHUFFLE;
 use crate::nczarr::CodecError;
+use crate::params::Decoded;
 use crate::registry::{Codec, CodecEntry};
 
 /// Shuffle.
@@ -60,6 +61,17 @@ impl Codec for Shuffle {
         match params.first() {
             Some(size) => json!({"id": "shuffle", "elementsize": size}),
             None => json!({"id": "shuffle", "elementsize": element_size}),
+        }
+    }
+
+    fn describe(&self, params: &[u32]) -> Option<Decoded> {
+        match params {
+            [] => Some(Decoded::new("element size of the type", json!({}))),
+            [size] => Some(Decoded::new(
+                format!("element size {size}"),
+                json!({ "element_size": size }),
+            )),
+            _ => None,
         }
     }
 }

@@ -7,6 +7,7 @@ use super::deflate::word;
 use super::reader::ConfigReader;
 use crate::known::ZSTD;
 use crate::nczarr::CodecError;
+use crate::params::Decoded;
 use crate::registry::{Codec, CodecEntry};
 
 /// Zstandard.
@@ -44,5 +45,15 @@ impl Codec for Zstd {
     ) -> String {
         configuration.entry("checksum").or_insert(json!(false));
         "zstd".into()
+    }
+
+    /// Negative (fast) levels are stored as their two's-complement bits.
+    fn describe(&self, params: &[u32]) -> Option<Decoded> {
+        let [level] = params else { return None };
+        let level = *level as i32;
+        Some(Decoded::new(
+            format!("level {level}"),
+            json!({ "level": level }),
+        ))
     }
 }
