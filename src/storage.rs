@@ -204,9 +204,10 @@ pub fn declare_filters_copied_as_stored(ids: &[u32]) {
 /// What to do about a filter that cannot be written to `target`, for messages.
 pub fn output_filter_remedy(target: &str) -> String {
     match Location::parse_output(target) {
-        Ok(Location::Zarr(_)) => "it has no Zarr codec in nctools (Zarr stores take bz2, \
-                                  zstd, blosc, lz4, zlib, shuffle and fletcher32)"
-            .to_string(),
+        Ok(Location::Zarr(_)) => format!(
+            "it has no Zarr codec in nctools (Zarr stores take {})",
+            codecs::registry::zarr_filter_names()
+        ),
         _ => format!("it is not available; {}", ncio::plugin_remedy()),
     }
 }

@@ -11,7 +11,7 @@ const HDF5_NATIVE: [u32; 6] = [1, 2, 3, 4, 5, 6];
 /// Where a filter's implementation comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
-    /// Carried inside nctools (`h5filters`) and registered at start-up.
+    /// Carried inside nctools (`codecs`, through `h5filters`) and registered at start-up.
     Builtin,
     /// Native to HDF5 (or otherwise registered with it).
     Hdf5,
@@ -129,8 +129,8 @@ impl Inventory {
     /// filter (nctools' built-ins, HDF5's native ones) before a plugin file, and the first
     /// plugin of the search path that provides the id.
     pub fn availability(&self, id: u32) -> Availability {
-        let carried = h5filters::BUILTIN_FILTERS.iter().any(|f| f.id == id);
-        let turned_off = carried && !h5filters::builtins_enabled();
+        let carried = codecs::registry::is_carried_into_hdf5(id);
+        let turned_off = carried && !codecs::builtins_enabled();
         let providers: Vec<&PluginFile> =
             self.plugins.iter().filter(|p| p.id == Some(id)).collect();
         if carried && !turned_off && ncio::filter_available(id) {
@@ -159,7 +159,7 @@ impl Inventory {
         let off_note = turned_off.then(|| {
             format!(
                 "built into nctools, turned off by {}=0",
-                h5filters::DISABLE_VARIABLE
+                codecs::DISABLE_VARIABLE
             )
         });
         if let Some(first) = providers.first() {

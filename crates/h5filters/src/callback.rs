@@ -1,13 +1,13 @@
 //! What one call of a built-in filter by HDF5 computes, in safe code: the output of a
 //! chunk, in a buffer of the caller's kind (memory from HDF5's allocator in the real
 //! callback, see `crate::ffi`; a `Vec` in tests). Decoding is bounded by
-//! [`crate::limit`]: a chunk beyond the limit is a failure, found before the output is
+//! `codecs::with_decoded_chunk_limit`: a chunk beyond the limit is a failure, found before the output is
 //! allocated (sizes in headers) or one byte past the limit (streams).
 
 use std::cell::Cell;
 
-use crate::limit;
-use crate::wire::{self, Direction};
+use codecs::callback_limit;
+use codecs::wire::{self, Direction};
 
 thread_local! {
     static IN_FILTER: Cell<bool> = const { Cell::new(false) };
@@ -56,7 +56,7 @@ pub(crate) struct Output<B> {
 }
 
 /// One call of the built-in filter `id` on the chunk `input`, or `None` when it fails
-/// (a corrupt chunk, a chunk that decodes beyond [`limit::callback_limit`], short
+/// (a corrupt chunk, a chunk that decodes beyond [`callback_limit`], short
 /// memory, an empty result, which HDF5 would take for a failure).
 pub(crate) fn run_filter<B: OutputBuffer>(
     id: u32,
@@ -65,7 +65,7 @@ pub(crate) fn run_filter<B: OutputBuffer>(
     input: &[u8],
 ) -> Option<Output<B>> {
     let output = match direction {
-        Direction::Decode => decode(id, input, limit::callback_limit()),
+        Direction::Decode => decode(id, input, callback_limit()),
         Direction::Encode => encode(id, params, input),
     };
     output.filter(|o| o.len > 0)
@@ -113,8 +113,8 @@ mod tests {
     use std::io::Write;
 
     use super::*;
-    use crate::limit::with_decoded_chunk_limit;
-    use crate::wire::{BLOSC, BZIP2, LZ4, ZSTD};
+    use codecs::wire::{BLOSC, BZIP2, LZ4, ZSTD};
+    use codecs::with_decoded_chunk_limit;
 
     impl OutputBuffer for Vec<u8> {
         fn zeroed(len: usize) -> Option<Self> {

@@ -10,7 +10,7 @@ use hdf5_metno_sys::h5z::H5Z_FLAG_REVERSE;
 
 use super::memory::Hdf5Buffer;
 use crate::callback::{self, InFilter, Output};
-use crate::wire::{Direction, BLOSC, BZIP2, LZ4, ZSTD};
+use codecs::wire::{Direction, BLOSC, BZIP2, LZ4, ZSTD};
 
 /// The type of HDF5 filter callbacks.
 pub(super) type FilterFn = unsafe extern "C" fn(
@@ -162,8 +162,8 @@ mod tests {
 
     use super::*;
     use crate::callback::OutputBuffer;
-    use crate::limit::with_decoded_chunk_limit;
-    use crate::wire;
+    use codecs::wire;
+    use codecs::with_decoded_chunk_limit;
 
     /// A buffer HDF5 would pass a filter: from its allocator, holding `bytes`.
     fn hdf5_copy(bytes: &[u8]) -> Option<(*mut c_void, usize)> {

@@ -10,7 +10,7 @@ use std::ffi::{c_uint, c_void};
 
 use super::filter::callback_for;
 use super::set_local::blosc_set_local;
-use crate::wire::BLOSC;
+use codecs::wire::BLOSC;
 
 /// Registers the built-in filter `id` under `name`; whether HDF5 took it (also `false`
 /// for an id that is not built in).

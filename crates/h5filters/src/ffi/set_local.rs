@@ -1,7 +1,7 @@
 //! Blosc's `set_local` callback (`H5Z_set_local_func_t`): records the filter revision,
 //! format version, element size and chunk size in bytes in the first four parameters,
 //! as the standard plugin does. The HDF5 queries are here; the parameters are computed
-//! by [`crate::blosc::set_local_params`].
+//! by [`codecs::blosc::set_local_params`].
 
 use std::ffi::{c_int, c_uint};
 use std::panic::catch_unwind;
@@ -14,7 +14,7 @@ use hdf5_metno_sys::h5t::{H5T_class_t, H5Tclose, H5Tget_class, H5Tget_size, H5Tg
 use hdf5_metno_sys::h5z::H5Z_filter_t;
 
 use crate::callback::InFilter;
-use crate::wire::BLOSC;
+use codecs::wire::BLOSC;
 
 /// How many parameters are read, as the standard plugin does.
 const MAX_PARAMS: usize = 8;
@@ -35,7 +35,7 @@ fn set_local(dcpl: hid_t, type_id: hid_t) -> Option<herr_t> {
     let (flags, given) = filter_params(dcpl)?;
     let dims = chunk_dims(dcpl)?;
     let size = type_size(type_id)?;
-    let params = crate::blosc::set_local_params(&given, size, base_size(type_id, size), &dims);
+    let params = codecs::blosc::set_local_params(&given, size, base_size(type_id, size), &dims);
     Some(modify_filter(dcpl, flags, &params))
 }
 

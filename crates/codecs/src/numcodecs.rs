@@ -1,5 +1,5 @@
 //! Chunk bytes as numcodecs produces and reads them, for the Zarr backend: each filter
-//! nctools has, as the numcodecs codec of the same name (see `filterspec::zarr_codec`).
+//! nctools has, as the numcodecs codec of the same name (see `crate::zarr_codec`).
 //!
 //! Where numcodecs' bytes are the HDF5 filter's, the HDF5 code is used: zlib is deflate's
 //! zlib stream, bz2 a plain bzip2 stream, zstd one frame, blosc one blosc1 frame, shuffle
@@ -12,8 +12,8 @@
 //! Decoding is bounded like [`crate::wire::decode`]: a chunk that would decode to more
 //! than `max_output` bytes is an error found before the excess is produced.
 
-use filterspec::known::{BLOSC, BZIP2, DEFLATE, FLETCHER32, LZ4, SHUFFLE, ZSTD};
-use filterspec::FilterSpec;
+use crate::known::{BLOSC, BZIP2, DEFLATE, FLETCHER32, LZ4, SHUFFLE, ZSTD};
+use crate::FilterSpec;
 
 // The codecs with no HDF5 filter, one module each, named in one place (`registry`).
 mod bit_round;
@@ -34,7 +34,7 @@ pub use error::CodecError;
 pub use fixed_scale_offset::FixedScaleOffset;
 pub use gzip::Gzip;
 pub use numeric::{Kind, NumType, Scalar};
-pub use registry::{Codec, IDS};
+pub use registry::{ids, Codec};
 
 use crate::codec;
 use crate::wire::{self, WireError};
@@ -190,10 +190,7 @@ pub fn decode_pipeline(
 
 /// Whether `id` is a filter this module encodes and decodes.
 pub fn has_codec(id: u32) -> bool {
-    matches!(
-        id,
-        SHUFFLE | FLETCHER32 | DEFLATE | LZ4 | BLOSC | BZIP2 | ZSTD
-    )
+    crate::registry::by_hdf5_id(id).is_some_and(|c| c.implemented)
 }
 
 /// The Fletcher-32 checksum of HDF5 and numcodecs: sums of big-endian 16-bit words (a

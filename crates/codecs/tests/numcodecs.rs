@@ -5,8 +5,8 @@
 
 use std::path::Path;
 
-use filterspec::FilterSpec;
-use h5filters::numcodecs::{decode, encode};
+use codecs::numcodecs::{decode, encode};
+use codecs::FilterSpec;
 
 fn golden(name: &str) -> Vec<u8> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -14,7 +14,10 @@ use std::ffi::{c_int, CString};
 use crate::ffi::blosc as c_blosc;
 use crate::wire::WireError;
 
-pub use filterspec::known::BLOSC;
+pub use crate::known::BLOSC;
+
+/// Blosc's compressor names, by their code (the filter's seventh parameter).
+pub const COMPRESSORS: [&str; 6] = ["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"];
 
 /// The filter revision the HDF Group plugin records in parameter 0.
 pub const FILTER_REVISION: u32 = 2;

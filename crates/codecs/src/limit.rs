@@ -58,7 +58,7 @@ pub fn decoded_chunk_limit() -> Option<usize> {
 
 /// The most a built-in filter called by HDF5 on this thread may decode a chunk to: the
 /// limit set with its slack, or [`HDF5_MAX_CHUNK_BYTES`] when none is set.
-pub(crate) fn callback_limit() -> usize {
+pub fn callback_limit() -> usize {
     decoded_chunk_limit().map_or(HDF5_MAX_CHUNK_BYTES, with_slack)
 }
 

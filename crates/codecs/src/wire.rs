@@ -15,7 +15,7 @@
 
 use crate::codec::{self, DecodeError};
 
-pub use filterspec::known::{BLOSC, BZIP2, LZ4, ZSTD};
+pub use crate::known::{BLOSC, BZIP2, LZ4, ZSTD};
 
 /// The lz4 plugin's default block size.
 const LZ4_DEFAULT_BLOCK: usize = 1 << 30;

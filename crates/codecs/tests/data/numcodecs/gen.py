@@ -1,7 +1,7 @@
 """Chunks encoded by numcodecs, the golden files of tests/numcodecs.rs.
 
 Run with the project's virtualenv (scripts/setup installs numcodecs):
-    .venv/bin/python crates/h5filters/tests/data/numcodecs/gen.py
+    .venv/bin/python crates/codecs/tests/data/numcodecs/gen.py
 The input is 1000 float32 values of a smooth function, little-endian (input.bin).
 """
 import pathlib

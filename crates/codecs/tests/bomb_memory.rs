@@ -5,7 +5,7 @@
 
 use std::io::Write;
 
-use h5filters::wire::{self, WireError, BZIP2, ZSTD};
+use codecs::wire::{self, WireError, BZIP2, ZSTD};
 
 const MIB: usize = 1 << 20;
 
