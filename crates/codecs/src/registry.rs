@@ -18,6 +18,7 @@ use crate::kinds::{self, ConfigReader, NumcodecsOnly};
 use crate::known;
 use crate::nczarr::CodecError;
 use crate::params::Decoded;
+use crate::wire::Wire;
 
 /// One codec: its facts and its forms. The forms of a codec that is an HDF5 filter
 /// start from the filter's parameter words; a numcodecs codec that is none has only its
@@ -61,6 +62,12 @@ pub trait Codec: Sync + fmt::Debug {
         _element_size: usize,
     ) -> String {
         self.entry().v3_name()
+    }
+
+    /// Its chunk format as the standard HDF5 plugin writes it, for a codec nctools
+    /// carries into HDF5 (`None` for the others).
+    fn wire(&self) -> Option<&dyn Wire> {
+        None
     }
 
     /// The HDF5 filter's parameters `params` decoded by meaning (`ncdump --filters`), or
