@@ -134,6 +134,21 @@ impl Codec for Blosc {
     fn describe(&self, params: &[u32]) -> Option<Decoded> {
         (params.len() <= 7).then(|| describe(params))
     }
+
+    /// The plugin's frame, with the parameters its set-local callback would set.
+    fn zarr_encode(
+        &self,
+        params: &[u32],
+        element_size: usize,
+        input: &[u8],
+    ) -> Option<Result<Vec<u8>, WireError>> {
+        let local = crate::blosc::local_params(
+            params,
+            u32::try_from(element_size).unwrap_or(1).min(255),
+            u32::try_from(input.len()).unwrap_or(u32::MAX),
+        );
+        Some(crate::blosc::encode(&local, input))
+    }
 }
 
 /// Blosc's shuffle modes: the name for scripts and for people.

@@ -52,6 +52,34 @@ impl Codec for Lz4 {
             _ => None,
         }
     }
+
+    /// numcodecs' framing: the decoded size (4 bytes, little-endian), then one LZ4 block.
+    fn zarr_encode(
+        &self,
+        _params: &[u32],
+        _element_size: usize,
+        input: &[u8],
+    ) -> Option<Result<Vec<u8>, WireError>> {
+        let Ok(size) = u32::try_from(input.len()) else {
+            return Some(Err(WireError::Corrupt {
+                id: LZ4,
+                what: "a chunk of 4 GiB or more, which numcodecs' lz4 cannot frame",
+            }));
+        };
+        let mut out = size.to_le_bytes().to_vec();
+        out.extend_from_slice(&lz4_flex::block::compress(input));
+        Some(Ok(out))
+    }
+
+    fn zarr_decode(
+        &self,
+        _params: &[u32],
+        _element_size: usize,
+        input: &[u8],
+        max_output: usize,
+    ) -> Option<Result<Vec<u8>, WireError>> {
+        Some(numcodecs_decode(input, max_output))
+    }
 }
 
 /// The lz4 plugin's default block size.
@@ -221,4 +249,28 @@ fn lz4_decode_into(input: &[u8], out: &mut [u8]) -> Result<usize, WireError> {
         return Err(corrupt("bytes after the last block"));
     }
     Ok(done)
+}
+
+/// A chunk in numcodecs' framing, if it decodes to at most `max_output` bytes.
+fn numcodecs_decode(input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
+    let corrupt = |what| WireError::Corrupt { id: LZ4, what };
+    let header = input
+        .get(..4)
+        .ok_or(corrupt("a chunk shorter than its header"))?;
+    let mut word = [0u8; 4];
+    word.copy_from_slice(header);
+    let size = u32::from_le_bytes(word) as usize;
+    if size > max_output {
+        return Err(WireError::TooLarge {
+            id: LZ4,
+            limit: max_output,
+        });
+    }
+    let mut out = vec![0u8; size];
+    let written = lz4_flex::block::decompress_into(&input[4..], &mut out)
+        .map_err(|_| corrupt("an LZ4 block that does not decode"))?;
+    if written != size {
+        return Err(corrupt("an LZ4 block shorter than its header says"));
+    }
+    Ok(out)
 }
