@@ -15,7 +15,7 @@
 
 use crate::FilterSpec;
 
-// The codecs with no HDF5 filter, one module each, named in one place (`registry`).
+// The codecs with no HDF5 filter, one module each, listed in `crate::registry`.
 mod bit_round;
 mod checksum;
 mod config;
@@ -27,14 +27,15 @@ mod numeric;
 mod quantize;
 mod registry;
 
-pub use bit_round::BitRound;
-pub use checksum::{Algorithm, Checksum32};
-pub use delta::Delta;
+pub use bit_round::{bit_round_chunks, BitRound};
+pub use checksum::{adler32_chunks, crc32_chunks, crc32c_chunks, Algorithm, Checksum32};
+pub use delta::{delta_chunks, Delta};
 pub use error::CodecError;
-pub use fixed_scale_offset::FixedScaleOffset;
-pub use gzip::Gzip;
+pub use fixed_scale_offset::{fixed_scale_offset_chunks, FixedScaleOffset};
+pub use gzip::{gzip_chunks, Gzip};
 pub use numeric::{Kind, NumType, Scalar};
-pub use registry::{ids, Codec};
+pub use quantize::{quantize_chunks, Quantize};
+pub use registry::{ids, Chunks, Codec, MakeChunks};
 
 use crate::wire::WireError;
 

@@ -17,6 +17,7 @@ use serde_json::{json, Map, Value};
 use crate::kinds::{self, ConfigReader, NumcodecsOnly};
 use crate::known;
 use crate::nczarr::CodecError;
+use crate::numcodecs;
 use crate::params::Decoded;
 use crate::wire::{Wire, WireError};
 
@@ -62,6 +63,15 @@ pub trait Codec: Sync + fmt::Debug {
         _element_size: usize,
     ) -> String {
         self.entry().v3_name()
+    }
+
+    /// The chunks of a numcodecs codec that is no HDF5 filter, made from its JSON (its
+    /// configuration checked); `None` for the others.
+    fn numcodecs_chunks(
+        &self,
+        _config: &Map<String, Value>,
+    ) -> Option<Result<Box<dyn numcodecs::Chunks>, numcodecs::CodecError>> {
+        None
     }
 
     /// Its chunk format as the standard HDF5 plugin writes it, for a codec nctools
@@ -213,14 +223,35 @@ pub const CODECS: &[&dyn Codec] = &[
     &kinds::Blosc,
     &kinds::Lz4,
     &kinds::Zstd,
-    &NumcodecsOnly(CodecEntry::numcodecs("gzip", true).core("gzip")),
-    &NumcodecsOnly(CodecEntry::numcodecs("crc32", true)),
+    &NumcodecsOnly::new(
+        CodecEntry::numcodecs("gzip", true).core("gzip"),
+        numcodecs::gzip_chunks,
+    ),
+    &NumcodecsOnly::new(
+        CodecEntry::numcodecs("crc32", true),
+        numcodecs::crc32_chunks,
+    ),
     &kinds::Crc32c,
-    &NumcodecsOnly(CodecEntry::numcodecs("adler32", true)),
-    &NumcodecsOnly(CodecEntry::numcodecs("delta", true)),
-    &NumcodecsOnly(CodecEntry::numcodecs("fixedscaleoffset", false)),
-    &NumcodecsOnly(CodecEntry::numcodecs("bitround", false)),
-    &NumcodecsOnly(CodecEntry::numcodecs("quantize", false)),
+    &NumcodecsOnly::new(
+        CodecEntry::numcodecs("adler32", true),
+        numcodecs::adler32_chunks,
+    ),
+    &NumcodecsOnly::new(
+        CodecEntry::numcodecs("delta", true),
+        numcodecs::delta_chunks,
+    ),
+    &NumcodecsOnly::new(
+        CodecEntry::numcodecs("fixedscaleoffset", false),
+        numcodecs::fixed_scale_offset_chunks,
+    ),
+    &NumcodecsOnly::new(
+        CodecEntry::numcodecs("bitround", false),
+        numcodecs::bit_round_chunks,
+    ),
+    &NumcodecsOnly::new(
+        CodecEntry::numcodecs("quantize", false),
+        numcodecs::quantize_chunks,
+    ),
 ];
 
 /// The facts of every codec, in [`CODECS`]' order.

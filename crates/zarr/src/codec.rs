@@ -125,11 +125,12 @@ pub fn widened(codecs: &[Value], decoded: usize) -> usize {
     codecs
         .iter()
         .filter_map(|c| Codec::from_config(c)?.ok())
-        .fold(decoded, |n, codec| match codec {
-            Codec::Delta(_) | Codec::FixedScaleOffset(_) | Codec::Quantize(_) => {
+        .fold(decoded, |n, codec| {
+            if codec.widens() {
                 codec.max_encoded_len(n).max(n)
+            } else {
+                n
             }
-            _ => n,
         })
 }
 

@@ -4,15 +4,34 @@
 
 use serde_json::{Map, Value};
 
+use crate::numcodecs::{Chunks, CodecError as NumcodecsError, MakeChunks};
 use crate::registry::{Codec, CodecEntry};
 
-/// A numcodecs codec with no HDF5 filter and no version 3 particulars.
+/// A numcodecs codec with no HDF5 filter and no version 3 particulars: its facts, and
+/// how its chunks are made from its JSON (in its own file under `crate::numcodecs`).
 #[derive(Debug)]
-pub struct NumcodecsOnly(pub CodecEntry);
+pub struct NumcodecsOnly {
+    entry: CodecEntry,
+    chunks: MakeChunks,
+}
+
+impl NumcodecsOnly {
+    /// The codec of `entry` whose chunks `chunks` makes.
+    pub const fn new(entry: CodecEntry, chunks: MakeChunks) -> Self {
+        Self { entry, chunks }
+    }
+}
 
 impl Codec for NumcodecsOnly {
     fn entry(&self) -> &CodecEntry {
-        &self.0
+        &self.entry
+    }
+
+    fn numcodecs_chunks(
+        &self,
+        config: &Map<String, Value>,
+    ) -> Option<Result<Box<dyn Chunks>, NumcodecsError>> {
+        Some((self.chunks)(config))
     }
 }
 
@@ -26,6 +45,13 @@ const CRC32C: CodecEntry = CodecEntry::numcodecs("crc32c", true).core("crc32c");
 impl Codec for Crc32c {
     fn entry(&self) -> &CodecEntry {
         &CRC32C
+    }
+
+    fn numcodecs_chunks(
+        &self,
+        config: &Map<String, Value>,
+    ) -> Option<Result<Box<dyn Chunks>, NumcodecsError>> {
+        Some(crate::numcodecs::crc32c_chunks(config))
     }
 
     fn numcodecs_to_v3(

@@ -6,6 +6,7 @@ use serde_json::{Map, Value};
 
 use super::config;
 use super::error::CodecError;
+use super::registry::Chunks;
 
 /// The bit-round codec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,4 +37,23 @@ impl BitRound {
         }
         Ok(input.to_vec())
     }
+}
+
+impl Chunks for BitRound {
+    fn id(&self) -> &'static str {
+        Self::ID
+    }
+
+    fn decode(&self, input: &[u8], max_output: usize) -> Result<Vec<u8>, CodecError> {
+        BitRound::decode(self, input, max_output)
+    }
+
+    fn max_encoded_len(&self, decoded: usize) -> usize {
+        decoded
+    }
+}
+
+/// The chunks of `{"id": "bitround", ...}` (decode only).
+pub fn bit_round_chunks(config: &Map<String, Value>) -> Result<Box<dyn Chunks>, CodecError> {
+    Ok(Box::new(BitRound::from_config(config)?))
 }

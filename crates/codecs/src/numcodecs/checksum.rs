@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::config;
 use super::error::CodecError;
+use super::registry::Chunks;
 
 /// Which checksum.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -166,4 +167,43 @@ impl Checksum32 {
         }
         Ok(data.to_vec())
     }
+}
+
+impl Chunks for Checksum32 {
+    fn id(&self) -> &'static str {
+        self.algorithm.id()
+    }
+
+    fn encode(&self, input: &[u8]) -> Result<Vec<u8>, CodecError> {
+        Ok(Checksum32::encode(self, input))
+    }
+
+    fn decode(&self, input: &[u8], max_output: usize) -> Result<Vec<u8>, CodecError> {
+        Checksum32::decode(self, input, max_output)
+    }
+
+    fn max_encoded_len(&self, decoded: usize) -> usize {
+        decoded.saturating_add(4)
+    }
+}
+
+/// The chunks of `{"id": "crc32", ...}`.
+pub fn crc32_chunks(config: &Map<String, Value>) -> Result<Box<dyn Chunks>, CodecError> {
+    Ok(Box::new(Checksum32::from_config(Algorithm::Crc32, config)?))
+}
+
+/// The chunks of `{"id": "crc32c", ...}`.
+pub fn crc32c_chunks(config: &Map<String, Value>) -> Result<Box<dyn Chunks>, CodecError> {
+    Ok(Box::new(Checksum32::from_config(
+        Algorithm::Crc32c,
+        config,
+    )?))
+}
+
+/// The chunks of `{"id": "adler32", ...}`.
+pub fn adler32_chunks(config: &Map<String, Value>) -> Result<Box<dyn Chunks>, CodecError> {
+    Ok(Box::new(Checksum32::from_config(
+        Algorithm::Adler32,
+        config,
+    )?))
 }

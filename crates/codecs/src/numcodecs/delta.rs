@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 
 use super::error::CodecError;
 use super::numeric::{encoded_len, map_elements, NumType, Scalar};
+use super::registry::Chunks;
 
 /// The delta codec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,4 +59,31 @@ impl Delta {
     pub fn max_encoded_len(&self, decoded: usize) -> usize {
         encoded_len(decoded, self.dtype, self.astype)
     }
+}
+
+impl Chunks for Delta {
+    fn id(&self) -> &'static str {
+        Self::ID
+    }
+
+    fn encode(&self, input: &[u8]) -> Result<Vec<u8>, CodecError> {
+        Delta::encode(self, input)
+    }
+
+    fn decode(&self, input: &[u8], max_output: usize) -> Result<Vec<u8>, CodecError> {
+        Delta::decode(self, input, max_output)
+    }
+
+    fn max_encoded_len(&self, decoded: usize) -> usize {
+        Delta::max_encoded_len(self, decoded)
+    }
+
+    fn widens(&self) -> bool {
+        true
+    }
+}
+
+/// The chunks of `{"id": "delta", ...}`.
+pub fn delta_chunks(config: &Map<String, Value>) -> Result<Box<dyn Chunks>, CodecError> {
+    Ok(Box::new(Delta::from_config(config)?))
 }

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 use super::config;
 use super::error::CodecError;
 use super::numeric::{encoded_len, map_elements, Kind, NumType, Scalar};
+use super::registry::Chunks;
 
 /// The fixed scale-offset codec.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -65,4 +66,29 @@ impl FixedScaleOffset {
     pub fn max_encoded_len(&self, decoded: usize) -> usize {
         encoded_len(decoded, self.dtype, self.astype)
     }
+}
+
+impl Chunks for FixedScaleOffset {
+    fn id(&self) -> &'static str {
+        Self::ID
+    }
+
+    fn decode(&self, input: &[u8], max_output: usize) -> Result<Vec<u8>, CodecError> {
+        FixedScaleOffset::decode(self, input, max_output)
+    }
+
+    fn max_encoded_len(&self, decoded: usize) -> usize {
+        FixedScaleOffset::max_encoded_len(self, decoded)
+    }
+
+    fn widens(&self) -> bool {
+        true
+    }
+}
+
+/// The chunks of `{"id": "fixedscaleoffset", ...}` (decode only).
+pub fn fixed_scale_offset_chunks(
+    config: &Map<String, Value>,
+) -> Result<Box<dyn Chunks>, CodecError> {
+    Ok(Box::new(FixedScaleOffset::from_config(config)?))
 }

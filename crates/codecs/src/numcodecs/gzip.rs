@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::config;
 use super::error::CodecError;
+use super::registry::Chunks;
 use crate::codec::{read_bounded, DecodeError};
 
 /// The gzip codec at a compression level.
@@ -52,4 +53,27 @@ impl Gzip {
             DecodeError::Io(e) => CodecError::corrupt(Self::ID, e.to_string()),
         })
     }
+}
+
+impl Chunks for Gzip {
+    fn id(&self) -> &'static str {
+        Self::ID
+    }
+
+    fn encode(&self, input: &[u8]) -> Result<Vec<u8>, CodecError> {
+        Gzip::encode(self, input)
+    }
+
+    fn decode(&self, input: &[u8], max_output: usize) -> Result<Vec<u8>, CodecError> {
+        Gzip::decode(self, input, max_output)
+    }
+
+    fn max_encoded_len(&self, decoded: usize) -> usize {
+        decoded.saturating_add(super::registry::COMPRESSOR_SLACK)
+    }
+}
+
+/// The chunks of `{"id": "gzip", ...}`.
+pub fn gzip_chunks(config: &Map<String, Value>) -> Result<Box<dyn Chunks>, CodecError> {
+    Ok(Box::new(Gzip::from_config(config)?))
 }

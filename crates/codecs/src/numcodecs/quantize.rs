@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use super::config;
 use super::error::CodecError;
 use super::numeric::{encoded_len, map_elements, Kind, NumType};
+use super::registry::Chunks;
 
 /// The quantize codec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,4 +51,27 @@ impl Quantize {
     pub fn max_encoded_len(&self, decoded: usize) -> usize {
         encoded_len(decoded, self.dtype, self.astype)
     }
+}
+
+impl Chunks for Quantize {
+    fn id(&self) -> &'static str {
+        Self::ID
+    }
+
+    fn decode(&self, input: &[u8], max_output: usize) -> Result<Vec<u8>, CodecError> {
+        Quantize::decode(self, input, max_output)
+    }
+
+    fn max_encoded_len(&self, decoded: usize) -> usize {
+        Quantize::max_encoded_len(self, decoded)
+    }
+
+    fn widens(&self) -> bool {
+        true
+    }
+}
+
+/// The chunks of `{"id": "quantize", ...}` (decode only).
+pub fn quantize_chunks(config: &Map<String, Value>) -> Result<Box<dyn Chunks>, CodecError> {
+    Ok(Box::new(Quantize::from_config(config)?))
 }
