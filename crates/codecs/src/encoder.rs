@@ -3,7 +3,7 @@
 //! deflate, fletcher32 and the built-ins: bzip2, blosc, lz4, zstd) are encoded; for any other,
 //! [`ChunkEncoder::new`] answers `None` and HDF5 must do the work.
 
-use crate::known::{BZIP2, DEFLATE, FLETCHER32, SHUFFLE};
+use crate::known::{DEFLATE, FLETCHER32, SHUFFLE};
 use crate::FilterSpec;
 
 use crate::codec;
@@ -52,20 +52,12 @@ impl ChunkEncoder {
                 (SHUFFLE, [size]) => Some(Step::Shuffle(*size as usize)),
                 (DEFLATE, [level]) if *level <= 9 => Some(Step::Deflate(*level)),
                 (FLETCHER32, []) => Some(Step::Fletcher32),
-                (id, _) if !builtins && crate::registry::is_carried_into_hdf5(id) => None,
-                (BZIP2, []) => Some(Step::Builtin(BZIP2, vec![9])),
-                (BZIP2, [level]) if (1..=9).contains(level) => {
-                    Some(Step::Builtin(BZIP2, vec![*level]))
+                (id, params) if builtins => {
+                    let codec = crate::registry::codec_of_hdf5_id(id)?;
+                    codec.wire()?;
+                    let local = codec.local_params(params, element, chunk_bytes)?;
+                    Some(Step::Builtin(id, local))
                 }
-                (wire::LZ4 | wire::ZSTD, params) => Some(Step::Builtin(f.id, params.to_vec())),
-                (wire::BLOSC, params) => Some(Step::Builtin(
-                    f.id,
-                    crate::blosc::local_params(
-                        params,
-                        u32::try_from(element).ok()?,
-                        u32::try_from(chunk_bytes).ok()?,
-                    ),
-                )),
                 _ => None,
             })
             .collect::<Option<Vec<_>>>()?;

@@ -74,6 +74,19 @@ pub trait Codec: Sync + fmt::Debug {
         None
     }
 
+    /// The parameters its plugin's chunks are encoded with, for the filter's `params`, values
+    /// of `element` bytes and chunks of `chunk_bytes`: what HDF5's set-local callback and
+    /// the plugin's defaults make of them; `None` when they are not the usual ones (HDF5
+    /// then does the work).
+    fn local_params(
+        &self,
+        params: &[u32],
+        _element: usize,
+        _chunk_bytes: usize,
+    ) -> Option<Vec<u32>> {
+        Some(params.to_vec())
+    }
+
     /// Its chunk format as the standard HDF5 plugin writes it, for a codec nctools
     /// carries into HDF5 (`None` for the others).
     fn wire(&self) -> Option<&dyn Wire> {

@@ -149,6 +149,15 @@ impl Codec for Blosc {
         );
         Some(crate::blosc::encode(&local, input))
     }
+
+    /// The first four parameters as blosc's set-local callback sets them.
+    fn local_params(&self, params: &[u32], element: usize, chunk_bytes: usize) -> Option<Vec<u32>> {
+        Some(crate::blosc::local_params(
+            params,
+            u32::try_from(element).ok()?,
+            u32::try_from(chunk_bytes).ok()?,
+        ))
+    }
 }
 
 /// Blosc's shuffle modes: the name for scripts and for people.

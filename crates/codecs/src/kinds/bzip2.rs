@@ -44,6 +44,20 @@ impl Codec for Bzip2 {
             json!({ "block_size": level }),
         ))
     }
+
+    /// The block size, 9 by default; another value is not the plugin's.
+    fn local_params(
+        &self,
+        params: &[u32],
+        _element: usize,
+        _chunk_bytes: usize,
+    ) -> Option<Vec<u32>> {
+        match params {
+            [] => Some(vec![9]),
+            [level] if (1..=9).contains(level) => Some(vec![*level]),
+            _ => None,
+        }
+    }
 }
 
 /// The plugin's chunk: a plain bzip2 stream; parameter: block size 1-9 (default 9).
