@@ -100,37 +100,32 @@ pub(crate) fn codec_to_filter(
     object: &Map<String, Value>,
     index: usize,
 ) -> Result<FilterSpec, CodecError> {
-    let (codec, read) = codec_of_object(object, index)?;
-    let id = codec
-        .entry()
-        .hdf5_id
-        .ok_or_else(|| CodecError::Untranslatable {
-            id: codec.entry().numcodecs_id.into(),
-        })?;
+    let (codec, id, read) = codec_of_object(object, index)?;
     Ok(FilterSpec::new(id, codec.hdf5_params(&read)?))
 }
 
-/// The registry's codec of one codec object, and a reader of its members; `index` is its
-/// 1-based place in a list, for messages.
+/// The registry's codec of one codec object, its HDF5 filter id, and a reader of its
+/// members; `index` is its 1-based place in a list, for messages. A codec that is no
+/// HDF5 filter is refused.
 pub(crate) fn codec_of_object(
     object: &Map<String, Value>,
     index: usize,
-) -> Result<(&'static dyn Codec, ConfigReader<'_>), CodecError> {
+) -> Result<(&'static dyn Codec, u32, ConfigReader<'_>), CodecError> {
     let id = object
         .get("id")
         .and_then(Value::as_str)
         .ok_or(CodecError::MissingId { index })?;
     let codec = registry::codec_of_numcodecs_id(id)
-        .filter(|c| c.entry().hdf5_id.is_some())
-        .ok_or_else(|| match registry::codec_of_numcodecs_id(id) {
-            Some(_) => CodecError::Untranslatable { id: id.into() },
-            None => CodecError::UnknownCodec { id: id.into() },
-        })?;
+        .ok_or_else(|| CodecError::UnknownCodec { id: id.into() })?;
+    let hdf5_id = codec
+        .entry()
+        .hdf5_id
+        .ok_or_else(|| CodecError::Untranslatable { id: id.into() })?;
     let read = ConfigReader {
         codec: codec.entry().numcodecs_id,
         object,
     };
-    Ok((codec, read))
+    Ok((codec, hdf5_id, read))
 }
 
 /// Translates HDF5 filters (in stored order) to a `_Codecs` JSON value.

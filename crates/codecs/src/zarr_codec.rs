@@ -28,13 +28,7 @@ pub fn filter_of_codec(codec: &Value) -> Result<FilterSpec, CodecError> {
     let object = codec
         .as_object()
         .ok_or(CodecError::NotAnObject { index: 1 })?;
-    let (codec, read) = codec_of_object(object, 1)?;
-    let id = codec
-        .entry()
-        .hdf5_id
-        .ok_or_else(|| CodecError::Untranslatable {
-            id: codec.entry().numcodecs_id.into(),
-        })?;
+    let (codec, id, read) = codec_of_object(object, 1)?;
     Ok(FilterSpec::new(id, codec.store_params(&read)?))
 }
 
