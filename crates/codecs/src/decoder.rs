@@ -18,8 +18,8 @@ enum Step {
     Shuffle(usize),
     Fletcher32,
     Deflate,
-    /// A built-in filter of [`wire`] (its chunks describe themselves).
-    Builtin(u32),
+    /// A filter whose chunk format is in [`wire`], with its parameters.
+    Builtin(u32, Vec<u32>),
 }
 
 /// Decodes stored chunks through a pipeline of filters implemented here.
@@ -42,10 +42,14 @@ impl ChunkDecoder {
                 (SHUFFLE, [size]) => Some(Step::Shuffle(*size as usize)),
                 (FLETCHER32, _) => Some(Step::Fletcher32),
                 (DEFLATE, _) => Some(Step::Deflate),
-                (id, _) if builtins && crate::registry::is_carried_into_hdf5(id) => {
-                    Some(Step::Builtin(id))
+                // A filter nctools carries into HDF5 only while it is turned on (else the
+                // plugins HDF5 finds do the work); szip, which HDF5 has, always.
+                (id, params) => {
+                    let codec = crate::registry::codec_of_hdf5_id(id)?;
+                    codec.wire()?;
+                    let ours = builtins || !codec.entry().carried_into_hdf5;
+                    (ours && codec.decodes_with(params)).then(|| Step::Builtin(id, params.to_vec()))
                 }
-                _ => None,
             })
             .collect::<Option<Vec<_>>>()?;
         Some(Self { steps })
@@ -83,7 +87,7 @@ impl ChunkDecoder {
                         message: other.to_string(),
                     },
                 })?,
-                Step::Builtin(id) => wire::decode(*id, &data, bound)?,
+                Step::Builtin(id, params) => wire::decode_with(*id, params, &data, bound)?,
             };
         }
         if data.len() != chunk_bytes {
@@ -100,7 +104,7 @@ impl ChunkDecoder {
             Some(Step::Shuffle(_)) => SHUFFLE,
             Some(Step::Fletcher32) => FLETCHER32,
             Some(Step::Deflate) | None => DEFLATE,
-            Some(Step::Builtin(id)) => *id,
+            Some(Step::Builtin(id, _)) => *id,
         }
     }
 }

@@ -87,6 +87,12 @@ pub trait Codec: Sync + fmt::Debug {
         Some(params.to_vec())
     }
 
+    /// Whether its HDF5 chunks can be decoded with the filter's `params` as a file gives
+    /// them (szip needs the four words HDF5 stores; netCDF reports two).
+    fn decodes_with(&self, _params: &[u32]) -> bool {
+        true
+    }
+
     /// Its chunk format as the standard HDF5 plugin writes it, for a codec nctools
     /// carries into HDF5 (`None` for the others).
     fn wire(&self) -> Option<&dyn Wire> {
@@ -111,13 +117,13 @@ pub trait Codec: Sync + fmt::Debug {
     /// nctools has no Zarr chunks of it.
     fn zarr_decode(
         &self,
-        _params: &[u32],
+        params: &[u32],
         _element_size: usize,
         input: &[u8],
         max_output: usize,
     ) -> Option<Result<Vec<u8>, WireError>> {
         let wire = self.wire().filter(|_| self.entry().passthrough)?;
-        Some(wire.decode(input, max_output))
+        Some(wire.decode(params, input, max_output))
     }
 
     /// The HDF5 filter's parameters `params` decoded by meaning (`ncdump --filters`), or

@@ -1,5 +1,6 @@
 //! The chunk formats of the standard HDF5 filter plugins, for the codecs nctools carries
-//! into HDF5 (bzip2 307, blosc 32001, lz4 32004, zstd 32015): each codec's file
+//! into HDF5 (bzip2 307, blosc 32001, lz4 32004, zstd 32015), and of HDF5's szip filter
+//! (4, libaec), which nctools decodes on every core: each codec's file
 //! (`crate::kinds`) implements [`Wire`] with its plugin's format, and the functions here
 //! find it by filter id through the registry.
 //!
@@ -85,7 +86,18 @@ pub fn encode(id: u32, params: &[u32], input: &[u8]) -> Result<Vec<u8>, WireErro
 /// bzip2 and zstd streams stop one byte past the limit). Decoding needs no parameters:
 /// every format describes itself.
 pub fn decode(id: u32, input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
-    wire_of(id)?.decode(input, max_output)
+    decode_with(id, &[], input, max_output)
+}
+
+/// [`decode`] with the filter's parameters, for a format that does not describe itself
+/// (szip: HDF5's four words).
+pub fn decode_with(
+    id: u32,
+    params: &[u32],
+    input: &[u8],
+    max_output: usize,
+) -> Result<Vec<u8>, WireError> {
+    wire_of(id)?.decode(params, input, max_output)
 }
 
 /// The largest encoding of `len` bytes, for the filters that can encode into a buffer
@@ -140,9 +152,11 @@ pub trait Wire: Sync {
     /// Encodes one chunk with the filter's parameters.
     fn encode(&self, params: &[u32], input: &[u8]) -> Result<Vec<u8>, WireError>;
 
-    /// Decodes one chunk, if it decodes to at most `max_output` bytes (else
-    /// [`WireError::TooLarge`], found without producing the excess).
-    fn decode(&self, input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError>;
+    /// Decodes one chunk with the filter's parameters (most formats need none), if it
+    /// decodes to at most `max_output` bytes (else [`WireError::TooLarge`], found without
+    /// producing the excess).
+    fn decode(&self, params: &[u32], input: &[u8], max_output: usize)
+        -> Result<Vec<u8>, WireError>;
 
     /// The largest encoding of `len` bytes, when the format can encode into a buffer.
     fn encoded_bound(&self, _params: &[u32], _len: usize) -> Option<usize> {

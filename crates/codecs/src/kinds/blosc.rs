@@ -208,7 +208,12 @@ impl Wire for Blosc {
         crate::blosc::encode(params, input)
     }
 
-    fn decode(&self, input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
+    fn decode(
+        &self,
+        _params: &[u32],
+        input: &[u8],
+        max_output: usize,
+    ) -> Result<Vec<u8>, WireError> {
         crate::blosc::decode(input, max_output)
     }
 

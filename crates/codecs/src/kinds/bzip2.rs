@@ -71,7 +71,12 @@ impl Wire for Bzip2 {
         crate::codec::bzip2_compress(input, level).map_err(codec_error(BZIP2))
     }
 
-    fn decode(&self, input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
+    fn decode(
+        &self,
+        _params: &[u32],
+        input: &[u8],
+        max_output: usize,
+    ) -> Result<Vec<u8>, WireError> {
         crate::codec::bzip2_decompress(input, max_output).map_err(decode_error(BZIP2))
     }
 }

@@ -94,7 +94,12 @@ impl Wire for Lz4 {
         Ok(lz4_encode(params, input))
     }
 
-    fn decode(&self, input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
+    fn decode(
+        &self,
+        _params: &[u32],
+        input: &[u8],
+        max_output: usize,
+    ) -> Result<Vec<u8>, WireError> {
         lz4_decode(input, max_output)
     }
 

@@ -75,7 +75,12 @@ impl Wire for Zstd {
         zstd::bulk::compress(input, level(params)).map_err(codec_error(ZSTD))
     }
 
-    fn decode(&self, input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
+    fn decode(
+        &self,
+        _params: &[u32],
+        input: &[u8],
+        max_output: usize,
+    ) -> Result<Vec<u8>, WireError> {
         zstd_decode(input, max_output)
     }
 
