@@ -28,20 +28,49 @@ pub use ffi::{
     LibcAllocator, PluginClass, SetLocalFn, PLUGIN_TYPE_FILTER,
 };
 
+/// What ends the name a plugin library of nctools gives its filter (`zstd (nctools
+/// plugin)`), as a literal for `concat!`.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! plugin_name_suffix {
+    () => {
+        " (nctools plugin)"
+    };
+}
+
+/// What ends the name a plugin library of nctools gives its filter, which HDF5 records
+/// in the files it writes and a plugin scan reads back.
+pub const PLUGIN_NAME_SUFFIX: &str = plugin_name_suffix!();
+
+/// Whether a filter plugin's name (from its `H5PLget_plugin_info`) is that of one of
+/// nctools' plugin libraries.
+pub fn is_nctools_plugin_name(name: &str) -> bool {
+    name.ends_with(PLUGIN_NAME_SUFFIX)
+}
+
 /// Defines the two functions HDF5 looks up in a filter plugin library,
 /// `H5PLget_plugin_type` (a filter) and `H5PLget_plugin_info` (its class: the id, the
-/// name, the callbacks of [`filter_class`] with the C library's allocator). Use it once,
-/// in a `cdylib` crate of its own: HDF5 asks each library for one filter.
+/// name followed by [`PLUGIN_NAME_SUFFIX`], the callbacks of [`filter_class`] with the C
+/// library's allocator). Use it once, in a `cdylib` crate of its own: HDF5 asks each
+/// library for one filter.
 ///
 /// ```ignore
-/// h5callbacks::export_filter_plugin!(32015, c"zstd (nctools plugin)");
+/// h5callbacks::export_filter_plugin!(32015, "zstd");
 /// ```
 #[macro_export]
 macro_rules! export_filter_plugin {
-    ($id:expr, $name:expr) => {
+    ($id:expr, $name:literal) => {
         /// The class HDF5 copies when it loads this plugin.
         static PLUGIN_CLASS: $crate::PluginClass =
-            $crate::PluginClass::new($crate::filter_class::<$crate::LibcAllocator>($id, $name));
+            $crate::PluginClass::new($crate::filter_class::<$crate::LibcAllocator>(
+                $id,
+                match ::std::ffi::CStr::from_bytes_with_nul(
+                    concat!($name, $crate::plugin_name_suffix!(), "\0").as_bytes(),
+                ) {
+                    Ok(name) => name,
+                    Err(_) => panic!("a plugin's name holds no NUL"),
+                },
+            ));
 
         /// What this library provides: a filter (`H5PL_TYPE_FILTER`).
         #[no_mangle]

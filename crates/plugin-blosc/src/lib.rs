@@ -4,4 +4,4 @@
 // `#[no_mangle]` on the two functions HDF5 looks up is all the unsafe code here.
 #![allow(unsafe_code)]
 
-h5callbacks::export_filter_plugin!(codecs::wire::BLOSC, c"blosc (nctools plugin)");
+h5callbacks::export_filter_plugin!(codecs::wire::BLOSC, "blosc");

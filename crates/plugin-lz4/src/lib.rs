@@ -4,4 +4,4 @@
 // `#[no_mangle]` on the two functions HDF5 looks up is all the unsafe code here.
 #![allow(unsafe_code)]
 
-h5callbacks::export_filter_plugin!(codecs::wire::LZ4, c"lz4 (nctools plugin)");
+h5callbacks::export_filter_plugin!(codecs::wire::LZ4, "lz4");
