@@ -20,6 +20,7 @@ mod ncdump;
 mod ncgen;
 mod ncgen_errors;
 mod output_safety;
+mod plugins;
 mod reference_filter_text;
 mod safety;
 mod stored_zarr;
