@@ -333,6 +333,20 @@ fn install_defaults_to_the_last_directory_of_hdf5_plugin_path() {
         done.stdout.lines().last(),
         Some(format!("export HDF5_PLUGIN_PATH={path}").as_str())
     );
+    // Without HDF5_PLUGIN_PATH, HDF5's own default directory.
+    let whereto = |path: Option<&str>| {
+        let mut command = Command::new("bash");
+        command.arg(&script).args(["--plugins", "--where"]);
+        match path {
+            Some(path) => command.env("HDF5_PLUGIN_PATH", path),
+            None => command.env_remove("HDF5_PLUGIN_PATH"),
+        };
+        let done = run(&mut command);
+        ok("scripts/install --plugins --where", &done);
+        done.stdout.trim().to_string()
+    };
+    assert_eq!(whereto(None), "/usr/local/hdf5/lib/plugin");
+    assert_eq!(whereto(Some("/a:/b")), "/b");
 }
 
 #[test]
