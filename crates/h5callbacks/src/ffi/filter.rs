@@ -24,16 +24,16 @@ pub const fn filter_callback<A: Allocator>(id: u32) -> Option<FilterFn> {
 }
 
 /// The callback HDF5 calls for the filter `ID`: reads the `nbytes` bytes of `*buf`,
-/// frees it and puts in `*buf` a new buffer from `A` holding the
-/// result (and its size in `*buf_size`), and returns the result's length. On a failure
+/// frees it and puts in `*buf` a new buffer from `A` holding the result (and its size
+/// in `*buf_size`), and returns the result's length. On a failure
 /// (a corrupt chunk, one that decodes beyond the limit, arguments that fail a check, a
 /// panic) it returns 0, which HDF5 reports as a filter error, and leaves `*buf` alone.
 ///
 /// # Safety
 /// HDF5's filter-callback contract: `buf` and `buf_size` point to HDF5's buffer pointer
 /// and the buffer's allocated size, readable and writable during the call; `*buf` was
-/// allocated by HDF5's allocator (which `A::free` accepts), is owned by the callback and holds at least `nbytes`
-/// initialised bytes; `cd_values` points to `cd_nelmts` values; nothing else uses these
+/// allocated by HDF5's allocator (which `A::free` accepts), is owned by the callback and
+/// holds at least `nbytes` initialised bytes; `cd_values` points to `cd_nelmts` values; nothing else uses these
 /// during the call.
 unsafe extern "C" fn filter<A: Allocator, const ID: u32>(
     flags: c_uint,
@@ -252,6 +252,41 @@ mod tests {
         };
         assert_eq!(statuses, [0; 5]);
         assert_eq!(size, 10);
+        // SAFETY: `buf` is still the block from `hdf5_copy`, owned here, freed once.
+        unsafe { LibcAllocator::free(buf) };
+    }
+
+    /// An allocator that panics, to check that a panic inside a callback becomes a
+    /// filter failure.
+    struct Panicking;
+
+    // SAFETY: `allocate` never returns; `free` is the C library's.
+    unsafe impl Allocator for Panicking {
+        fn allocate(_len: usize) -> *mut c_void {
+            panic!("a panic inside the filter");
+        }
+
+        unsafe fn free(block: *mut c_void) {
+            // SAFETY: the caller's contract: a block from malloc, freed once.
+            unsafe { LibcAllocator::free(block) }
+        }
+    }
+
+    #[test]
+    fn a_panic_inside_the_callback_is_a_failure() {
+        let Some(callback) = filter_callback::<Panicking>(ZSTD) else {
+            panic!("zstd has a callback");
+        };
+        let Some((mut buf, mut size)) = hdf5_copy(b"0123456789") else {
+            panic!("malloc gives 10 bytes");
+        };
+        let before = buf;
+        let values = [3u32];
+        // SAFETY: HDF5's contract: `buf` is a 10-byte block from malloc holding the
+        // chunk, owned by the call; the other pointers are live locals.
+        let status = unsafe { callback(0, 1, values.as_ptr(), 10, &mut size, &mut buf) };
+        assert_eq!((status, buf, size), (0, before, 10));
+        assert!(!crate::in_filter_callback());
         // SAFETY: `buf` is still the block from `hdf5_copy`, owned here, freed once.
         unsafe { LibcAllocator::free(buf) };
     }
