@@ -8,6 +8,10 @@
 //!   netCDF4-python, each with the libhdf5 bundled in its wheel, read the data;
 //! - the reference nccopy writes with them (blosc's set_local included), and our ncdump
 //!   and h5py with hdf5plugin read the result; h5py writes with them too;
+//! - the reference nccopy writes through them the very chunks it writes through the
+//!   standard plugins (Debian's, hdf5plugin's zstd) for bzip2, zstd and blosc (lz4_flex
+//!   finds other matches than liblz4), and reads through them what it wrote through the
+//!   standard plugins;
 //! - our own tools, with their built-in filters turned off, use them, and
 //!   `--list-filters` says whose they are.
 //!
@@ -491,6 +495,95 @@ fn the_reference_nccopy_writes_with_our_plugins() {
     );
     ok("h5py with hdf5plugin", &read);
     assert_eq!(read.stdout.trim(), "True 4", "{}", read.stderr);
+}
+
+/// Debian's HDF5 plugin directory (bzip2, lz4, blosc), installed by scripts/setup.
+const DEBIAN_PLUGINS: &str = "/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins";
+
+/// Prints whether the raw chunks (as stored) of `t` and `n` are the same in the two
+/// files ARGS[1] and ARGS[2]: `same COUNT`, or `differ` with the first difference.
+const SAME_CHUNKS: &str = r#"
+import sys, h5py
+def chunks(path):
+    out = []
+    with h5py.File(path, "r") as f:
+        for name in ("t", "n"):
+            d = f[name]
+            for i in range(d.id.get_num_chunks()):
+                info = d.id.get_chunk_info(i)
+                out.append((name, info.chunk_offset, d.id.read_direct_chunk(info.chunk_offset)))
+    return out
+a, b = chunks(sys.argv[1]), chunks(sys.argv[2])
+if a == b:
+    print("same", len(a))
+else:
+    print("differ", len(a), len(b), next((x[:2] for x, y in zip(a, b) if x != y), None))
+"#;
+
+#[test]
+fn through_our_plugins_the_reference_writes_and_reads_the_standard_plugins_chunks() {
+    if reference("nccopy").is_none() || reference("ncdump").is_none() {
+        return;
+    }
+    let Some(python) = venv_python("h5py, hdf5plugin") else {
+        return;
+    };
+    let found =
+        run(Command::new(&python).args(["-c", "import hdf5plugin; print(hdf5plugin.PLUGIN_PATH)"]));
+    ok("hdf5plugin.PLUGIN_PATH", &found);
+    let pypi = found.stdout.trim().to_string();
+    for plugin in ["libh5bz2.so", "libh5lz4.so", "libH5Zblosc.so"] {
+        if !Path::new(DEBIAN_PLUGINS).join(plugin).is_file() {
+            skip(&format!("the HDF5 plugin {DEBIAN_PLUGINS}/{plugin}"));
+            return;
+        }
+    }
+    let standard = format!("{DEBIAN_PLUGINS}:{pypi}");
+    let plugins = plugin_path();
+    let dir = scratch();
+    let no_plugins = no_plugins(dir.path());
+    let input = plain(dir.path());
+    let original = our_dump(&[], &input, &no_plugins);
+    for plugin in &PLUGINS {
+        let filter = format!("*,{}", plugin.spec);
+        let copy = |label: &str, path: &str| {
+            let out = copy_in(dir.path(), &format!("{}-{label}", plugin.name));
+            let copied = theirs(
+                "nccopy",
+                path,
+                &[
+                    "-F".as_ref(),
+                    filter.as_ref(),
+                    input.as_os_str(),
+                    out.as_os_str(),
+                ],
+            );
+            ok(
+                &format!("reference nccopy -F {filter} with {label}"),
+                &copied,
+            );
+            out
+        };
+        let ours = copy("ours", &plugins);
+        let theirs_out = copy("standard", &standard);
+        // What the standard plugin wrote, the reference reads through ours.
+        let read = theirs("ncdump", &plugins, &[theirs_out.as_os_str()]);
+        ok(
+            &format!("{}: reference ncdump through ours", plugin.name),
+            &read,
+        );
+        same(plugin.name, &original, &read.stdout);
+        if plugin.name == "lz4" {
+            continue;
+        }
+        let compared = run(Command::new(&python)
+            .args(["-c", SAME_CHUNKS])
+            .arg(&ours)
+            .arg(&theirs_out));
+        ok("h5py chunks", &compared);
+        // The reference nccopy -F stores each of these small variables in one chunk.
+        assert_eq!(compared.stdout.trim(), "same 2", "{}", plugin.name);
+    }
 }
 
 #[test]
