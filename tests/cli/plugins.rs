@@ -307,6 +307,32 @@ fn install_writes_one_library_per_filter_that_needs_no_libhdf5() {
         let needs = run(Command::new("ldd").arg(&file));
         ok(&format!("ldd {}", file.display()), &needs);
         assert!(!needs.stdout.contains("libhdf5"), "{}", needs.stdout);
+        // Nor any HDF5 function (blosc's set_local looks its few up at run time); it
+        // exports the two HDF5 asks a plugin for.
+        let undefined = run(Command::new("nm")
+            .args(["-D", "--undefined-only"])
+            .arg(&file));
+        ok("nm -D --undefined-only", &undefined);
+        assert!(
+            !undefined
+                .stdout
+                .lines()
+                .any(|l| l.trim_start().starts_with("U H5")),
+            "{}",
+            undefined.stdout
+        );
+        let defined = run(Command::new("nm").args(["-D", "--defined-only"]).arg(&file));
+        ok("nm -D --defined-only", &defined);
+        for symbol in ["H5PLget_plugin_type", "H5PLget_plugin_info"] {
+            assert!(
+                defined
+                    .stdout
+                    .lines()
+                    .any(|l| l.ends_with(&format!(" T {symbol}"))),
+                "{symbol}: {}",
+                defined.stdout
+            );
+        }
     }
     let export = format!("export HDF5_PLUGIN_PATH={}", installed.dir.display());
     assert_eq!(installed.stdout.lines().last(), Some(export.as_str()));
