@@ -24,8 +24,7 @@ mod ffi;
 
 pub use callback::in_filter_callback;
 pub use ffi::{
-    blosc_set_local, filter_callback, filter_class, Allocator, FilterClass, FilterFn,
-    LibcAllocator, PluginClass, SetLocalFn, PLUGIN_TYPE_FILTER,
+    filter_class, Allocator, FilterClass, LibcAllocator, PluginClass, PLUGIN_TYPE_FILTER,
 };
 
 /// What ends the name a plugin library of nctools gives its filter (`zstd (nctools

@@ -27,7 +27,7 @@ pub const PLUGIN_TYPE_FILTER: c_int = 0;
 
 /// A filter callback (`H5Z_func_t`): flags, parameters, the chunk's length, the
 /// buffer's allocated size and the buffer; returns the result's length, 0 on a failure.
-pub type FilterFn = unsafe extern "C" fn(
+pub(crate) type FilterFn = unsafe extern "C" fn(
     c_uint,
     usize,
     *const c_uint,
@@ -38,7 +38,7 @@ pub type FilterFn = unsafe extern "C" fn(
 
 /// A `set_local` callback (`H5Z_set_local_func_t`): dataset creation property list,
 /// type and space; a negative status for a failure.
-pub type SetLocalFn = extern "C" fn(i64, i64, i64) -> c_int;
+pub(crate) type SetLocalFn = extern "C" fn(i64, i64, i64) -> c_int;
 
 /// A `can_apply` callback (`H5Z_can_apply_func_t`); nctools' filters have none.
 type CanApplyFn = extern "C" fn(i64, i64, i64) -> c_int;
@@ -99,8 +99,8 @@ pub struct PluginClass(FilterClass);
 unsafe impl Sync for PluginClass {}
 
 impl PluginClass {
-    /// The class of the filter `id` under `name`, with the C library's allocator; a
-    /// compile-time error in a `static` for an id nctools does not carry.
+    /// A plugin's class, from [`filter_class`]; a compile-time error in a `static` when
+    /// it is `None` (an id nctools does not carry).
     pub const fn new(class: Option<FilterClass>) -> Self {
         match class {
             Some(class) => Self(class),

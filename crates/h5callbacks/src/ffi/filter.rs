@@ -13,7 +13,7 @@ use codecs::wire::{Direction, BLOSC, BZIP2, LZ4, ZSTD};
 
 /// The callback of the filter `id` nctools carries, its output in memory from `A`;
 /// `None` for another id.
-pub const fn filter_callback<A: Allocator>(id: u32) -> Option<FilterFn> {
+pub(crate) const fn filter_callback<A: Allocator>(id: u32) -> Option<FilterFn> {
     match id {
         BZIP2 => Some(filter::<A, BZIP2>),
         BLOSC => Some(filter::<A, BLOSC>),

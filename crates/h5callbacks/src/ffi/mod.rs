@@ -13,7 +13,5 @@ mod hdf5_symbols;
 mod memory;
 mod set_local;
 
-pub use abi::{filter_class, FilterClass, FilterFn, PluginClass, SetLocalFn, PLUGIN_TYPE_FILTER};
-pub use filter::filter_callback;
+pub use abi::{filter_class, FilterClass, PluginClass, PLUGIN_TYPE_FILTER};
 pub use memory::{Allocator, LibcAllocator};
-pub use set_local::blosc_set_local;

@@ -24,7 +24,7 @@ const ARRAY_CLASS: c_int = 10;
 
 /// Blosc's `set_local`: 0 (or HDF5's status) on success, -1 on a failure, a panic, or
 /// when the HDF5 functions it needs are not found in the process.
-pub extern "C" fn blosc_set_local(dcpl: i64, type_id: i64, _space: i64) -> c_int {
+pub(crate) extern "C" fn blosc_set_local(dcpl: i64, type_id: i64, _space: i64) -> c_int {
     let call = || {
         let _marker = InFilter::enter();
         let hdf5 = set_local_functions()?;
