@@ -12,6 +12,8 @@
 //!   standard plugins (Debian's, hdf5plugin's zstd) for bzip2, zstd and blosc (lz4_flex
 //!   finds other matches than liblz4), and reads through them what it wrote through the
 //!   standard plugins;
+//! - a corrupt chunk makes them fail, which the reference ncdump and h5py report as an
+//!   error, never a crash;
 //! - our own tools, with their built-in filters turned off, use them, and
 //!   `--list-filters` says whose they are.
 //!
@@ -609,6 +611,65 @@ fn through_our_plugins_the_reference_writes_and_reads_the_standard_plugins_chunk
         ok("h5py chunks", &compared);
         // The reference nccopy -F stores each of these small variables in one chunk.
         assert_eq!(compared.stdout.trim(), "same 2", "{}", plugin.name);
+    }
+}
+
+/// Overwrites the second half of the first stored chunk of `t` in ARGS[1] with 0xff
+/// bytes, then prints the error h5py gives reading `t` (with the plugins on
+/// HDF5_PLUGIN_PATH), or "read" if it reads.
+const CORRUPT_AND_READ: &str = r#"
+import sys, h5py
+path = sys.argv[1]
+with h5py.File(path, "r") as f:
+    info = f["t"].id.get_chunk_info(0)
+start, size = info.byte_offset, info.size
+with open(path, "r+b") as raw:
+    raw.seek(start + size // 2)
+    raw.write(b"\xff" * (size - size // 2))
+try:
+    with h5py.File(path, "r") as f:
+        f["t"][...]
+    print("read")
+except OSError as e:
+    print("error:", e)
+"#;
+
+#[test]
+fn a_corrupt_chunk_is_an_error_through_our_plugins_never_a_crash() {
+    if reference("ncdump").is_none() {
+        return;
+    }
+    let Some(python) = venv_python("h5py") else {
+        return;
+    };
+    let plugins = plugin_path();
+    let dir = scratch();
+    let no_plugins = no_plugins(dir.path());
+    let input = plain(dir.path());
+    for plugin in &PLUGINS {
+        let out = our_copy(&input, dir.path(), plugin, &no_plugins);
+        let read = python_run(&python, CORRUPT_AND_READ, &plugins, &[&out], &[]);
+        assert_eq!(
+            read.signal, None,
+            "{}: h5py crashed: {}",
+            plugin.name, read.stderr
+        );
+        assert!(
+            read.stdout.starts_with("error:"),
+            "{}: {}{}",
+            plugin.name,
+            read.stdout,
+            read.stderr
+        );
+        let dump = theirs("ncdump", &plugins, &[out.as_os_str()]);
+        assert_eq!(dump.signal, None, "{}: {}", plugin.name, dump.stderr);
+        assert_eq!(dump.code, Some(1), "{}: {}", plugin.name, dump.stderr);
+        assert!(
+            dump.stderr.contains("NetCDF: HDF error") && !dump.stderr.contains("panicked"),
+            "{}: {}",
+            plugin.name,
+            dump.stderr
+        );
     }
 }
 
