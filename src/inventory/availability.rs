@@ -147,7 +147,7 @@ impl Inventory {
     /// filter (nctools' built-ins, HDF5's native ones) before a plugin file, and the first
     /// plugin of the search path that provides the id.
     pub fn availability(&self, id: u32) -> Availability {
-        let carried = h5filters::BUILTIN_FILTERS.iter().any(|f| f.id == id);
+        let carried = codecs::registry::is_carried_into_hdf5(id);
         let turned_off = carried && !codecs::builtins_enabled();
         let providers: Vec<&PluginFile> =
             self.plugins.iter().filter(|p| p.id == Some(id)).collect();

@@ -19,6 +19,7 @@ mod nccopy_stored;
 mod ncdump;
 mod ncgen;
 mod ncgen_errors;
+mod options;
 mod output_safety;
 mod plugins;
 mod reference_filter_text;

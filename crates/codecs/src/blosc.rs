@@ -16,6 +16,9 @@ use crate::wire::WireError;
 
 pub use crate::known::BLOSC;
 
+/// Blosc's compressor names, by their code (the filter's seventh parameter).
+pub const COMPRESSORS: [&str; 6] = ["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"];
+
 /// The filter revision the HDF Group plugin records in parameter 0.
 pub const FILTER_REVISION: u32 = 2;
 

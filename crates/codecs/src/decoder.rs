@@ -4,7 +4,7 @@
 //! fletcher32, deflate and the built-ins: bzip2, blosc, lz4, zstd) are decoded; for any
 //! other, [`ChunkDecoder::new`] answers `None` and HDF5 must do the work.
 
-use crate::known::{BZIP2, DEFLATE, FLETCHER32, SHUFFLE};
+use crate::known::{DEFLATE, FLETCHER32, SHUFFLE};
 use crate::FilterSpec;
 
 use crate::codec;
@@ -42,8 +42,8 @@ impl ChunkDecoder {
                 (SHUFFLE, [size]) => Some(Step::Shuffle(*size as usize)),
                 (FLETCHER32, _) => Some(Step::Fletcher32),
                 (DEFLATE, _) => Some(Step::Deflate),
-                (BZIP2 | wire::LZ4 | wire::ZSTD | wire::BLOSC, _) if builtins => {
-                    Some(Step::Builtin(f.id))
+                (id, _) if builtins && crate::registry::is_carried_into_hdf5(id) => {
+                    Some(Step::Builtin(id))
                 }
                 _ => None,
             })

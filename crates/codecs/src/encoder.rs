@@ -1,9 +1,9 @@
 //! A filter pipeline, in HDF5's stored order, applied to whole chunks: what HDF5 would
 //! write for them. Only pipelines made entirely of filters implemented here (shuffle,
-//! deflate and the built-ins: bzip2, blosc, lz4, zstd) are encoded; for any other,
+//! deflate, fletcher32 and the built-ins: bzip2, blosc, lz4, zstd) are encoded; for any other,
 //! [`ChunkEncoder::new`] answers `None` and HDF5 must do the work.
 
-use crate::known::{BZIP2, DEFLATE, SHUFFLE};
+use crate::known::{BZIP2, DEFLATE, FLETCHER32, SHUFFLE};
 use crate::FilterSpec;
 
 use crate::codec;
@@ -24,6 +24,9 @@ pub enum EncodeError {
 enum Step {
     Shuffle(usize),
     Deflate(u32),
+    /// HDF5's Fletcher-32: the checksum appended, little-endian, as HDF5 1.6.3 and later
+    /// write it.
+    Fletcher32,
     /// A built-in filter of [`wire`] with its parameters (after `set_local`).
     Builtin(u32, Vec<u32>),
 }
@@ -48,7 +51,8 @@ impl ChunkEncoder {
                 (SHUFFLE, []) => Some(Step::Shuffle(element)),
                 (SHUFFLE, [size]) => Some(Step::Shuffle(*size as usize)),
                 (DEFLATE, [level]) if *level <= 9 => Some(Step::Deflate(*level)),
-                (BZIP2 | wire::LZ4 | wire::ZSTD | wire::BLOSC, _) if !builtins => None,
+                (FLETCHER32, []) => Some(Step::Fletcher32),
+                (id, _) if !builtins && crate::registry::is_carried_into_hdf5(id) => None,
                 (BZIP2, []) => Some(Step::Builtin(BZIP2, vec![9])),
                 (BZIP2, [level]) if (1..=9).contains(level) => {
                     Some(Step::Builtin(BZIP2, vec![*level]))
@@ -77,6 +81,11 @@ impl ChunkEncoder {
                 Step::Deflate(level) => {
                     codec::deflate(&bytes, *level).map_err(EncodeError::Deflate)?
                 }
+                Step::Fletcher32 => {
+                    let sum = crate::numcodecs::fletcher32(&bytes);
+                    bytes.extend_from_slice(&sum.to_le_bytes());
+                    bytes
+                }
                 Step::Builtin(id, params) => wire::encode(*id, params, &bytes)?,
             };
         }
@@ -93,7 +102,7 @@ mod tests {
         let spec = |id, params: &[u32]| FilterSpec::new(id, params.to_vec());
         assert!(ChunkEncoder::new(&[spec(2, &[4]), spec(1, &[1])], 4, 64).is_some());
         assert!(ChunkEncoder::new(&[spec(307, &[9])], 4, 64).is_some());
-        assert!(ChunkEncoder::new(&[spec(3, &[])], 4, 64).is_none());
+        assert!(ChunkEncoder::new(&[spec(3, &[])], 4, 64).is_some());
         assert!(ChunkEncoder::new(&[spec(32015, &[3])], 4, 64).is_some());
         assert!(ChunkEncoder::new(&[spec(32001, &[])], 4, 64).is_some());
         assert!(ChunkEncoder::new(&[spec(40000, &[])], 4, 64).is_none());

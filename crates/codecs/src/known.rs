@@ -8,8 +8,6 @@ pub struct KnownFilter {
     pub id: u32,
     /// Accepted names, lower case; the first is the canonical one.
     pub names: &'static [&'static str],
-    /// The NCZarr / numcodecs codec id, where one exists.
-    pub codec: Option<&'static str>,
     /// A one-line description of what the filter does.
     pub summary: &'static str,
     /// A short description of the filter's parameters, in order.
@@ -20,6 +18,12 @@ impl KnownFilter {
     /// The canonical (first) name of the filter.
     pub fn name(&self) -> &'static str {
         self.names[0]
+    }
+
+    /// The NCZarr / numcodecs codec id of the filter, where nctools knows one (from the
+    /// [`crate::registry`]).
+    pub fn codec(&self) -> Option<&'static str> {
+        crate::registry::by_hdf5_id(self.id).map(|c| c.numcodecs_id)
     }
 }
 
@@ -50,14 +54,12 @@ pub const ZSTD: u32 = 32015;
 const fn entry(
     id: u32,
     names: &'static [&'static str],
-    codec: Option<&'static str>,
     summary: &'static str,
     params: &'static str,
 ) -> KnownFilter {
     KnownFilter {
         id,
         names,
-        codec,
         summary,
         params,
     }
@@ -68,63 +70,54 @@ pub const KNOWN_FILTERS: &[KnownFilter] = &[
     entry(
         DEFLATE,
         &["deflate", "zlib", "zip"],
-        Some("zlib"),
         "zlib deflate compression (HDF5 built-in)",
         "level 0-9",
     ),
     entry(
         SHUFFLE,
         &["shuffle"],
-        Some("shuffle"),
         "byte shuffle (HDF5 built-in)",
         "element size in bytes (set by HDF5 from the type)",
     ),
     entry(
         FLETCHER32,
         &["fletcher32"],
-        Some("fletcher32"),
         "Fletcher-32 checksum (HDF5 built-in)",
         "none",
     ),
     entry(
         SZIP,
         &["szip"],
-        Some("szip"),
         "szip (libaec) compression",
         "options mask, pixels per block (HDF5 adds bits per pixel and pixels per scanline)",
     ),
     entry(
         5,
         &["nbit"],
-        None,
         "N-bit packing (HDF5 built-in)",
         "set by HDF5 from the type",
     ),
     entry(
         6,
         &["scaleoffset"],
-        None,
         "scale-offset packing (HDF5 built-in)",
         "scale type, scale factor (HDF5 adds the rest)",
     ),
     entry(
         BZIP2,
         &["bzip2", "bz2"],
-        Some("bz2"),
         "bzip2 lossless compression",
         "block size / level 1-9",
     ),
     entry(
         32000,
         &["lzf"],
-        None,
         "LZF lossless compression (h5py)",
         "filter version, LZF version, chunk bytes (set locally)",
     ),
     entry(
         BLOSC,
         &["blosc"],
-        Some("blosc"),
         "Blosc meta-compressor (PyTables)",
         "filter version, blosc version, type size, chunk bytes, level 0-9, shuffle 0-2, \
          compressor (0 blosclz, 1 lz4, 2 lz4hc, 3 snappy, 4 zlib, 5 zstd)",
@@ -132,140 +125,115 @@ pub const KNOWN_FILTERS: &[KnownFilter] = &[
     entry(
         32002,
         &["mafisc"],
-        None,
         "MAFISC: multidimensional adaptive filtering and LZMA",
         "filter specific",
     ),
-    entry(
-        32003,
-        &["snappy"],
-        None,
-        "Snappy lossless compression",
-        "none",
-    ),
+    entry(32003, &["snappy"], "Snappy lossless compression", "none"),
     entry(
         LZ4,
         &["lz4"],
-        Some("lz4"),
         "LZ4 fast lossless compression",
         "block size in bytes (default 1 GiB)",
     ),
     entry(
         32005,
         &["apax"],
-        None,
         "Samplify APAX numerical encoding",
         "filter specific",
     ),
     entry(
         32006,
         &["cbf"],
-        None,
         "imgCIF/CBF compressions",
         "filter specific",
     ),
     entry(
         32007,
         &["jpeg-xr"],
-        None,
         "JPEG-XR image compression",
         "filter specific",
     ),
     entry(
         32008,
         &["bitshuffle"],
-        None,
         "bit-level shuffle, optionally with LZ4 or zstd",
         "filter version, library version, element size, block size, compression, level",
     ),
     entry(
         32009,
         &["spdp"],
-        None,
         "SPDP lossless floating-point compression",
         "filter specific",
     ),
     entry(
         32010,
         &["lpc-rice"],
-        None,
         "LPC-Rice lossless compression",
         "filter specific",
     ),
     entry(
         32011,
         &["ccsds-123"],
-        None,
         "ESA CCSDS-123 compression",
         "filter specific",
     ),
     entry(
         32012,
         &["jpeg-ls"],
-        None,
         "CharLS JPEG-LS compression",
         "filter specific",
     ),
     entry(
         32013,
         &["zfp"],
-        None,
         "ZFP lossy/lossless floating-point compression",
         "mode and mode parameters (see the H5Z-ZFP documentation)",
     ),
     entry(
         32014,
         &["fpzip"],
-        None,
         "fpzip floating-point compression",
         "filter specific",
     ),
     entry(
         ZSTD,
         &["zstd", "zstandard"],
-        Some("zstd"),
         "Zstandard compression",
         "level (1-22, negative for fast modes)",
     ),
     entry(
         32016,
         &["b3d"],
-        None,
         "B3D GPU image compression",
         "filter specific",
     ),
     entry(
         32017,
         &["sz"],
-        None,
         "SZ error-bounded lossy compression",
         "filter specific",
     ),
     entry(
         32018,
         &["fcidecomp"],
-        None,
         "EUMETSAT FCIDECOMP (CharLS) compression",
         "filter specific",
     ),
     entry(
         32024,
         &["sz3"],
-        None,
         "SZ3 error-bounded lossy compression",
         "filter specific",
     ),
     entry(
         32026,
         &["blosc2"],
-        None,
         "Blosc2 meta-compressor",
         "filter specific",
     ),
     entry(
         32028,
         &["sperr"],
-        None,
         "SPERR lossy compression",
         "filter specific",
     ),
@@ -285,7 +253,9 @@ pub fn by_name(name: &str) -> Option<&'static KnownFilter> {
 
 /// The known filter with this codec id (exact, as codec ids are case-sensitive JSON).
 pub fn by_codec(codec: &str) -> Option<&'static KnownFilter> {
-    KNOWN_FILTERS.iter().find(|f| f.codec == Some(codec))
+    crate::registry::by_numcodecs_id(codec)
+        .and_then(|c| c.hdf5_id)
+        .and_then(by_id)
 }
 
 /// The canonical name of a filter id, or `None` for an unknown id.

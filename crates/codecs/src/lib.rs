@@ -22,10 +22,13 @@ mod encoder;
 #[allow(unsafe_code)]
 mod ffi;
 mod filter;
+mod kinds;
 pub mod known;
 mod limit;
 pub mod nczarr;
 pub mod numcodecs;
+pub mod params;
+pub mod registry;
 pub mod suggest;
 pub mod wire;
 pub mod zarr_codec;

@@ -34,7 +34,7 @@ pub use error::CodecError;
 pub use fixed_scale_offset::FixedScaleOffset;
 pub use gzip::Gzip;
 pub use numeric::{Kind, NumType, Scalar};
-pub use registry::{Codec, IDS};
+pub use registry::{ids, Codec};
 
 use crate::codec;
 use crate::wire::{self, WireError};
@@ -190,10 +190,7 @@ pub fn decode_pipeline(
 
 /// Whether `id` is a filter this module encodes and decodes.
 pub fn has_codec(id: u32) -> bool {
-    matches!(
-        id,
-        SHUFFLE | FLETCHER32 | DEFLATE | LZ4 | BLOSC | BZIP2 | ZSTD
-    )
+    crate::registry::by_hdf5_id(id).is_some_and(|c| c.implemented)
 }
 
 /// The Fletcher-32 checksum of HDF5 and numcodecs: sums of big-endian 16-bit words (a

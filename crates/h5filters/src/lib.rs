@@ -19,6 +19,4 @@ mod ffi;
 mod register;
 
 pub use h5callbacks::{in_filter_callback, is_nctools_plugin_name};
-pub use register::{
-    register_builtin_filters, register_placeholder_filter, BuiltinFilter, BUILTIN_FILTERS,
-};
+pub use register::{register_builtin_filters, register_placeholder_filter};

@@ -110,7 +110,7 @@ impl NcFile {
             let context = || self.path().to_string();
             let file = self.open_file();
             let grp = file.group(group_ncid)?;
-            let (_, formatx) = inquire::format(lib, grp, &context).ok()?;
+            let (_, formatx, _) = inquire::format(lib, grp, &context).ok()?;
             if formatx != NC_FORMATX_NC_HDF5 {
                 return None;
             }

@@ -1,29 +1,17 @@
-//! numcodecs codecs through the shared table (`filterspec::zarr_codec`,
-//! `filterspec::filter_of_codec`) and chunk bytes (`codecs::numcodecs`): the
-//! crate's only door to them.
+//! numcodecs codecs through the codecs crate: its registry (which codecs there are),
+//! its forms (`codecs::zarr_codec`, `codecs::nczarr`) and its chunk bytes
+//! (`codecs::numcodecs`); the crate's only door to them.
 
 use codecs::numcodecs::Codec;
-use filterspec::known::{BLOSC, BZIP2, DEFLATE, FLETCHER32, LZ4, SHUFFLE, ZSTD};
+use filterspec::known::SHUFFLE;
 use filterspec::FilterSpec;
 use serde_json::Value;
 
-/// The numcodecs ids of the codecs that are HDF5 filters, in the order of
-/// [`AVAILABLE_FILTERS`].
-const FILTER_CODECS: [&str; 7] = [
-    "bz2",
-    "zstd",
-    "blosc",
-    "lz4",
-    "zlib",
-    "shuffle",
-    "fletcher32",
-];
-
 /// The numcodecs ids whose chunks nctools reads (and writes, but for the lossy
-/// fixedscaleoffset, bitround and quantize): those of HDF5 filters, then
-/// `codecs::numcodecs::IDS`.
+/// fixedscaleoffset, bitround and quantize): those of the registry's implemented codecs,
+/// HDF5 filters first.
 pub fn available() -> impl Iterator<Item = &'static str> {
-    FILTER_CODECS.into_iter().chain(codecs::numcodecs::IDS)
+    codecs::registry::implemented().map(|c| c.numcodecs_id)
 }
 
 /// Whether nctools has the codec `id`.
@@ -36,8 +24,10 @@ pub fn available_list() -> String {
     available().collect::<Vec<_>>().join(", ")
 }
 
-/// The filter ids that have a codec here.
-pub const AVAILABLE_FILTERS: [u32; 7] = [BZIP2, ZSTD, BLOSC, LZ4, DEFLATE, SHUFFLE, FLETCHER32];
+/// Whether the HDF5 filter `id` has a codec here.
+pub fn filter_available(id: u32) -> bool {
+    codecs::registry::by_hdf5_id(id).is_some_and(|c| c.implemented)
+}
 
 /// Why a chunk could not be encoded or decoded.
 #[derive(Debug)]
@@ -69,9 +59,9 @@ pub fn codec_of_filter(filter: &FilterSpec, element_size: usize) -> Result<Value
         let name = filterspec::known::name_of(filter.id).unwrap_or("unknown");
         format!(
             "filter {} ({name}) has no Zarr codec in nctools ({e}); Zarr stores can use \
-             bzip2, zstd, blosc, lz4, deflate (zlib), shuffle and fletcher32 (choose one of \
-             them with -F, or -F none)",
-            filter.id
+             {} (choose one of them with -F, or -F none)",
+            filter.id,
+            codecs::registry::zarr_filter_names()
         )
     })
 }
@@ -236,12 +226,17 @@ mod tests {
 
     #[test]
     fn codecs_without_filters_mix_with_filters_and_are_listed() -> Result<(), String> {
-        for id in codecs::numcodecs::IDS {
+        for id in codecs::numcodecs::ids() {
             assert!(is_available(id), "{id} missing from available()");
         }
-        for (id, filter) in FILTER_CODECS.iter().zip(AVAILABLE_FILTERS) {
-            let codec = codec_of_filter(&FilterSpec::new(filter, Vec::new()), 4);
-            assert_eq!(codec.as_ref().map(codec_id), Ok(*id), "filter {filter}");
+        for codec in codecs::registry::hdf5_codecs().filter(|c| c.implemented) {
+            let filter = codec.hdf5_id.unwrap_or_default();
+            let json = codec_of_filter(&FilterSpec::new(filter, Vec::new()), 4);
+            assert_eq!(
+                json.as_ref().map(codec_id),
+                Ok(codec.numcodecs_id),
+                "filter {filter}"
+            );
         }
         let data: Vec<u8> = (0..4000i32)
             .flat_map(|i| (i * 3 - 7).to_le_bytes())

@@ -1,5 +1,5 @@
-//! The one place the numcodecs codecs with no HDF5 filter are named: [`IDS`] lists
-//! them, [`Codec::from_config`] reads their JSON, and [`Codec`] encodes and decodes.
+//! The numcodecs codecs with no HDF5 filter: [`crate::registry`] lists them ([`ids`]),
+//! [`Codec::from_config`] reads their JSON, and [`Codec`] encodes and decodes.
 
 use serde_json::Value;
 
@@ -11,17 +11,10 @@ use super::fixed_scale_offset::FixedScaleOffset;
 use super::gzip::Gzip;
 use super::quantize::Quantize;
 
-/// The numcodecs ids of the codecs here.
-pub const IDS: [&str; 8] = [
-    "gzip",
-    "crc32",
-    "crc32c",
-    "adler32",
-    "delta",
-    "fixedscaleoffset",
-    "bitround",
-    "quantize",
-];
+/// The numcodecs ids of the codecs here: the registry's codecs that are no HDF5 filter.
+pub fn ids() -> impl Iterator<Item = &'static str> {
+    crate::registry::numcodecs_only().map(|c| c.numcodecs_id)
+}
 
 /// The slack a compressed chunk may have over its data (as in `decode_pipeline`).
 const COMPRESSOR_SLACK: usize = 1 << 16;
@@ -45,7 +38,7 @@ pub enum Codec {
 
 impl Codec {
     /// The codec of the numcodecs JSON `codec` (`{"id": "gzip", "level": 5}`), `None`
-    /// when its id is not one of [`IDS`], an error when its configuration is wrong.
+    /// when its id is not one of [`ids`], an error when its configuration is wrong.
     pub fn from_config(codec: &Value) -> Option<Result<Self, CodecError>> {
         let config = codec.as_object()?;
         let id = config.get("id").and_then(Value::as_str)?;
@@ -77,7 +70,7 @@ impl Codec {
 
     /// Whether decoding gives back exactly what was encoded (and the codec encodes).
     pub fn is_lossless(&self) -> bool {
-        matches!(self, Self::Gzip(_) | Self::Checksum(_) | Self::Delta(_))
+        crate::registry::by_numcodecs_id(self.id()).is_some_and(|c| c.encodes)
     }
 
     /// Encodes one chunk; the lossy codecs refuse.
@@ -162,7 +155,7 @@ mod tests {
 
     #[test]
     fn ids_are_the_codecs_read() {
-        for id in IDS {
+        for id in ids() {
             // Each id is read; the array codecs need their data type.
             let config = json!({"id": id, "dtype": "<f8", "offset": 0, "scale": 1,
                                 "keepbits": 3, "digits": 2});

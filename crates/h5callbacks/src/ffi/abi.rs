@@ -138,4 +138,20 @@ mod tests {
         }
         assert!(filter_class::<LibcAllocator>(1, c"deflate").is_none());
     }
+
+    #[test]
+    fn every_filter_the_registry_carries_into_hdf5_has_a_class() {
+        let carried: Vec<u32> = codecs::registry::carried_into_hdf5().collect();
+        assert!(!carried.is_empty());
+        for id in carried {
+            assert!(filter_class::<LibcAllocator>(id, c"x").is_some(), "{id}");
+        }
+        for id in [1u32, 2, 3, 4, 32000, 32008, 32013, 32026] {
+            assert_eq!(
+                filter_class::<LibcAllocator>(id, c"x").is_some(),
+                codecs::registry::is_carried_into_hdf5(id),
+                "{id}"
+            );
+        }
+    }
 }
