@@ -5,6 +5,7 @@ mod bad_input;
 mod bounded;
 mod completions;
 mod decoded_reads;
+mod deflate_size;
 mod filters_inspect;
 mod filters_interop;
 mod harness_selftest;

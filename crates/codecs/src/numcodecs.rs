@@ -1,5 +1,6 @@
 //! Chunk bytes as numcodecs produces and reads them, for the Zarr backend: each filter
-//! nctools has, as the numcodecs codec of the same name (see `crate::zarr_codec`).
+//! nctools has, as the numcodecs codec of the same name (see `crate::zarr_codec`); each
+//! codec's own file says how ([`crate::registry::Codec::zarr_encode`]).
 //!
 //! Where numcodecs' bytes are the HDF5 filter's, the HDF5 code is used: zlib is deflate's
 //! zlib stream, bz2 a plain bzip2 stream, zstd one frame, blosc one blosc1 frame, shuffle
@@ -12,7 +13,6 @@
 //! Decoding is bounded like [`crate::wire::decode`]: a chunk that would decode to more
 //! than `max_output` bytes is an error found before the excess is produced.
 
-use crate::known::{BLOSC, BZIP2, DEFLATE, FLETCHER32, LZ4, SHUFFLE, ZSTD};
 use crate::FilterSpec;
 
 // The codecs with no HDF5 filter, one module each, named in one place (`registry`).
@@ -36,57 +36,18 @@ pub use gzip::Gzip;
 pub use numeric::{Kind, NumType, Scalar};
 pub use registry::{ids, Codec};
 
-use crate::codec;
-use crate::wire::{self, WireError};
+use crate::wire::WireError;
 
-/// Encodes one chunk with one codec, for values of `element_size` bytes.
+/// Encodes one chunk with one codec, for values of `element_size` bytes: the codec's
+/// own file says how ([`crate::registry::Codec::zarr_encode`]).
 pub fn encode(
     filter: &FilterSpec,
     element_size: usize,
     input: &[u8],
 ) -> Result<Vec<u8>, WireError> {
-    let id = filter.id;
-    let level = |default: u32| filter.params.first().copied().unwrap_or(default);
-    match id {
-        SHUFFLE => Ok(codec::shuffle(input, shuffle_size(filter, element_size))),
-        FLETCHER32 => {
-            let mut out = input.to_vec();
-            out.extend_from_slice(&fletcher32(input).to_le_bytes());
-            Ok(out)
-        }
-        DEFLATE => codec::deflate(input, level(1)).map_err(|e| WireError::Codec {
-            id,
-            message: e.to_string(),
-        }),
-        LZ4 => {
-            let size = u32::try_from(input.len()).map_err(|_| WireError::Corrupt {
-                id,
-                what: "a chunk of 4 GiB or more, which numcodecs' lz4 cannot frame",
-            })?;
-            let mut out = size.to_le_bytes().to_vec();
-            out.extend_from_slice(&lz4_flex::block::compress(input));
-            Ok(out)
-        }
-        BLOSC => {
-            let local = crate::blosc::local_params(
-                &filter.params,
-                u32::try_from(element_size).unwrap_or(1).min(255),
-                u32::try_from(input.len()).unwrap_or(u32::MAX),
-            );
-            wire::encode(BLOSC, &local, input)
-        }
-        BZIP2 | ZSTD => wire::encode(id, &filter.params, input),
-        _ => Err(WireError::Unknown(id)),
-    }
-}
-
-/// The element size a shuffle works on: its parameter (numcodecs' `elementsize`) when it
-/// has one, else the type's `element_size`.
-fn shuffle_size(filter: &FilterSpec, element_size: usize) -> usize {
-    filter
-        .params
-        .first()
-        .map_or(element_size, |size| *size as usize)
+    crate::registry::codec_of_hdf5_id(filter.id)
+        .and_then(|c| c.zarr_encode(&filter.params, element_size, input))
+        .unwrap_or(Err(WireError::Unknown(filter.id)))
 }
 
 /// Decodes one chunk of one codec, if it decodes to at most `max_output` bytes.
@@ -96,62 +57,9 @@ pub fn decode(
     input: &[u8],
     max_output: usize,
 ) -> Result<Vec<u8>, WireError> {
-    let id = filter.id;
-    let too_large = WireError::TooLarge {
-        id,
-        limit: max_output,
-    };
-    match id {
-        SHUFFLE if input.len() > max_output => Err(too_large),
-        SHUFFLE => Ok(codec::unshuffle(input, shuffle_size(filter, element_size))),
-        FLETCHER32 => {
-            let split = input.len().checked_sub(4).ok_or(WireError::Corrupt {
-                id,
-                what: "a chunk shorter than its checksum",
-            })?;
-            let (data, stored) = input.split_at(split);
-            if data.len() > max_output {
-                return Err(too_large);
-            }
-            let mut word = [0u8; 4];
-            word.copy_from_slice(stored);
-            if u32::from_le_bytes(word) != fletcher32(data) {
-                return Err(WireError::Corrupt {
-                    id,
-                    what: "the fletcher32 checksum does not match the data",
-                });
-            }
-            Ok(data.to_vec())
-        }
-        DEFLATE => codec::inflate(input, max_output).map_err(|e| match e {
-            codec::DecodeError::TooLarge { limit } => WireError::TooLarge { id, limit },
-            other => WireError::Codec {
-                id,
-                message: other.to_string(),
-            },
-        }),
-        LZ4 => {
-            let corrupt = |what| WireError::Corrupt { id, what };
-            let header = input
-                .get(..4)
-                .ok_or(corrupt("a chunk shorter than its header"))?;
-            let mut word = [0u8; 4];
-            word.copy_from_slice(header);
-            let size = u32::from_le_bytes(word) as usize;
-            if size > max_output {
-                return Err(too_large);
-            }
-            let mut out = vec![0u8; size];
-            let written = lz4_flex::block::decompress_into(&input[4..], &mut out)
-                .map_err(|_| corrupt("an LZ4 block that does not decode"))?;
-            if written != size {
-                return Err(corrupt("an LZ4 block shorter than its header says"));
-            }
-            Ok(out)
-        }
-        BZIP2 | ZSTD | BLOSC => wire::decode(id, input, max_output),
-        _ => Err(WireError::Unknown(id)),
-    }
+    crate::registry::codec_of_hdf5_id(filter.id)
+        .and_then(|c| c.zarr_decode(&filter.params, element_size, input, max_output))
+        .unwrap_or(Err(WireError::Unknown(filter.id)))
 }
 
 /// Encodes one chunk with a whole pipeline, the filters in order.
@@ -216,6 +124,7 @@ pub fn fletcher32(data: &[u8]) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::known::{BLOSC, BZIP2, DEFLATE, FLETCHER32, LZ4, SHUFFLE, ZSTD};
 
     fn floats(n: usize) -> Vec<u8> {
         (0..n).flat_map(|i| (i as f32).to_le_bytes()).collect()

@@ -18,6 +18,7 @@ use crate::kinds::{self, ConfigReader, NumcodecsOnly};
 use crate::known;
 use crate::nczarr::CodecError;
 use crate::params::Decoded;
+use crate::wire::{Wire, WireError};
 
 /// One codec: its facts and its forms. The forms of a codec that is an HDF5 filter
 /// start from the filter's parameter words; a numcodecs codec that is none has only its
@@ -61,6 +62,39 @@ pub trait Codec: Sync + fmt::Debug {
         _element_size: usize,
     ) -> String {
         self.entry().v3_name()
+    }
+
+    /// Its chunk format as the standard HDF5 plugin writes it, for a codec nctools
+    /// carries into HDF5 (`None` for the others).
+    fn wire(&self) -> Option<&dyn Wire> {
+        None
+    }
+
+    /// Encodes one Zarr chunk (numcodecs' bytes) with the HDF5 filter's `params` (as
+    /// [`Codec::store_params`] reads them from a store) for values of `element_size`
+    /// bytes; `None` when nctools has no Zarr chunks of it. By default, a codec whose
+    /// chunks are the same in HDF5 and Zarr uses its plugin's format.
+    fn zarr_encode(
+        &self,
+        params: &[u32],
+        _element_size: usize,
+        input: &[u8],
+    ) -> Option<Result<Vec<u8>, WireError>> {
+        let wire = self.wire().filter(|_| self.entry().passthrough)?;
+        Some(wire.encode(params, input))
+    }
+
+    /// Decodes one Zarr chunk, if it decodes to at most `max_output` bytes; `None` when
+    /// nctools has no Zarr chunks of it.
+    fn zarr_decode(
+        &self,
+        _params: &[u32],
+        _element_size: usize,
+        input: &[u8],
+        max_output: usize,
+    ) -> Option<Result<Vec<u8>, WireError>> {
+        let wire = self.wire().filter(|_| self.entry().passthrough)?;
+        Some(wire.decode(input, max_output))
     }
 
     /// The HDF5 filter's parameters `params` decoded by meaning (`ncdump --filters`), or

@@ -1,29 +1,15 @@
-//! The chunk formats of the standard HDF5 filter plugins, as pure functions:
-//!
-//! - bzip2 (307): a plain bzip2 stream; parameter: block size 1-9 (default 9);
-//! - zstd (32015): one zstd frame with its content size (frames without it are read
-//!   too); parameter: level (default 3);
-//! - lz4 (32004): the HDF Group plugin's framing: the original size (8 bytes, big-endian),
-//!   the block size (4 bytes, big-endian), then per block its compressed size (4 bytes,
-//!   big-endian) and the LZ4 block, stored raw when compressing does not make it smaller;
-//!   parameter: block size in bytes (default 1 GiB, at most the chunk size);
-//! - blosc (32001): one blosc1 frame (see [`crate::blosc`]).
+//! The chunk formats of the standard HDF5 filter plugins, for the codecs nctools carries
+//! into HDF5 (bzip2 307, blosc 32001, lz4 32004, zstd 32015): each codec's file
+//! (`crate::kinds`) implements [`Wire`] with its plugin's format, and the functions here
+//! find it by filter id through the registry.
 //!
 //! Decoding is bounded: [`decode`] takes the most a chunk may decode to and fails with
 //! [`WireError::TooLarge`] as soon as it would go beyond, without allocating or producing
 //! the excess; [`decode_into`] is bounded by its output buffer.
 
-use crate::codec::{self, DecodeError};
+use crate::codec::DecodeError;
 
 pub use crate::known::{BLOSC, BZIP2, LZ4, ZSTD};
-
-/// The lz4 plugin's default block size.
-const LZ4_DEFAULT_BLOCK: usize = 1 << 30;
-
-/// The smallest and largest window (log2 of bytes) a streaming zstd decoder accepts: the
-/// window the frame needs must fit the chunk, but every streaming encoder up to level 19
-/// declares 2^23 whatever the size, and 2^27 is zstd's own default limit.
-const ZSTD_WINDOW_LOG: (u32, u32) = (23, 27);
 
 /// Which way a filter runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,39 +53,30 @@ pub enum WireError {
     Unknown(u32),
 }
 
-fn codec_error(id: u32) -> impl Fn(std::io::Error) -> WireError {
+pub(crate) fn codec_error(id: u32) -> impl Fn(std::io::Error) -> WireError {
     move |e| WireError::Codec {
         id,
         message: e.to_string(),
     }
 }
 
-fn decode_error(id: u32) -> impl Fn(DecodeError) -> WireError {
+pub(crate) fn decode_error(id: u32) -> impl Fn(DecodeError) -> WireError {
     move |e| match e {
         DecodeError::Io(e) => codec_error(id)(e),
         DecodeError::TooLarge { limit } => WireError::TooLarge { id, limit },
     }
 }
 
+/// The chunk format of the built-in filter `id`: the registry's codec of that HDF5 id.
+fn wire_of(id: u32) -> Result<&'static dyn Wire, WireError> {
+    crate::registry::codec_of_hdf5_id(id)
+        .and_then(|codec| codec.wire())
+        .ok_or(WireError::Unknown(id))
+}
+
 /// Encodes one chunk with the built-in filter `id` and its parameters.
 pub fn encode(id: u32, params: &[u32], input: &[u8]) -> Result<Vec<u8>, WireError> {
-    match id {
-        BZIP2 => {
-            let level = params
-                .first()
-                .copied()
-                .filter(|l| (1..=9).contains(l))
-                .unwrap_or(9);
-            codec::bzip2_compress(input, level).map_err(codec_error(id))
-        }
-        ZSTD => {
-            let level = params.first().map_or(3, |l| *l as i32);
-            zstd::bulk::compress(input, level).map_err(codec_error(id))
-        }
-        LZ4 => Ok(lz4_encode(params, input)),
-        BLOSC => crate::blosc::encode(params, input),
-        _ => Err(WireError::Unknown(id)),
-    }
+    wire_of(id)?.encode(params, input)
 }
 
 /// Decodes one chunk of the built-in filter `id`, if it decodes to at most `max_output`
@@ -108,63 +85,14 @@ pub fn encode(id: u32, params: &[u32], input: &[u8]) -> Result<Vec<u8>, WireErro
 /// bzip2 and zstd streams stop one byte past the limit). Decoding needs no parameters:
 /// every format describes itself.
 pub fn decode(id: u32, input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
-    match id {
-        BZIP2 => codec::bzip2_decompress(input, max_output).map_err(decode_error(id)),
-        ZSTD => zstd_decode(input, max_output),
-        LZ4 => lz4_decode(input, max_output),
-        BLOSC => crate::blosc::decode(input, max_output),
-        _ => Err(WireError::Unknown(id)),
-    }
-}
-
-/// A zstd chunk (frames with or without their content size) decoded with a streaming
-/// decoder, stopped one byte past `max_output`.
-fn zstd_decode(input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
-    let declared = zstd::zstd_safe::get_frame_content_size(input)
-        .ok()
-        .flatten()
-        .and_then(|n| usize::try_from(n).ok());
-    if declared.is_some_and(|n| n > max_output) {
-        return Err(WireError::TooLarge {
-            id: ZSTD,
-            limit: max_output,
-        });
-    }
-    let mut decoder = zstd::stream::read::Decoder::with_buffer(input).map_err(codec_error(ZSTD))?;
-    decoder
-        .window_log_max(zstd_window_log_max(max_output))
-        .map_err(codec_error(ZSTD))?;
-    // The declared size is a hint only here; a lying header is caught by the decoder.
-    let expected = declared.filter(|n| *n <= input.len().saturating_mul(32_768));
-    codec::read_bounded(decoder, max_output, expected.unwrap_or(0)).map_err(decode_error(ZSTD))
-}
-
-/// The largest zstd window accepted for chunks of at most `max_output` bytes: the window
-/// that covers them, within [`ZSTD_WINDOW_LOG`].
-fn zstd_window_log_max(max_output: usize) -> u32 {
-    let (low, high) = ZSTD_WINDOW_LOG;
-    let covering = usize::BITS - max_output.saturating_sub(1).leading_zeros();
-    covering.clamp(low, high)
+    wire_of(id)?.decode(input, max_output)
 }
 
 /// The largest encoding of `len` bytes, for the filters that can encode into a buffer
 /// given in advance (zstd, lz4, blosc; not bzip2): [`encode_into`] then writes straight
 /// into it.
 pub fn encoded_bound(id: u32, params: &[u32], len: usize) -> Option<usize> {
-    match id {
-        ZSTD => Some(zstd::zstd_safe::compress_bound(len)),
-        LZ4 => {
-            let block = lz4_block_size(params, len);
-            let blocks = len.div_ceil(block).max(1);
-            Some(12 + blocks * (4 + lz4_flex::block::get_maximum_output_size(block)))
-        }
-        BLOSC => Some(len + blosc_src_overhead()),
-        _ => None,
-    }
-}
-
-fn blosc_src_overhead() -> usize {
-    crate::blosc::MAX_OVERHEAD
+    wire_of(id).ok()?.encoded_bound(params, len)
 }
 
 /// Encodes one chunk into `out` (at least [`encoded_bound`] long); returns the length
@@ -175,15 +103,9 @@ pub fn encode_into(
     input: &[u8],
     out: &mut [u8],
 ) -> Result<usize, WireError> {
-    match id {
-        ZSTD => {
-            let level = params.first().map_or(3, |l| *l as i32);
-            zstd::bulk::compress_to_buffer(input, out, level).map_err(codec_error(id))
-        }
-        LZ4 => lz4_encode_into(params, input, out),
-        BLOSC => crate::blosc::encode_into(params, input, out),
-        _ => Err(WireError::Unknown(id)),
-    }
+    wire_of(id)?
+        .encode_into(params, input, out)
+        .unwrap_or(Err(WireError::Unknown(id)))
 }
 
 /// The size a chunk decodes to, when its own header says it (zstd frames with a content
@@ -192,30 +114,15 @@ pub fn encode_into(
 /// comes from the file: compare it with the chunk size expected before allocating a
 /// buffer that large ([`decode`] does).
 pub fn decoded_size(id: u32, input: &[u8]) -> Option<usize> {
-    match id {
-        ZSTD => zstd::zstd_safe::get_frame_content_size(input)
-            .ok()
-            .flatten()
-            .and_then(|n| usize::try_from(n).ok())
-            .filter(|n| *n <= input.len().saturating_mul(32_768)),
-        LZ4 => {
-            let total = usize::try_from(lz4_declared_size(input)?).ok()?;
-            (total <= input.len().saturating_mul(255)).then_some(total)
-        }
-        BLOSC => crate::blosc::decoded_size(input),
-        _ => None,
-    }
+    wire_of(id).ok()?.decoded_size(input)
 }
 
 /// Decodes one chunk into `out`, whose length is [`decoded_size`]; returns the length
 /// written, which must be all of `out`.
 pub fn decode_into(id: u32, input: &[u8], out: &mut [u8]) -> Result<usize, WireError> {
-    let written = match id {
-        ZSTD => zstd::bulk::decompress_to_buffer(input, out).map_err(codec_error(id))?,
-        LZ4 => lz4_decode_into(input, out)?,
-        BLOSC => crate::blosc::decode_into(input, out)?,
-        _ => return Err(WireError::Unknown(id)),
-    };
+    let written = wire_of(id)?
+        .decode_into(input, out)
+        .unwrap_or(Err(WireError::Unknown(id)))?;
     if written != out.len() {
         return Err(WireError::Corrupt {
             id,
@@ -225,122 +132,44 @@ pub fn decode_into(id: u32, input: &[u8], out: &mut [u8]) -> Result<usize, WireE
     Ok(written)
 }
 
-/// The lz4 plugin's block size for a chunk of `len` bytes.
-fn lz4_block_size(params: &[u32], len: usize) -> usize {
-    let wanted = params
-        .first()
-        .map(|b| *b as usize)
-        .filter(|b| *b > 0)
-        .unwrap_or(LZ4_DEFAULT_BLOCK);
-    wanted.min(len).max(1)
-}
+/// One built-in filter's chunk format, as its standard plugin writes it: implemented by
+/// the codec's own file and found through [`crate::registry::Codec::wire`]. The `_into`
+/// forms write straight into a buffer given in advance; a format without them answers
+/// `None`.
+pub trait Wire: Sync {
+    /// Encodes one chunk with the filter's parameters.
+    fn encode(&self, params: &[u32], input: &[u8]) -> Result<Vec<u8>, WireError>;
 
-fn lz4_encode(params: &[u32], input: &[u8]) -> Vec<u8> {
-    let bound = encoded_bound(LZ4, params, input.len()).unwrap_or(0);
-    let mut out = vec![0u8; bound];
-    let written = lz4_encode_into(params, input, &mut out).unwrap_or(0);
-    out.truncate(written);
-    out
-}
+    /// Decodes one chunk, if it decodes to at most `max_output` bytes (else
+    /// [`WireError::TooLarge`], found without producing the excess).
+    fn decode(&self, input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError>;
 
-/// Encodes the lz4 plugin's framing into `out` (at least [`encoded_bound`] long).
-fn lz4_encode_into(params: &[u32], input: &[u8], out: &mut [u8]) -> Result<usize, WireError> {
-    let short = || WireError::Corrupt {
-        id: LZ4,
-        what: "the output buffer is too short",
-    };
-    let block = lz4_block_size(params, input.len());
-    out.get_mut(..12).ok_or_else(short)?.copy_from_slice(
-        &[
-            (input.len() as u64).to_be_bytes().as_slice(),
-            &(block as u32).to_be_bytes(),
-        ]
-        .concat(),
-    );
-    let mut at = 12;
-    for piece in input.chunks(block) {
-        let room = out.get_mut(at + 4..).ok_or_else(short)?;
-        // Compress straight into the output; a block that does not shrink is stored raw.
-        let written = lz4_flex::block::compress_into(piece, room).unwrap_or(usize::MAX);
-        let stored = if written >= piece.len() {
-            room.get_mut(..piece.len())
-                .ok_or_else(short)?
-                .copy_from_slice(piece);
-            piece.len()
-        } else {
-            written
-        };
-        out[at..at + 4].copy_from_slice(&(stored as u32).to_be_bytes());
-        at += 4 + stored;
+    /// The largest encoding of `len` bytes, when the format can encode into a buffer.
+    fn encoded_bound(&self, _params: &[u32], _len: usize) -> Option<usize> {
+        None
     }
-    Ok(at)
-}
 
-/// The original size an lz4 chunk's header gives, unchecked.
-fn lz4_declared_size(input: &[u8]) -> Option<u64> {
-    Some(u64::from_be_bytes(input.get(..8)?.try_into().ok()?))
-}
+    /// Encodes one chunk into `out` (at least [`Wire::encoded_bound`] long); the length
+    /// written.
+    fn encode_into(
+        &self,
+        _params: &[u32],
+        _input: &[u8],
+        _out: &mut [u8],
+    ) -> Option<Result<usize, WireError>> {
+        None
+    }
 
-fn lz4_decode(input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
-    if lz4_declared_size(input).is_some_and(|n| n > max_output as u64) {
-        return Err(WireError::TooLarge {
-            id: LZ4,
-            limit: max_output,
-        });
+    /// The size a chunk decodes to, when its header says it.
+    fn decoded_size(&self, _input: &[u8]) -> Option<usize> {
+        None
     }
-    let total = decoded_size(LZ4, input).ok_or(WireError::Corrupt {
-        id: LZ4,
-        what: "a header that does not fit the chunk",
-    })?;
-    let mut out = vec![0u8; total];
-    lz4_decode_into(input, &mut out)?;
-    Ok(out)
-}
 
-/// Decodes the lz4 plugin's framing into `out`, whose length is the header's original size.
-fn lz4_decode_into(input: &[u8], out: &mut [u8]) -> Result<usize, WireError> {
-    let corrupt = |what| WireError::Corrupt { id: LZ4, what };
-    let word = |at: usize, len: usize| -> Result<u64, WireError> {
-        let end = at.checked_add(len).ok_or_else(|| corrupt("truncated"))?;
-        let bytes = input.get(at..end).ok_or_else(|| corrupt("truncated"))?;
-        Ok(bytes.iter().fold(0u64, |v, b| (v << 8) | u64::from(*b)))
-    };
-    let total = usize::try_from(word(0, 8)?).map_err(|_| corrupt("original size too large"))?;
-    let block = usize::try_from(word(8, 4)?).map_err(|_| corrupt("block size"))?;
-    if total != out.len() {
-        return Err(corrupt("original size"));
+    /// Decodes one chunk into `out`, whose length is [`Wire::decoded_size`]; the length
+    /// written.
+    fn decode_into(&self, _input: &[u8], _out: &mut [u8]) -> Option<Result<usize, WireError>> {
+        None
     }
-    if block == 0 && total > 0 {
-        return Err(corrupt("block size 0"));
-    }
-    let (mut done, mut at) = (0usize, 12usize);
-    while done < total {
-        let stored = usize::try_from(word(at, 4)?).map_err(|_| corrupt("block size"))?;
-        at += 4;
-        let end = at
-            .checked_add(stored)
-            .ok_or_else(|| corrupt("truncated block"))?;
-        let data = input
-            .get(at..end)
-            .ok_or_else(|| corrupt("truncated block"))?;
-        at = end;
-        let expected = block.min(total - done);
-        let target = &mut out[done..done + expected];
-        if stored == expected {
-            target.copy_from_slice(data);
-        } else {
-            let n = lz4_flex::block::decompress_into(data, target)
-                .map_err(|_| corrupt("a block does not decompress"))?;
-            if n != expected {
-                return Err(corrupt("a block decompresses to the wrong size"));
-            }
-        }
-        done += expected;
-    }
-    if at != input.len() {
-        return Err(corrupt("bytes after the last block"));
-    }
-    Ok(done)
 }
 
 #[cfg(test)]
@@ -571,12 +400,5 @@ mod bombs {
             );
         }
         Ok(())
-    }
-
-    #[test]
-    fn the_zstd_window_covers_the_chunk_within_bounds() {
-        assert_eq!(zstd_window_log_max(4096), 23);
-        assert_eq!(zstd_window_log_max((1 << 25) + 1), 26);
-        assert_eq!(zstd_window_log_max(usize::MAX), 27);
     }
 }

@@ -158,6 +158,15 @@ fn numcodecs_codecs_read_their_json_and_round_trip() {
 
 #[test]
 fn the_registry_and_the_known_filter_table_agree() {
+    for codec in registry::CODECS {
+        // A codec carried into HDF5 has the plugin's chunk format, and only those.
+        assert_eq!(
+            codec.wire().is_some(),
+            codec.entry().carried_into_hdf5,
+            "{}",
+            codec.entry().name()
+        );
+    }
     for codec in registry::entries() {
         assert_eq!(registry::by_numcodecs_id(codec.numcodecs_id), Some(codec));
         if let Some(id) = codec.hdf5_id {

@@ -11,6 +11,7 @@ use crate::known::BLOSC;
 use crate::nczarr::CodecError;
 use crate::params::Decoded;
 use crate::registry::{Codec, CodecEntry};
+use crate::wire::{Wire, WireError};
 
 /// Blosc.
 #[derive(Debug)]
@@ -36,6 +37,10 @@ fn settings(params: &[u32]) -> (u32, u32, &'static str) {
 impl Codec for Blosc {
     fn entry(&self) -> &CodecEntry {
         &ENTRY
+    }
+
+    fn wire(&self) -> Option<&dyn Wire> {
+        Some(self)
     }
 
     fn codecs_text(&self, params: &[u32]) -> String {
@@ -129,6 +134,21 @@ impl Codec for Blosc {
     fn describe(&self, params: &[u32]) -> Option<Decoded> {
         (params.len() <= 7).then(|| describe(params))
     }
+
+    /// The plugin's frame, with the parameters its set-local callback would set.
+    fn zarr_encode(
+        &self,
+        params: &[u32],
+        element_size: usize,
+        input: &[u8],
+    ) -> Option<Result<Vec<u8>, WireError>> {
+        let local = crate::blosc::local_params(
+            params,
+            u32::try_from(element_size).unwrap_or(1).min(255),
+            u32::try_from(input.len()).unwrap_or(u32::MAX),
+        );
+        Some(crate::blosc::encode(&local, input))
+    }
 }
 
 /// Blosc's shuffle modes: the name for scripts and for people.
@@ -170,5 +190,37 @@ fn describe(params: &[u32]) -> Decoded {
     Decoded {
         text: parts.join(", "),
         fields,
+    }
+}
+
+/// The plugin's chunk: one blosc1 frame (see [`crate::blosc`]).
+impl Wire for Blosc {
+    fn encode(&self, params: &[u32], input: &[u8]) -> Result<Vec<u8>, WireError> {
+        crate::blosc::encode(params, input)
+    }
+
+    fn decode(&self, input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
+        crate::blosc::decode(input, max_output)
+    }
+
+    fn encoded_bound(&self, _params: &[u32], len: usize) -> Option<usize> {
+        Some(len + crate::blosc::MAX_OVERHEAD)
+    }
+
+    fn encode_into(
+        &self,
+        params: &[u32],
+        input: &[u8],
+        out: &mut [u8],
+    ) -> Option<Result<usize, WireError>> {
+        Some(crate::blosc::encode_into(params, input, out))
+    }
+
+    fn decoded_size(&self, input: &[u8]) -> Option<usize> {
+        crate::blosc::decoded_size(input)
+    }
+
+    fn decode_into(&self, input: &[u8], out: &mut [u8]) -> Option<Result<usize, WireError>> {
+        Some(crate::blosc::decode_into(input, out))
     }
 }

@@ -8,6 +8,7 @@ use crate::known::BZIP2;
 use crate::nczarr::CodecError;
 use crate::params::Decoded;
 use crate::registry::{Codec, CodecEntry};
+use crate::wire::{codec_error, decode_error, Wire, WireError};
 
 /// Bzip2.
 #[derive(Debug)]
@@ -18,6 +19,10 @@ const ENTRY: CodecEntry = CodecEntry::hdf5(BZIP2, "bz2").carried();
 impl Codec for Bzip2 {
     fn entry(&self) -> &CodecEntry {
         &ENTRY
+    }
+
+    fn wire(&self) -> Option<&dyn Wire> {
+        Some(self)
     }
 
     fn codecs_text(&self, params: &[u32]) -> String {
@@ -38,5 +43,21 @@ impl Codec for Bzip2 {
             format!("block size {level} (x100 kB)"),
             json!({ "block_size": level }),
         ))
+    }
+}
+
+/// The plugin's chunk: a plain bzip2 stream; parameter: block size 1-9 (default 9).
+impl Wire for Bzip2 {
+    fn encode(&self, params: &[u32], input: &[u8]) -> Result<Vec<u8>, WireError> {
+        let level = params
+            .first()
+            .copied()
+            .filter(|l| (1..=9).contains(l))
+            .unwrap_or(9);
+        crate::codec::bzip2_compress(input, level).map_err(codec_error(BZIP2))
+    }
+
+    fn decode(&self, input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
+        crate::codec::bzip2_decompress(input, max_output).map_err(decode_error(BZIP2))
     }
 }

@@ -7,6 +7,7 @@ use crate::known::DEFLATE;
 use crate::nczarr::CodecError;
 use crate::params::Decoded;
 use crate::registry::{Codec, CodecEntry};
+use crate::wire::WireError;
 
 /// Deflate.
 #[derive(Debug)]
@@ -37,6 +38,27 @@ impl Codec for Deflate {
             format!("level {level}"),
             json!({ "level": level }),
         ))
+    }
+
+    /// numcodecs' zlib is HDF5's deflate: one zlib stream.
+    fn zarr_encode(
+        &self,
+        params: &[u32],
+        _element_size: usize,
+        input: &[u8],
+    ) -> Option<Result<Vec<u8>, WireError>> {
+        let level = params.first().copied().unwrap_or(1);
+        Some(crate::codec::deflate(input, level).map_err(crate::wire::codec_error(DEFLATE)))
+    }
+
+    fn zarr_decode(
+        &self,
+        _params: &[u32],
+        _element_size: usize,
+        input: &[u8],
+        max_output: usize,
+    ) -> Option<Result<Vec<u8>, WireError>> {
+        Some(crate::codec::inflate(input, max_output).map_err(crate::wire::decode_error(DEFLATE)))
     }
 }
 

@@ -9,6 +9,7 @@ use crate::known::SHUFFLE;
 use crate::nczarr::CodecError;
 use crate::params::Decoded;
 use crate::registry::{Codec, CodecEntry};
+use crate::wire::WireError;
 
 /// Shuffle.
 #[derive(Debug)]
@@ -74,4 +75,38 @@ impl Codec for Shuffle {
             _ => None,
         }
     }
+
+    /// Over its parameter (numcodecs' `elementsize`) when it has one, else the type's.
+    fn zarr_encode(
+        &self,
+        params: &[u32],
+        element_size: usize,
+        input: &[u8],
+    ) -> Option<Result<Vec<u8>, WireError>> {
+        Some(Ok(crate::codec::shuffle(input, size(params, element_size))))
+    }
+
+    fn zarr_decode(
+        &self,
+        params: &[u32],
+        element_size: usize,
+        input: &[u8],
+        max_output: usize,
+    ) -> Option<Result<Vec<u8>, WireError>> {
+        if input.len() > max_output {
+            return Some(Err(WireError::TooLarge {
+                id: SHUFFLE,
+                limit: max_output,
+            }));
+        }
+        Some(Ok(crate::codec::unshuffle(
+            input,
+            size(params, element_size),
+        )))
+    }
+}
+
+/// The element size a shuffle works on: its parameter when it has one, else the type's.
+fn size(params: &[u32], element_size: usize) -> usize {
+    params.first().map_or(element_size, |size| *size as usize)
 }
