@@ -103,6 +103,24 @@ impl Availability {
     }
 }
 
+/// Whether a plugin file is one of nctools' own (`scripts/install --plugins`), by the
+/// name its filter has.
+fn is_ours(plugin: &PluginFile) -> bool {
+    plugin
+        .name
+        .as_deref()
+        .is_some_and(h5filters::is_nctools_plugin_name)
+}
+
+/// How a note names a plugin file: `nctools plugin` for one of ours, else `plugin`.
+fn plugin_kind(plugin: &PluginFile) -> &'static str {
+    if is_ours(plugin) {
+        "nctools plugin"
+    } else {
+        "plugin"
+    }
+}
+
 /// What this process can use: the built-in filters' state and the plugins of HDF5's
 /// search path, each loaded once to read its filter id.
 #[derive(Debug, Clone)]
@@ -136,7 +154,7 @@ impl Inventory {
         if carried && !turned_off && ncio::filter_available(id) {
             let shadowed: Vec<String> = providers
                 .iter()
-                .map(|p| format!("plugin {} not used", p.path.display()))
+                .map(|p| format!("{} {} not used", plugin_kind(p), p.path.display()))
                 .collect();
             return Availability {
                 source: Source::Builtin,
@@ -176,7 +194,8 @@ impl Inventory {
                 .iter()
                 .map(|p| format!("also in {}", p.path.display()))
                 .collect();
-            let notes: Vec<String> = off_note.into_iter().chain(others).collect();
+            let ours = is_ours(first).then(|| "nctools".to_string());
+            let notes: Vec<String> = ours.into_iter().chain(off_note).chain(others).collect();
             return Availability {
                 source: Source::Plugin(first.path.clone()),
                 note: (!notes.is_empty()).then(|| notes.join("; ")),

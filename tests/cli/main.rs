@@ -22,6 +22,7 @@ mod ncgen;
 mod ncgen_errors;
 mod options;
 mod output_safety;
+mod plugins;
 mod reference_filter_text;
 mod safety;
 mod stored_zarr;

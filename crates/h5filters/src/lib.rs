@@ -8,15 +8,15 @@
 //! - [`register_placeholder_filter`]: a filter id HDF5 may declare while nccopy copies
 //!   its chunks as stored;
 //! - the callbacks HDF5 runs, bounded by `codecs::with_decoded_chunk_limit` and safe
-//!   against panics.
+//!   against panics, are `h5callbacks`', shared with the plugin libraries
+//!   (`crates/plugins`); here their output comes from HDF5's own allocator.
 //!
 //! The codecs themselves are in the `codecs` crate. All the crate's `unsafe` code is in
 //! one private module, `ffi`.
 
-mod callback;
 #[allow(unsafe_code)]
 mod ffi;
 mod register;
 
-pub use callback::in_filter_callback;
+pub use h5callbacks::{in_filter_callback, is_nctools_plugin_name};
 pub use register::{register_builtin_filters, register_placeholder_filter};

@@ -5,7 +5,7 @@
 //! Buffers handed to HDF5 come from HDF5's allocator; corrupt input, a chunk that
 //! decodes beyond the limit (`codecs::with_decoded_chunk_limit`) or a panic make the
 //! filter fail (HDF5 reports a filter error), never crash. The callbacks themselves are
-//! in `crate::ffi`.
+//! `h5callbacks`', shared with the plugin libraries.
 
 use std::ffi::CString;
 use std::sync::OnceLock;

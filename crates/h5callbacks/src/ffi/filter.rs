@@ -1,51 +1,41 @@
-//! The callback HDF5 calls for each built-in filter (`H5Z_func_t`): it checks HDF5's
-//! pointers, borrows the chunk and the parameters, runs [`crate::callback::run_filter`]
-//! and swaps HDF5's buffer for the output.
+//! The callback HDF5 calls for each filter nctools carries (`H5Z_func_t`): it checks
+//! HDF5's pointers, borrows the chunk and the parameters, runs
+//! [`crate::callback::run_filter`] and swaps HDF5's buffer for the output, allocated by
+//! the [`Allocator`] the callback was made for.
 
 use std::ffi::{c_uint, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use hdf5_metno_sys::h5::H5free_memory;
-use hdf5_metno_sys::h5z::H5Z_FLAG_REVERSE;
-
-use super::memory::Hdf5Buffer;
+use super::abi::{FilterFn, FLAG_REVERSE};
+use super::memory::{Allocator, Buffer};
 use crate::callback::{self, InFilter, Output};
 use codecs::wire::{Direction, BLOSC, BZIP2, LZ4, ZSTD};
 
-/// The type of HDF5 filter callbacks.
-pub(super) type FilterFn = unsafe extern "C" fn(
-    c_uint,
-    usize,
-    *const c_uint,
-    usize,
-    *mut usize,
-    *mut *mut c_void,
-) -> usize;
-
-/// The callback of the built-in filter `id`.
-pub(super) fn callback_for(id: u32) -> Option<FilterFn> {
+/// The callback of the filter `id` nctools carries, its output in memory from `A`;
+/// `None` for another id.
+pub(crate) const fn filter_callback<A: Allocator>(id: u32) -> Option<FilterFn> {
     match id {
-        BZIP2 => Some(filter::<BZIP2>),
-        BLOSC => Some(filter::<BLOSC>),
-        LZ4 => Some(filter::<LZ4>),
-        ZSTD => Some(filter::<ZSTD>),
+        BZIP2 => Some(filter::<A, BZIP2>),
+        BLOSC => Some(filter::<A, BLOSC>),
+        LZ4 => Some(filter::<A, LZ4>),
+        ZSTD => Some(filter::<A, ZSTD>),
         _ => None,
     }
 }
 
-/// The callback HDF5 calls for the built-in filter `ID`: reads the `nbytes` bytes of
-/// `*buf`, frees it and puts in `*buf` a new buffer from HDF5's allocator holding the
-/// result (and its size in `*buf_size`), and returns the result's length. On a failure
+/// The callback HDF5 calls for the filter `ID`: reads the `nbytes` bytes of `*buf`,
+/// frees it and puts in `*buf` a new buffer from `A` holding the result (and its size
+/// in `*buf_size`), and returns the result's length. On a failure
 /// (a corrupt chunk, one that decodes beyond the limit, arguments that fail a check, a
 /// panic) it returns 0, which HDF5 reports as a filter error, and leaves `*buf` alone.
 ///
 /// # Safety
 /// HDF5's filter-callback contract: `buf` and `buf_size` point to HDF5's buffer pointer
 /// and the buffer's allocated size, readable and writable during the call; `*buf` was
-/// allocated by HDF5's allocator, is owned by the callback and holds at least `nbytes`
-/// initialised bytes; `cd_values` points to `cd_nelmts` values; nothing else uses these
+/// allocated by HDF5's allocator (which `A::free` accepts), is owned by the callback and
+/// holds at least `nbytes` initialised bytes; `cd_values` points to `cd_nelmts` values; nothing else uses these
 /// during the call.
-unsafe extern "C" fn filter<const ID: u32>(
+unsafe extern "C" fn filter<A: Allocator, const ID: u32>(
     flags: c_uint,
     cd_nelmts: usize,
     cd_values: *const c_uint,
@@ -67,7 +57,7 @@ unsafe extern "C" fn filter<const ID: u32>(
         };
         // SAFETY: these are HDF5's arguments, unchanged, under the contract of this
         // callback, which is the one `run` requires.
-        unsafe { run(ID, arguments) }
+        unsafe { run::<A>(ID, arguments) }
     });
     catch_unwind(call).ok().flatten().unwrap_or(0)
 }
@@ -90,7 +80,7 @@ const MAX_SLICE_BYTES: usize = isize::MAX as usize;
 ///
 /// # Safety
 /// The contract of [`filter`], for `arguments`.
-unsafe fn run(id: u32, arguments: Arguments) -> Option<usize> {
+unsafe fn run<A: Allocator>(id: u32, arguments: Arguments) -> Option<usize> {
     let Arguments {
         flags,
         cd_nelmts,
@@ -130,26 +120,26 @@ unsafe fn run(id: u32, arguments: Arguments) -> Option<usize> {
         // call, and it is freed only below, once the output no longer borrows it.
         unsafe { std::slice::from_raw_parts(data.cast::<u8>(), nbytes) }
     };
-    let direction = if flags & H5Z_FLAG_REVERSE != 0 {
+    let direction = if flags & FLAG_REVERSE != 0 {
         Direction::Decode
     } else {
         Direction::Encode
     };
-    let Output { buffer, len } = callback::run_filter::<Hdf5Buffer>(id, direction, params, input)?;
+    let Output { buffer, len } = callback::run_filter::<Buffer<A>>(id, direction, params, input)?;
     let (out, size) = buffer.into_raw();
     if len == 0 || len > size {
-        // SAFETY: `out` is the block of `size` bytes from HDF5's allocator just taken
-        // from its owner, freed once, here.
-        unsafe { H5free_memory(out) };
+        // SAFETY: `out` is the block of `size` bytes from `A` just taken from its owner,
+        // freed once, here.
+        unsafe { A::free(out) };
         return None;
     }
-    // SAFETY: `input` is no longer used; `data` came from HDF5's allocator and this call
-    // owns it (the contract), so it is freed once, by that allocator; `buf` and
-    // `buf_size` are non-null, aligned and writable (checked above; the contract); HDF5
-    // takes ownership of `out`, a block of `size` bytes from its allocator whose first
-    // `len` (checked above: between 1 and `size`) are the result.
+    // SAFETY: `input` is no longer used; `data` came from HDF5's allocator, which
+    // `A::free` accepts, and this call owns it (the contract), so it is freed once;
+    // `buf` and `buf_size` are non-null, aligned and writable (checked above; the
+    // contract); HDF5 takes ownership of `out`, a block of `size` bytes from `A`, which
+    // HDF5 frees, whose first `len` (checked above: between 1 and `size`) are the result.
     unsafe {
-        H5free_memory(data);
+        A::free(data);
         buf.write(out);
         buf_size.write(size);
     }
@@ -162,12 +152,13 @@ mod tests {
 
     use super::*;
     use crate::callback::OutputBuffer;
+    use crate::LibcAllocator;
     use codecs::wire;
     use codecs::with_decoded_chunk_limit;
 
-    /// A buffer HDF5 would pass a filter: from its allocator, holding `bytes`.
+    /// A buffer HDF5 would pass a plugin's filter: from malloc, holding `bytes`.
     fn hdf5_copy(bytes: &[u8]) -> Option<(*mut c_void, usize)> {
-        let mut buffer = Hdf5Buffer::zeroed(bytes.len().max(1))?;
+        let mut buffer = Buffer::<LibcAllocator>::zeroed(bytes.len().max(1))?;
         buffer
             .bytes()
             .get_mut(..bytes.len())?
@@ -178,11 +169,10 @@ mod tests {
     /// Calls the real callback of `id` as HDF5 does, on a copy of `chunk`: the result, or
     /// `None` for a failure (after checking that a failure left the buffer alone).
     fn call(id: u32, flags: c_uint, params: &[u32], chunk: &[u8]) -> Option<Vec<u8>> {
-        let _lock = hdf5_metno_sys::LOCK.lock();
-        let callback = callback_for(id)?;
+        let callback = filter_callback::<LibcAllocator>(id)?;
         let (mut buf, mut buf_size) = hdf5_copy(chunk)?;
         let before = buf;
-        // SAFETY: `buf` is a block of `buf_size` bytes from HDF5's allocator holding the
+        // SAFETY: `buf` is a block of `buf_size` bytes from malloc holding the
         // `chunk.len()` bytes of the chunk, owned by this call; `buf`, `buf_size` and
         // `params` are live locals: HDF5's contract.
         let len = unsafe {
@@ -195,13 +185,13 @@ mod tests {
                 &mut buf,
             )
         };
-        // SAFETY: after the call `buf` is a block of at least `buf_size` bytes from HDF5's
-        // allocator, the result's `len` first bytes initialised (the callback's promise;
+        // SAFETY: after the call `buf` is a block of at least `buf_size` bytes from
+        // malloc, the result's `len` first bytes initialised (the callback's promise;
         // on a failure, the chunk's); this call owns it and frees it once.
         let result = unsafe {
             let shown = if len == 0 { chunk.len() } else { len };
             let bytes = std::slice::from_raw_parts(buf.cast::<u8>(), shown.min(buf_size)).to_vec();
-            H5free_memory(buf);
+            LibcAllocator::free(buf);
             bytes
         };
         if len == 0 {
@@ -226,7 +216,7 @@ mod tests {
             let encoded = call(id, 0, &params, &data);
             assert_eq!(encoded, wire::encode(id, &params, &data).ok(), "{id}");
             let encoded = encoded.unwrap_or_default();
-            let reverse = H5Z_FLAG_REVERSE;
+            let reverse = FLAG_REVERSE;
             let decoded = call(id, reverse, &params, &encoded);
             assert_eq!(decoded.as_ref(), Some(&data), "{id}");
             let limited = with_decoded_chunk_limit(1000, || call(id, reverse, &params, &encoded));
@@ -240,18 +230,17 @@ mod tests {
 
     #[test]
     fn null_and_inconsistent_pointers_are_failures() {
-        let _lock = hdf5_metno_sys::LOCK.lock();
-        let Some(callback) = callback_for(ZSTD) else {
+        let Some(callback) = filter_callback::<LibcAllocator>(ZSTD) else {
             panic!("zstd has a callback");
         };
         let Some((mut buf, mut size)) = hdf5_copy(b"0123456789") else {
-            panic!("HDF5 allocates 10 bytes");
+            panic!("malloc gives 10 bytes");
         };
         let mut null: *mut c_void = ptr::null_mut();
         let values = [3u32];
         // SAFETY: each call breaks HDF5's contract only in ways the callback checks:
         // null pointers, a null parameter array, more bytes than the buffer holds; the
-        // other pointers are live locals and `buf` is a 10-byte block from HDF5.
+        // other pointers are live locals and `buf` is a 10-byte block from malloc.
         let statuses = unsafe {
             [
                 callback(0, 1, values.as_ptr(), 10, &mut size, ptr::null_mut()),
@@ -264,6 +253,41 @@ mod tests {
         assert_eq!(statuses, [0; 5]);
         assert_eq!(size, 10);
         // SAFETY: `buf` is still the block from `hdf5_copy`, owned here, freed once.
-        unsafe { H5free_memory(buf) };
+        unsafe { LibcAllocator::free(buf) };
+    }
+
+    /// An allocator that panics, to check that a panic inside a callback becomes a
+    /// filter failure.
+    struct Panicking;
+
+    // SAFETY: `allocate` never returns; `free` is the C library's.
+    unsafe impl Allocator for Panicking {
+        fn allocate(_len: usize) -> *mut c_void {
+            panic!("a panic inside the filter");
+        }
+
+        unsafe fn free(block: *mut c_void) {
+            // SAFETY: the caller's contract: a block from malloc, freed once.
+            unsafe { LibcAllocator::free(block) }
+        }
+    }
+
+    #[test]
+    fn a_panic_inside_the_callback_is_a_failure() {
+        let Some(callback) = filter_callback::<Panicking>(ZSTD) else {
+            panic!("zstd has a callback");
+        };
+        let Some((mut buf, mut size)) = hdf5_copy(b"0123456789") else {
+            panic!("malloc gives 10 bytes");
+        };
+        let before = buf;
+        let values = [3u32];
+        // SAFETY: HDF5's contract: `buf` is a 10-byte block from malloc holding the
+        // chunk, owned by the call; the other pointers are live locals.
+        let status = unsafe { callback(0, 1, values.as_ptr(), 10, &mut size, &mut buf) };
+        assert_eq!((status, buf, size), (0, before, 10));
+        assert!(!crate::in_filter_callback());
+        // SAFETY: `buf` is still the block from `hdf5_copy`, owned here, freed once.
+        unsafe { LibcAllocator::free(buf) };
     }
 }

@@ -1,6 +1,6 @@
-//! What one call of a built-in filter by HDF5 computes, in safe code: the output of a
-//! chunk, in a buffer of the caller's kind (memory from HDF5's allocator in the real
-//! callback, see `crate::ffi`; a `Vec` in tests). Decoding is bounded by
+//! What one call of one of nctools' filters by HDF5 computes, in safe code: the output
+//! of a chunk, in a buffer of the caller's kind (memory from the callback's allocator in
+//! the real callback, see `crate::ffi`; a `Vec` in tests). Decoding is bounded by
 //! `codecs::with_decoded_chunk_limit`: a chunk beyond the limit is a failure, found before the output is
 //! allocated (sizes in headers) or one byte past the limit (streams).
 
@@ -13,7 +13,7 @@ thread_local! {
     static IN_FILTER: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Whether this thread is inside a built-in filter called by HDF5: a panic there is
+/// Whether this thread is inside one of nctools' filters called by HDF5: a panic there is
 /// caught and becomes a filter error, so a panic hook should stay quiet.
 pub fn in_filter_callback() -> bool {
     IN_FILTER.with(Cell::get)
