@@ -42,6 +42,7 @@ complete -c nccopy -s s -d 'Add the shuffle filter to every variable but scalars
 complete -c nccopy -s u -d 'Make unlimited dimensions fixed-size'
 complete -c nccopy -s w -d 'Build the output in memory and write it at the end'
 complete -c nccopy -s r -d 'Read the whole input into memory first'
+complete -c nccopy -s x -d 'Chunk caches sized for each variable\'s chunks (the reference\'s experimental option; nctools always sizes each output variable\'s cache for the chunks it writes)'
 complete -c nccopy -l allow-truncated -d 'Read a netCDF classic file shorter than its header says it must be: the values past its end read as fill values, with a warning (without it, such a file is an error and nothing is read)'
 complete -c nccopy -l dry-run -d 'Print each output variable\'s filters and why (FULL_PATH<TAB>FILTERS<TAB>WHY), write nothing'
 complete -c nccopy -l recode -d 'Decode and encode every chunk, even of variables whose filters, chunks, type and byte order do not change (by default their stored chunks are copied as they are)'

@@ -23,7 +23,7 @@ _ncdump() {
 
     case "${cmd}" in
         ncdump)
-            opts="-c -h -v -b -f -l -n -p -k -s -t -T -i -g -w -x -F -X -L -j -V --list-filters --filters --jobs --allow-truncated --json --help --version"
+            opts="-c -h -v -b -f -l -n -p -d -k -K -s -t -T -i -g -w -x -F -X -L -j -V --list-filters --filters --jobs --allow-truncated --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -50,6 +50,10 @@ _ncdump() {
                     return 0
                     ;;
                 -p)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -d)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -23,7 +23,7 @@ _ncgen() {
 
     case "${cmd}" in
         ncgen)
-            opts="-b -n -c -f -l -k -3 -4 -5 -6 -7 -v -o -x -N -M -D -L -B -W -H -j -h -V --jobs --list-filters --json --help --version"
+            opts="-b -n -c -f -l -k -3 -4 -5 -6 -7 -v -o -x -N -M -D -d -1 -P -L -B -W -H -j -h -V --jobs --list-filters --json --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

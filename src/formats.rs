@@ -61,7 +61,9 @@ pub fn format_by_name(name: &str) -> Option<Format> {
         "netcdf-4" | "netcdf4" | "hdf5" | "enhanced" | "nc4" | "3" => Format::Netcdf4,
         "netcdf-4 classic model"
         | "netcdf-4-classic"
+        | "netcdf-4_classic"
         | "netcdf4_classic"
+        | "hdf5-nc3"
         | "enhanced-nc3"
         | "nc7"
         | "4" => Format::Netcdf4Classic,

@@ -138,6 +138,13 @@ pub fn not_netcdf(path: &str, kind: &InputKind) -> Option<String> {
     })
 }
 
+/// Whether an input `not_netcdf` refuses should first go to libnetcdf, which may read
+/// formats nctools does not recognise (HDF4 when it is built with it, user-defined
+/// formats): a binary file of unknown format. The refusal stands when libnetcdf fails.
+pub fn for_libnetcdf_to_judge(kind: &InputKind) -> bool {
+    matches!(kind, InputKind::Unknown(_))
+}
+
 /// Why ncgen cannot read `path` as CDL, in plain words; `None` when it may be CDL: text,
 /// or bytes that are not text (CDL strings may hold any bytes: the parser judges them).
 pub fn not_cdl(path: &str, kind: &InputKind) -> Option<String> {

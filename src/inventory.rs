@@ -12,9 +12,8 @@
 mod availability;
 mod inspect;
 mod list;
-mod params;
 
 pub use availability::{Availability, Inventory, Source};
+pub use codecs::params::{describe_params, Decoded};
 pub use inspect::{inspect_file, VarReport};
 pub use list::{filter_entries, list_filters, print_filter_list, FilterEntry};
-pub use params::{describe_params, Decoded};

@@ -26,13 +26,13 @@ fn filter_of(error: &ncio::NcError) -> String {
 /// NCTOOLS_BUILTIN_FILTERS=0)`.
 pub fn describe_filter(id: u32) -> String {
     let name = filterspec::known::name_of(id).unwrap_or("unregistered");
-    let carried = h5filters::BUILTIN_FILTERS.iter().any(|f| f.id == id);
+    let carried = codecs::registry::is_carried_into_hdf5(id);
     if !carried {
         format!("filter {id} ({name}; not built into nctools)")
-    } else if !h5filters::builtins_enabled() {
+    } else if !codecs::builtins_enabled() {
         format!(
             "filter {id} ({name}; built into nctools, turned off by {}=0)",
-            h5filters::DISABLE_VARIABLE
+            codecs::DISABLE_VARIABLE
         )
     } else {
         format!("filter {id} ({name})")

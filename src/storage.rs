@@ -58,6 +58,15 @@ fn open_netcdf(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn Stor
     if !is_url(path) {
         let kind = input_kind::identify(Path::new(path));
         if let Some(problem) = input_kind::not_netcdf(path, &kind) {
+            if input_kind::for_libnetcdf_to_judge(&kind) {
+                // A format nctools does not know (HDF4, a user-defined format): libnetcdf
+                // reads it if it can; if not, our words say what the file is.
+                return ncio::NcFile::open_with(path, options.in_memory)
+                    .map(|file| Box::new(file) as Box<dyn StoreReader>)
+                    .map_err(|e| {
+                        anyhow!("{problem}; libnetcdf cannot read it either: {}", e.message)
+                    });
+            }
             return Err(anyhow!(problem));
         }
         if kind == InputKind::Classic && !classic_by_libnetcdf() {
@@ -195,9 +204,10 @@ pub fn declare_filters_copied_as_stored(ids: &[u32]) {
 /// What to do about a filter that cannot be written to `target`, for messages.
 pub fn output_filter_remedy(target: &str) -> String {
     match Location::parse_output(target) {
-        Ok(Location::Zarr(_)) => "it has no Zarr codec in nctools (Zarr stores take bz2, \
-                                  zstd, blosc, lz4, zlib, shuffle and fletcher32)"
-            .to_string(),
+        Ok(Location::Zarr(_)) => format!(
+            "it has no Zarr codec in nctools (Zarr stores take {})",
+            codecs::registry::zarr_filter_names()
+        ),
         _ => format!("it is not available; {}", ncio::plugin_remedy()),
     }
 }

@@ -1,16 +1,17 @@
-//! nccopy's command line: every option of netCDF-C 4.9's nccopy, plus `--dry-run` and
-//! `--quantize` (ours).
+//! nccopy's command line: every option of netCDF-C 4.10.1's nccopy (the same as 4.9.0's),
+//! plus `--dry-run`, `--quantize` and the other long options (ours).
 
 use clap::{ArgAction, Parser};
 
-/// nccopy's options, as netCDF-C 4.9 names them.
+/// nccopy's options, as netCDF-C 4.10.1 names them.
 #[derive(Debug, Clone, Parser)]
 #[command(
     name = "nccopy",
     version = crate::VERSION,
     about = "Copy a netCDF file, optionally changing its format, filters, chunking or \
-             quantization (nctools, compatible with netCDF-C 4.9's nccopy)",
+             quantization (nctools, compatible with netCDF-C 4.10.1's nccopy)",
     disable_help_flag = true,
+    args_override_self = true,
     disable_version_flag = true,
     after_help = "Filter specs (-F): none | *,none | VARS,none | VARS,SPECLIST, where VARS is * or \
                   full variable paths joined by & and SPECLIST is filters joined by |, each \
@@ -62,6 +63,10 @@ pub struct CopyArgs {
     /// Read the whole input into memory first
     #[arg(short = 'r')]
     pub input_in_memory: bool,
+    /// Chunk caches sized for each variable's chunks (the reference's experimental
+    /// option; nctools always sizes each output variable's cache for the chunks it writes)
+    #[arg(short = 'x')]
+    pub per_variable_caches: bool,
     /// Read a netCDF classic file shorter than its header says it must be: the values
     /// past its end read as fill values, with a warning (without it, such a file is an
     /// error and nothing is read)

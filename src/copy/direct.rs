@@ -1,10 +1,10 @@
 //! Filtered output without HDF5's single-threaded filter pipeline: each slab read from the
-//! input is cut into its output chunks, which are encoded on every core by `h5filters`
+//! input is cut into its output chunks, which are encoded on every core by `codecs`
 //! (shuffle, deflate and the built-in filters: the bytes HDF5 would store) and written
 //! with HDF5's direct chunk write, in order. Edge chunks are padded with zeros, as HDF5
 //! pads them for variables without fill values (the only ones sent here).
 
-use h5filters::ChunkEncoder;
+use codecs::ChunkEncoder;
 use store::ChunkSink;
 
 /// The chunks of one slab: the slab's shape, the chunk shape and the element size.

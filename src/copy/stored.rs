@@ -10,15 +10,12 @@
 //! filters: a codec with no filter here (gzip, delta, crc32c, ...) cannot be declared by
 //! the output, so such a variable is decoded, or refused before anything is written.
 
-use filterspec::known::{BLOSC, BZIP2, DEFLATE, FLETCHER32, SHUFFLE, ZSTD};
+use filterspec::known::SHUFFLE;
 use filterspec::{FilterSpec, VarPath};
 use ncmodel::{Dataset, Layout, Storage, Var};
 use store::StoreReader;
 
 use super::plan::CopyPlan;
-
-/// The filters whose chunks are the same bytes in an HDF5 file and in a Zarr store.
-const SAME_BYTES_IN_ZARR: [u32; 6] = [SHUFFLE, DEFLATE, BZIP2, ZSTD, BLOSC, FLETCHER32];
 
 /// Which kinds of stores a copy reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +51,7 @@ pub fn copies_stored_chunks(
     let kinds_agree = if stores.zarr_input || stores.zarr_output {
         input_filters
             .iter()
-            .all(|f| SAME_BYTES_IN_ZARR.contains(&f.id))
+            .all(|f| codecs::registry::is_passthrough(f.id))
     } else {
         !input.is_nczarr
     };

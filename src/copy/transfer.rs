@@ -6,7 +6,7 @@ use anyhow::anyhow;
 use ncmodel::{Dataset, Layout};
 use store::{is_raw_type, ChunkSink, RawBuffer, StoreReader, StoreWriter, VarHandle};
 
-use h5filters::ChunkEncoder;
+use codecs::ChunkEncoder;
 
 use super::direct::{write_slab, SlabChunks};
 use super::plan::VarPlan;

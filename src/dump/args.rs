@@ -1,14 +1,16 @@
-//! ncdump's command line: every option of netCDF-C 4.9's ncdump.
+//! ncdump's command line: every option of netCDF-C 4.10.1's ncdump (those of 4.9.0, and
+//! `-XF`).
 
 use clap::{ArgAction, Parser};
 
-/// ncdump's options, as netCDF-C 4.9 names them.
+/// ncdump's options, as netCDF-C 4.10.1 names them.
 #[derive(Debug, Parser)]
 #[command(
     name = "ncdump",
     version = crate::VERSION,
-    about = "Print a netCDF file as CDL text (nctools, compatible with netCDF-C 4.9's ncdump)",
-    disable_help_flag = true
+    about = "Print a netCDF file as CDL text (nctools, compatible with netCDF-C 4.10.1's ncdump)",
+    disable_help_flag = true,
+    args_override_self = true
 )]
 pub struct DumpArgs {
     /// Coordinate variable data and header information
@@ -35,9 +37,16 @@ pub struct DumpArgs {
     /// Display floating-point values with less precision
     #[arg(short = 'p', value_name = "n[,n]")]
     pub precision: Option<String>,
+    /// Display floating-point values with less precision, keeping C_format attributes
+    /// (the old form of -p)
+    #[arg(short = 'd', value_name = "n[,n]")]
+    pub old_precision: Option<String>,
     /// Output kind of netCDF file
     #[arg(short = 'k')]
     pub kind: bool,
+    /// Output extended format information (the storage format and open mode)
+    #[arg(short = 'K')]
+    pub extended_kind: bool,
     /// Output special (virtual) attributes
     #[arg(short = 's')]
     pub special: bool,
@@ -59,9 +68,10 @@ pub struct DumpArgs {
     /// Output _Filter and _Codecs instead of _Fletcher32, _Shuffle, and _Deflate
     #[arg(short = 'F')]
     pub filters: bool,
-    /// Special options: -Xp suppresses the properties attribute, -Xm reads in memory
-    #[arg(short = 'X', value_name = "p|m")]
-    pub special_option: Option<String>,
+    /// Special options: -Xp suppresses the properties attribute, -XF prints the type of
+    /// every _FillValue attribute, -Xm reads in memory; repeatable
+    #[arg(short = 'X', value_name = "p|F|m", action = ArgAction::Append)]
+    pub special_options: Vec<String>,
     /// Set log level to n (>= 0); ignored, as logging is not enabled
     #[arg(short = 'L', value_name = "n")]
     pub log_level: Option<String>,

@@ -1,6 +1,7 @@
 //! `ncdump`: print a netCDF file as CDL, byte-identical to netCDF-C 4.9's ncdump.
 
 mod args;
+mod kind;
 mod source;
 
 use std::io::{self, BufWriter, Write};
@@ -43,10 +44,50 @@ pub fn main(argv: Vec<String>) -> i32 {
         (Some(_), None) => TimeStrings::Blank,
         (None, None) => TimeStrings::Off,
     };
-    match run(&args, times) {
+    let order = Order {
+        times,
+        old_precision_last: last("old_precision") > last("precision"),
+    };
+    match run(&args, order) {
         Ok(()) => 0,
         Err(failure) => failure.report("ncdump"),
     }
+}
+
+/// What only the order of the options tells.
+#[derive(Debug, Clone, Copy)]
+struct Order {
+    /// `-t` and `-i`: the last decides.
+    times: TimeStrings,
+    /// Whether `-d` came after `-p` (the last sets the digits).
+    old_precision_last: bool,
+}
+
+/// The `-X` options, each by its first letter in either case, as the reference reads them.
+#[derive(Debug, Clone, Copy, Default)]
+struct SpecialOptions {
+    /// `-Xm`: read the file into memory first.
+    in_memory: bool,
+    /// `-XF`: print the type of every variable's `_FillValue` attribute.
+    fill_value_types: bool,
+}
+
+fn special_options(values: &[String]) -> Result<SpecialOptions, Failure> {
+    let mut special = SpecialOptions::default();
+    for value in values {
+        match value.chars().next().map(|c| c.to_ascii_lowercase()) {
+            Some('m') => special.in_memory = true,
+            Some('f') => special.fill_value_types = true,
+            // -Xp: the properties attribute is printed as the reference 4.9.0 prints it.
+            Some('p') => {}
+            _ => {
+                return Err(Failure::usage(anyhow!(
+                    "invalid value for -X option: {value} (expected p, F or m)"
+                )))
+            }
+        }
+    }
+    Ok(special)
 }
 
 fn index_lang(option: &str, value: &str) -> Result<IndexLang, Failure> {
@@ -59,27 +100,30 @@ fn index_lang(option: &str, value: &str) -> Result<IndexLang, Failure> {
     }
 }
 
-fn digits(value: &str) -> Result<FloatDigits, Failure> {
+/// The digits of `-p` and of its old form `-d`, applied in command-line order as the
+/// reference does: each sets both digits (a type it leaves out gets its default), and
+/// only `-p` marks the digits it gives as overriding `C_format` attributes.
+fn digits(args: &DumpArgs, old_form_last: bool) -> Result<FloatDigits, Failure> {
+    let parse = |option: &str, text: &str| {
+        cdl::number::parse_precision_option(text)
+            .map_err(|e| Failure::usage(anyhow!("-{option} {text}: {e} (expected 1 to 20)")))
+    };
+    let given = match (&args.precision, &args.old_precision) {
+        (Some(p), Some(d)) if old_form_last => vec![("p", p), ("d", d)],
+        (Some(p), Some(d)) => vec![("d", d), ("p", p)],
+        (Some(p), None) => vec![("p", p)],
+        (None, Some(d)) => vec![("d", d)],
+        (None, None) => Vec::new(),
+    };
     let mut digits = FloatDigits::default();
-    let (float, double) = match value.split_once(',') {
-        Some((f, d)) => (f, Some(d)),
-        None => (value, None),
-    };
-    let parse = |text: &str, what: &str| -> Result<usize, Failure> {
-        match text.trim().parse::<usize>() {
-            Ok(n) if (1..=20).contains(&n) => Ok(n),
-            _ => Err(Failure::usage(anyhow!(
-                "unreasonable value for {what} significant digits: {text} (expected 1 to 20)"
-            ))),
+    for (option, text) in given {
+        let parsed = parse(option, text)?;
+        digits.float = parsed.precision.float;
+        digits.double = parsed.precision.double;
+        if option == "p" {
+            digits.float_specified |= parsed.float_specified;
+            digits.double_specified |= parsed.double_specified;
         }
-    };
-    if !float.is_empty() {
-        digits.float = parse(float, "float")?;
-        digits.float_specified = true;
-    }
-    if let Some(double) = double {
-        digits.double = parse(double, "double")?;
-        digits.double_specified = true;
     }
     Ok(digits)
 }
@@ -103,7 +147,12 @@ fn split_list(values: &[String]) -> Option<Vec<String>> {
     (!values.is_empty()).then_some(names)
 }
 
-fn options(args: &DumpArgs, path: &str, times: TimeStrings) -> Result<DumpOptions, Failure> {
+fn options(
+    args: &DumpArgs,
+    path: &str,
+    order: Order,
+    special: SpecialOptions,
+) -> Result<DumpOptions, Failure> {
     let annotations = match (&args.brief, &args.full) {
         (_, Some(lang)) => Annotations::Full(index_lang("f", lang)?),
         (Some(lang), None) => Annotations::Brief(index_lang("b", lang)?),
@@ -120,14 +169,6 @@ fn options(args: &DumpArgs, path: &str, times: TimeStrings) -> Result<DumpOption
             }
         },
     };
-    if let Some(x) = &args.special_option {
-        if !matches!(
-            x.chars().next().map(|c| c.to_ascii_lowercase()),
-            Some('p' | 'm')
-        ) {
-            return Err(Failure::usage(anyhow!("invalid value for -X option: {x}")));
-        }
-    }
     Ok(DumpOptions {
         name: args.name.clone().unwrap_or_else(|| dataset_name(path)),
         header_only: args.header,
@@ -136,13 +177,11 @@ fn options(args: &DumpArgs, path: &str, times: TimeStrings) -> Result<DumpOption
         all_filters_in_filter_attribute: args.filters,
         annotations,
         max_line_len,
-        digits: match &args.precision {
-            Some(p) => digits(p)?,
-            None => FloatDigits::default(),
-        },
+        digits: digits(args, order.old_precision_last)?,
+        fill_value_types: special.fill_value_types,
         variables: split_list(&args.variables),
         groups: split_list(&args.groups),
-        times,
+        times: order.times,
     })
 }
 
@@ -165,7 +204,7 @@ fn filter_reports(args: &DumpArgs) -> Option<Result<(), Failure>> {
     Some(result.map_err(Failure::runtime))
 }
 
-fn run(args: &DumpArgs, times: TimeStrings) -> Result<(), Failure> {
+fn run(args: &DumpArgs, order: Order) -> Result<(), Failure> {
     crate::jobs::configure(args.jobs);
     if let Some(result) = filter_reports(args) {
         return result;
@@ -173,11 +212,12 @@ fn run(args: &DumpArgs, times: TimeStrings) -> Result<(), Failure> {
     let Some(path) = args.file.as_deref() else {
         return Err(Failure::usage(anyhow!("no input file given")));
     };
-    let options = options(args, path, times)?;
+    let special = special_options(&args.special_options)?;
+    let options = options(args, path, order, special)?;
     ncio::crash_guard::set_file(path, ncio::crash_guard::Role::Input);
     ncio::crash_guard::set_activity("opening the file");
     let input = crate::storage::InputOptions {
-        in_memory: false,
+        in_memory: special.in_memory,
         allow_truncated: args.allow_truncated,
     };
     let file = crate::storage::open_with(path, input).map_err(Failure::runtime)?;
@@ -186,9 +226,18 @@ fn run(args: &DumpArgs, times: TimeStrings) -> Result<(), Failure> {
     if args.special && !dataset.format.is_classic_family() {
         dataset.specials.is_netcdf4 = file.is_netcdf4_attribute();
     }
-    if args.kind {
+    // Like the reference, -k wins over -K, and both are answered before -v and -g are
+    // checked.
+    if args.kind || args.extended_kind {
+        let line = if args.kind {
+            dataset.format.name().to_string()
+        } else {
+            let (kind, mode) =
+                kind::extended_format(file.extended_format(), dataset.format, special.in_memory);
+            kind::describe(kind, mode).map_err(Failure::runtime)?
+        };
         let mut out = io::stdout().lock();
-        writeln!(out, "{}", dataset.format.name()).map_err(|e| Failure::runtime(e.into()))?;
+        writeln!(out, "{line}").map_err(|e| Failure::runtime(e.into()))?;
         return Ok(());
     }
     source::check_selection(&dataset, &options, path).map_err(Failure::runtime)?;

@@ -1,14 +1,15 @@
-//! ncgen's command line: the options of netCDF-C 4.9's ncgen that produce files.
+//! ncgen's command line: every option of netCDF-C 4.10.1's ncgen (the same as 4.9.0's).
 
 use clap::{ArgAction, Parser};
 
-/// ncgen's options, as netCDF-C 4.9 names them.
+/// ncgen's options, as netCDF-C 4.10.1 names them.
 #[derive(Debug, Parser)]
 #[command(
     name = "ncgen",
     version = crate::VERSION,
-    about = "Generate a netCDF file from CDL text (nctools, compatible with netCDF-C 4.9's ncgen)",
-    disable_help_flag = true
+    about = "Generate a netCDF file from CDL text (nctools, compatible with netCDF-C 4.10.1's ncgen)",
+    disable_help_flag = true,
+    args_override_self = true
 )]
 pub struct GenerateArgs {
     /// Write a binary netCDF file (the default when -o or -k is given)
@@ -47,6 +48,17 @@ pub struct GenerateArgs {
     /// Debug level (accepted, unused)
     #[arg(short = 'D', value_name = "n")]
     pub debug: Option<String>,
+    /// Debug output, the same as -D 1 (accepted, unused)
+    #[arg(short = 'd')]
+    pub debug_flag: bool,
+    /// Accepted and ignored, as by the reference (its option string has -1 and nothing
+    /// reads it)
+    #[arg(short = '1')]
+    pub ignored_one: bool,
+    /// Build the file in memory and write it at the end (the reference's "diskless with
+    /// persistence"; the file written is the same)
+    #[arg(short = 'P')]
+    pub diskless: bool,
     /// Log level (accepted, unused)
     #[arg(short = 'L', value_name = "n")]
     pub log_level: Option<String>,

@@ -11,7 +11,7 @@ const HDF5_NATIVE: [u32; 6] = [1, 2, 3, 4, 5, 6];
 /// Where a filter's implementation comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Source {
-    /// Carried inside nctools (`h5filters`) and registered at start-up.
+    /// Carried inside nctools (`codecs`, through `h5filters`) and registered at start-up.
     Builtin,
     /// Native to HDF5 (or otherwise registered with it).
     Hdf5,
@@ -103,6 +103,24 @@ impl Availability {
     }
 }
 
+/// Whether a plugin file is one of nctools' own (`scripts/install --plugins`), by the
+/// name its filter has.
+fn is_ours(plugin: &PluginFile) -> bool {
+    plugin
+        .name
+        .as_deref()
+        .is_some_and(h5filters::is_nctools_plugin_name)
+}
+
+/// How a note names a plugin file: `nctools plugin` for one of ours, else `plugin`.
+fn plugin_kind(plugin: &PluginFile) -> &'static str {
+    if is_ours(plugin) {
+        "nctools plugin"
+    } else {
+        "plugin"
+    }
+}
+
 /// What this process can use: the built-in filters' state and the plugins of HDF5's
 /// search path, each loaded once to read its filter id.
 #[derive(Debug, Clone)]
@@ -129,14 +147,14 @@ impl Inventory {
     /// filter (nctools' built-ins, HDF5's native ones) before a plugin file, and the first
     /// plugin of the search path that provides the id.
     pub fn availability(&self, id: u32) -> Availability {
-        let carried = h5filters::BUILTIN_FILTERS.iter().any(|f| f.id == id);
-        let turned_off = carried && !h5filters::builtins_enabled();
+        let carried = codecs::registry::is_carried_into_hdf5(id);
+        let turned_off = carried && !codecs::builtins_enabled();
         let providers: Vec<&PluginFile> =
             self.plugins.iter().filter(|p| p.id == Some(id)).collect();
         if carried && !turned_off && ncio::filter_available(id) {
             let shadowed: Vec<String> = providers
                 .iter()
-                .map(|p| format!("plugin {} not used", p.path.display()))
+                .map(|p| format!("{} {} not used", plugin_kind(p), p.path.display()))
                 .collect();
             return Availability {
                 source: Source::Builtin,
@@ -159,7 +177,7 @@ impl Inventory {
         let off_note = turned_off.then(|| {
             format!(
                 "built into nctools, turned off by {}=0",
-                h5filters::DISABLE_VARIABLE
+                codecs::DISABLE_VARIABLE
             )
         });
         if let Some(first) = providers.first() {
@@ -176,7 +194,8 @@ impl Inventory {
                 .iter()
                 .map(|p| format!("also in {}", p.path.display()))
                 .collect();
-            let notes: Vec<String> = off_note.into_iter().chain(others).collect();
+            let ours = is_ours(first).then(|| "nctools".to_string());
+            let notes: Vec<String> = ours.into_iter().chain(off_note).chain(others).collect();
             return Availability {
                 source: Source::Plugin(first.path.clone()),
                 note: (!notes.is_empty()).then(|| notes.join("; ")),

@@ -11,7 +11,7 @@ use ncmodel::{Dataset, Group, Layout, TypeRef, Var};
 use serde_json::{json, Value};
 
 use super::availability::{Availability, Inventory};
-use super::params::{describe_params, Decoded};
+use codecs::params::{describe_params, Decoded};
 
 /// One filter of a variable's pipeline, as the report shows it: an HDF5 filter, or a
 /// Zarr codec (with its HDF5 equivalent when it has one).

@@ -40,7 +40,7 @@ impl FilterEntry {
             source: found.source_key(),
             path: found.path().map(|p| p.display().to_string()),
             available: found.available(),
-            zarr: h5filters::numcodecs::has_codec(id),
+            zarr: codecs::numcodecs::has_codec(id),
             note: found.note.clone(),
         }
     }
@@ -67,7 +67,7 @@ pub fn filter_entries(inventory: &Inventory) -> Vec<FilterEntry> {
         .iter()
         .map(|known| {
             let names = known.names.iter().map(|n| n.to_string()).collect();
-            let codec = known.codec.map(str::to_string);
+            let codec = known.codec().map(str::to_string);
             let entry = FilterEntry::new(known.id, names, codec, &inventory.availability(known.id));
             (known.id, entry)
         })
@@ -173,11 +173,11 @@ pub fn list_filters(out: &mut impl Write, json: bool) -> anyhow::Result<()> {
         "\nplugins searched in {}",
         crate::plugins::plugin_search_path()
     )?;
-    if !h5filters::builtins_enabled() {
+    if !codecs::builtins_enabled() {
         writeln!(
             out,
             "nctools' built-in filters are turned off by {}=0",
-            h5filters::DISABLE_VARIABLE
+            codecs::DISABLE_VARIABLE
         )?;
     }
     Ok(())

@@ -201,7 +201,14 @@ fn a_damaged_checksum_is_refused_clearly() {
         // Truncated below the checksum's size.
         fs::write(&path, [1u8, 2]).unwrap_or_else(|e| panic!("{e}"));
         let done = Test::ours("ncdump").arg(dir.path().join(store)).run();
-        assert_ne!(done.code, Some(0), "{store}: truncated chunk read");
+        assert_eq!(done.code, Some(1), "{store}: truncated chunk read");
+        assert!(
+            done.stderr.contains(&format!(
+                "codec {codec}: corrupt chunk: a chunk shorter than"
+            )),
+            "{store}: {}",
+            done.stderr
+        );
     }
 }
 

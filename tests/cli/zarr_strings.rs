@@ -17,7 +17,9 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::support::{from_line, run, scratch, zarr_python, Run, Test};
+use std::ffi::OsStr;
+
+use crate::support::{from_line, reference, run, run_reference, scratch, zarr_python, Run, Test};
 
 /// The Python side: `read STORE NAME...` prints {NAME: {dtype, data}, "attrs": {...}},
 /// byte strings decoded as UTF-8; `write DIR` writes DIR/w2.zarr and DIR/w3.zarr.
@@ -397,4 +399,81 @@ fn filters_apply_to_strings_in_zarr_only() {
          (2|32015,5 suppressed)\nnccopy: warning: variable /filled: filters are not \
          applied to variable-length types (2 suppressed)\n"
     );
+}
+
+/// Char attributes whose bytes are not UTF-8 (Latin-1 text from older files, made here by
+/// the reference ncgen): NCZarr keeps every byte (the text is written as Latin-1, and
+/// `_nczarr_attr` names the attributes so that reading gives the bytes back); a pure Zarr
+/// store holds the same text, readable by zarr-python, with a warning that the bytes
+/// cannot be marked there. UTF-8 attributes beside them are untouched.
+#[test]
+fn char_attributes_keep_every_byte() {
+    let Some(_) = reference("ncgen") else { return };
+    let dir = scratch();
+    let cdl = dir.path().join("l.cdl");
+    let text: &[u8] = b"netcdf l {\ndimensions:\n\tx = 2 ;\nvariables:\n\tfloat t(x) ;\n\t\tt:units = \"deg\xb0C\" ;\n\t\tt:ok = \"caf\xc3\xa9\" ;\n\n// global attributes:\n\t\t:title = \"\xe9t\xe9\" ;\ndata:\n t = 1, 2 ;\n}\n";
+    fs::write(&cdl, text).unwrap_or_else(|e| panic!("{e}"));
+    let nc = dir.path().join("l.nc");
+    let made = run_reference(
+        "ncgen",
+        [
+            OsStr::new("-k"),
+            OsStr::new("nc4"),
+            OsStr::new("-o"),
+            nc.as_os_str(),
+            cdl.as_os_str(),
+        ],
+    );
+    assert_eq!(made.code, Some(0), "reference ncgen: {}", made.stderr);
+    let original = run_reference("ncdump", [&nc]);
+
+    // NCZarr: valid JSON, the Latin-1 text, the marks; back to netCDF-4 byte for byte.
+    let store = dir.path().join("n.zarr");
+    let target = format!("file://{}#mode=nczarr,file", store.display());
+    let copied = Test::ours("nccopy").arg(&nc).arg(&target).run();
+    assert_eq!((copied.code, copied.stderr.as_str()), (Some(0), ""));
+    let zattrs: Value =
+        serde_json::from_slice(&fs::read(store.join("t/.zattrs")).unwrap_or_default())
+            .unwrap_or_else(|e| panic!("t/.zattrs is not JSON: {e}"));
+    assert_eq!(zattrs["units"], "deg\u{b0}C");
+    assert_eq!(zattrs["ok"], "caf\u{e9}");
+    assert_eq!(zattrs["_NCZARR_ATTR"]["nctools_latin1"], json!(["units"]));
+    let back = dir.path().join("back.nc");
+    let copied = Test::ours("nccopy").arg(&target).arg(&back).run();
+    assert_eq!((copied.code, copied.stderr.as_str()), (Some(0), ""));
+    let round_trip = run_reference("ncdump", [&back]);
+    assert_eq!(
+        round_trip.stdout.replacen("netcdf back {", "netcdf l {", 1),
+        original.stdout
+    );
+    let ours = Test::ours("ncdump").arg(&nc).run();
+    let from_store = Test::ours("ncdump").arg(&store).run();
+    // (Run's text is lossy, so a byte 0xB0 shows as U+FFFD on both sides; the UTF-8 of
+    // "°" would not.)
+    assert_eq!(
+        from_line(&from_store.stdout, "dimensions:"),
+        from_line(&ours.stdout, "dimensions:")
+    );
+
+    // Pure Zarr: the same text, a warning per attribute, and zarr-python reads it.
+    let pure = dir.path().join("p.zarr");
+    let pure_target = format!("file://{}#mode=zarr,file", pure.display());
+    let copied = Test::ours("nccopy").arg(&nc).arg(&pure_target).run();
+    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    let warnings: Vec<&str> = copied.stderr.lines().collect();
+    assert_eq!(warnings.len(), 2, "{}", copied.stderr);
+    assert!(
+        warnings.iter().any(|w| w.contains("/t:units is not UTF-8")),
+        "{}",
+        copied.stderr
+    );
+    assert!(
+        warnings.iter().any(|w| w.contains("/:title is not UTF-8")),
+        "{}",
+        copied.stderr
+    );
+    let Some(python) = zarr_python() else { return };
+    let read: Value = serde_json::from_str(&py(&python, &["read", &pure.display().to_string()]))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(read["attrs"]["title"], "\u{e9}t\u{e9}");
 }

@@ -261,3 +261,29 @@ fn conversion_is_public() {
     .unwrap_err();
     assert_eq!(err.index, 0);
 }
+
+#[test]
+fn unsigned_suffix_after_the_size_letter() {
+    // netCDF-C 4.10.1's ncgen reads `u` after the size letter as before it (ncgen.l's
+    // NUMBER pattern): `10bu` is `10ub`, `300su` is `300us`, `7lu` is `7ul`, `5llu` is
+    // `5ull`, in either case.
+    let h = parse(
+        "netcdf a { variables: int v ; v:b = 10bu ; v:s = 300SU ; v:l = 7lu ; v:ll = 5llu ; \
+         v:ub = 10ub ; v:ull = 5ULL ; }",
+    );
+    let v = &h.dataset.root.vars[0];
+    let get = |n: &str| att(&v.atts, n).values.clone();
+    assert_eq!(get("b"), Values::UByte(vec![10]));
+    assert_eq!(get("s"), Values::UShort(vec![300]));
+    assert_eq!(get("l"), Values::UInt(vec![7]));
+    assert_eq!(get("ll"), Values::UInt64(vec![5]));
+    assert_eq!(get("ub"), get("b"));
+    assert_eq!(get("ull"), get("ll"));
+    for refused in ["-10bu", "256bu", "5lul"] {
+        let text = format!("netcdf a {{ variables: int v ; v:x = {refused} ; }}");
+        assert!(
+            parse_header(text.as_bytes(), "x.cdl").is_err(),
+            "{refused} is not a constant"
+        );
+    }
+}

@@ -17,24 +17,26 @@
 //! which [`SpecError::render`] shows with a caret and a hint.
 
 pub mod attribute;
-pub mod codecs;
 pub mod compress;
 pub mod constant;
 pub mod error;
 pub mod fix8;
-pub mod known;
+pub use codecs::known;
 pub mod pipeline;
 pub mod precedence;
 pub mod requests;
 pub mod selector;
 pub mod spec;
-mod suggest;
-mod zarr_codec;
 
 pub use attribute::{
     format_filter_attribute, parse_filter_attribute, FilterAttributeStyle, FilterAttributes,
 };
-pub use codecs::{codecs_to_filters, filters_to_codecs, CodecError, KNOWN_CODECS};
+pub use codecs::nczarr::{codecs_to_filters, filters_to_codecs, CodecError};
+pub use codecs::suggest::{close_matches, edit_distance};
+pub use codecs::zarr_codec::{
+    codecs_attribute, filter_of_codec, filter_of_v3_codec, numcodecs_of_v3_codec,
+    v3_codec_of_numcodecs, zarr_codec, zarr_v3_codec,
+};
 pub use compress::DeflateOptions;
 pub use constant::{parse_constant, Constant, Number, TypeTag, Words};
 pub use error::{ParamPosition, SpecError, SpecErrorKind};
@@ -47,8 +49,3 @@ pub use selector::{
     VarSelection,
 };
 pub use spec::{format_spec_list, parse_spec, parse_spec_list, FilterSpec};
-pub use suggest::{close_matches, edit_distance};
-pub use zarr_codec::{
-    codecs_attribute, filter_of_codec, filter_of_v3_codec, numcodecs_of_v3_codec,
-    v3_codec_of_numcodecs, zarr_codec, zarr_v3_codec,
-};

@@ -1,46 +1,11 @@
 //! Filter specs and spec lists: `ID[,P1,P2,...]` joined by `|` (DECISIONS D1).
 
-use std::fmt;
 use std::ops::Range;
 
 use crate::constant::{parse_constant, ConstantError};
 use crate::error::{ParamPosition, SpecError, SpecErrorKind};
 use crate::known::{self, MAX_FILTER_ID};
-
-/// One filter: its HDF5 id and its parameter words.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct FilterSpec {
-    /// The HDF5 filter id.
-    pub id: u32,
-    /// The parameters as HDF5 stores them (32-bit words).
-    pub params: Vec<u32>,
-}
-
-impl FilterSpec {
-    /// A filter with the given id and parameters.
-    pub fn new(id: u32, params: impl Into<Vec<u32>>) -> Self {
-        Self {
-            id,
-            params: params.into(),
-        }
-    }
-
-    /// The canonical name of the filter, if it is a known one.
-    pub fn name(&self) -> Option<&'static str> {
-        known::name_of(self.id)
-    }
-}
-
-impl fmt::Display for FilterSpec {
-    /// `_Filter` syntax: the numeric id and plain unsigned decimal parameters.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.id)?;
-        for p in &self.params {
-            write!(f, ",{p}")?;
-        }
-        Ok(())
-    }
-}
+pub use codecs::FilterSpec;
 
 /// Writes specs in `_Filter` syntax, joined by `|` (e.g. `307,9|4,32,32`).
 pub fn format_spec_list(specs: &[FilterSpec]) -> String {

@@ -1,54 +1,17 @@
 //! The built-in filters registered with HDF5 (`H5Zregister`) at start-up of each binary,
-//! so that bzip2 (307), blosc (32001), lz4 (32004) and zstd (32015) work with no plugin
-//! installed. Blosc's `set_local` rewrites its first four parameters as the standard
-//! plugin does. Their chunks are those of the standard plugins (see [`crate::wire`]).
+//! so that the codecs the registry carries into HDF5 (`codecs::registry`: bzip2 307,
+//! blosc 32001, lz4 32004 and zstd 32015) work with no plugin installed. Blosc's `set_local` rewrites its first four parameters as the standard
+//! plugin does. Their chunks are those of the standard plugins (see `codecs::wire`).
 //! Buffers handed to HDF5 come from HDF5's allocator; corrupt input, a chunk that
-//! decodes beyond the limit ([`crate::with_decoded_chunk_limit`]) or a panic make the
+//! decodes beyond the limit (`codecs::with_decoded_chunk_limit`) or a panic make the
 //! filter fail (HDF5 reports a filter error), never crash. The callbacks themselves are
-//! in `crate::ffi`.
+//! `h5callbacks`', shared with the plugin libraries.
 
-use std::ffi::CStr;
+use std::ffi::CString;
+use std::sync::OnceLock;
 
 use crate::ffi;
-use crate::wire;
-
-/// The environment variable that turns the built-in filters off (`0`), so that external
-/// plugins can be tested.
-pub const DISABLE_VARIABLE: &str = "NCTOOLS_BUILTIN_FILTERS";
-
-/// A filter nctools carries.
-#[derive(Debug, Clone, Copy)]
-pub struct BuiltinFilter {
-    /// The HDF5 filter id.
-    pub id: u32,
-    /// The name HDF5 records with the filter.
-    pub name: &'static CStr,
-}
-
-/// The filters nctools carries, in id order.
-pub const BUILTIN_FILTERS: [BuiltinFilter; 4] = [
-    BuiltinFilter {
-        id: wire::BZIP2,
-        name: c"bzip2 (nctools built-in)",
-    },
-    BuiltinFilter {
-        id: wire::BLOSC,
-        name: c"blosc (nctools built-in)",
-    },
-    BuiltinFilter {
-        id: wire::LZ4,
-        name: c"lz4 (nctools built-in)",
-    },
-    BuiltinFilter {
-        id: wire::ZSTD,
-        name: c"zstd (nctools built-in)",
-    },
-];
-
-/// Whether the built-in filters are turned on (`NCTOOLS_BUILTIN_FILTERS` is not `0`).
-pub fn builtins_enabled() -> bool {
-    std::env::var(DISABLE_VARIABLE).map_or(true, |v| v.trim() != "0")
-}
+use codecs::builtins_enabled;
 
 /// Registers every built-in filter with HDF5, unless `NCTOOLS_BUILTIN_FILTERS=0`. Returns
 /// the ids registered. Safe to call more than once.
@@ -56,11 +19,26 @@ pub fn register_builtin_filters() -> Vec<u32> {
     if !builtins_enabled() {
         return Vec::new();
     }
-    BUILTIN_FILTERS
+    builtin_names()
         .iter()
-        .filter(|f| ffi::register_filter(f.id, f.name))
-        .map(|f| f.id)
+        .filter(|(id, name)| ffi::register_filter(*id, name))
+        .map(|(id, _)| *id)
         .collect()
+}
+
+/// The filters carried into HDF5, each with the name HDF5 records with it (`bzip2
+/// (nctools built-in)`), made once: HDF5 keeps the pointer for the life of the process.
+fn builtin_names() -> &'static [(u32, CString)] {
+    static NAMES: OnceLock<Vec<(u32, CString)>> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        codecs::registry::carried_into_hdf5()
+            .filter_map(|id| {
+                let name = codecs::known::name_of(id).unwrap_or("filter");
+                let name = CString::new(format!("{name} (nctools built-in)")).ok()?;
+                Some((id, name))
+            })
+            .collect()
+    })
 }
 
 /// Registers with HDF5 a placeholder for the filter `id`, which nctools lacks and no

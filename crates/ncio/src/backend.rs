@@ -76,6 +76,10 @@ impl StoreReader for NcFile {
         NcFile::is_netcdf4_attribute(self)
     }
 
+    fn extended_format(&self) -> Option<(i32, i32)> {
+        NcFile::extended_format(self).ok()
+    }
+
     fn stored_chunk_source(
         &self,
         group_path: &[String],

@@ -1,6 +1,6 @@
 //! Reading hyperslabs of filtered netCDF-4 variables by decoding their stored chunks here,
 //! on every core, instead of through HDF5's pipeline (one chunk at a time, on one core).
-//! Only variables whose whole pipeline `h5filters` decodes take this way; the stored
+//! Only variables whose whole pipeline `codecs` decodes take this way; the stored
 //! chunks are read raw under the library lock, decoded in parallel, and their parts
 //! gathered into the slab. Anything unusual (a chunk never written, a chunk our decoders
 //! refuse) gives the slab back to libnetcdf, so answers and errors stay HDF5's.
@@ -10,7 +10,7 @@ use std::ffi::{c_int, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use h5filters::ChunkDecoder;
+use codecs::ChunkDecoder;
 use ncmodel::{AtomicType, Layout};
 use rayon::prelude::*;
 use store::grid::SlabGrid;
@@ -110,7 +110,7 @@ impl NcFile {
             let context = || self.path().to_string();
             let file = self.open_file();
             let grp = file.group(group_ncid)?;
-            let (_, formatx) = inquire::format(lib, grp, &context).ok()?;
+            let (_, formatx, _) = inquire::format(lib, grp, &context).ok()?;
             if formatx != NC_FORMATX_NC_HDF5 {
                 return None;
             }

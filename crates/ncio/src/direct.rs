@@ -1,5 +1,5 @@
 //! Direct chunk reads and writes, bypassing HDF5's filter pipeline: chunks already
-//! encoded (by `h5filters`) handed to HDF5's `H5Dwrite_chunk`, so that nccopy can
+//! encoded (by `codecs`) handed to HDF5's `H5Dwrite_chunk`, so that nccopy can
 //! compress on several threads, and stored chunks read with `H5Dread_chunk`, so that it
 //! can copy them without decoding. HDF5 opens the file a second time; it shares the open
 //! file and dataset with libnetcdf's handles, so both see the same state.

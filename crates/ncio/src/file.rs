@@ -124,6 +124,17 @@ impl NcFile {
         Ok(self.types.get_or_init(|| types))
     }
 
+    /// libnetcdf's extended format of the file (`NC_FORMATX_NC3`, `NC_FORMATX_NC_HDF5`,
+    /// `NC_FORMATX_DAP2`, ...) and the mode it was opened with, as
+    /// `nc_inq_format_extended` gives them (what `ncdump -K` prints).
+    pub fn extended_format(&self) -> Result<(c_int, c_int), NcError> {
+        let context = || format!("{}: format", self.path);
+        with_lib(|lib| {
+            let (_, formatx, mode) = sys::inquire::format(lib, self.file.root(), &context)?;
+            Ok((formatx, mode))
+        })
+    }
+
     /// Reads the whole schema: groups, dimensions, types, variables, attributes, storage,
     /// and the virtual global attributes but `_IsNetcdf4` (see
     /// [`NcFile::is_netcdf4_attribute`]).

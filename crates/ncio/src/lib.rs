@@ -1,4 +1,4 @@
-//! The only nctools crate that talks to libnetcdf (with `h5filters` for HDF5's filter
+//! The only nctools crate that talks to libnetcdf (`h5filters` is the one for HDF5's filter
 //! interface). Every `unsafe` call into libnetcdf and libhdf5 lives in one internal module,
 //! `sys`, behind safe functions that check their own preconditions and take the shared
 //! library lock as a token.

@@ -30,7 +30,7 @@ struct ReadMode {
 }
 
 fn read_format(lib: &Lib, root: Grp<'_>, path: &str) -> Result<(Format, bool), NcError> {
-    let (format, formatx) = inquire::format(lib, root, &|| format!("{path}: format"))?;
+    let (format, formatx, _) = inquire::format(lib, root, &|| format!("{path}: format"))?;
     let format = match format {
         1 => Format::Classic,
         2 => Format::Offset64,

@@ -78,6 +78,14 @@ pub trait StoreReader {
         None
     }
 
+    /// libnetcdf's extended format and open mode (`nc_inq_format_extended`: the format
+    /// number, `NC_FORMATX_NC3` = 1, `NC_FORMATX_NC_HDF5` = 2, ..., and the mode bits),
+    /// for a store libnetcdf opened; `None` for the backends of nctools' own, whose
+    /// format the schema says.
+    fn extended_format(&self) -> Option<(i32, i32)> {
+        None
+    }
+
     /// A source of the stored (still encoded) chunks of the variable `name` of the group
     /// at `group_path`, for copying them as they are into a store whose chunks of the
     /// same filters are the same bytes (HDF5 files, Zarr stores: see

@@ -29,11 +29,17 @@ pub fn read_attributes(
     owner: &str,
     var_type: Option<AtomicType>,
 ) -> Result<Vec<Attribute>> {
-    let types = ["_NCZARR_ATTR", "_nczarr_attr"]
+    let hints = ["_NCZARR_ATTR", "_nczarr_attr"]
         .iter()
-        .find_map(|k| attrs.get(*k))
+        .find_map(|k| attrs.get(*k));
+    let types = hints
         .and_then(|t| t.get("types"))
         .and_then(Value::as_object);
+    let latin1: Vec<&str> = hints
+        .and_then(|t| t.get(LATIN1_KEY))
+        .and_then(Value::as_array)
+        .map(|names| names.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
     let mut out = Vec::new();
     for (name, value) in attrs {
         if RESERVED.contains(&name.as_str()) {
@@ -55,12 +61,15 @@ pub fn read_attributes(
         let decoded = (name == "_FillValue" && typed.is_none())
             .then(|| xarray_fill(value, atomic))
             .flatten();
-        out.push(read_one(
-            name,
-            decoded.as_ref().unwrap_or(value),
-            atomic,
-            owner,
-        )?);
+        let mut att = read_one(name, decoded.as_ref().unwrap_or(value), atomic, owner)?;
+        if latin1.contains(&name.as_str()) {
+            if let (Values::Char(bytes), Some(text)) = (&mut att.values, value.as_str()) {
+                if let Some(original) = latin1_bytes(text) {
+                    *bytes = original;
+                }
+            }
+        }
+        out.push(att);
     }
     Ok(out)
 }
@@ -186,6 +195,34 @@ fn infer(value: &Value) -> AtomicType {
     }
 }
 
+/// The key in NCZarr's `_nczarr_attr` that lists the char attributes whose bytes are not
+/// UTF-8 and were written as Latin-1 text (one character per byte), so that reading the
+/// store gives back every byte. netCDF-C ignores keys of `_nczarr_attr` it does not know.
+pub const LATIN1_KEY: &str = "nctools_latin1";
+
+/// Whether a char attribute's bytes are not UTF-8, and so are written as Latin-1 text.
+pub fn needs_latin1(bytes: &[u8]) -> bool {
+    std::str::from_utf8(bytes).is_err()
+}
+
+/// The JSON text of a char attribute's bytes: the text itself when it is UTF-8; otherwise
+/// each byte as the character of the same number (Latin-1, the usual encoding of such
+/// files, so `0xB0` reads as `°`), which [`latin1_bytes`] turns back into the bytes.
+pub fn char_attribute_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => text.to_string(),
+        Err(_) => bytes.iter().map(|b| char::from(*b)).collect(),
+    }
+}
+
+/// The bytes of a char attribute written as Latin-1 text: each character's number, or
+/// `None` when a character is beyond U+00FF (the text was not written that way).
+fn latin1_bytes(text: &str) -> Option<Vec<u8>> {
+    text.chars()
+        .map(|c| u8::try_from(u32::from(c)).ok())
+        .collect()
+}
+
 /// The JSON value of an attribute and its NCZarr dtype: `<U1` for char, as netCDF-C
 /// 4.9.0 writes it; for strings (which 4.9.0 cannot store), as netCDF-C 4.9.1 and later
 /// write them: one JSON string, or a list of them for several, of the type
@@ -201,7 +238,7 @@ pub fn attribute_json(att: &Attribute, owner: &str, maxstrlen: usize) -> Result<
     };
     let items: Vec<J> = match &att.values {
         Values::Char(bytes) => {
-            let text = String::from_utf8_lossy(bytes).into_owned();
+            let text = char_attribute_text(bytes);
             let value = match serde_json::from_str::<Value>(&text) {
                 Ok(v @ Value::Object(_)) if text.trim_start().starts_with('{') => J::from_value(&v),
                 _ => J::Str(text),

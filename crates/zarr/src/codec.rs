@@ -1,29 +1,17 @@
-//! numcodecs codecs through the shared table (`filterspec::zarr_codec`,
-//! `filterspec::filter_of_codec`) and chunk bytes (`h5filters::numcodecs`): the
-//! crate's only door to them.
+//! numcodecs codecs through the codecs crate: its registry (which codecs there are),
+//! its forms (`codecs::zarr_codec`, `codecs::nczarr`) and its chunk bytes
+//! (`codecs::numcodecs`); the crate's only door to them.
 
-use filterspec::known::{BLOSC, BZIP2, DEFLATE, FLETCHER32, LZ4, SHUFFLE, ZSTD};
+use codecs::numcodecs::Codec;
+use filterspec::known::SHUFFLE;
 use filterspec::FilterSpec;
-use h5filters::numcodecs::Codec;
 use serde_json::Value;
 
-/// The numcodecs ids of the codecs that are HDF5 filters, in the order of
-/// [`AVAILABLE_FILTERS`].
-const FILTER_CODECS: [&str; 7] = [
-    "bz2",
-    "zstd",
-    "blosc",
-    "lz4",
-    "zlib",
-    "shuffle",
-    "fletcher32",
-];
-
 /// The numcodecs ids whose chunks nctools reads (and writes, but for the lossy
-/// fixedscaleoffset, bitround and quantize): those of HDF5 filters, then
-/// `h5filters::numcodecs::IDS`.
+/// fixedscaleoffset, bitround and quantize): those of the registry's implemented codecs,
+/// HDF5 filters first.
 pub fn available() -> impl Iterator<Item = &'static str> {
-    FILTER_CODECS.into_iter().chain(h5filters::numcodecs::IDS)
+    codecs::registry::implemented().map(|c| c.numcodecs_id)
 }
 
 /// Whether nctools has the codec `id`.
@@ -36,8 +24,10 @@ pub fn available_list() -> String {
     available().collect::<Vec<_>>().join(", ")
 }
 
-/// The filter ids that have a codec here.
-pub const AVAILABLE_FILTERS: [u32; 7] = [BZIP2, ZSTD, BLOSC, LZ4, DEFLATE, SHUFFLE, FLETCHER32];
+/// Whether the HDF5 filter `id` has a codec here.
+pub fn filter_available(id: u32) -> bool {
+    codecs::registry::by_hdf5_id(id).is_some_and(|c| c.implemented)
+}
 
 /// Why a chunk could not be encoded or decoded.
 #[derive(Debug)]
@@ -69,9 +59,9 @@ pub fn codec_of_filter(filter: &FilterSpec, element_size: usize) -> Result<Value
         let name = filterspec::known::name_of(filter.id).unwrap_or("unknown");
         format!(
             "filter {} ({name}) has no Zarr codec in nctools ({e}); Zarr stores can use \
-             bzip2, zstd, blosc, lz4, deflate (zlib), shuffle and fletcher32 (choose one of \
-             them with -F, or -F none)",
-            filter.id
+             {} (choose one of them with -F, or -F none)",
+            filter.id,
+            codecs::registry::zarr_filter_names()
         )
     })
 }
@@ -80,7 +70,7 @@ fn filters_of(codecs: &[Value]) -> Result<Vec<FilterSpec>, CodecFail> {
     codecs
         .iter()
         .map(|c| match filterspec::filter_of_codec(c) {
-            Ok(f) if h5filters::numcodecs::has_codec(f.id) => Ok(f),
+            Ok(f) if codecs::numcodecs::has_codec(f.id) => Ok(f),
             // A codec we have, with a parameter out of its range (shuffle's elementsize 0).
             Err(e @ filterspec::CodecError::BadValue { .. }) => {
                 Err(CodecFail::Failed(format!("{c}: {e}")))
@@ -103,7 +93,7 @@ pub fn encode_chain(
         return encode_mixed(codecs, &stages, element_size, input);
     }
     let filters = filters_of(codecs)?;
-    h5filters::numcodecs::encode_pipeline(&filters, element_size, &input)
+    codecs::numcodecs::encode_pipeline(&filters, element_size, &input)
         .map_err(|e| CodecFail::Failed(e.to_string()))
 }
 
@@ -118,7 +108,7 @@ pub fn decode_chain(
         return decode_mixed(codecs, &stages, element_size, input, max_output);
     }
     let filters = filters_of(codecs)?;
-    h5filters::numcodecs::decode_pipeline(&filters, element_size, &input, max_output)
+    codecs::numcodecs::decode_pipeline(&filters, element_size, &input, max_output)
         .map_err(|e| CodecFail::Failed(e.to_string()))
 }
 
@@ -135,11 +125,12 @@ pub fn widened(codecs: &[Value], decoded: usize) -> usize {
     codecs
         .iter()
         .filter_map(|c| Codec::from_config(c)?.ok())
-        .fold(decoded, |n, codec| match codec {
-            Codec::Delta(_) | Codec::FixedScaleOffset(_) | Codec::Quantize(_) => {
+        .fold(decoded, |n, codec| {
+            if codec.widens() {
                 codec.max_encoded_len(n).max(n)
+            } else {
+                n
             }
-            _ => n,
         })
 }
 
@@ -168,7 +159,7 @@ fn encode_mixed(
                 .map_err(|e| CodecFail::Failed(e.to_string()))?,
             None => {
                 let filters = filters_of(std::slice::from_ref(codec))?;
-                h5filters::numcodecs::encode_pipeline(&filters, element_size, &data)
+                codecs::numcodecs::encode_pipeline(&filters, element_size, &data)
                     .map_err(|e| CodecFail::Failed(e.to_string()))?
             }
         };
@@ -201,7 +192,7 @@ fn decode_mixed(
                 .map_err(|e| CodecFail::Failed(e.to_string()))?,
             None => {
                 let filters = filters_of(std::slice::from_ref(codec))?;
-                h5filters::numcodecs::decode_pipeline(&filters, element_size, &data, bound)
+                codecs::numcodecs::decode_pipeline(&filters, element_size, &data, bound)
                     .map_err(|e| CodecFail::Failed(e.to_string()))?
             }
         };
@@ -236,12 +227,17 @@ mod tests {
 
     #[test]
     fn codecs_without_filters_mix_with_filters_and_are_listed() -> Result<(), String> {
-        for id in h5filters::numcodecs::IDS {
+        for id in codecs::numcodecs::ids() {
             assert!(is_available(id), "{id} missing from available()");
         }
-        for (id, filter) in FILTER_CODECS.iter().zip(AVAILABLE_FILTERS) {
-            let codec = codec_of_filter(&FilterSpec::new(filter, Vec::new()), 4);
-            assert_eq!(codec.as_ref().map(codec_id), Ok(*id), "filter {filter}");
+        for codec in codecs::registry::hdf5_codecs().filter(|c| c.implemented) {
+            let filter = codec.hdf5_id.unwrap_or_default();
+            let json = codec_of_filter(&FilterSpec::new(filter, Vec::new()), 4);
+            assert_eq!(
+                json.as_ref().map(codec_id),
+                Ok(codec.numcodecs_id),
+                "filter {filter}"
+            );
         }
         let data: Vec<u8> = (0..4000i32)
             .flat_map(|i| (i * 3 - 7).to_le_bytes())

@@ -43,7 +43,7 @@ pub fn string_width(root_atts: &[ncmodel::Attribute], var_atts: &[ncmodel::Attri
 
 /// Whether the HDF5 filter `id` can be written and read as a Zarr codec by nctools.
 pub fn codec_available(id: u32) -> bool {
-    codec::AVAILABLE_FILTERS.contains(&id)
+    codec::filter_available(id)
 }
 
 /// Whether nctools reads Zarr chunks written with the numcodecs codec `id` (`"gzip"`).

@@ -160,7 +160,7 @@ pub fn encoded_cap(meta: &ArrayMeta) -> u64 {
     let cap = if meta.codecs.is_empty() {
         bytes
     } else {
-        h5filters::with_slack(crate::codec::widened(&meta.codecs, bytes))
+        codecs::with_slack(crate::codec::widened(&meta.codecs, bytes))
     };
     cap as u64
 }

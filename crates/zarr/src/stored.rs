@@ -93,7 +93,7 @@ impl ChunkSink for ChunkFileSink<'_> {
         } else {
             // HDF5 skipped a filter on this chunk: it holds other bytes than the store's
             // codecs would; decode it and encode it with them.
-            let decoder = h5filters::ChunkDecoder::new(&self.filters, self.meta.dtype.size)
+            let decoder = codecs::ChunkDecoder::new(&self.filters, self.meta.dtype.size)
                 .ok_or_else(|| {
                     ZarrError::NoCodec("a chunk stored with a filter skipped".into())
                         .into_store(context())

@@ -29,6 +29,12 @@ pub struct MetaWriter<'a> {
     pub version: ZarrVersion,
 }
 
+/// Whether a store of `flavor` and `version` is written as NCZarr (netCDF-C's
+/// conventions, Zarr v2 only) rather than pure Zarr.
+pub fn writes_nczarr(flavor: ZarrFlavor, version: ZarrVersion) -> bool {
+    matches!(flavor, ZarrFlavor::NcZarr | ZarrFlavor::Detect) && version == ZarrVersion::V2
+}
+
 /// Writes the metadata document `name` of the node `node`.
 fn write(store: &dyn KeyValueStore, node: &StoreKey, name: &str, text: String) -> Result<()> {
     let key = node
@@ -65,8 +71,7 @@ impl MetaWriter<'_> {
     }
 
     fn nczarr(&self) -> bool {
-        matches!(self.flavor, ZarrFlavor::NcZarr | ZarrFlavor::Detect)
-            && self.version == ZarrVersion::V2
+        writes_nczarr(self.flavor, self.version)
     }
 
     /// Writes the metadata of every group and variable into `store`.
@@ -108,6 +113,19 @@ impl MetaWriter<'_> {
         } else {
             format!("/{}", path.join("/"))
         };
+        for var in self.vars.iter().filter(|v| v.group_path == *path) {
+            let node = node_key(dir, &var.var.name, "variable")?;
+            self.array(store, &node, var, is_root)?;
+        }
+        for child in &group.groups {
+            let node = node_key(dir, &child.name, "group")?;
+            path.push(child.name.clone());
+            self.group(store, &node, child, path)?;
+            path.pop();
+        }
+        // A group's own documents come after everything below it, the root's last: a
+        // reader of a store being written (an object store, where nothing is renamed)
+        // finds no node whose members are not there yet.
         let maxstrlen = crate::strings::default_maxstrlen(&self.dataset.root.atts);
         let mut atts = attributes(&group.atts, &owner, maxstrlen)?;
         if self.version == ZarrVersion::V3 {
@@ -155,7 +173,6 @@ impl MetaWriter<'_> {
                     ]),
                 ));
             }
-            write(store, dir, ".zgroup", J::Obj(zgroup).nczarr_text())?;
             if is_root {
                 atts.0
                     .push(("_NCProperties".into(), J::Str(NC_PROPERTIES.into())));
@@ -163,20 +180,13 @@ impl MetaWriter<'_> {
             }
             if !atts.0.is_empty() {
                 if self.nczarr() {
-                    atts.0.push(("_NCZARR_ATTR".into(), types_json(atts.1)));
+                    atts.0
+                        .push(("_NCZARR_ATTR".into(), types_json(atts.1, &group.atts)));
                 }
                 write(store, dir, ".zattrs", J::Obj(atts.0).nczarr_text())?;
             }
-        }
-        for var in self.vars.iter().filter(|v| v.group_path == *path) {
-            let node = node_key(dir, &var.var.name, "variable")?;
-            self.array(store, &node, var, is_root)?;
-        }
-        for child in &group.groups {
-            let node = node_key(dir, &child.name, "group")?;
-            path.push(child.name.clone());
-            self.group(store, &node, child, path)?;
-            path.pop();
+            // The document that makes the node a group, after its attributes.
+            write(store, dir, ".zgroup", J::Obj(zgroup).nczarr_text())?;
         }
         Ok(())
     }
@@ -320,7 +330,6 @@ impl MetaWriter<'_> {
                 J::obj([("dimrefs", refs), ("storage", storage)]),
             ));
         }
-        write(store, dir, ".zarray", J::Obj(zarray).nczarr_text())?;
         if xarray {
             atts.push((
                 "_ARRAY_DIMENSIONS".into(),
@@ -328,12 +337,13 @@ impl MetaWriter<'_> {
             ));
         }
         if self.nczarr() && !atts.is_empty() {
-            atts.push(("_NCZARR_ATTR".into(), types_json(types)));
+            atts.push(("_NCZARR_ATTR".into(), types_json(types, &var.var.atts)));
         }
         if !atts.is_empty() {
             write(store, dir, ".zattrs", J::Obj(atts).nczarr_text())?;
         }
-        Ok(())
+        // The document that makes the node an array, after its attributes.
+        write(store, dir, ".zarray", J::Obj(zarray).nczarr_text())
     }
 }
 
@@ -387,12 +397,54 @@ fn xarray_float_fill(atts: &mut Members, var: &PlannedVar) {
     }
 }
 
-fn types_json(types: Members) -> J {
-    if types.is_empty() {
-        J::Obj(Vec::new())
-    } else {
-        J::Obj(vec![("types".into(), J::Obj(types))])
+/// NCZarr's `_nczarr_attr`: the attributes' types, and the char attributes of `atts`
+/// written as Latin-1 text because their bytes are not UTF-8.
+fn types_json(types: Members, atts: &[Attribute]) -> J {
+    let mut members = Vec::new();
+    if !types.is_empty() {
+        members.push(("types".into(), J::Obj(types)));
     }
+    let latin1: Vec<J> = latin1_attributes(atts)
+        .map(|att| J::Str(att.name.clone()))
+        .collect();
+    if !latin1.is_empty() {
+        members.push((crate::attrs::LATIN1_KEY.into(), J::Arr(latin1)));
+    }
+    J::Obj(members)
+}
+
+/// The char attributes of `atts` whose bytes are not UTF-8.
+fn latin1_attributes(atts: &[Attribute]) -> impl Iterator<Item = &Attribute> {
+    atts.iter().filter(
+        |att| matches!(&att.values, ncmodel::Values::Char(bytes) if crate::attrs::needs_latin1(bytes)),
+    )
+}
+
+/// One warning per char attribute of `group` (and below) whose bytes are not UTF-8, for
+/// a pure Zarr store: its text is written as Latin-1 (one character per byte), which a
+/// reader takes for the characters, not for the bytes; NCZarr marks such attributes and
+/// keeps the bytes.
+pub fn latin1_warnings(group: &Group, path: &str) -> Vec<String> {
+    let owner = if path.is_empty() { "/" } else { path };
+    let mut warnings: Vec<String> = latin1_attributes(&group.atts)
+        .map(|att| latin1_warning(owner, &att.name))
+        .collect();
+    for var in &group.vars {
+        let owner = format!("{path}/{}", var.name);
+        warnings.extend(latin1_attributes(&var.atts).map(|att| latin1_warning(&owner, &att.name)));
+    }
+    for child in &group.groups {
+        warnings.extend(latin1_warnings(child, &format!("{path}/{}", child.name)));
+    }
+    warnings
+}
+
+fn latin1_warning(owner: &str, name: &str) -> String {
+    format!(
+        "attribute {owner}:{name} is not UTF-8 text: written as Latin-1 (each byte one \
+         character), which readers of this pure Zarr store see as characters, not the \
+         original bytes; write NCZarr (#mode=nczarr) to keep every byte"
+    )
 }
 
 fn first_fill(var: &PlannedVar) -> J {
@@ -414,8 +466,170 @@ fn fill_json(var: &PlannedVar) -> J {
     if var.no_fill {
         return J::Null;
     }
-    match first_fill(var) {
-        J::Str(s) => J::int(u32::from(s.bytes().next().unwrap_or(0))),
-        other => other,
+    if var.dtype.atomic == ncmodel::AtomicType::Char {
+        // The fill byte's number, whatever its text would be.
+        return J::int(u32::from(var.fill.first().copied().unwrap_or(0)));
+    }
+    first_fill(var)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use ncmodel::{AtomicType, Dim, Format, GlobalSpecials, TypeRef, Values, Var};
+    use store::{Listing, MemoryStore, StorageError};
+
+    use super::*;
+
+    /// A memory store that notes the order in which keys are written.
+    #[derive(Debug, Default)]
+    struct Recording {
+        inner: MemoryStore,
+        order: Mutex<Vec<String>>,
+    }
+
+    impl KeyValueStore for Recording {
+        fn describe(&self, key: &StoreKey) -> String {
+            self.inner.describe(key)
+        }
+        fn get(&self, key: &StoreKey, cap: u64) -> Result<Option<Vec<u8>>, StorageError> {
+            self.inner.get(key, cap)
+        }
+        fn get_range(
+            &self,
+            key: &StoreKey,
+            offset: u64,
+            length: u64,
+        ) -> Result<Option<Vec<u8>>, StorageError> {
+            self.inner.get_range(key, offset, length)
+        }
+        fn size(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
+            self.inner.size(key)
+        }
+        fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError> {
+            self.inner.list_dir(prefix)
+        }
+        fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
+            if let Ok(mut order) = self.order.lock() {
+                order.push(key.as_str().to_string());
+            }
+            self.inner.set(key, value)
+        }
+    }
+
+    fn dataset() -> Dataset {
+        let var = |id: i32, name: &str, atts: Vec<Attribute>| Var {
+            id,
+            name: name.into(),
+            type_ref: TypeRef::Atomic(AtomicType::Char),
+            dim_ids: vec![0],
+            atts,
+            storage: None,
+        };
+        let latin1 = Attribute {
+            name: "units".into(),
+            type_ref: TypeRef::Atomic(AtomicType::Char),
+            values: Values::Char(b"deg\xb0C".to_vec()),
+        };
+        let child = Group {
+            name: "g".into(),
+            vars: vec![var(1, "w", Vec::new())],
+            ..Group::default()
+        };
+        let root = Group {
+            name: "/".into(),
+            dims: vec![Dim {
+                id: 0,
+                name: "x".into(),
+                len: 2,
+                unlimited: false,
+            }],
+            vars: vec![var(0, "v", vec![latin1])],
+            groups: vec![child],
+            ..Group::default()
+        };
+        Dataset {
+            format: Format::Netcdf4,
+            is_nczarr: false,
+            specials: GlobalSpecials::default(),
+            types: Vec::new(),
+            root,
+        }
+    }
+
+    /// Every node's own document (`.zgroup`, `.zarray`, `zarr.json`) is written after
+    /// everything below it and after its attributes, the root's last: the order an
+    /// object store needs for a reader never to find a node before its members.
+    #[test]
+    fn documents_are_written_last() -> Result<()> {
+        let dataset = dataset();
+        let vars = crate::plan::plan(&dataset, false)?;
+        let lens = HashMap::from([(0, 2)]);
+        for (flavor, version, marks) in [
+            (ZarrFlavor::NcZarr, ZarrVersion::V2, [".zgroup", ".zarray"]),
+            (
+                ZarrFlavor::Xarray,
+                ZarrVersion::V3,
+                ["zarr.json", "zarr.json"],
+            ),
+        ] {
+            let store = Recording::default();
+            MetaWriter {
+                dataset: &dataset,
+                vars: &vars,
+                lens: &lens,
+                flavor,
+                version,
+            }
+            .write_all(&store)?;
+            let order = store.order.lock().map(|o| o.clone()).unwrap_or_default();
+            assert_eq!(
+                order.last().map(String::as_str),
+                Some(marks[0]),
+                "{order:?}"
+            );
+            for (i, key) in order.iter().enumerate() {
+                let Some(node) = marks.iter().find_map(|m| key.strip_suffix(m)) else {
+                    continue;
+                };
+                let below: Vec<&String> = order[i + 1..]
+                    .iter()
+                    .filter(|k| k.starts_with(node))
+                    .collect();
+                assert!(below.is_empty(), "{key} is written before {below:?}");
+            }
+        }
+        Ok(())
+    }
+
+    /// A char attribute that is not UTF-8 is written as Latin-1 text and named in
+    /// `_nczarr_attr`, and reads back as the same bytes.
+    #[test]
+    fn latin1_attributes_read_back_as_their_bytes() -> Result<()> {
+        let dataset = dataset();
+        let vars = crate::plan::plan(&dataset, false)?;
+        let store = MemoryStore::new();
+        MetaWriter {
+            dataset: &dataset,
+            vars: &vars,
+            lens: &HashMap::from([(0, 2)]),
+            flavor: ZarrFlavor::NcZarr,
+            version: ZarrVersion::V2,
+        }
+        .write_all(&store)?;
+        let key = StoreKey::parse("v/.zattrs").map_err(|e| ZarrError::Invalid(e.to_string()))?;
+        let text = store.get(&key, 1 << 20)?.unwrap_or_default();
+        let value = crate::json::parse(&String::from_utf8_lossy(&text), "t")?;
+        assert_eq!(value["units"], "deg\u{b0}C");
+        assert_eq!(value["_NCZARR_ATTR"][crate::attrs::LATIN1_KEY][0], "units");
+        let map = value.as_object().cloned().unwrap_or_default();
+        let atts = crate::attrs::read_attributes(&map, "/v", None)?;
+        assert_eq!(atts[0].values, Values::Char(b"deg\xb0C".to_vec()));
+        assert_eq!(
+            latin1_warnings(&dataset.root, ""),
+            vec![latin1_warning("/v", "units")]
+        );
+        Ok(())
     }
 }

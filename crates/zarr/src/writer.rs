@@ -126,7 +126,8 @@ impl ZarrWriter {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn write_metadata(&self, state: &State) -> Result<()> {
+    /// Writes every metadata document of the dataset in `state` into `store`.
+    fn write_metadata(&self, state: &State, store: &dyn store::KeyValueStore) -> Result<()> {
         let Some(dataset) = &state.dataset else {
             return Ok(());
         };
@@ -137,7 +138,7 @@ impl ZarrWriter {
             flavor: self.flavor,
             version: self.version,
         }
-        .write_all(self.store.as_ref())
+        .write_all(store)
     }
 
     /// The key of the variable's array: every name on the way checked.
@@ -300,7 +301,7 @@ impl ZarrWriter {
     fn finish_inner(&mut self) -> Result<()> {
         {
             let state = self.lock();
-            self.write_metadata(&state)?;
+            self.write_metadata(&state, self.store.as_ref())?;
         }
         // `.NAME.nctools-PID-RANDOM.old`: the store being replaced, for the moment between the
         // two renames.
@@ -333,10 +334,17 @@ impl Drop for ZarrWriter {
 
 impl StoreWriter for ZarrWriter {
     fn warnings(&self) -> Vec<String> {
-        self.truncated_strings()
+        let mut warnings: Vec<String> = self
+            .truncated_strings()
             .iter()
             .map(crate::strings::StringTruncation::message)
-            .collect()
+            .collect();
+        if !crate::wmeta::writes_nczarr(self.flavor, self.version) {
+            if let Some(dataset) = &self.lock().dataset {
+                warnings.extend(crate::wmeta::latin1_warnings(&dataset.root, ""));
+            }
+        }
+        warnings
     }
 
     fn target(&self) -> &str {
@@ -363,7 +371,10 @@ impl StoreWriter for ZarrWriter {
             vars,
             lens,
         };
-        self.write_metadata(&state)
+        // Every document is made now, into memory, so that a name or an attribute the
+        // store cannot hold fails before any data is written; the documents themselves
+        // are written at the end, after the chunks they describe.
+        self.write_metadata(&state, &store::MemoryStore::new())
             .map_err(|e| e.into_store(context))
     }
 

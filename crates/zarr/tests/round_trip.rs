@@ -394,7 +394,7 @@ fn a_damaged_chunk_is_an_error_never_data() {
 #[test]
 fn a_slab_beyond_the_shape_is_an_error_not_fill() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let chunk = h5filters::numcodecs::encode(
+    let chunk = codecs::numcodecs::encode(
         &FilterSpec::new(filterspec::known::ZSTD, [3]),
         4,
         &[0u8; 16],

@@ -454,7 +454,7 @@ fn zarr_python_v3_strings_read_as_strings() {
             ("u/c/0", &utf32),
         ],
     );
-    let chunk = h5filters::numcodecs::encode_pipeline(
+    let chunk = codecs::numcodecs::encode_pipeline(
         &[filterspec::FilterSpec::new(32015, [0])],
         1,
         &vlen(&["x", "h\u{e9}llo"]),

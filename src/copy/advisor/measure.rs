@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use h5filters::{ChunkDecoder, ChunkEncoder};
+use codecs::{ChunkDecoder, ChunkEncoder};
 use ncmodel::{AtomicType, TypeRef, Values};
 use rayon::prelude::*;
 

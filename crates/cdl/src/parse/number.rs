@@ -81,7 +81,20 @@ fn classify_float(text: &[u8], suffix: &[u8], suffix_lc: &[u8]) -> Result<Consta
     }
 }
 
-fn classify_integer(negative: bool, core: &[u8], suffix: &[u8]) -> Result<Constant, String> {
+/// The suffix with its `u` first: netCDF-C 4.10.1's ncgen also takes the `u` after the
+/// size letter (`10bu`, `300su`, `7lu`, `5llu`), with the same meaning.
+fn unsigned_first(suffix: &[u8]) -> &[u8] {
+    match suffix {
+        b"bu" => b"ub",
+        b"su" => b"us",
+        b"lu" => b"ul",
+        b"llu" => b"ull",
+        other => other,
+    }
+}
+
+fn classify_integer(negative: bool, core: &[u8], written: &[u8]) -> Result<Constant, String> {
+    let suffix = unsigned_first(written);
     let (radix, digits) = if core.len() > 1 && core[0] == b'0' {
         (8u32, &core[1..])
     } else {
@@ -138,13 +151,13 @@ fn classify_integer(negative: bool, core: &[u8], suffix: &[u8]) -> Result<Consta
         b"b" | b"s" | b"l" | b"ll" | b"u" | b"ub" | b"us" => {
             return Err(format!(
                 "integer constant out of range for its `{}` suffix",
-                String::from_utf8_lossy(suffix)
+                String::from_utf8_lossy(written)
             ))
         }
         _ => {
             return Err(format!(
                 "unknown integer suffix `{}`",
-                String::from_utf8_lossy(suffix)
+                String::from_utf8_lossy(written)
             ))
         }
     };

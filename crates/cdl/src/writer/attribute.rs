@@ -39,6 +39,13 @@ impl<W: Write> CdlWriter<'_, W> {
             TypeRef::User(_) | TypeRef::Atomic(AtomicType::String) => {
                 Some(scope.type_name(dataset, att.type_ref))
             }
+            TypeRef::Atomic(_)
+                if self.options.fill_value_types
+                    && !var_name.is_empty()
+                    && att.name == "_FillValue" =>
+            {
+                Some(scope.type_name(dataset, att.type_ref))
+            }
             TypeRef::Atomic(_) => None,
         };
         self.attribute_name(prefix.as_deref(), var_name, &att.name)?;

@@ -84,6 +84,9 @@ pub struct DumpOptions {
     pub max_line_len: usize,
     /// Floating-point digits (`-p`).
     pub digits: FloatDigits,
+    /// The type before every variable's `_FillValue` attribute, whatever its type
+    /// (`-XF`, netCDF-C 4.10.1).
+    pub fill_value_types: bool,
     /// Variables whose data to write (`-v`), as given; `None` for all.
     pub variables: Option<Vec<String>>,
     /// Groups whose data to write (`-g`): full paths, or simple names matching groups of
@@ -104,6 +107,7 @@ impl Default for DumpOptions {
             annotations: Annotations::None,
             max_line_len: 80,
             digits: FloatDigits::default(),
+            fill_value_types: false,
             variables: None,
             groups: None,
             times: TimeStrings::Off,

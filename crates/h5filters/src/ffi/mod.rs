@@ -1,16 +1,10 @@
-//! Every `unsafe` of h5filters, behind safe functions: the callbacks HDF5 calls for the
-//! built-in filters and their registration, the memory a filter hands back to HDF5, and
-//! the calls into c-blosc. Each unsafe block states the invariant that makes it sound,
-//! established right there; the rest of the crate is safe code.
-//!
-//! Every callback runs its whole body inside `std::panic::catch_unwind`: a panic becomes
-//! a failure for HDF5, never an unwind into C.
+//! Every `unsafe` of h5filters, behind safe functions: the registration of the built-in
+//! filters with HDF5 (their callbacks are `h5callbacks`'), and HDF5's allocator, which
+//! their output comes from in-process. Each unsafe block states the invariant that
+//! makes it sound, established right there; the rest of the crate is safe code.
 #![deny(unsafe_op_in_unsafe_fn)]
 
-pub(crate) mod blosc;
-mod filter;
 mod memory;
 mod register;
-mod set_local;
 
 pub(crate) use register::{register_filter, register_placeholder};

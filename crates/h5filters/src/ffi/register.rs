@@ -8,35 +8,22 @@ use hdf5_metno_sys::h5z::{H5Z_class2_t, H5Z_filter_t, H5Zregister, H5Z_CLASS_T_V
 
 use std::ffi::{c_uint, c_void};
 
-use super::filter::callback_for;
-use super::set_local::blosc_set_local;
-use crate::wire::BLOSC;
+use super::memory::Hdf5Allocator;
 
 /// Registers the built-in filter `id` under `name`; whether HDF5 took it (also `false`
 /// for an id that is not built in).
 pub(crate) fn register_filter(id: u32, name: &'static CStr) -> bool {
-    let Some(callback) = callback_for(id) else {
+    let Some(class) = h5callbacks::filter_class::<Hdf5Allocator>(id, name) else {
         return false;
-    };
-    let set_local = blosc_set_local as extern "C" fn(_, _, _) -> _;
-    let class = H5Z_class2_t {
-        version: H5Z_CLASS_T_VERS as i32,
-        id: id as H5Z_filter_t,
-        encoder_present: 1,
-        decoder_present: 1,
-        name: name.as_ptr(),
-        can_apply: None,
-        set_local: (id == BLOSC).then_some(set_local),
-        filter: Some(callback),
     };
     let _guard = hdf5_metno_sys::LOCK.lock();
     // SAFETY: H5open has no precondition: it initialises the library, or does nothing
     // when it already is; the lock keeps this process's other HDF5 calls out meanwhile.
     unsafe { H5open() };
-    // SAFETY: `class` is a fully initialised H5Z_class2_t of the version HDF5 expects
-    // (H5Z_CLASS_T_VERS), alive for the call, which copies it; the name it points to is
-    // static; the callbacks have HDF5's signatures and honour its contracts.
-    unsafe { H5Zregister(std::ptr::from_ref(&class).cast()) >= 0 }
+    // SAFETY: `class` is laid out as an H5Z_class2_t of the version HDF5 expects, alive
+    // for the call, which copies it; the name it points to is static; the callbacks
+    // have HDF5's signatures and honour its contracts (h5callbacks).
+    unsafe { H5Zregister(class.as_ptr()) >= 0 }
 }
 
 /// The callback of a placeholder filter: it always fails (HDF5 reports a filter error),
@@ -71,8 +58,21 @@ pub(crate) fn register_placeholder(id: u32, name: &'static CStr) -> bool {
     let _guard = hdf5_metno_sys::LOCK.lock();
     // SAFETY: H5open has no precondition (see register_filter).
     unsafe { H5open() };
-    // SAFETY: as in register_filter: a complete H5Z_class2_t of HDF5's version, copied by
-    // the call; the name is static; `refuse` has HDF5's callback signature and touches
-    // none of its arguments.
+    // SAFETY: a complete H5Z_class2_t of HDF5's version, copied by the call; the name is
+    // static; `refuse` has HDF5's callback signature and touches none of its arguments.
     unsafe { H5Zregister(std::ptr::from_ref(&class).cast()) >= 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use codecs::wire::{BLOSC, BZIP2, LZ4, ZSTD};
+
+    #[test]
+    fn every_built_in_filter_registers_and_others_do_not() {
+        for id in [BZIP2, BLOSC, LZ4, ZSTD] {
+            assert!(register_filter(id, c"test"), "{id}");
+        }
+        assert!(!register_filter(1, c"deflate"));
+    }
 }

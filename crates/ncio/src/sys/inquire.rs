@@ -67,12 +67,13 @@ fn read_ids(
     Ok(ids)
 }
 
-/// The format (`nc_inq_format`) and extended format (`nc_inq_format_extended`).
+/// The format (`nc_inq_format`), extended format and open mode
+/// (`nc_inq_format_extended`).
 pub(crate) fn format(
     _lib: &Lib,
     grp: Grp<'_>,
     context: &dyn Fn() -> String,
-) -> Result<(c_int, c_int), NcError> {
+) -> Result<(c_int, c_int, c_int), NcError> {
     let (mut format, mut formatx, mut mode): (c_int, c_int, c_int) = (0, 0, 0);
     // SAFETY: the group's file is open (grp borrows it); the out-pointers are live locals;
     // the lock is held.
@@ -81,7 +82,7 @@ pub(crate) fn format(
     // SAFETY: as above.
     let status = unsafe { nc_inq_format_extended(grp.id(), &mut formatx, &mut mode) };
     check(status, context)?;
-    Ok((format, formatx))
+    Ok((format, formatx, mode))
 }
 
 /// The group's name.

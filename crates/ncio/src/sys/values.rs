@@ -287,7 +287,7 @@ fn chunk_bytes(lib: &Lib, grp: Grp<'_>, varid: c_int, elem: usize) -> Option<usi
 /// by the variable's chunk size, so that a small hostile chunk cannot decode to gigabytes.
 fn bounded<T>(lib: &Lib, grp: Grp<'_>, varid: c_int, elem: usize, call: impl FnOnce() -> T) -> T {
     match chunk_bytes(lib, grp, varid, elem) {
-        Some(bytes) => h5filters::with_decoded_chunk_limit(bytes, call),
+        Some(bytes) => codecs::with_decoded_chunk_limit(bytes, call),
         None => call(),
     }
 }

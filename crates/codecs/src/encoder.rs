@@ -1,0 +1,117 @@
+//! A filter pipeline, in HDF5's stored order, applied to whole chunks: what HDF5 would
+//! write for them. Only pipelines made entirely of filters implemented here (shuffle,
+//! deflate, fletcher32 and the built-ins: bzip2, blosc, lz4, zstd) are encoded; for any other,
+//! [`ChunkEncoder::new`] answers `None` and HDF5 must do the work.
+
+use crate::known::{DEFLATE, FLETCHER32, SHUFFLE};
+use crate::FilterSpec;
+
+use crate::codec;
+use crate::wire;
+
+/// A chunk could not be encoded.
+#[derive(Debug, thiserror::Error)]
+pub enum EncodeError {
+    /// Deflate failed.
+    #[error("encoding a chunk with deflate: {0}")]
+    Deflate(#[source] std::io::Error),
+    /// A built-in filter failed.
+    #[error("encoding a chunk: {0}")]
+    Builtin(#[from] wire::WireError),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    Shuffle(usize),
+    Deflate(u32),
+    /// HDF5's Fletcher-32: the checksum appended, little-endian, as HDF5 1.6.3 and later
+    /// write it.
+    Fletcher32,
+    /// A built-in filter of [`wire`] with its parameters (after `set_local`).
+    Builtin(u32, Vec<u32>),
+}
+
+/// Encodes chunks through a pipeline of filters implemented here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChunkEncoder {
+    steps: Vec<Step>,
+}
+
+impl ChunkEncoder {
+    /// The encoder of `filters` (in stored order) for elements of `element` bytes and
+    /// chunks of `chunk_bytes`, or `None` when a filter is not implemented here or its
+    /// parameters are not the usual ones.
+    /// The built-in filters are used only while they are turned on
+    /// ([`crate::builtins_enabled`]): otherwise the plugins HDF5 finds do the work.
+    pub fn new(filters: &[FilterSpec], element: usize, chunk_bytes: usize) -> Option<Self> {
+        let builtins = crate::builtins_enabled();
+        let steps = filters
+            .iter()
+            .map(|f| match (f.id, f.params.as_slice()) {
+                (SHUFFLE, []) => Some(Step::Shuffle(element)),
+                (SHUFFLE, [size]) => Some(Step::Shuffle(*size as usize)),
+                (DEFLATE, [level]) if *level <= 9 => Some(Step::Deflate(*level)),
+                (FLETCHER32, []) => Some(Step::Fletcher32),
+                (id, params) if builtins => {
+                    let codec = crate::registry::codec_of_hdf5_id(id)?;
+                    codec.wire()?;
+                    let local = codec.local_params(params, element, chunk_bytes)?;
+                    Some(Step::Builtin(id, local))
+                }
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Self { steps })
+    }
+
+    /// The bytes HDF5 would store for the chunk `data` (a whole chunk, edges padded).
+    pub fn encode(&self, data: &[u8]) -> Result<Vec<u8>, EncodeError> {
+        let mut bytes = data.to_vec();
+        for step in &self.steps {
+            bytes = match step {
+                Step::Shuffle(size) => codec::shuffle(&bytes, *size),
+                Step::Deflate(level) => {
+                    codec::deflate(&bytes, *level).map_err(EncodeError::Deflate)?
+                }
+                Step::Fletcher32 => {
+                    let sum = crate::numcodecs::fletcher32(&bytes);
+                    bytes.extend_from_slice(&sum.to_le_bytes());
+                    bytes
+                }
+                Step::Builtin(id, params) => wire::encode(*id, params, &bytes)?,
+            };
+        }
+        Ok(bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_pipelines_made_of_implemented_filters() {
+        let spec = |id, params: &[u32]| FilterSpec::new(id, params.to_vec());
+        assert!(ChunkEncoder::new(&[spec(2, &[4]), spec(1, &[1])], 4, 64).is_some());
+        assert!(ChunkEncoder::new(&[spec(307, &[9])], 4, 64).is_some());
+        assert!(ChunkEncoder::new(&[spec(3, &[])], 4, 64).is_some());
+        assert!(ChunkEncoder::new(&[spec(32015, &[3])], 4, 64).is_some());
+        assert!(ChunkEncoder::new(&[spec(32001, &[])], 4, 64).is_some());
+        assert!(ChunkEncoder::new(&[spec(40000, &[])], 4, 64).is_none());
+        assert!(ChunkEncoder::new(&[spec(307, &[0])], 4, 64).is_none());
+    }
+
+    #[test]
+    fn encodes_in_stored_order() -> Result<(), EncodeError> {
+        let spec = |id, params: &[u32]| FilterSpec::new(id, params.to_vec());
+        let data: Vec<u8> = (0..4096u32).flat_map(|i| (i / 7).to_le_bytes()).collect();
+        let encoder = ChunkEncoder::new(&[spec(2, &[4]), spec(1, &[1])], 4, 16384);
+        let encoded = encoder
+            .map(|e| e.encode(&data))
+            .transpose()?
+            .unwrap_or_default();
+        let inflated = codec::inflate(&encoded, data.len()).unwrap_or_default();
+        assert_eq!(codec::unshuffle(&inflated, 4), data);
+        Ok(())
+    }
+}

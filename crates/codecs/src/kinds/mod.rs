@@ -1,0 +1,25 @@
+//! Each codec's forms, one file per codec: its facts ([`crate::registry::CodecEntry`]),
+//! NCZarr's `_Codecs` text, the HDF5 parameters of its numcodecs JSON and back, and its
+//! Zarr version 3 name and configuration. [`crate::registry::CODECS`] lists them.
+
+mod blosc;
+mod bzip2;
+mod deflate;
+mod fletcher32;
+mod lz4;
+mod numcodecs_only;
+mod reader;
+mod shuffle;
+mod szip;
+mod zstd;
+
+pub use blosc::Blosc;
+pub use bzip2::Bzip2;
+pub use deflate::Deflate;
+pub use fletcher32::Fletcher32;
+pub use lz4::Lz4;
+pub use numcodecs_only::{Crc32c, NumcodecsOnly};
+pub use reader::ConfigReader;
+pub use shuffle::{Shuffle, MAX_SHUFFLE_ELEMENT_SIZE};
+pub use szip::Szip;
+pub use zstd::Zstd;
