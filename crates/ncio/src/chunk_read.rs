@@ -10,7 +10,7 @@ use std::ffi::{c_int, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use codecs::ChunkDecoder;
+use codecs::{ChunkDecoder, FilterSpec};
 use ncmodel::{AtomicType, Layout};
 use rayon::prelude::*;
 use store::grid::SlabGrid;
@@ -122,7 +122,17 @@ impl NcFile {
             let Layout::Chunked(chunks) = read_layout(lib, grp, varid, &context).ok()? else {
                 return None;
             };
-            let filters = read_filters(lib, grp, varid, &context).ok()?;
+            let group = group_path(lib, file, group_ncid)?;
+            let origin = ChunkOrigin::open(lib, &file_name, &group, &info.name)?;
+            // libnetcdf reports two of szip's four words; HDF5 stores them all.
+            let filters: Vec<FilterSpec> = read_filters(lib, grp, varid, &context)
+                .ok()?
+                .into_iter()
+                .map(|f| match origin.filter_params(lib, f.id) {
+                    Some(words) if f.id == codecs::known::SZIP => FilterSpec::new(f.id, words),
+                    _ => f,
+                })
+                .collect();
             let chunk_bytes = chunks
                 .iter()
                 .try_fold(atomic.size(), |a, c| a.checked_mul(*c))?;
@@ -139,8 +149,6 @@ impl NcFile {
             let swap = !read_endianness(lib, grp, varid, &context)
                 .ok()?
                 .is_machine_order();
-            let group = group_path(lib, file, group_ncid)?;
-            let origin = ChunkOrigin::open(lib, &file_name, &group, &info.name)?;
             Some(ChunkedVar {
                 origin,
                 decoder,

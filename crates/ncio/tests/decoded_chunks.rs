@@ -100,3 +100,22 @@ fn filters_nctools_lacks_are_left_to_hdf5() {
     assert_eq!(all, Values::Int((0..1000).map(|i| i * 7 - 3000).collect()));
     assert_eq!(file.chunks_decoded_here(), 0);
 }
+
+/// Szip (HDF5's filter 4, libaec): libnetcdf reports two of its words, HDF5 stores four
+/// (mask, pixels per block, bits per pixel, pixels per scanline); the chunks are decoded
+/// here with HDF5's four, and read as written, big-endian included.
+#[test]
+fn szip_chunks_are_decoded_here_with_hdf5s_words() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("s.nc").to_string_lossy().into_owned();
+    // Nearest-neighbour preprocessing, 32 pixels per block, as `-F '*,4,32,32'`.
+    filtered_file(&path, vec![FilterSpec::new(4, vec![32, 32])]);
+    let file = NcFile::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    let schema = file.schema().unwrap_or_else(|e| panic!("{e}"));
+    let var = &schema.root.vars[0];
+    let all = file
+        .read_slab(&schema, schema.root.ncid, var, &[0], &[1000])
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(all, Values::Int((0..1000).map(|i| i * 7 - 3000).collect()));
+    assert_eq!(file.chunks_decoded_here(), 10);
+}

@@ -6,14 +6,14 @@ use std::ffi::{c_int, c_uint, c_void, CStr, CString};
 
 use hdf5_metno_sys::h5::{hsize_t, H5open};
 use hdf5_metno_sys::h5d::{
-    H5Dclose, H5Dget_chunk_info_by_coord, H5Dget_num_chunks, H5Dget_space, H5Dget_storage_size,
-    H5Dopen2, H5Dread_chunk, H5Dset_extent, H5Dwrite_chunk,
+    H5Dclose, H5Dget_chunk_info_by_coord, H5Dget_create_plist, H5Dget_num_chunks, H5Dget_space,
+    H5Dget_storage_size, H5Dopen2, H5Dread_chunk, H5Dset_extent, H5Dwrite_chunk,
 };
 use hdf5_metno_sys::h5e::{H5Eset_auto2, H5E_DEFAULT};
 use hdf5_metno_sys::h5f::{H5Fclose, H5Fopen, H5F_ACC_RDONLY, H5F_ACC_RDWR};
 use hdf5_metno_sys::h5i::hid_t;
 use hdf5_metno_sys::h5l::H5Lexists;
-use hdf5_metno_sys::h5p::H5P_DEFAULT;
+use hdf5_metno_sys::h5p::{H5Pclose, H5Pget_filter_by_id2, H5P_DEFAULT};
 use hdf5_metno_sys::h5pl::{H5PLget, H5PLget_loading_state, H5PLsize, H5PL_FILTER_PLUGIN};
 use hdf5_metno_sys::h5s::{H5Sclose, H5Sget_simple_extent_ndims};
 use hdf5_metno_sys::h5z::{H5Z_filter_t, H5Zfilter_avail};
@@ -270,6 +270,40 @@ impl ChunkOrigin {
     pub(crate) fn open(lib: &Lib, path: &CStr, group: &str, name: &str) -> Option<Self> {
         let var = OpenVariable::open(lib, path, H5F_ACC_RDONLY, group, name)?;
         Some(Self { var })
+    }
+
+    /// The parameter words HDF5 stores for the filter `id` of this dataset, as its
+    /// set-local callback left them (libnetcdf reports fewer for szip); `None` when the
+    /// dataset has no such filter or HDF5 fails. At most 32 words.
+    pub(crate) fn filter_params(&self, _lib: &Lib, id: u32) -> Option<Vec<u32>> {
+        const MAX_WORDS: usize = 32;
+        let id = H5Z_filter_t::try_from(id).ok()?;
+        let mut values: [c_uint; MAX_WORDS] = [0; MAX_WORDS];
+        let mut count: usize = MAX_WORDS;
+        let (mut flags, mut config): (c_uint, c_uint) = (0, 0);
+        // SAFETY: the dataset is open; its creation property list id is checked and
+        // closed at once. HDF5 writes at most `count` (= the array's length) words into
+        // `values`, and the flags, count and configuration through live out-pointers; no
+        // name is asked for (length 0, null buffer).
+        let status = unsafe {
+            let plist = H5Dget_create_plist(self.var.dataset.id);
+            if plist < 0 {
+                return None;
+            }
+            let status = H5Pget_filter_by_id2(
+                plist,
+                id,
+                &mut flags,
+                &mut count,
+                values.as_mut_ptr(),
+                0,
+                std::ptr::null_mut(),
+                &mut config,
+            );
+            H5Pclose(plist);
+            status
+        };
+        (status >= 0).then(|| values[..count.min(MAX_WORDS)].to_vec())
     }
 
     /// How many chunks are stored (were ever written); `None` when HDF5 fails.
