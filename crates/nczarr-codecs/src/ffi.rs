@@ -78,10 +78,26 @@ unsafe impl Send for Table {}
 /// not told which codec it serves).
 fn callbacks(id: u32) -> Option<(CodecToHdf5, Hdf5ToCodec, ModifyParameters)> {
     Some(match id {
-        known::BZIP2 => (to_hdf5::<{ known::BZIP2 }>, to_codec::<{ known::BZIP2 }>, modify::<{ known::BZIP2 }>),
-        known::BLOSC => (to_hdf5::<{ known::BLOSC }>, to_codec::<{ known::BLOSC }>, modify::<{ known::BLOSC }>),
-        known::LZ4 => (to_hdf5::<{ known::LZ4 }>, to_codec::<{ known::LZ4 }>, modify::<{ known::LZ4 }>),
-        known::ZSTD => (to_hdf5::<{ known::ZSTD }>, to_codec::<{ known::ZSTD }>, modify::<{ known::ZSTD }>),
+        known::BZIP2 => (
+            to_hdf5::<{ known::BZIP2 }>,
+            to_codec::<{ known::BZIP2 }>,
+            modify::<{ known::BZIP2 }>,
+        ),
+        known::BLOSC => (
+            to_hdf5::<{ known::BLOSC }>,
+            to_codec::<{ known::BLOSC }>,
+            modify::<{ known::BLOSC }>,
+        ),
+        known::LZ4 => (
+            to_hdf5::<{ known::LZ4 }>,
+            to_codec::<{ known::LZ4 }>,
+            modify::<{ known::LZ4 }>,
+        ),
+        known::ZSTD => (
+            to_hdf5::<{ known::ZSTD }>,
+            to_codec::<{ known::ZSTD }>,
+            modify::<{ known::ZSTD }>,
+        ),
         _ => return None,
     })
 }
@@ -114,8 +130,10 @@ fn table() -> &'static Table {
             }));
             ids.push(name);
         }
-        let mut list: Vec<*const NczCodec> =
-            codecs.iter().map(|c| std::ptr::from_ref(c.as_ref())).collect();
+        let mut list: Vec<*const NczCodec> = codecs
+            .iter()
+            .map(|c| std::ptr::from_ref(c.as_ref()))
+            .collect();
         list.push(std::ptr::null());
         Table {
             _ids: ids,
@@ -316,7 +334,15 @@ fn variable_sizes(ncid: c_int, varid: c_int) -> Option<(usize, usize)> {
     // SAFETY: the prototype of nc_inq_var; the outputs asked for are live locals, the
     // others null (netCDF-C skips them).
     let status = unsafe {
-        (nc.inq_var)(ncid, varid, std::ptr::null_mut(), &mut xtype, &mut ndims, no_int, no_int)
+        (nc.inq_var)(
+            ncid,
+            varid,
+            std::ptr::null_mut(),
+            &mut xtype,
+            &mut ndims,
+            no_int,
+            no_int,
+        )
     };
     let ndims = usize::try_from(ndims).ok().filter(|n| *n <= MAX_DIMS)?;
     if status != NC_NOERR {
@@ -467,8 +493,12 @@ mod tests {
 
     #[test]
     fn netcdfs_library_is_told_from_others() {
-        assert!(is_netcdf_library(b"/usr/lib/x86_64-linux-gnu/libnetcdf.so.19"));
-        assert!(is_netcdf_library(b"/venv/netCDF4.libs/libnetcdf-5e7b1f2a.so.22"));
+        assert!(is_netcdf_library(
+            b"/usr/lib/x86_64-linux-gnu/libnetcdf.so.19"
+        ));
+        assert!(is_netcdf_library(
+            b"/venv/netCDF4.libs/libnetcdf-5e7b1f2a.so.22"
+        ));
         assert!(!is_netcdf_library(b"/usr/lib/libnetcdff.so.7"));
         assert!(!is_netcdf_library(b"/usr/lib/libhdf5.so"));
     }
