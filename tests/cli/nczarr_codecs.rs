@@ -210,7 +210,9 @@ fn netcdf4_python_reads_nczarr_stores_our_nccopy_wrote_with_filters() {
         refused.stdout
     );
     assert!(
-        refused.stderr.contains("Filter error"),
+        refused
+            .stderr
+            .contains("Filter error: undefined filter encountered"),
         "without our plugins: {}",
         refused.stderr
     );

@@ -64,12 +64,12 @@ struct NczCodec {
 /// while the library is loaded).
 struct Table {
     _ids: Vec<CString>,
-    _codecs: Vec<Box<NczCodec>>,
+    _codecs: Vec<NczCodec>,
     list: Vec<*const NczCodec>,
 }
 
-// SAFETY: the table is immutable once built; its pointers point into its own boxes and
-// strings, which live as long as the static.
+// SAFETY: the table is immutable once built; its pointers point into its own vectors'
+// and strings' heap blocks (never reallocated after), which live as long as the static.
 unsafe impl Sync for Table {}
 // SAFETY: as above: nothing in it is mutated or tied to a thread.
 unsafe impl Send for Table {}
@@ -87,11 +87,6 @@ fn callbacks(id: u32) -> Option<(CodecToHdf5, Hdf5ToCodec, ModifyParameters)> {
             to_hdf5::<{ known::BLOSC }>,
             to_codec::<{ known::BLOSC }>,
             modify::<{ known::BLOSC }>,
-        ),
-        known::LZ4 => (
-            to_hdf5::<{ known::LZ4 }>,
-            to_codec::<{ known::LZ4 }>,
-            modify::<{ known::LZ4 }>,
         ),
         known::ZSTD => (
             to_hdf5::<{ known::ZSTD }>,
@@ -117,7 +112,7 @@ fn table() -> &'static Table {
             let Ok(name) = CString::new(name) else {
                 continue;
             };
-            codecs.push(Box::new(NczCodec {
+            codecs.push(NczCodec {
                 version: CODEC_CLASS_VERSION,
                 sort: CODEC_SORT_HDF5,
                 codec_id: name.as_ptr(),
@@ -127,13 +122,10 @@ fn table() -> &'static Table {
                 codec_to_hdf5: Some(to_hdf5),
                 hdf5_to_codec: Some(to_codec),
                 modify_parameters: Some(modify),
-            }));
+            });
             ids.push(name);
         }
-        let mut list: Vec<*const NczCodec> = codecs
-            .iter()
-            .map(|c| std::ptr::from_ref(c.as_ref()))
-            .collect();
+        let mut list: Vec<*const NczCodec> = codecs.iter().map(std::ptr::from_ref).collect();
         list.push(std::ptr::null());
         Table {
             _ids: ids,
