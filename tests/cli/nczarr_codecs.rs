@@ -10,7 +10,8 @@
 //!   blosc, the values equal to the netCDF-4 file's, and fails without our directory;
 //! - netCDF4-python writes NCZarr stores with `compression='zstd'`, `'bzip2'` and
 //!   `'blosc_lz4'` through them, with the numcodecs JSON in `.zarray`, and our ncdump
-//!   reads them as it reads the same values unfiltered.
+//!   reads them as it reads the same values unfiltered; blosc's chunks record the
+//!   variable's 4-byte values (the working parameters the library computed).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -272,6 +273,18 @@ fn netcdf4_python_writes_nczarr_stores_through_our_codec_library_that_our_ncdump
             metadata.contains(&format!("\"compressor\": {{\"id\": \"{codec_id}\"")),
             "{label}: {metadata}"
         );
+        if codec_id == "blosc" {
+            // The working parameters the library gave: blosc shuffled 4-byte values (the
+            // type size is the fourth byte of blosc's header).
+            let chunk = dir.path().join(label).join("data.zarr/v/0.0");
+            let bytes = fs::read(&chunk).unwrap_or_else(|e| panic!("{}: {e}", chunk.display()));
+            assert_eq!(
+                bytes.get(3),
+                Some(&4),
+                "{label}: blosc header {:?}",
+                &bytes[..bytes.len().min(16)]
+            );
+        }
         let got = dump(label);
         assert!(
             got == expected,
