@@ -21,6 +21,7 @@ mod nccopy_stored;
 mod ncdump;
 mod ncgen;
 mod ncgen_errors;
+mod nczarr_codecs;
 mod options;
 mod output_safety;
 mod plugins;
