@@ -202,7 +202,7 @@ mod tests {
         assert_eq!(named("/usr/local/bin/ncgen"), Some(Tool::Generate));
         assert_eq!(named("./nccopy"), Some(Tool::Copy));
         assert_eq!(named("ncdump.exe"), Some(Tool::Dump));
-        assert_eq!(named("C:nccopy.EXE"), Some(Tool::Copy));
+        assert_eq!(named("nccopy.EXE"), Some(Tool::Copy));
         assert_eq!(named("ncdump-4.10"), Some(Tool::Dump));
         assert_eq!(named("ncgen_dev"), Some(Tool::Generate));
         assert_eq!(named("nccopy2"), Some(Tool::Copy));
