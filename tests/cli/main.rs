@@ -18,6 +18,7 @@ mod nccopy_filters;
 mod nccopy_stored;
 mod ncdump;
 mod ncgen;
+mod ncgen_code;
 mod ncgen_errors;
 mod output_safety;
 mod reference_filter_text;

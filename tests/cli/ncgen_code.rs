@@ -1,0 +1,433 @@
+//! `ncgen -l c|python|f77|java`: the program ours writes is compiled and run, and the file
+//! it creates must dump (reference ncdump, data and `-hs` alike) as the file our `ncgen -b`
+//! writes from the same CDL, for the corpus CDLs the reference ncgen accepts.
+//!
+//! A representative part of the corpus runs here; the whole corpus, per kind, runs with
+//! `cargo test --test cli ncgen_code -- --ignored --nocapture`, which prints the counts.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::{corpus, first_difference, reference, run, scratch, skip, test_data, Test};
+
+/// How one CDL fared.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Outcome {
+    /// The reference ncgen makes no file of it: nothing to compare.
+    ReferenceRejects,
+    /// The program's file dumps as ours.
+    Pass,
+    /// Headers alike, but the data is not comparable: our own `ncgen -b` writes
+    /// different data from run to run (never-written `_NoFill` variables).
+    HeaderPass,
+    /// Anything else, with what went wrong.
+    Fail(String),
+}
+
+/// A language whose programs the tests build and run.
+#[derive(Debug, Clone, Copy)]
+enum Lang {
+    C,
+    Python,
+    Fortran,
+}
+
+impl Lang {
+    fn option(self) -> &'static str {
+        match self {
+            Self::C => "c",
+            Self::Python => "python",
+            Self::Fortran => "f77",
+        }
+    }
+
+    fn source_name(self) -> &'static str {
+        match self {
+            Self::C => "prog.c",
+            Self::Python => "prog.py",
+            Self::Fortran => "prog.f",
+        }
+    }
+
+    /// What building and running a program needs, or `None` after a skip (a failure in
+    /// CI).
+    fn toolchain(self) -> Option<Vec<PathBuf>> {
+        let needed: &[&str] = match self {
+            Self::C => &["gcc"],
+            Self::Python => &[],
+            Self::Fortran => &["gfortran"],
+        };
+        let mut found = Vec::new();
+        for tool in needed {
+            found.push(program(tool)?);
+        }
+        if let Self::Python = self {
+            found.push(netcdf4_python()?);
+        }
+        Some(found)
+    }
+
+    /// Builds and runs the program `source` in `dir`; `Err` says what failed.
+    fn build_and_run(self, tools: &[PathBuf], dir: &Path, source: &Path) -> Result<(), String> {
+        let runs = match self {
+            Self::C => vec![
+                Command::new(&tools[0])
+                    .args(["-w", "-o", "prog"])
+                    .arg(source)
+                    .args(["-lnetcdf", "-lm"])
+                    .current_dir(dir)
+                    .output(),
+                Command::new(dir.join("prog")).current_dir(dir).output(),
+            ],
+            Self::Fortran => vec![
+                Command::new(&tools[0])
+                    .args(["-w", "-o", "prog"])
+                    .arg(source)
+                    .args(["-I/usr/include", "-lnetcdff"])
+                    .current_dir(dir)
+                    .output(),
+                Command::new(dir.join("prog")).current_dir(dir).output(),
+            ],
+            Self::Python => vec![Command::new(&tools[0])
+                .arg(source)
+                .current_dir(dir)
+                .output()],
+        };
+        for (step, done) in runs.into_iter().enumerate() {
+            let done = done.map_err(|e| format!("step {step}: {e}"))?;
+            if !done.status.success() {
+                return Err(format!(
+                    "step {step} failed: {}{}",
+                    String::from_utf8_lossy(&done.stdout),
+                    String::from_utf8_lossy(&done.stderr)
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A program on the PATH (or in /usr/bin), or `None` after a skip (a failure in CI).
+fn program(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let found = std::env::split_paths(&path)
+        .chain([PathBuf::from("/usr/bin")])
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file());
+    if found.is_none() {
+        skip(&format!("{name} (scripts/setup installs it)"));
+    }
+    found
+}
+
+/// The project virtualenv's python with netCDF4-python, or `None` after a skip.
+fn netcdf4_python() -> Option<PathBuf> {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python3");
+    if python.is_file() && run(Command::new(&python).args(["-c", "import netCDF4"])).code == Some(0)
+    {
+        Some(python)
+    } else {
+        skip("netCDF4-python in the project virtualenv .venv");
+        None
+    }
+}
+
+/// The reference ncdump of `file` with `option`, without `_NCProperties` (it names the
+/// library that wrote the file).
+fn dump(option: Option<&str>, file: &Path) -> Result<String, String> {
+    let Some(ncdump) = reference("ncdump") else {
+        return Err("no reference ncdump".into());
+    };
+    let done = run(Command::new(ncdump).args(option).arg(file));
+    if done.code != Some(0) {
+        return Err(format!("ncdump {option:?} {file:?}: {}", done.stderr));
+    }
+    Ok(done
+        .stdout
+        .lines()
+        .filter(|l| !l.contains("_NCProperties"))
+        .collect::<Vec<_>>()
+        .join("\n"))
+}
+
+/// Builds `cdl` with `kind` (none: ncgen's own choice) three ways in `dir`: the
+/// reference `ncgen -b` (whether it accepts it), ours, and the program ours writes, and
+/// compares the last two.
+fn check_case(
+    lang: Lang,
+    tools: &[PathBuf],
+    dir: &Path,
+    cdl: &Path,
+    kind: Option<&str>,
+) -> Outcome {
+    let name = cdl
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let file = format!("{name}.nc");
+    let kind_args: Vec<&str> = kind.map(|k| vec!["-k", k]).unwrap_or_default();
+    let sub = |what: &str| {
+        let d = dir.join(what);
+        fs::create_dir_all(&d).unwrap_or_else(|e| panic!("cannot make {d:?}: {e}"));
+        d
+    };
+    let (theirs, ours, again, prog) = (sub("ref"), sub("ours"), sub("again"), sub("prog"));
+    let Some(ncgen) = reference("ncgen") else {
+        return Outcome::Fail("no reference ncgen".into());
+    };
+    let made = run(Command::new(ncgen)
+        .arg("-b")
+        .args(&kind_args)
+        .arg("-o")
+        .arg(theirs.join(&file))
+        .arg(cdl));
+    if made.code != Some(0) || !theirs.join(&file).exists() {
+        return Outcome::ReferenceRejects;
+    }
+    let ours_run = Test::ours("ncgen")
+        .arg("-b")
+        .args(&kind_args)
+        .arg("-o")
+        .arg(ours.join(&file))
+        .arg(cdl)
+        .run();
+    if ours_run.code != Some(0) {
+        return Outcome::Fail(format!("our ncgen -b: {}", ours_run.stderr));
+    }
+    let code = Test::ours("ncgen")
+        .args(["-l", lang.option()])
+        .args(&kind_args)
+        .arg("-o")
+        .arg(prog.join(&file))
+        .arg(cdl)
+        .run();
+    if code.code != Some(0) {
+        return Outcome::Fail(format!("our ncgen -l {}: {}", lang.option(), code.stderr));
+    }
+    let source = prog.join(lang.source_name());
+    fs::write(&source, &code.stdout).unwrap_or_else(|e| panic!("cannot write {source:?}: {e}"));
+    if let Err(e) = lang.build_and_run(tools, &prog, &source) {
+        return Outcome::Fail(format!("the program: {e}"));
+    }
+    let compare = |option: Option<&str>, a: &Path, b: &Path| -> Result<(), String> {
+        let (x, y) = (dump(option, a)?, dump(option, b)?);
+        if x == y {
+            Ok(())
+        } else {
+            Err(format!(
+                "ncdump {}: first difference at {}",
+                option.unwrap_or(""),
+                first_difference(&x, &y)
+            ))
+        }
+    };
+    if let Err(e) = compare(Some("-hs"), &ours.join(&file), &prog.join(&file)) {
+        return Outcome::Fail(e);
+    }
+    match compare(None, &ours.join(&file), &prog.join(&file)) {
+        Ok(()) => Outcome::Pass,
+        Err(e) => {
+            // Is our own file the same from run to run?
+            let again_run = Test::ours("ncgen")
+                .arg("-b")
+                .args(&kind_args)
+                .arg("-o")
+                .arg(again.join(&file))
+                .arg(cdl)
+                .run();
+            if again_run.code == Some(0)
+                && compare(None, &ours.join(&file), &again.join(&file)).is_err()
+            {
+                Outcome::HeaderPass
+            } else {
+                Outcome::Fail(e)
+            }
+        }
+    }
+}
+
+/// Runs `names` of the corpus (every CDL when empty) for each of `kinds` and returns
+/// `(kind, name, outcome)`.
+fn run_corpus(
+    lang: Lang,
+    names: &[&str],
+    kinds: &[Option<&str>],
+) -> Option<Vec<(String, String, Outcome)>> {
+    let tools = lang.toolchain()?;
+    let corpus = corpus()?;
+    reference("ncgen")?;
+    reference("ncdump")?;
+    let mut cdls: Vec<PathBuf> = if names.is_empty() {
+        fs::read_dir(&corpus)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "cdl"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    } else {
+        names
+            .iter()
+            .map(|n| corpus.join(format!("{n}.cdl")))
+            .collect()
+    };
+    cdls.sort();
+    let mut results = Vec::new();
+    for kind in kinds {
+        for cdl in &cdls {
+            let dir = scratch();
+            let outcome = check_case(lang, &tools, dir.path(), cdl, *kind);
+            let name = cdl.file_stem().map(|s| s.to_string_lossy().into_owned());
+            results.push((
+                kind.unwrap_or("default").to_string(),
+                name.unwrap_or_default(),
+                outcome,
+            ));
+        }
+    }
+    Some(results)
+}
+
+/// Fails on any failed case, after printing counts per kind.
+fn assert_all_pass(lang: Lang, results: &[(String, String, Outcome)]) {
+    let mut kinds: Vec<&str> = results.iter().map(|r| r.0.as_str()).collect();
+    kinds.dedup();
+    for kind in kinds {
+        let of_kind = || results.iter().filter(move |r| r.0 == kind);
+        let count = |pred: &dyn Fn(&Outcome) -> bool| of_kind().filter(|r| pred(&r.2)).count();
+        eprintln!(
+            "ncgen -l {} -k {kind}: {} pass, {} pass (header; data not comparable), {} fail, \
+             {} the reference rejects",
+            lang.option(),
+            count(&|o| *o == Outcome::Pass),
+            count(&|o| *o == Outcome::HeaderPass),
+            count(&|o| matches!(o, Outcome::Fail(_))),
+            count(&|o| *o == Outcome::ReferenceRejects),
+        );
+    }
+    let failures: Vec<String> = results
+        .iter()
+        .filter_map(|(kind, name, o)| match o {
+            Outcome::Fail(why) => Some(format!("-k {kind} {name}: {why}")),
+            _ => None,
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(
+        results.iter().any(|r| r.2 == Outcome::Pass),
+        "no case was compared"
+    );
+}
+
+/// Corpus CDLs with every part of the model: compounds with array fields, vlens, opaque,
+/// enums, groups with scoped types, strings, chars, NaNs, UTF-8 names, filters, storage
+/// and byte-order attributes, unlimited dimensions, calendars.
+const REPRESENTATIVE: &[&str] = &[
+    "ncdump_cdl_ref_tst_comp2",
+    "ncdump_ref_tst_compounds4",
+    "ncdump_ref_tst_vlen_data",
+    "ncdump_cdl_ref_tst_vlen_data2",
+    "ncdump_cdl_ref_tst_opaque_data",
+    "ncdump_cdl_ref_tst_econst",
+    "ncdump_ref_tst_group_data",
+    "ncdump_cdl_ref_typescope",
+    "ncdump_cdl_ref_tst_string_data",
+    "ncdump_cdl_ref_tst_chardata",
+    "ncdump_cdl_ref_tst_nans",
+    "ncdump_cdl_ref_tst_utf8",
+    "ncdump_cdl_ref_tst_special_atts3",
+    "nc_test4_bzip2",
+    "nc_test4_ref_filtered",
+    "ncdump_cdl_unlimtest1",
+    "ncdump_tst_brecs",
+    "ncdump_cdl_small",
+];
+
+const ALL_KINDS: [Option<&str>; 6] = [
+    None,
+    Some("nc4"),
+    Some("nc3"),
+    Some("nc6"),
+    Some("nc5"),
+    Some("nc7"),
+];
+
+#[test]
+fn c_programs_write_the_files_ncgen_writes() {
+    let Some(results) = run_corpus(Lang::C, REPRESENTATIVE, &[None, Some("nc4"), Some("nc3")])
+    else {
+        return;
+    };
+    assert_all_pass(Lang::C, &results);
+}
+
+#[test]
+#[ignore = "the whole corpus, every kind: minutes; run with --ignored"]
+fn c_programs_of_the_whole_corpus() {
+    let Some(results) = run_corpus(Lang::C, &[], &ALL_KINDS) else {
+        return;
+    };
+    assert_all_pass(Lang::C, &results);
+}
+
+/// Every special attribute, quantization by all three algorithms included, which the
+/// reference's C output gets wrong (it always writes `NC_NOQUANTIZE`).
+#[test]
+fn c_programs_keep_every_special_attribute() {
+    let Some(tools) = Lang::C.toolchain() else {
+        return;
+    };
+    if reference("ncgen").is_none() || reference("ncdump").is_none() {
+        return;
+    }
+    let dir = scratch();
+    let cdl = test_data("ncgen_code/specials.cdl");
+    let outcome = check_case(Lang::C, &tools, dir.path(), &cdl, None);
+    assert_eq!(outcome, Outcome::Pass);
+    let code = fs::read_to_string(dir.path().join("prog/prog.c")).unwrap_or_default();
+    assert!(
+        code.contains("NC_QUANTIZE_BITROUND, 9)"),
+        "BitRound is not asked for:\n{code}"
+    );
+    let header = dump(Some("-hs"), &dir.path().join("prog/specials.nc")).unwrap_or_default();
+    for expected in [
+        "t:_QuantizeBitRoundNumberOfSignificantBits = 9 ;",
+        "u:_QuantizeBitGroomNumberOfSignificantDigits = 3 ;",
+        "w:_QuantizeGranularBitRoundNumberOfSignificantDigits = 4 ;",
+        "t:_Filter = \"307,9\" ;",
+        "u:_Endianness = \"big\" ;",
+        "w:_NoFill = \"true\" ;",
+    ] {
+        assert!(header.contains(expected), "{expected} missing:\n{header}");
+    }
+}
+
+/// `-x` (no fill for the whole file) and `-H` (header only) reach the program; `-c` is
+/// `-l c`; the code goes to standard output and `-o` names the file it creates.
+#[test]
+fn c_option_forms_and_outputs() {
+    let dir = scratch();
+    let cdl = test_data("ncgen_code/specials.cdl");
+    let short = Test::ours("ncgen")
+        .args(["-c", "-x", "-o", "made.nc"])
+        .arg(&cdl)
+        .current_dir(dir.path())
+        .run();
+    assert_eq!(short.code, Some(0), "{}", short.stderr);
+    assert!(short.stdout.contains("nc_create(\"made.nc\""));
+    assert!(short.stdout.contains("nc_set_fill(ncid, NC_NOFILL, NULL);"));
+    assert!(
+        !dir.path().join("made.nc").exists(),
+        "ncgen -c wrote the file itself"
+    );
+    let header_only = Test::ours("ncgen")
+        .args(["-l", "C", "-H"])
+        .arg(&cdl)
+        .current_dir(dir.path())
+        .run();
+    assert_eq!(header_only.code, Some(0), "{}", header_only.stderr);
+    assert!(header_only.stdout.contains("nc_create(\"specials.nc\""));
+    assert!(!header_only.stdout.contains("nc_put_vara"));
+}
