@@ -364,12 +364,16 @@ impl CGenerator {
                 Layout::Compact => out.push_str(&format!(
                     "    stat = nc_def_var_chunking({grp}, {id}, NC_COMPACT, NULL);\n{CHECK}"
                 )),
+                // Chunked, with the library's chunk sizes.
+                Layout::Chunked(sizes) if sizes.is_empty() => out.push_str(&format!(
+                    "    stat = nc_def_var_chunking({grp}, {id}, NC_CHUNKED, NULL);\n{CHECK}"
+                )),
                 Layout::Chunked(sizes) => {
                     let list = wrap(sizes.iter().map(|s| s.to_string()), "        ");
                     out.push_str(&format!(
                         "    {{\n        static const size_t chunks[{}] = {{{list}}};\n        \
                          stat = nc_def_var_chunking({grp}, {id}, NC_CHUNKED, chunks);\n    {CHECK}    }}\n",
-                        sizes.len().max(1)
+                        sizes.len()
                     ));
                 }
                 Layout::Other => {}
