@@ -587,3 +587,116 @@ fn python_scripts_keep_the_special_attributes() {
         refused.stderr
     );
 }
+
+/// The corpus CDLs of the classic model among the representative ones, and the others,
+/// which Fortran 77 code refuses.
+const CLASSIC_REPRESENTATIVE: &[&str] = &[
+    "ncdump_cdl_ref_tst_chardata",
+    "ncdump_cdl_ref_tst_nans",
+    "ncdump_cdl_ref_tst_utf8",
+    "ncdump_cdl_unlimtest1",
+    "ncdump_tst_brecs",
+    "ncdump_cdl_small",
+    "ncdump_cdl_example_good",
+    "ncdump_cdl_ref_tst_comp2",
+];
+
+#[test]
+fn fortran_programs_write_the_files_ncgen_writes() {
+    let Some(results) = run_corpus(
+        Lang::Fortran,
+        CLASSIC_REPRESENTATIVE,
+        &[None, Some("nc3"), Some("nc7")],
+    ) else {
+        return;
+    };
+    assert_all_pass(Lang::Fortran, &results);
+    // The compound one is refused: Fortran 77 code holds the classic model only.
+    assert!(results
+        .iter()
+        .any(|r| r.1 == "ncdump_cdl_ref_tst_comp2" && r.2 == Outcome::CannotHold));
+}
+
+#[test]
+#[ignore = "the whole corpus, every kind: minutes; run with --ignored"]
+fn fortran_programs_of_the_whole_corpus() {
+    let Some(results) = run_corpus(Lang::Fortran, &[], &ALL_KINDS) else {
+        return;
+    };
+    assert_all_pass(Lang::Fortran, &results);
+}
+
+/// Storage attributes in a netCDF-4 classic-model file, and the values no Fortran
+/// constant spells (the most negative int, NaN, infinities, text with control
+/// characters), set by statements after the `DATA`.
+#[test]
+fn fortran_programs_keep_special_attributes_and_values() {
+    let Some(tools) = Lang::Fortran.toolchain() else {
+        return;
+    };
+    if reference("ncgen").is_none() || reference("ncdump").is_none() {
+        return;
+    }
+    let cdl = test_data("ncgen_code/classic_specials.cdl");
+    for kind in ["nc7", "nc4"] {
+        let dir = scratch();
+        let outcome = check_case(Lang::Fortran, &tools, dir.path(), &cdl, Some(kind));
+        assert_eq!(outcome, Outcome::Pass, "-k {kind}");
+    }
+    let quantized = test_data("ncgen_code/specials.cdl");
+    let refused = Test::ours("ncgen")
+        .args(["-f", "-k", "nc4"])
+        .arg(&quantized)
+        .run();
+    assert_eq!(refused.code, Some(1));
+    assert!(
+        refused.stderr.contains("cannot write") && refused.stderr.contains("quantiz"),
+        "{}",
+        refused.stderr
+    );
+}
+
+/// What docs/ncgen.md says of the reference's code: its C asks for no quantization
+/// whatever the CDL says (`NC_NOQUANTIZE`), its C for a compound with a `char` array
+/// field does not compile, nor does its Fortran for a scalar `byte`.
+#[test]
+fn the_reference_code_has_the_defects_the_docs_name() {
+    let (Some(gcc), Some(gfortran)) = (program("gcc"), program("gfortran")) else {
+        return;
+    };
+    let (Some(ncgen), Some(corpus)) = (reference("ncgen"), corpus()) else {
+        return;
+    };
+    let dir = scratch();
+    let c = run(Command::new(&ncgen)
+        .args(["-l", "c", "-o", "x.nc"])
+        .arg(test_data("ncgen_code/specials.cdl"))
+        .current_dir(dir.path()));
+    assert!(c.stdout.contains("NC_NOQUANTIZE"), "{}", c.stdout);
+    assert!(!c.stdout.contains("NC_QUANTIZE_BITROUND"), "{}", c.stdout);
+    let compile = |compiler: &Path, source: &str, text: &str, libs: &[&str]| {
+        let path = dir.path().join(source);
+        fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
+        run(Command::new(compiler)
+            .args(["-w", "-I/usr/include", "-o", "prog"])
+            .arg(&path)
+            .args(libs)
+            .current_dir(dir.path()))
+    };
+    let comp2 = run(Command::new(&ncgen)
+        .args(["-l", "c", "-o", "x.nc"])
+        .arg(corpus.join("ncdump_cdl_ref_tst_comp2.cdl")));
+    assert!(comp2.stdout.contains("'?', ---,"), "{}", comp2.stdout);
+    assert_ne!(
+        compile(&gcc, "comp2.c", &comp2.stdout, &["-lnetcdf"]).code,
+        Some(0)
+    );
+    let small = run(Command::new(&ncgen)
+        .args(["-l", "f77", "-o", "x.nc"])
+        .arg(corpus.join("ncdump_cdl_small.cdl")));
+    assert!(small.stdout.contains("integer 't'_id;"), "{}", small.stdout);
+    assert_ne!(
+        compile(&gfortran, "small.f", &small.stdout, &["-lnetcdff"]).code,
+        Some(0)
+    );
+}
