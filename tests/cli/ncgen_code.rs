@@ -700,3 +700,147 @@ fn the_reference_code_has_the_defects_the_docs_name() {
         Some(0)
     );
 }
+
+/// Compiles `ncgen -l java` of `cdl` (with `-k kind`) against the netCDF-Java stub in
+/// tests/data/ncgen_code/java-stub; netCDF-Java itself cannot be installed here, so this
+/// checks the code against the API's signatures, not what it writes.
+fn java_case(javac: &Path, cdl: &Path, kind: &str) -> Outcome {
+    let dir = scratch();
+    let code = Test::ours("ncgen")
+        .args(["-l", "java", "-k", kind, "-o", "out.nc"])
+        .arg(cdl)
+        .run();
+    if code.code == Some(1) && code.stderr.contains(" cannot write ") {
+        return Outcome::CannotHold;
+    }
+    if code.code != Some(0) {
+        // Our ncgen -b must reject it too.
+        let binary = Test::ours("ncgen")
+            .args(["-b", "-k", kind, "-o"])
+            .arg(dir.path().join("b.nc"))
+            .arg(cdl)
+            .run();
+        return if binary.code == Some(0) {
+            Outcome::Fail(format!("ncgen -l java: {}", code.stderr))
+        } else {
+            Outcome::ReferenceRejects
+        };
+    }
+    let source = dir.path().join("Writer.java");
+    fs::write(&source, &code.stdout).unwrap_or_else(|e| panic!("{e}"));
+    let built = run(Command::new(javac)
+        .arg("-cp")
+        .arg(test_data("ncgen_code/java-stub"))
+        .args(["-d", "classes"])
+        .arg(&source)
+        .current_dir(dir.path()));
+    if built.code == Some(0) {
+        Outcome::Pass
+    } else {
+        Outcome::Fail(format!("javac: {}{}", built.stdout, built.stderr))
+    }
+}
+
+fn java_corpus(names: &[&str], kinds: &[&str]) {
+    let (Some(javac), Some(corpus)) = (program("javac"), corpus()) else {
+        return;
+    };
+    let mut cdls: Vec<PathBuf> = if names.is_empty() {
+        fs::read_dir(&corpus)
+            .map(|entries| {
+                entries
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "cdl"))
+                    .collect()
+            })
+            .unwrap_or_default()
+    } else {
+        names
+            .iter()
+            .map(|n| corpus.join(format!("{n}.cdl")))
+            .collect()
+    };
+    cdls.sort();
+    let mut results = Vec::new();
+    for kind in kinds {
+        for cdl in &cdls {
+            let name = cdl.file_stem().map(|s| s.to_string_lossy().into_owned());
+            results.push((
+                kind.to_string(),
+                name.unwrap_or_default(),
+                java_case(&javac, cdl, kind),
+            ));
+        }
+    }
+    for kind in kinds {
+        let of_kind = || results.iter().filter(|r| r.0 == *kind);
+        eprintln!(
+            "ncgen -l java -k {kind}: {} compile, {} the language cannot hold, {} ncgen rejects, {} fail",
+            of_kind().filter(|r| r.2 == Outcome::Pass).count(),
+            of_kind().filter(|r| r.2 == Outcome::CannotHold).count(),
+            of_kind().filter(|r| r.2 == Outcome::ReferenceRejects).count(),
+            of_kind().filter(|r| matches!(r.2, Outcome::Fail(_))).count(),
+        );
+    }
+    let failures: Vec<String> = results
+        .iter()
+        .filter_map(|(kind, name, o)| match o {
+            Outcome::Fail(why) => Some(format!("-k {kind} {name}: {why}")),
+            _ => None,
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+    assert!(
+        results.iter().any(|r| r.2 == Outcome::Pass),
+        "nothing compiled"
+    );
+}
+
+#[test]
+fn java_classes_compile_against_the_netcdf_java_api() {
+    java_corpus(REPRESENTATIVE, &["nc4", "nc3"]);
+}
+
+#[test]
+#[ignore = "the whole corpus: minutes of javac; run with --ignored"]
+fn java_classes_of_the_whole_corpus_compile() {
+    java_corpus(&[], &["nc4", "nc3", "nc6", "nc5", "nc7"]);
+}
+
+/// Data in methods of at most 1000 values (a Java method holds 64 KiB of bytecode), and
+/// what Java code cannot write refused.
+#[test]
+fn java_data_is_split_and_user_types_are_refused() {
+    let Some(javac) = program("javac") else {
+        return;
+    };
+    let dir = scratch();
+    let values: Vec<String> = (0..2500).map(|i| i.to_string()).collect();
+    let cdl = dir.path().join("big.cdl");
+    let text = format!(
+        "netcdf big {{\ndimensions:\n  x = 50 ;\n  y = 50 ;\nvariables:\n  double v(x, y) ;\n  string s ;\n    s:note = \"a\\nb\" ;\ndata:\n  v = {} ;\n  s = \"line\\nend\" ;\n}}\n",
+        values.join(", ")
+    );
+    fs::write(&cdl, text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(java_case(&javac, &cdl, "nc4"), Outcome::Pass);
+    let code = Test::ours("ncgen")
+        .args(["-l", "java", "-k", "nc4"])
+        .arg(&cdl)
+        .run();
+    assert_eq!(
+        code.stdout.matches("writer.write(").count(),
+        4,
+        "{}",
+        code.stdout
+    );
+    let refused = Test::ours("ncgen")
+        .args(["-l", "java"])
+        .arg(test_data("ncgen_code/specials.cdl"))
+        .run();
+    assert_eq!(refused.code, Some(1));
+    assert!(
+        refused.stderr.contains("Java code cannot write"),
+        "{}",
+        refused.stderr
+    );
+}

@@ -247,3 +247,12 @@ fn groups_in_order(dataset: &Dataset) -> Vec<(Vec<String>, &ncmodel::Group)> {
     walk(&dataset.root, &mut Vec::new(), &mut out);
     out
 }
+
+/// The type of the variable `name` of the group at `group_path`, if the dataset has it.
+fn find_var_type(dataset: &Dataset, group_path: &[String], name: &str) -> Option<ncmodel::TypeRef> {
+    let mut group = &dataset.root;
+    for part in group_path {
+        group = group.groups.iter().find(|g| &g.name == part)?;
+    }
+    group.var(name).map(|v| v.type_ref)
+}
