@@ -658,7 +658,8 @@ fn fortran_programs_keep_special_attributes_and_values() {
 
 /// What docs/ncgen.md says of the reference's code: its C asks for no quantization
 /// whatever the CDL says (`NC_NOQUANTIZE`), its C for a compound with a `char` array
-/// field does not compile, nor does its Fortran for a scalar `byte`.
+/// field does not compile, nor does its Fortran for a scalar `byte`; its Java uses
+/// netCDF-Java 4's `NetcdfFileWriteable` and takes the classic model only.
 #[test]
 fn the_reference_code_has_the_defects_the_docs_name() {
     let (Some(gcc), Some(gfortran)) = (program("gcc"), program("gfortran")) else {
@@ -699,6 +700,19 @@ fn the_reference_code_has_the_defects_the_docs_name() {
         compile(&gfortran, "small.f", &small.stdout, &["-lnetcdff"]).code,
         Some(0)
     );
+    let java = run(Command::new(&ncgen)
+        .args(["-l", "java", "-o", "x.nc"])
+        .arg(corpus.join("ncdump_cdl_small.cdl")));
+    assert!(
+        java.stdout.contains("NetcdfFileWriteable"),
+        "{}",
+        java.stdout
+    );
+    let groups = run(Command::new(&ncgen)
+        .args(["-l", "java", "-k", "nc4", "-o", "x.nc"])
+        .arg(corpus.join("ncdump_ref_tst_group_data.cdl")));
+    let said = format!("{}{}", groups.stdout, groups.stderr);
+    assert!(said.contains("requires classic model"), "{said}");
 }
 
 /// Compiles `ncgen -l java` of `cdl` (with `-k kind`) against the netCDF-Java stub in
