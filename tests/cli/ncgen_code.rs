@@ -317,7 +317,13 @@ fn check_case(
             ))
         }
     };
-    if let Err(e) = compare(Some("-hs"), &ours.join(&file), &prog.join(&file)) {
+    // The reference ncdump -s fails on CDF5 files ("Attempting netcdf-4 operation on
+    // netcdf-3 file"): their headers are compared with -h.
+    let header = match dump(Some("-hs"), &ours.join(&file)) {
+        Err(DumpError::Failed(_)) => "-h",
+        _ => "-hs",
+    };
+    if let Err(e) = compare(Some(header), &ours.join(&file), &prog.join(&file)) {
         return Outcome::Fail(e);
     }
     match compare(None, &ours.join(&file), &prog.join(&file)) {

@@ -117,10 +117,30 @@ fn assign_text(name: &str, text: &[u8]) -> String {
     out
 }
 
-/// A name as a character constant; names that are not printable ASCII are written as
-/// they are (UTF-8 bytes in the constant).
+/// A name as a character expression: a constant, with `//char(n)` for each byte that is
+/// not printable ASCII (so the source stays ASCII, and its columns bytes).
 fn name_constant(name: &str) -> String {
-    format!("'{}'", name.replace('\'', "''"))
+    let bytes = name.as_bytes();
+    if let Some(constant) = plain_constant(bytes) {
+        return constant;
+    }
+    let mut parts = Vec::new();
+    let mut run = Vec::new();
+    for &b in bytes {
+        if (0x20..=0x7e).contains(&b) {
+            run.push(b);
+        } else {
+            if let Some(constant) = plain_constant(&run).filter(|_| !run.is_empty()) {
+                parts.push(constant);
+            }
+            run.clear();
+            parts.push(format!("char({b})"));
+        }
+    }
+    if let Some(constant) = plain_constant(&run).filter(|_| !run.is_empty()) {
+        parts.push(constant);
+    }
+    parts.join("//")
 }
 
 /// The values of an array as `DATA` constants, with the statements (after the `DATA`)
@@ -597,6 +617,12 @@ mod tests {
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0].len(), 72);
         assert!(lines[1].starts_with("     &"));
+    }
+
+    #[test]
+    fn names_stay_ascii() {
+        assert_eq!(name_constant("it's"), "'it''s'");
+        assert_eq!(name_constant("aé"), "'a'//char(195)//char(169)");
     }
 
     #[test]

@@ -234,7 +234,11 @@ impl PythonGenerator {
             Values::String(v) => {
                 let mut out = Vec::new();
                 for s in v {
-                    let bytes = s.as_deref().unwrap_or_default();
+                    let Some(bytes) = s.as_deref() else {
+                        return Err(Unsupported(
+                            "netCDF4-python cannot write a NULL string (NIL)".into(),
+                        ));
+                    };
                     if std::str::from_utf8(bytes).is_err() {
                         return Err(Unsupported(
                             "netCDF4-python cannot write a string that is not UTF-8".into(),
@@ -439,6 +443,13 @@ impl PythonGenerator {
                     ),
                 };
                 args.push(format!("fill_value={value}"));
+            }
+            (None, true) if matches!(var.type_ref, TypeRef::User(_)) => {
+                return Err(Unsupported(format!(
+                    "netCDF4-python cannot write the variable {} with _NoFill: it turns fill \
+                     off only for variables of atomic types",
+                    var.name
+                )))
             }
             (None, true) => args.push("fill_value=False".into()),
             (None, false) => {}
