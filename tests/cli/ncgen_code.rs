@@ -536,6 +536,18 @@ fn c_option_forms_and_outputs() {
     assert_eq!(header_only.code, Some(0), "{}", header_only.stderr);
     assert!(header_only.stdout.contains("nc_create(\"specials.nc\""));
     assert!(!header_only.stdout.contains("nc_put_vara"));
+    // Data goes into the program one slab of at most 65,536 values at a time.
+    let values: Vec<String> = (0..70_000).map(|i| (i % 100).to_string()).collect();
+    let big = dir.path().join("big.cdl");
+    let text = format!(
+        "netcdf big {{\ndimensions:\n  x = 70000 ;\nvariables:\n  byte v(x) ;\ndata:\n  v = {} ;\n}}\n",
+        values.join(", ")
+    );
+    fs::write(&big, text).unwrap_or_else(|e| panic!("{e}"));
+    let code = Test::ours("ncgen").args(["-l", "c"]).arg(&big).run();
+    assert_eq!(code.code, Some(0), "{}", code.stderr);
+    assert_eq!(code.stdout.matches("nc_put_vara_schar(").count(), 2);
+    assert!(code.stdout.contains("static const signed char data[65536]"));
 }
 
 #[test]
