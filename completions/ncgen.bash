@@ -30,7 +30,7 @@ _ncgen() {
             fi
             case "${prev}" in
                 -l)
-                    COMPREPLY=($(compgen -W "b c f77 java" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "b c f77 python java" -- "${cur}"))
                     return 0
                     ;;
                 -k)

@@ -1,6 +1,7 @@
-complete -c ncgen -s l -d 'Output language: b (binary netCDF); c, f77 and java are not supported' -r -f -a "b\t''
+complete -c ncgen -s l -d 'Output: b (a netCDF file), or a program writing it: c, f77, python or java' -r -f -a "b\t''
 c\t''
 f77\t''
+python\t''
 java\t''"
 complete -c ncgen -s k -d 'Output format: classic (nc3, 1), 64-bit offset (nc6, 2), cdf5 (nc5, 64-bit data, 5), netCDF-4 (nc4, 3), netCDF-4 classic model (nc7, 4)' -r -f -a "classic\t''
 nc3\t''
@@ -23,8 +24,8 @@ complete -c ncgen -s W -d 'Whole-variable size limit (accepted for compatibility
 complete -c ncgen -s j -l jobs -d 'Threads that convert, encode and write values while the CDL is read (default: every core, at most 8); the output is the same for any number' -r
 complete -c ncgen -s b -d 'Write a binary netCDF file (the default when -o or -k is given)'
 complete -c ncgen -s n -d 'Write a binary netCDF file with a .cdf extension (old form of -b)'
-complete -c ncgen -s c -d 'Generate C code (not supported by nctools)'
-complete -c ncgen -s f -d 'Generate Fortran 77 code (not supported by nctools)'
+complete -c ncgen -s c -d 'Generate C code (same as -l c)'
+complete -c ncgen -s f -d 'Generate Fortran 77 code (same as -l f77)'
 complete -c ncgen -s 3 -d 'Classic format (same as -k classic)'
 complete -c ncgen -s 4 -d 'netCDF-4 format (same as -k netCDF-4)'
 complete -c ncgen -s 5 -d 'CDF5 format (same as -k cdf5)'

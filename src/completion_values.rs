@@ -48,7 +48,7 @@ pub const KINDS: Offered = Offered(&[
 pub const INDEX_LANGUAGES: Offered = Offered(&["c", "f"]);
 
 /// ncgen's output languages (`-l`).
-pub const NCGEN_LANGUAGES: Offered = Offered(&["b", "c", "f77", "java"]);
+pub const NCGEN_LANGUAGES: Offered = Offered(&["b", "c", "f77", "python", "java"]);
 
 /// Filter specs for nccopy's `-F`: every filter by name, for every variable (`*,`; a
 /// variable's name goes in place of `*`), and `none`.

@@ -18,14 +18,14 @@ pub struct GenerateArgs {
     /// Write a binary netCDF file with a .cdf extension (old form of -b)
     #[arg(short = 'n')]
     pub cdf_extension: bool,
-    /// Generate C code (not supported by nctools)
+    /// Generate C code (same as -l c)
     #[arg(short = 'c')]
     pub c_code: bool,
-    /// Generate Fortran 77 code (not supported by nctools)
+    /// Generate Fortran 77 code (same as -l f77)
     #[arg(short = 'f')]
     pub fortran_code: bool,
-    /// Output language: b (binary netCDF); c, f77 and java are not supported
-    #[arg(short = 'l', value_name = "b|c|f77|java", value_parser = crate::completion_values::NCGEN_LANGUAGES, hide_possible_values = true)]
+    /// Output: b (a netCDF file), or a program writing it: c, f77, python or java
+    #[arg(short = 'l', value_name = "b|c|f77|python|java", value_parser = crate::completion_values::NCGEN_LANGUAGES, hide_possible_values = true)]
     pub language: Option<String>,
     /// Output format
     #[command(flatten)]

@@ -9,6 +9,7 @@
 mod args;
 mod chars;
 mod chunk_sizes;
+mod code;
 mod data;
 mod input;
 mod limits;
@@ -43,23 +44,22 @@ pub fn main(argv: Vec<String>) -> i32 {
     }
 }
 
-/// Refuses the code-generation modes nctools does not implement.
-fn check_language(args: &GenerateArgs) -> Result<(), Failure> {
+/// The language of the program to write instead of a file (`-l`, `-c`, `-f`), or `None`
+/// for a binary file.
+fn check_language(args: &GenerateArgs) -> Result<Option<code::Language>, Failure> {
     let language = match (&args.language, args.c_code, args.fortran_code) {
         (Some(l), _, _) => l.to_ascii_lowercase(),
         (None, true, _) => "c".into(),
         (None, false, true) => "f77".into(),
-        (None, false, false) => return Ok(()),
+        (None, false, false) => return Ok(None),
     };
     match language.as_str() {
-        "b" | "binary" => Ok(()),
-        "c" | "f77" | "fortran77" | "java" => Err(Failure::runtime(anyhow!(
-            "generating {language} code is not supported by nctools; use -b (or -o FILE) to \
-             write the netCDF file, or the netCDF-C ncgen for code generation"
-        ))),
-        other => Err(Failure::usage(anyhow!(
-            "-l {other}: unknown output language (b, c, f77 or java)"
-        ))),
+        "b" | "binary" => Ok(None),
+        other => code::Language::from_name(other).map(Some).ok_or_else(|| {
+            Failure::usage(anyhow!(
+                "-l {other}: unknown output language (b, c, f77, python or java)"
+            ))
+        }),
     }
 }
 
@@ -68,10 +68,10 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     if args.list_filters {
         return crate::inventory::print_filter_list(args.json).map_err(Failure::runtime);
     }
-    check_language(args)?;
+    let language = check_language(args)?;
     let requested = output::requested_format(args).map_err(Failure::usage)?;
     let inputs: Vec<&str> = args.input.as_deref().into_iter().collect();
-    if let Some(target) = &args.output {
+    if let (Some(target), None) = (&args.output, language) {
         // Before the CDL is read: a target that cannot be written, or is the input.
         crate::output_check::check(target, &inputs).map_err(Failure::runtime)?;
     }
@@ -118,6 +118,16 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     ncmodel::check_dataset_names(&dataset).map_err(|e| Failure::runtime(e.into()))?;
     limits::check(&dataset, format).map_err(Failure::runtime)?;
     let name = args.dataset_name.clone().unwrap_or(name);
+    if let Some(language) = language {
+        // The program goes to standard output; -o names the file it creates.
+        let setup = code::Setup {
+            file_name: args.output.clone().unwrap_or_else(|| format!("{name}.nc")),
+            no_fill: false,
+            dataset_name: name,
+        };
+        let writer = Box::new(code::CodeWriter::to_stdout(language, setup));
+        return write_dataset(args, &source, &dataset, &data, writer);
+    }
     let Some(target) = output::output_path(args, &name, requested.is_some()) else {
         // No output asked for: like the reference, only check the CDL.
         return Ok(());
@@ -128,12 +138,24 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     crate::interrupt::Interrupted::check().map_err(|e| Failure::runtime(e.into()))?;
     ncio::crash_guard::set_file(&target, ncio::crash_guard::Role::Output);
     ncio::crash_guard::set_activity("creating the file");
-    let mut writer = crate::storage::create(&target, format, false).map_err(|e| {
+    let writer = crate::storage::create(&target, format, false).map_err(|e| {
         Failure::runtime(
             crate::output_check::explain_create_error(&target, &e)
                 .unwrap_or_else(|| output::explain_write_error(e)),
         )
     })?;
+    write_dataset(args, &source, &dataset, &data, writer)
+}
+
+/// Defines the dataset in `writer` (a file, or a program), streams the data entries into
+/// it and finishes it.
+fn write_dataset(
+    args: &GenerateArgs,
+    source: &input::CdlInput,
+    dataset: &ncmodel::Dataset,
+    data: &[cdl::parse::DataEntry],
+    mut writer: Box<dyn store::StoreWriter>,
+) -> Result<(), Failure> {
     if args.no_fill {
         writer
             .set_no_fill()
@@ -141,11 +163,11 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     }
     ncio::crash_guard::set_activity("defining the file");
     writer
-        .define(&dataset)
+        .define(dataset)
         .map_err(|e| Failure::runtime(output::explain_write_error(e)))?;
     if !args.header_only {
-        let mut loader = data::DataLoader::new(&dataset, writer.as_ref());
-        for entry in &data {
+        let mut loader = data::DataLoader::new(dataset, writer.as_ref());
+        for entry in data {
             let reader = source.data_reader(entry).map_err(Failure::runtime)?;
             loader
                 .load(entry, reader)

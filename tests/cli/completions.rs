@@ -97,7 +97,7 @@ fn completions_offer_option_values() {
     assert!(nccopy.contains("*,bzip2,9 *,zstd,3"), "-F offers no filter");
     assert!(read("ncdump.bash").contains("compgen -W \"c f\""));
     let ncgen = read("ncgen.bash");
-    assert!(ncgen.contains("compgen -W \"b c f77 java\""));
+    assert!(ncgen.contains("compgen -W \"b c f77 python java\""));
     assert!(ncgen.contains("nc4"), "ncgen -k offers no kind");
     assert!(read("_nccopy").contains("*,zstd,3"), "zsh");
     // After `-F VAR,`, bash completes filter names.

@@ -20,6 +20,7 @@ mod nccopy_filters;
 mod nccopy_stored;
 mod ncdump;
 mod ncgen;
+mod ncgen_code;
 mod ncgen_errors;
 mod nczarr_codecs;
 mod options;

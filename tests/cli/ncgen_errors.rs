@@ -250,8 +250,8 @@ pin!(
     "netcdf x {\ndimensions:\n  d = 2 ;\nvariables:\n  int v(d) ;\n  int w(d) ;\ndata:\n  v = 1, 2\n  w = 3, 4 ;\n}\n"
 );
 pin!(
-    code_generation,
-    ["-l", "c"],
+    unknown_output_language,
+    ["-l", "cobol"],
     "netcdf x {\nvariables:\n  int v ;\n}\n"
 );
 

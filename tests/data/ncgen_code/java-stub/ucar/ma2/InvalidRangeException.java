@@ -1,0 +1,5 @@
+package ucar.ma2;
+
+/** Stub of netCDF-Java's InvalidRangeException. */
+public class InvalidRangeException extends Exception {
+}
