@@ -15,6 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
 use codecs::known;
+use loaded_symbols::Scope;
 
 /// `NCZ_CODEC_CLASS_VER`.
 const CODEC_CLASS_VERSION: c_int = 1;
@@ -362,30 +363,13 @@ fn variable_sizes(ncid: c_int, varid: c_int) -> Option<(usize, usize)> {
 /// The netCDF-C functions, from the global scope, else from the one loaded object whose
 /// file name starts with `libnetcdf`.
 fn netcdf_functions() -> Option<NetcdfFunctions> {
-    resolve(libc::RTLD_DEFAULT).or_else(|| {
-        let names = loaded_netcdf_libraries();
-        let [name] = names.as_slice() else {
-            return None;
-        };
-        // SAFETY: `name` is a NUL-terminated path of a loaded object; RTLD_NOLOAD only
-        // returns a handle on it if it is loaded already (nothing is run).
-        let handle = unsafe { libc::dlopen(name.as_ptr(), libc::RTLD_LAZY | libc::RTLD_NOLOAD) };
-        if handle.is_null() {
-            return None;
-        }
-        let functions = resolve(handle);
-        // SAFETY: a handle from a successful dlopen, closed once (the object stays
-        // loaded: its loader holds it).
-        unsafe { libc::dlclose(handle) };
-        functions
-    })
+    loaded_symbols::find(is_netcdf_library, resolve)
 }
 
 /// Reinterprets the address of the symbol `$name` in `$handle`'s scope as `$type`.
 macro_rules! function {
-    ($handle:expr, $name:literal, $type:ty) => {{
-        // SAFETY: `$handle` is RTLD_DEFAULT or an open handle; the name is a C literal.
-        let address = unsafe { libc::dlsym($handle, $name.as_ptr()) };
+    ($scope:expr, $name:literal, $type:ty) => {{
+        let address = $scope.symbol($name);
         if address.is_null() {
             return None;
         }
@@ -395,11 +379,11 @@ macro_rules! function {
     }};
 }
 
-/// The functions in `handle`'s scope, or `None` when one is missing.
-fn resolve(handle: *mut c_void) -> Option<NetcdfFunctions> {
+/// The functions in `scope`, or `None` when one is missing.
+fn resolve(scope: &Scope) -> Option<NetcdfFunctions> {
     Some(NetcdfFunctions {
         inq_var: function!(
-            handle,
+            scope,
             c"nc_inq_var",
             unsafe extern "C" fn(
                 c_int,
@@ -412,30 +396,16 @@ fn resolve(handle: *mut c_void) -> Option<NetcdfFunctions> {
             ) -> c_int
         ),
         inq_type: function!(
-            handle,
+            scope,
             c"nc_inq_type",
             unsafe extern "C" fn(c_int, c_int, *mut c_char, *mut usize) -> c_int
         ),
         inq_var_chunking: function!(
-            handle,
+            scope,
             c"nc_inq_var_chunking",
             unsafe extern "C" fn(c_int, c_int, *mut c_int, *mut usize) -> c_int
         ),
     })
-}
-
-/// The paths of the loaded objects named `libnetcdf*.so*` (not `libnetcdff`, Fortran's).
-fn loaded_netcdf_libraries() -> Vec<CString> {
-    let mut names: Vec<CString> = Vec::new();
-    // SAFETY: `collect_netcdf` has dl_iterate_phdr's callback signature and reads only
-    // what the loader passes it; `names` outlives the call.
-    unsafe {
-        libc::dl_iterate_phdr(
-            Some(collect_netcdf),
-            std::ptr::from_mut(&mut names).cast::<c_void>(),
-        )
-    };
-    names
 }
 
 /// Whether a loaded object's path names netCDF-C's library (`libnetcdf.so.19`,
@@ -446,37 +416,6 @@ fn is_netcdf_library(path: &[u8]) -> bool {
         return false;
     };
     rest.starts_with(b".so") || rest.starts_with(b"-")
-}
-
-/// The `dl_iterate_phdr` callback: adds each loaded netCDF-C library's path to the
-/// `Vec<CString>` at `data`; returns 0 (go on).
-///
-/// # Safety
-/// The loader's contract: `info` points to a valid `dl_phdr_info` whose `dlpi_name` is
-/// null or NUL-terminated; `data` is the `Vec<CString>` given to `dl_iterate_phdr`.
-unsafe extern "C" fn collect_netcdf(
-    info: *mut libc::dl_phdr_info,
-    _size: usize,
-    data: *mut c_void,
-) -> c_int {
-    if info.is_null() || data.is_null() {
-        return 0;
-    }
-    // SAFETY: non-null and valid for the call (the contract).
-    let name = unsafe { (*info).dlpi_name };
-    if name.is_null() {
-        return 0;
-    }
-    // SAFETY: a non-null `dlpi_name` is NUL-terminated (the contract).
-    let path = unsafe { CStr::from_ptr(name) };
-    if !is_netcdf_library(path.to_bytes()) {
-        return 0;
-    }
-    // SAFETY: `data` is the vector of `loaded_netcdf_libraries`, used by nothing else
-    // during the walk (the contract).
-    let names = unsafe { &mut *data.cast::<Vec<CString>>() };
-    let _ = catch_unwind(AssertUnwindSafe(|| names.push(path.to_owned())));
-    0
 }
 
 #[cfg(test)]
