@@ -300,6 +300,34 @@ fn directory_links_that_loop_end_at_once() {
     assert!(run.stderr.contains("link loop"), "{}", run.stderr);
 }
 
+/// Directories under an array that link to each other, two links each: `ncdump
+/// --filters` adds up the chunks' stored bytes, and a walk that followed the links would list some
+/// 2^64 directories. Each directory is counted once.
+#[test]
+fn sibling_directory_links_under_an_array_are_walked_once() {
+    let arena = Arena::new();
+    let store = arena.store();
+    put(&store.join(".zgroup"), r#"{"zarr_format": 2}"#);
+    // Filtered (shuffle), so that --filters reports it; only its size is read.
+    let zarray = int_zarray("[4]", "[4]").replace(
+        r#""filters": null"#,
+        r#""filters": [{"id": "shuffle", "elementsize": 4}]"#,
+    );
+    put(&store.join("v/.zarray"), zarray);
+    put(&store.join("v/.zattrs"), r#"{"_ARRAY_DIMENSIONS": ["d"]}"#);
+    put(&store.join("v/0"), [0u8; 16]);
+    for (from, to) in [("a", "b"), ("b", "a")] {
+        std::fs::create_dir_all(store.join("v").join(from)).unwrap_or_else(|e| panic!("{e}"));
+        for name in ["l1", "l2"] {
+            link(format!("../{to}"), &store.join("v").join(from).join(name));
+        }
+    }
+    let run = run_ours("ncdump", ["--filters".as_ref(), store.as_os_str()]);
+    let run = run.assert_within(200, 10);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains("/v"), "{}", run.stdout);
+}
+
 #[test]
 fn a_name_listed_many_times_is_one_group() {
     // 200 names at each of 3 levels would declare 8 million groups.

@@ -1,6 +1,6 @@
 //! [`ZarrReader`]: a Zarr or NCZarr store open for reading.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use ncmodel::{Dataset, Format, GlobalSpecials, Values, Var};
@@ -315,12 +315,20 @@ fn refuse_prerelease_v3(source: &Source) -> Result<()> {
 }
 
 /// The bytes of every chunk under an array's node (metadata documents, whose names
-/// start with `.` or are `zarr.json`, and the arrays of nested v3 nodes excluded).
+/// start with `.` or are `zarr.json`, and the arrays of nested v3 nodes excluded). A
+/// directory reached twice (links between siblings) is counted once.
 fn chunk_bytes_stored(meta: &crate::meta::ArrayMeta) -> u64 {
     let store = &meta.store;
     let mut total = 0;
+    let mut visited = HashSet::new();
     let mut pending = vec![meta.node.clone()];
     while let Some(node) = pending.pop() {
+        if store
+            .identity(&node)
+            .is_some_and(|place| !visited.insert(place))
+        {
+            continue;
+        }
         let Ok(listing) = store.list_dir(&node) else {
             continue;
         };
