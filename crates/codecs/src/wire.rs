@@ -68,6 +68,29 @@ pub(crate) fn decode_error(id: u32) -> impl Fn(DecodeError) -> WireError {
     }
 }
 
+/// A chunk that starts with the size it decodes to (4 bytes, little-endian), as
+/// numcodecs' lz4 and HDF5's szip write it: a zeroed buffer of that size and the bytes
+/// after the header; [`WireError::TooLarge`] when the size is over `max_output` (found
+/// before anything is allocated).
+pub(crate) fn sized_payload(
+    id: u32,
+    input: &[u8],
+    max_output: usize,
+) -> Result<(Vec<u8>, &[u8]), WireError> {
+    let (header, payload) = input.split_first_chunk::<4>().ok_or(WireError::Corrupt {
+        id,
+        what: "a chunk shorter than its header",
+    })?;
+    let size = u32::from_le_bytes(*header) as usize;
+    if size > max_output {
+        return Err(WireError::TooLarge {
+            id,
+            limit: max_output,
+        });
+    }
+    Ok((vec![0u8; size], payload))
+}
+
 /// The chunk format of the built-in filter `id`: the registry's codec of that HDF5 id.
 fn wire_of(id: u32) -> Result<&'static dyn Wire, WireError> {
     crate::registry::codec_of_hdf5_id(id)

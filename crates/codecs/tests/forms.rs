@@ -197,6 +197,20 @@ fn szip_chunks_round_trip_with_hdf5s_parameters() {
     assert!(decoded == data);
     assert!(codecs::wire::decode_with(4, &params, &encoded, data.len() - 1).is_err());
     assert!(codecs::wire::decode_with(4, &params[..2], &encoded, data.len()).is_err());
+    // Words from a hostile file: a block size of 0 (libaec would divide by it), odd, or
+    // too large; bits per pixel past 32; are refused before libaec runs.
+    for words in [
+        [141, 0, 32, 1024],
+        [141, 7, 32, 1024],
+        [141, 64, 32, 1024],
+        [141, 32, 40, 1024],
+        [141, 32, 32, 0],
+    ] {
+        assert!(
+            codecs::wire::decode_with(4, &words, &encoded, data.len()).is_err(),
+            "{words:?}"
+        );
+    }
     let decoder = ChunkDecoder::new(&[FilterSpec::new(4, params.to_vec())], 4)
         .unwrap_or_else(|| panic!("no szip decoder"));
     let decoded = decoder

@@ -35,39 +35,37 @@ extern "C" {
     ) -> c_int;
 }
 
+/// The signature szlib's two buffer-to-buffer functions share.
+type BuffToBuff =
+    unsafe extern "C" fn(*mut c_void, *mut usize, *const c_void, usize, *mut SzParams) -> c_int;
+
 /// `input` compressed into `out`: the length written, or szlib's status (`SZ_OUTBUFF_FULL`,
 /// 2, when it does not fit).
 pub(crate) fn compress(params: SzParams, input: &[u8], out: &mut [u8]) -> Result<usize, c_int> {
-    let mut params = params;
-    let mut written = out.len();
-    // SAFETY: szlib reads `input.len()` bytes of `input` and writes at most `written`
-    // (= `out.len()`) bytes into `out`, both live borrows for the call; it stores the
-    // length written through `written` and only reads `params`, a local.
-    let status = unsafe {
-        SZ_BufftoBuffCompress(
-            out.as_mut_ptr().cast(),
-            &mut written,
-            input.as_ptr().cast(),
-            input.len(),
-            &mut params,
-        )
-    };
-    if status == 0 && written <= out.len() {
-        Ok(written)
-    } else {
-        Err(status)
-    }
+    buffer_to_buffer(SZ_BufftoBuffCompress, params, input, out)
 }
 
 /// `input` decompressed into `out`, which must be filled exactly: the length written, or
 /// szlib's status.
 pub(crate) fn decompress(params: SzParams, input: &[u8], out: &mut [u8]) -> Result<usize, c_int> {
+    buffer_to_buffer(SZ_BufftoBuffDecompress, params, input, out)
+}
+
+/// One call of `function` (one of szlib's two) from `input` into `out`.
+fn buffer_to_buffer(
+    function: BuffToBuff,
+    params: SzParams,
+    input: &[u8],
+    out: &mut [u8],
+) -> Result<usize, c_int> {
     let mut params = params;
     let mut written = out.len();
-    // SAFETY: as in `compress`: szlib reads `input`, writes at most `out.len()` bytes into
-    // `out` and the length through `written`, all live borrows for the call.
+    // SAFETY: `function` is szlib's compress or decompress; it reads `input.len()` bytes
+    // of `input` and writes at most `written` (= `out.len()`) bytes into `out`, both live
+    // borrows for the call; it stores the length written through `written` and only
+    // reads `params`, a local.
     let status = unsafe {
-        SZ_BufftoBuffDecompress(
+        function(
             out.as_mut_ptr().cast(),
             &mut written,
             input.as_ptr().cast(),

@@ -259,22 +259,10 @@ fn lz4_decode_into(input: &[u8], out: &mut [u8]) -> Result<usize, WireError> {
 /// A chunk in numcodecs' framing, if it decodes to at most `max_output` bytes.
 fn numcodecs_decode(input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
     let corrupt = |what| WireError::Corrupt { id: LZ4, what };
-    let header = input
-        .get(..4)
-        .ok_or(corrupt("a chunk shorter than its header"))?;
-    let mut word = [0u8; 4];
-    word.copy_from_slice(header);
-    let size = u32::from_le_bytes(word) as usize;
-    if size > max_output {
-        return Err(WireError::TooLarge {
-            id: LZ4,
-            limit: max_output,
-        });
-    }
-    let mut out = vec![0u8; size];
-    let written = lz4_flex::block::decompress_into(&input[4..], &mut out)
+    let (mut out, block) = crate::wire::sized_payload(LZ4, input, max_output)?;
+    let written = lz4_flex::block::decompress_into(block, &mut out)
         .map_err(|_| corrupt("an LZ4 block that does not decode"))?;
-    if written != size {
+    if written != out.len() {
         return Err(corrupt("an LZ4 block shorter than its header says"));
     }
     Ok(out)

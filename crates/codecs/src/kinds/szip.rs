@@ -94,25 +94,13 @@ impl Wire for Szip {
         max_output: usize,
     ) -> Result<Vec<u8>, WireError> {
         let params = sz_params(params)?;
-        let header = input
-            .get(..4)
-            .ok_or(corrupt("a chunk shorter than its header"))?;
-        let mut word = [0u8; 4];
-        word.copy_from_slice(header);
-        let size = u32::from_le_bytes(word) as usize;
-        if size > max_output {
-            return Err(WireError::TooLarge {
-                id: SZIP,
-                limit: max_output,
-            });
-        }
-        let mut out = vec![0u8; size];
+        let (mut out, stream) = crate::wire::sized_payload(SZIP, input, max_output)?;
         let written =
-            sz::decompress(params, &input[4..], &mut out).map_err(|status| WireError::Codec {
+            sz::decompress(params, stream, &mut out).map_err(|status| WireError::Codec {
                 id: SZIP,
                 message: format!("libaec's szip decoder failed (status {status})"),
             })?;
-        if written != size {
+        if written != out.len() {
             return Err(corrupt(
                 "the chunk decodes to another size than its header says",
             ));
@@ -128,18 +116,27 @@ fn corrupt(what: &'static str) -> WireError {
 /// libaec's parameters from HDF5's four words; fewer words (a filter as a user gives it,
 /// before HDF5's set-local callback) cannot be run.
 fn sz_params(params: &[u32]) -> Result<SzParams, WireError> {
-    let word =
-        |i: usize| c_int::try_from(params[i]).map_err(|_| corrupt("a parameter out of range"));
-    if params.len() != 4 {
+    let &[mask, block, bits, scanline] = params else {
         return Err(corrupt(
             "not the four parameters HDF5 stores (mask, pixels per block, bits per pixel, pixels per scanline)",
         ));
+    };
+    // libaec divides by the block size and trusts the rest: the words come from the file,
+    // so they are held to what szip allows before libaec sees them.
+    let block_ok = (2..=32).contains(&block) && block % 2 == 0;
+    let bits_ok = (1..=32).contains(&bits) || bits == 64;
+    let scanline_ok = (1..=block.saturating_mul(4096)).contains(&scanline);
+    if !(block_ok && bits_ok && scanline_ok) {
+        return Err(corrupt(
+            "parameters szip does not allow (pixels per block an even 2 to 32, bits per pixel 1 to 32 or 64)",
+        ));
     }
+    let word = |w: u32| c_int::try_from(w).map_err(|_| corrupt("a parameter out of range"));
     Ok(SzParams {
-        options_mask: word(0)?,
-        pixels_per_block: word(1)?,
-        bits_per_pixel: word(2)?,
-        pixels_per_scanline: word(3)?,
+        options_mask: word(mask)?,
+        pixels_per_block: word(block)?,
+        bits_per_pixel: word(bits)?,
+        pixels_per_scanline: word(scanline)?,
     })
 }
 
