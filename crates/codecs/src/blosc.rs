@@ -106,6 +106,15 @@ pub fn decode(input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
     Ok(out)
 }
 
+/// The type size blosc shuffles over for elements of `element` bytes: the element size,
+/// or 1 past 255 bytes, as the plugin's set-local callback and c-blosc itself decide.
+pub fn typesize(element: usize) -> u32 {
+    u32::try_from(element)
+        .ok()
+        .filter(|size| *size <= 255)
+        .unwrap_or(1)
+}
+
 /// The parameters `set_local` gives a dataset: the user's (at least four), with the first
 /// four set to the filter revision, the format version, the type size and the chunk size
 /// in bytes.
@@ -131,10 +140,7 @@ pub fn set_local_params(
     base_size: usize,
     chunk_dims: &[u64],
 ) -> Vec<u32> {
-    let element = u32::try_from(base_size)
-        .ok()
-        .filter(|b| *b <= 255)
-        .unwrap_or(1);
+    let element = typesize(base_size);
     let chunk_bytes = chunk_dims
         .iter()
         .fold(type_size as u64, |bytes, d| bytes.saturating_mul(*d));

@@ -144,7 +144,7 @@ impl Codec for Blosc {
     ) -> Option<Result<Vec<u8>, WireError>> {
         let local = crate::blosc::local_params(
             params,
-            u32::try_from(element_size).unwrap_or(1).min(255),
+            crate::blosc::typesize(element_size),
             u32::try_from(input.len()).unwrap_or(u32::MAX),
         );
         Some(crate::blosc::encode(&local, input))
@@ -154,7 +154,7 @@ impl Codec for Blosc {
     fn local_params(&self, params: &[u32], element: usize, chunk_bytes: usize) -> Option<Vec<u32>> {
         Some(crate::blosc::local_params(
             params,
-            u32::try_from(element).ok()?,
+            crate::blosc::typesize(element),
             u32::try_from(chunk_bytes).ok()?,
         ))
     }
