@@ -366,23 +366,10 @@ fn netcdf_functions() -> Option<NetcdfFunctions> {
     loaded_symbols::find(is_netcdf_library, resolve)
 }
 
-/// Reinterprets the address of the symbol `$name` in `$handle`'s scope as `$type`.
-macro_rules! function {
-    ($scope:expr, $name:literal, $type:ty) => {{
-        let address = $scope.symbol($name);
-        if address.is_null() {
-            return None;
-        }
-        // SAFETY: the non-null address of netCDF-C's function `$name`, whose C prototype
-        // is `$type`; function and data pointers have the same size on Linux.
-        unsafe { std::mem::transmute::<*mut c_void, $type>(address) }
-    }};
-}
-
 /// The functions in `scope`, or `None` when one is missing.
 fn resolve(scope: &Scope) -> Option<NetcdfFunctions> {
     Some(NetcdfFunctions {
-        inq_var: function!(
+        inq_var: loaded_symbols::function!(
             scope,
             c"nc_inq_var",
             unsafe extern "C" fn(
@@ -395,12 +382,12 @@ fn resolve(scope: &Scope) -> Option<NetcdfFunctions> {
                 *mut c_int,
             ) -> c_int
         ),
-        inq_type: function!(
+        inq_type: loaded_symbols::function!(
             scope,
             c"nc_inq_type",
             unsafe extern "C" fn(c_int, c_int, *mut c_char, *mut usize) -> c_int
         ),
-        inq_var_chunking: function!(
+        inq_var_chunking: loaded_symbols::function!(
             scope,
             c"nc_inq_var_chunking",
             unsafe extern "C" fn(c_int, c_int, *mut c_int, *mut usize) -> c_int

@@ -9,7 +9,7 @@
 //! whose file name starts with `libhdf5` and is not the high-level library is used, if
 //! there is exactly one. Otherwise `set_local` fails, cleanly.
 
-use std::ffi::{c_char, c_int, c_uint, c_void};
+use std::ffi::{c_char, c_int, c_uint};
 
 use loaded_symbols::Scope;
 
@@ -50,24 +50,10 @@ pub(super) fn set_local_functions() -> Option<SetLocalFunctions> {
     loaded_symbols::find(is_hdf5_library, resolve)
 }
 
-/// Reinterprets a symbol's address as a function pointer of type `F`.
-macro_rules! function {
-    ($scope:expr, $name:literal, $type:ty) => {{
-        let address = $scope.symbol($name);
-        if address.is_null() {
-            return None;
-        }
-        // SAFETY: `address` is the non-null address of HDF5's function `$name`, whose C
-        // prototype (HDF5 1.10 to 2.x, hid_t of 64 bits) is `$type`; a function
-        // pointer and a data pointer have the same size on the platforms HDF5 supports.
-        unsafe { std::mem::transmute::<*mut c_void, $type>(address) }
-    }};
-}
-
 /// Every function from `scope`, or `None` when one is missing.
 fn resolve(scope: &Scope) -> Option<SetLocalFunctions> {
     Some(SetLocalFunctions {
-        get_filter_by_id: function!(
+        get_filter_by_id: loaded_symbols::function!(
             scope,
             c"H5Pget_filter_by_id2",
             unsafe extern "C" fn(
@@ -81,20 +67,36 @@ fn resolve(scope: &Scope) -> Option<SetLocalFunctions> {
                 *mut c_uint,
             ) -> Herr
         ),
-        get_chunk: function!(
+        get_chunk: loaded_symbols::function!(
             scope,
             c"H5Pget_chunk",
             unsafe extern "C" fn(Hid, c_int, *mut u64) -> c_int
         ),
-        modify_filter: function!(
+        modify_filter: loaded_symbols::function!(
             scope,
             c"H5Pmodify_filter",
             unsafe extern "C" fn(Hid, c_int, c_uint, usize, *const c_uint) -> Herr
         ),
-        type_size: function!(scope, c"H5Tget_size", unsafe extern "C" fn(Hid) -> usize),
-        type_class: function!(scope, c"H5Tget_class", unsafe extern "C" fn(Hid) -> c_int),
-        type_super: function!(scope, c"H5Tget_super", unsafe extern "C" fn(Hid) -> Hid),
-        type_close: function!(scope, c"H5Tclose", unsafe extern "C" fn(Hid) -> Herr),
+        type_size: loaded_symbols::function!(
+            scope,
+            c"H5Tget_size",
+            unsafe extern "C" fn(Hid) -> usize
+        ),
+        type_class: loaded_symbols::function!(
+            scope,
+            c"H5Tget_class",
+            unsafe extern "C" fn(Hid) -> c_int
+        ),
+        type_super: loaded_symbols::function!(
+            scope,
+            c"H5Tget_super",
+            unsafe extern "C" fn(Hid) -> Hid
+        ),
+        type_close: loaded_symbols::function!(
+            scope,
+            c"H5Tclose",
+            unsafe extern "C" fn(Hid) -> Herr
+        ),
     })
 }
 
