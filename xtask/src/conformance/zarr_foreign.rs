@@ -280,6 +280,19 @@ struct Res {
     runs: Vec<(&'static str, Class, String)>,
 }
 
+/// The runs of `results` in `class`, a line each (`  STORE TOOL: DETAIL`).
+fn runs_of(results: &[Res], class: Class) -> Vec<String> {
+    results
+        .iter()
+        .flat_map(|r| {
+            r.runs
+                .iter()
+                .filter(move |(_, c, _)| *c == class)
+                .map(move |(tool, _, d)| format!("  {} {tool}: {d}", r.store))
+        })
+        .collect()
+}
+
 /// The options of the mode.
 #[derive(Debug)]
 pub struct Opts {
@@ -886,15 +899,7 @@ pub fn mode(o: &Opts) -> Result<i32> {
     }
     report.push('\n');
     for class in Class::ALL {
-        let these: Vec<String> = results
-            .iter()
-            .flat_map(|r| {
-                r.runs
-                    .iter()
-                    .filter(move |(_, c, _)| *c == class)
-                    .map(move |(tool, _, d)| format!("  {} {tool}: {d}", r.store))
-            })
-            .collect();
+        let these = runs_of(&results, class);
         if these.is_empty() {
             continue;
         }
@@ -918,15 +923,7 @@ pub fn mode(o: &Opts) -> Result<i32> {
         if class == Class::Correct && !o.verbose {
             continue;
         }
-        let these: Vec<String> = results
-            .iter()
-            .flat_map(|r| {
-                r.runs
-                    .iter()
-                    .filter(move |(_, c, _)| *c == class)
-                    .map(move |(tool, _, d)| format!("  {} {tool}: {d}", r.store))
-            })
-            .collect();
+        let these = runs_of(&results, class);
         if these.is_empty() {
             continue;
         }
