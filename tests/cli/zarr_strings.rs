@@ -455,6 +455,33 @@ fn char_attributes_keep_every_byte() {
         from_line(&ours.stdout, "dimensions:")
     );
 
+    // netCDF-C writes the bytes themselves into `.zattrs` (not UTF-8, so not strictly
+    // JSON): its store reads, and copies back to the original bytes.
+    let theirs = dir.path().join("ref.zarr");
+    let theirs_url = format!("file://{}#mode=nczarr,file", theirs.display());
+    let made = run_reference("nccopy", [nc.as_os_str(), OsStr::new(&theirs_url)]);
+    assert_eq!(made.code, Some(0), "reference nccopy: {}", made.stderr);
+    let zattrs = fs::read(theirs.join("t/.zattrs")).unwrap_or_default();
+    assert!(
+        std::str::from_utf8(&zattrs).is_err(),
+        "netCDF-C now writes UTF-8"
+    );
+    let from_theirs = Test::ours("ncdump").arg(&theirs).run();
+    assert_eq!(from_theirs.code, Some(0), "{}", from_theirs.stderr);
+    assert_eq!(
+        from_line(&from_theirs.stdout, "dimensions:"),
+        from_line(&ours.stdout, "dimensions:")
+    );
+    let back = dir.path().join("back-theirs.nc");
+    let copied = Test::ours("nccopy").arg(&theirs).arg(&back).run();
+    assert_eq!((copied.code, copied.stderr.as_str()), (Some(0), ""));
+    assert_eq!(
+        run_reference("ncdump", [&back])
+            .stdout
+            .replacen("netcdf back-theirs {", "netcdf l {", 1),
+        original.stdout
+    );
+
     // Pure Zarr: the same text, a warning per attribute, and zarr-python reads it.
     let pure = dir.path().join("p.zarr");
     let pure_target = format!("file://{}#mode=zarr,file", pure.display());

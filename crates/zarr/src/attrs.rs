@@ -223,6 +223,71 @@ fn latin1_bytes(text: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
+/// A metadata document whose bytes are not UTF-8, as netCDF-C writes `.zattrs` when a
+/// char attribute's bytes are not: read with each byte as the character of the same
+/// number (JSON's own syntax is ASCII), then every name and string that was UTF-8 made
+/// UTF-8 again. A string that was not keeps its Latin-1 text; with `attributes` (a
+/// `.zattrs`), the attributes holding one are named in `_nczarr_attr`'s
+/// [`LATIN1_KEY`], as nctools writes them, so that they read back as their bytes.
+pub fn parse_raw_document(bytes: &[u8], attributes: bool, what: &str) -> Result<Value> {
+    let text: String = bytes.iter().map(|b| char::from(*b)).collect();
+    let Value::Object(members) = json::parse(&text, what)? else {
+        return Err(ZarrError::Corrupt(format!(
+            "{what} is neither UTF-8 text nor a JSON object; the store is damaged"
+        )));
+    };
+    let mut restored = Map::new();
+    let mut raw: Vec<Value> = Vec::new();
+    for (name, mut value) in members {
+        let name = utf8_again(&name).unwrap_or(name);
+        if restore_strings(&mut value) {
+            raw.push(Value::String(name.clone()));
+        }
+        restored.insert(name, value);
+    }
+    if attributes && !raw.is_empty() {
+        let hints = ["_NCZARR_ATTR", "_nczarr_attr"]
+            .into_iter()
+            .find(|k| restored.get(*k).is_some_and(Value::is_object))
+            .unwrap_or("_nczarr_attr");
+        let entry = restored
+            .entry(hints)
+            .or_insert_with(|| Value::Object(Map::new()));
+        if let Value::Object(hints) = entry {
+            hints.insert(LATIN1_KEY.into(), Value::Array(raw));
+        }
+    }
+    Ok(Value::Object(restored))
+}
+
+/// The UTF-8 text whose bytes `latin1` spells one per character, if they are UTF-8.
+fn utf8_again(latin1: &str) -> Option<String> {
+    String::from_utf8(latin1_bytes(latin1)?).ok()
+}
+
+/// Makes every string in `value` UTF-8 again where its bytes were; whether one was not.
+fn restore_strings(value: &mut Value) -> bool {
+    match value {
+        Value::String(s) => match utf8_again(s) {
+            Some(text) => {
+                *s = text;
+                false
+            }
+            None => true,
+        },
+        // Every string is restored, whatever the ones before it were.
+        Value::Array(items) => items
+            .iter_mut()
+            .map(restore_strings)
+            .fold(false, |a, b| a | b),
+        Value::Object(members) => members
+            .values_mut()
+            .map(restore_strings)
+            .fold(false, |a, b| a | b),
+        _ => false,
+    }
+}
+
 /// The JSON value of an attribute and its NCZarr dtype: `<U1` for char, as netCDF-C
 /// 4.9.0 writes it; for strings (which 4.9.0 cannot store), as netCDF-C 4.9.1 and later
 /// write them: one JSON string, or a list of them for several, of the type

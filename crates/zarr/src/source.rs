@@ -58,10 +58,13 @@ impl Source {
             return Ok(None);
         };
         let what = self.store.describe(&key);
-        let text = String::from_utf8(bytes).map_err(|_| {
-            ZarrError::Corrupt(format!("{what} is not UTF-8 text; the store is damaged"))
-        })?;
-        json::parse(&text, &what).map(Some)
+        match String::from_utf8(bytes) {
+            Ok(text) => json::parse(&text, &what).map(Some),
+            // netCDF-C writes a char attribute's bytes as they are.
+            Err(e) => {
+                crate::attrs::parse_raw_document(e.as_bytes(), name == ".zattrs", &what).map(Some)
+            }
+        }
     }
 
     /// The object members of a metadata document (empty when absent or not an object).
