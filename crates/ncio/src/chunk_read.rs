@@ -10,7 +10,7 @@ use std::ffi::{c_int, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use codecs::{ChunkDecoder, FilterSpec};
+use codecs::ChunkDecoder;
 use ncmodel::{AtomicType, Layout};
 use rayon::prelude::*;
 use store::grid::SlabGrid;
@@ -122,22 +122,20 @@ impl NcFile {
             let Layout::Chunked(chunks) = read_layout(lib, grp, varid, &context).ok()? else {
                 return None;
             };
-            let group = group_path(lib, file, group_ncid)?;
-            let origin = ChunkOrigin::open(lib, &file_name, &group, &info.name)?;
-            // libnetcdf reports two of szip's four words; HDF5 stores them all.
-            let filters: Vec<FilterSpec> = read_filters(lib, grp, varid, &context)
-                .ok()?
-                .into_iter()
-                .map(|f| match origin.filter_params(lib, f.id) {
-                    Some(words) if f.id == codecs::known::SZIP => FilterSpec::new(f.id, words),
-                    _ => f,
-                })
-                .collect();
+            let mut filters = read_filters(lib, grp, varid, &context).ok()?;
             let chunk_bytes = chunks
                 .iter()
                 .try_fold(atomic.size(), |a, c| a.checked_mul(*c))?;
             if filters.is_empty() || chunk_bytes == 0 || chunk_bytes > CARRY_LIMIT / 2 {
                 return None;
+            }
+            let group = group_path(lib, file, group_ncid)?;
+            let origin = ChunkOrigin::open(lib, &file_name, &group, &info.name)?;
+            // libnetcdf reports two of szip's four words; HDF5 stores them all.
+            for filter in filters.iter_mut().filter(|f| f.id == codecs::known::SZIP) {
+                if let Some(words) = origin.filter_params(lib, filter.id) {
+                    filter.params = words;
+                }
             }
             let decoder = ChunkDecoder::new(&filters, atomic.size())?;
             let shape = info
