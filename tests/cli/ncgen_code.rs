@@ -891,3 +891,24 @@ fn java_data_is_split_and_user_types_are_refused() {
         refused.stderr
     );
 }
+
+/// Names that would break the generated code if they reached it as they are: a dataset
+/// name with `*/`, `\u000a` and `/` (in comments and docstrings), a group `a*` holding a
+/// group `b` (`/* group /a*/b */`), and compound types named `div` and `off_t`, whose C
+/// typedefs must not be the headers' `div_t` and `off_t`. The C program compiles, and C
+/// and Python write the file ncgen writes.
+#[test]
+fn hostile_names_stay_out_of_the_code() {
+    let cdl = test_data("ncgen_code/hostile_names.cdl");
+    for lang in [Lang::C, Lang::Python] {
+        let Some(tools) = lang.toolchain() else {
+            return;
+        };
+        let (Some(_), Some(_)) = (reference("ncgen"), reference("ncdump")) else {
+            return;
+        };
+        let dir = scratch();
+        let outcome = check_case(lang, &tools, dir.path(), &cdl, Some("nc4"));
+        assert!(matches!(outcome, Outcome::Pass), "{lang:?}: {outcome:?}");
+    }
+}

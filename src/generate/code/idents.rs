@@ -1,12 +1,15 @@
 //! Identifiers of generated code: netCDF names (any UTF-8, spaces, leading digits) made
 //! into valid, distinct identifiers of the target language.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 /// The identifiers given out so far in one scope, and the words the language reserves.
 #[derive(Debug, Default)]
 pub struct Idents {
     taken: HashSet<String>,
+    /// For each base and suffix that collided, the number to try next, so that many
+    /// names that clean up alike cost no more than one try each.
+    next: HashMap<(String, String), usize>,
     /// Whether identifiers compare without case (Fortran).
     case_blind: bool,
     /// The longest identifier the language takes (0: no limit).
@@ -25,6 +28,7 @@ impl Idents {
     pub fn with_rules(reserved: &[&str], case_blind: bool, max_len: usize) -> Self {
         let mut idents = Self {
             taken: HashSet::new(),
+            next: HashMap::new(),
             case_blind,
             max_len,
         };
@@ -36,11 +40,7 @@ impl Idents {
     }
 
     fn key(&self, ident: &str) -> String {
-        if self.case_blind {
-            ident.to_ascii_lowercase()
-        } else {
-            ident.to_string()
-        }
+        key_of(self.case_blind, ident)
     }
 
     /// A new identifier for the netCDF name `name` with `suffix` (`_id`, `_dim`...): the
@@ -62,13 +62,26 @@ impl Idents {
         if self.taken.insert(self.key(&first)) {
             return first;
         }
-        (2..)
-            .map(|n| format!("{base}_{n}{suffix}"))
-            .find(|candidate| {
-                let key = self.key(candidate);
-                self.taken.insert(key)
-            })
-            .unwrap_or(first)
+        let next = self
+            .next
+            .entry((base.clone(), suffix.to_string()))
+            .or_insert(2);
+        loop {
+            let candidate = format!("{base}_{next}{suffix}");
+            *next += 1;
+            if self.taken.insert(key_of(self.case_blind, &candidate)) {
+                return candidate;
+            }
+        }
+    }
+}
+
+/// How an identifier is compared: as it is, or without case.
+fn key_of(case_blind: bool, ident: &str) -> String {
+    if case_blind {
+        ident.to_ascii_lowercase()
+    } else {
+        ident.to_string()
     }
 }
 

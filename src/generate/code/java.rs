@@ -13,7 +13,7 @@ use std::io::Write;
 use ncmodel::{AtomicType, Attribute, Dataset, Format, Group, TypeRef, Values};
 
 use super::idents::Idents;
-use super::literal::{f32_text, f64_text, wrap};
+use super::literal::{comment_text, f32_text, f64_text, wrap};
 use super::{groups_in_order, GenerateError, Generator, Setup, Slab, Unsupported};
 use crate::generate::linear::hyperslabs;
 
@@ -342,7 +342,7 @@ impl JavaGenerator {
             let g = names.idents.fresh(&child.name, "Group");
             out.push_str(&format!(
                 "\n        // group {}\n        Group.Builder {g} = Group.builder().setName({});\n        {builder}.addGroup({g});\n",
-                child.name.replace('\n', " "),
+                comment_text(&child.name),
                 string_literal(child.name.as_bytes())
             ));
             Self::define_group(child, &g, names, out)?;
@@ -383,7 +383,7 @@ impl Generator for JavaGenerator {
              import ucar.nc2.iosp.NetcdfFileFormat;\nimport ucar.nc2.write.NetcdfFormatWriter;\n\n\
              public class Writer {{\n\n    /** The definitions: dimensions, variables, attributes, groups. */\n    \
              static NetcdfFormatWriter.Builder define() {{\n        NetcdfFormatWriter.Builder builder = {builder};\n",
-            setup.dataset_name.replace('\n', " "),
+            comment_text(&setup.dataset_name),
             dataset.format.name()
         );
         if setup.no_fill {

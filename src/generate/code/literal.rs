@@ -1,5 +1,31 @@
 //! Number and text literals shared by the languages.
 
+/// A netCDF name as it may stand inside a comment or docstring of any of the languages:
+/// printable ASCII but for the characters that end or escape one there (`*` and `/` of
+/// C's `*/`, `\` of Java's `\u` escapes and Python's, `"` of Python's `"""`), each
+/// other character shown as `?`. A name is code only in literals and identifiers, which
+/// have their own escaping; this is for the text people read.
+pub fn comment_text(name: &str) -> String {
+    name.chars()
+        .map(|c| match c {
+            '*' | '/' | '\\' | '"' => '?',
+            c if c == ' ' || c.is_ascii_graphic() => c,
+            _ => '?',
+        })
+        .collect()
+}
+
+/// How a comment names the group at `path` (names from the root): `the root group` or
+/// `group /a/b`, each name made [`comment_text`].
+pub fn group_label(path: &[String]) -> String {
+    if path.is_empty() {
+        "the root group".to_string()
+    } else {
+        let names: Vec<String> = path.iter().map(|n| comment_text(n)).collect();
+        format!("group /{}", names.join("/"))
+    }
+}
+
 /// A finite floating-point value as the shortest decimal that reads back to the same
 /// value: plain (`0.25`, `3.0`) when short, else with an exponent (`9.96921e36`).
 /// `None` for NaN and the infinities, which each language spells its own way.
