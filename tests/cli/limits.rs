@@ -217,12 +217,16 @@ fn an_attribute_of_opaque_values_past_the_limit_is_refused_before_it_is_built() 
         "{:?}",
         started.elapsed()
     );
-    assert_refused(
-        &made,
-        "the attribute's values of the opaque type `big` take 3000000000 bytes, more than \
-         the limit of 2147483647 for an attribute's opaque values",
-    );
+    let message = "the attribute's values of the opaque type `big` take 3000000000 bytes, \
+                   more than the limit of 2147483647 for the opaque values of all attributes";
+    assert_refused(&made, message);
     assert_eq!(listing(dir.path()), ["opaques.cdl"]);
+    // The same bytes in two attributes of one value each: one budget for the whole CDL.
+    let cdl = "netcdf x {\ntypes:\n  opaque(1500000000) big ;\n\
+               variables:\n  int v ;\n    big v:a = 0x00 ;\n    big v:b = 0x01 ;\n}\n";
+    let made = ncgen(dir.path(), "spread", cdl, &["-k", "nc4"]);
+    assert_refused(&made, message);
+    assert_eq!(listing(dir.path()), ["opaques.cdl", "spread.cdl"]);
 }
 
 #[test]

@@ -70,7 +70,7 @@ impl<R: BufRead> Parser<R> {
         let mut converter = Converter {
             types: &self.scope.types,
             dropped: Vec::new(),
-            opaque_bytes: 0,
+            opaque_bytes: &mut self.opaque_bytes,
         };
         let converted = match target {
             Some(t) => converter
@@ -182,9 +182,10 @@ fn untyped(items: &[Item]) -> Result<(TypeRef, Values), Failure> {
     Ok((TypeRef::Atomic(t), values))
 }
 
-/// Refuses an attribute whose values of the opaque type `ut` take `bytes`, more than one
-/// value of a type may: a few bytes of CDL such as `0x0, 0x0, ...` of a 2 GiB type must
-/// not become gigabytes in memory.
+/// Refuses attributes whose values of opaque types take `bytes` in all (`ut` the type of
+/// the value that goes over), more than one value of a type may: a few bytes of CDL such
+/// as `0x0, 0x0, ...` of a 2 GiB type, in one attribute or many, must not become
+/// gigabytes in memory.
 fn opaque_limit(at: &Position, ut: &UserType, bytes: u128) -> Result<(), Failure> {
     let limit = super::types_section::MAX_TYPE_SIZE;
     if bytes > limit {
@@ -192,7 +193,7 @@ fn opaque_limit(at: &Position, ut: &UserType, bytes: u128) -> Result<(), Failure
             *at,
             format!(
                 "the attribute's values of the opaque type `{}` take {bytes} bytes, more \
-                 than the limit of {limit} for an attribute's opaque values",
+                 than the limit of {limit} for the opaque values of all attributes",
                 ut.name
             ),
         ));
@@ -205,8 +206,9 @@ struct Converter<'s> {
     types: &'s [UserType],
     /// Values dropped as the reference drops them: where, and what.
     dropped: Vec<(Position, String)>,
-    /// The bytes of the opaque values built so far (each padded to its type's size).
-    opaque_bytes: u128,
+    /// The bytes of the opaque values built so far in the whole CDL (each padded to its
+    /// type's size).
+    opaque_bytes: &'s mut u128,
 }
 
 impl Converter<'_> {
@@ -225,7 +227,8 @@ impl Converter<'_> {
                     .iter()
                     .find(|t| t.id == id && matches!(t.kind, UserTypeKind::Opaque));
                 if let (Some(ut), Some(first)) = (opaque, items.first()) {
-                    opaque_limit(&first.pos(), ut, items.len() as u128 * ut.size as u128)?;
+                    let wanted = items.len() as u128 * ut.size as u128;
+                    opaque_limit(&first.pos(), ut, *self.opaque_bytes + wanted)?;
                 }
                 let mut out = Vec::with_capacity(items.len());
                 for item in items {
@@ -238,8 +241,8 @@ impl Converter<'_> {
 
     /// Counts one more value of the opaque type `ut` (see [`opaque_limit`]).
     fn take_opaque(&mut self, at: &Position, ut: &UserType) -> Result<(), Failure> {
-        self.opaque_bytes += ut.size as u128;
-        opaque_limit(at, ut, self.opaque_bytes)
+        *self.opaque_bytes += ut.size as u128;
+        opaque_limit(at, ut, *self.opaque_bytes)
     }
 
     /// One value of the user type `id`.
