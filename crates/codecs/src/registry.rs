@@ -87,6 +87,20 @@ pub trait Codec: Sync + fmt::Debug {
         Some(params.to_vec())
     }
 
+    /// What HDF5's `set_local` callback of its filter makes of the parameters `given`
+    /// for a dataset whose values are `type_size` bytes (`base_size` for the elements of
+    /// an array type, else the same) in chunks of `chunk_dims`; `None` for a filter that
+    /// has no `set_local` (the parameters stay as given).
+    fn hdf5_set_local(
+        &self,
+        _given: &[u32],
+        _type_size: usize,
+        _base_size: usize,
+        _chunk_dims: &[u64],
+    ) -> Option<Vec<u32>> {
+        None
+    }
+
     /// Whether its HDF5 chunks can be decoded with the filter's `params` as a file gives
     /// them (szip needs the four words HDF5 stores; netCDF reports two).
     fn decodes_with(&self, _params: &[u32]) -> bool {
@@ -329,6 +343,22 @@ pub fn carried_into_hdf5() -> impl Iterator<Item = u32> {
     entries()
         .filter(|c| c.carried_into_hdf5)
         .filter_map(|c| c.hdf5_id)
+}
+
+/// The codecs nctools registers with HDF5 in-process (and builds plugins of), in
+/// [`CODECS`]' order: each has an HDF5 id and a [`Codec::wire`].
+pub fn carried_codecs() -> impl Iterator<Item = &'static dyn Codec> {
+    CODECS
+        .iter()
+        .copied()
+        .filter(|c| c.entry().carried_into_hdf5 && c.entry().hdf5_id.is_some())
+}
+
+/// The name of a carried codec's HDF5 plugin library, `libnctools_h5NAME.so`: its
+/// HDF5 filter's first name (`zstd`, `bzip2`).
+pub fn plugin_name(codec: &dyn Codec) -> Option<&'static str> {
+    let id = codec.entry().hdf5_id?;
+    known::by_id(id).map(known::KnownFilter::name)
 }
 
 /// Whether nctools registers the HDF5 filter `id` with HDF5 in-process.
