@@ -354,6 +354,39 @@ pub fn carried_codecs() -> impl Iterator<Item = &'static dyn Codec> {
         .filter(|c| c.entry().carried_into_hdf5 && c.entry().hdf5_id.is_some())
 }
 
+/// How many codecs a C interface can tell apart by callback: HDF5 and netCDF-C tell a
+/// callback nothing of the filter it runs for, so each filter a library exports needs
+/// functions of its own, one set per slot ([`by_slot!`]), slot `n` for the `n`th filter
+/// of the list the library exports.
+pub const SLOTS: usize = 16;
+
+/// `Some(f::<T.., N>)` for a slot `N` known at run time, below [`SLOTS`]; `None` for a
+/// slot beyond. `by_slot!(slot, filter, A)` is `filter::<A, slot>`.
+#[macro_export]
+macro_rules! by_slot {
+    ($slot:expr, $f:ident $(, $ty:ty)*) => {
+        match $slot {
+            0 => Some($f::<$($ty,)* 0> as _),
+            1 => Some($f::<$($ty,)* 1> as _),
+            2 => Some($f::<$($ty,)* 2> as _),
+            3 => Some($f::<$($ty,)* 3> as _),
+            4 => Some($f::<$($ty,)* 4> as _),
+            5 => Some($f::<$($ty,)* 5> as _),
+            6 => Some($f::<$($ty,)* 6> as _),
+            7 => Some($f::<$($ty,)* 7> as _),
+            8 => Some($f::<$($ty,)* 8> as _),
+            9 => Some($f::<$($ty,)* 9> as _),
+            10 => Some($f::<$($ty,)* 10> as _),
+            11 => Some($f::<$($ty,)* 11> as _),
+            12 => Some($f::<$($ty,)* 12> as _),
+            13 => Some($f::<$($ty,)* 13> as _),
+            14 => Some($f::<$($ty,)* 14> as _),
+            15 => Some($f::<$($ty,)* 15> as _),
+            _ => None,
+        }
+    };
+}
+
 /// The name of a carried codec's HDF5 plugin library, `libnctools_h5NAME.so`: its
 /// HDF5 filter's first name (`zstd`, `bzip2`).
 pub fn plugin_name(codec: &dyn Codec) -> Option<&'static str> {

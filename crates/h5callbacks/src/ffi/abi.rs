@@ -144,9 +144,9 @@ mod tests {
     fn every_carried_filter_has_a_slot() {
         let carried = codecs::registry::carried_codecs().count();
         assert!(
-            carried <= super::super::filter::SLOTS,
-            "{carried} filters are carried into HDF5 but there are {} callback slots: add slots in h5callbacks' `by_slot!`",
-            super::super::filter::SLOTS
+            carried <= codecs::registry::SLOTS,
+            "{carried} filters are carried into HDF5 but there are {} callback slots: add slots to `codecs::by_slot!`",
+            codecs::registry::SLOTS
         );
     }
 

@@ -11,12 +11,8 @@ use super::memory::{Allocator, Buffer};
 use crate::callback::{self, InFilter, Output};
 use codecs::wire::Direction;
 
-/// How many filters nctools can carry into HDF5: one callback per slot, slot `n` for
-/// the `n`th of `codecs::registry::carried_codecs()` (HDF5 tells a callback nothing of
-/// the filter it runs for, so each filter needs a function of its own).
-pub(crate) const SLOTS: usize = 16;
-
-/// The HDF5 id of the filter in slot `slot`.
+/// The HDF5 id of the filter in slot `slot`: the `slot`th of
+/// `codecs::registry::carried_codecs()`.
 pub(crate) fn carried_id(slot: usize) -> Option<u32> {
     codecs::registry::carried_codecs()
         .nth(slot)
@@ -27,40 +23,13 @@ pub(crate) fn carried_id(slot: usize) -> Option<u32> {
 pub(crate) fn slot_of(id: u32) -> Option<usize> {
     codecs::registry::carried_codecs()
         .position(|c| c.entry().hdf5_id == Some(id))
-        .filter(|slot| *slot < SLOTS)
+        .filter(|slot| *slot < codecs::registry::SLOTS)
 }
-
-/// The function `$f::<.., SLOT>` for a slot known at run time, for every slot below
-/// [`SLOTS`].
-macro_rules! by_slot {
-    ($slot:expr, $f:ident $(, $ty:ty)?) => {
-        match $slot {
-            0 => Some($f::<$($ty,)? 0> as _),
-            1 => Some($f::<$($ty,)? 1> as _),
-            2 => Some($f::<$($ty,)? 2> as _),
-            3 => Some($f::<$($ty,)? 3> as _),
-            4 => Some($f::<$($ty,)? 4> as _),
-            5 => Some($f::<$($ty,)? 5> as _),
-            6 => Some($f::<$($ty,)? 6> as _),
-            7 => Some($f::<$($ty,)? 7> as _),
-            8 => Some($f::<$($ty,)? 8> as _),
-            9 => Some($f::<$($ty,)? 9> as _),
-            10 => Some($f::<$($ty,)? 10> as _),
-            11 => Some($f::<$($ty,)? 11> as _),
-            12 => Some($f::<$($ty,)? 12> as _),
-            13 => Some($f::<$($ty,)? 13> as _),
-            14 => Some($f::<$($ty,)? 14> as _),
-            15 => Some($f::<$($ty,)? 15> as _),
-            _ => None,
-        }
-    };
-}
-pub(crate) use by_slot;
 
 /// The callback of the filter `id` nctools carries, its output in memory from `A`;
 /// `None` for another id.
 pub(crate) fn filter_callback<A: Allocator>(id: u32) -> Option<FilterFn> {
-    by_slot!(slot_of(id)?, filter, A)
+    codecs::by_slot!(slot_of(id)?, filter, A)
 }
 
 /// The callback HDF5 calls for the filter in slot `SLOT`: reads the `nbytes` bytes of `*buf`,

@@ -11,7 +11,7 @@ use std::ptr;
 
 use super::abi::SetLocalFn;
 use super::abi::{Herr, Hid};
-use super::filter::{by_slot, carried_id};
+use super::filter::carried_id;
 use super::hdf5_symbols::{set_local_functions, SetLocalFunctions};
 use crate::callback::InFilter;
 use codecs::registry::Codec;
@@ -25,7 +25,7 @@ const MAX_RANK: usize = 32;
 /// HDF5's class of array types (`H5T_ARRAY`).
 const ARRAY_CLASS: c_int = 10;
 
-/// The codec in slot `slot` (`super::filter::SLOTS`).
+/// The codec in slot `slot` (`codecs::registry::SLOTS`).
 fn carried_codec(slot: usize) -> Option<&'static dyn Codec> {
     codecs::registry::carried_codecs().nth(slot)
 }
@@ -34,7 +34,7 @@ fn carried_codec(slot: usize) -> Option<&'static dyn Codec> {
 pub(crate) fn set_local_callback(slot: usize) -> Option<SetLocalFn> {
     let codec = carried_codec(slot)?;
     codec.hdf5_set_local(&[], 1, 1, &[1])?;
-    by_slot!(slot, set_local_in_slot)
+    codecs::by_slot!(slot, set_local_in_slot)
 }
 
 /// The `set_local` of the filter in slot `SLOT`: 0 (or HDF5's status) on success, -1 on
