@@ -755,3 +755,5 @@ fn our_tools_use_our_plugins_with_their_built_ins_turned_off_and_say_whose_they_
         );
     }
 }
+
+mod lzf;

@@ -256,6 +256,7 @@ pub const CODECS: &[&dyn Codec] = &[
     &kinds::Blosc,
     &kinds::Lz4,
     &kinds::Zstd,
+    &kinds::Lzf,
     &NumcodecsOnly::new(
         CodecEntry::numcodecs("gzip", true).core("gzip"),
         numcodecs::gzip_chunks,
@@ -462,10 +463,10 @@ mod tests {
 
     #[test]
     fn names_for_people() {
-        assert_eq!(carried_names(), "bzip2, blosc, lz4 and zstd");
+        assert_eq!(carried_names(), "bzip2, blosc, lz4, zstd and lzf");
         assert_eq!(
             zarr_filter_names(),
-            "deflate (zlib), shuffle, fletcher32, bzip2 (bz2), blosc, lz4 and zstd"
+            "deflate (zlib), shuffle, fletcher32, bzip2 (bz2), blosc, lz4, zstd and lzf (imagecodecs_lzf)"
         );
     }
 }
