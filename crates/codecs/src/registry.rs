@@ -173,6 +173,9 @@ pub struct CodecEntry {
     /// Whether its chunk bytes are the same in an HDF5 file and in a Zarr store, so that
     /// a stored chunk moves from one to the other as it is (lz4 is framed differently).
     pub passthrough: bool,
+    /// The `compression=` name netCDF4-python's `createVariable` gives it, for a
+    /// compressor whose one parameter is its `complevel` (`ncgen -l python`).
+    pub netcdf4_python: Option<&'static str>,
 }
 
 impl CodecEntry {
@@ -187,6 +190,7 @@ impl CodecEntry {
             encodes: true,
             carried_into_hdf5: false,
             passthrough: true,
+            netcdf4_python: None,
         }
     }
 
@@ -200,12 +204,19 @@ impl CodecEntry {
             encodes,
             carried_into_hdf5: false,
             passthrough: false,
+            netcdf4_python: None,
         }
     }
 
     /// Carried into HDF5 in-process.
     pub(crate) const fn carried(mut self) -> Self {
         self.carried_into_hdf5 = true;
+        self
+    }
+
+    /// netCDF4-python's `compression=NAME, complevel=LEVEL` for it.
+    pub(crate) const fn netcdf4_python(mut self, name: &'static str) -> Self {
+        self.netcdf4_python = Some(name);
         self
     }
 
