@@ -337,7 +337,10 @@ mod tests {
     /// Python's `json.dumps(v, indent=4, separators=(",", ": "), ensure_ascii=True)`.
     #[test]
     fn python_text_is_json_dumps_indented_in_ascii() -> Result<()> {
-        let v = parse(r#"{"a": [1, 2.5], "b": {}, "c": [], "d": "\u00b0C \ud83d\ude00", "e": NaN}"#, "t")?;
+        let v = parse(
+            r#"{"a": [1, 2.5], "b": {}, "c": [], "d": "\u00b0C \ud83d\ude00", "e": NaN}"#,
+            "t",
+        )?;
         assert_eq!(
             J::from_value(&v).python_text(),
             "{\n    \"a\": [\n        1,\n        2.5\n    ],\n    \"b\": {},\n    \"c\": [],\n    \

@@ -137,7 +137,10 @@ fn consolidate(docs: &mut Vec<Document>, version: ZarrVersion) -> Result<()> {
             let path = d.key.as_str().strip_suffix("/zarr.json")?;
             let mut json = d.json.clone();
             if let (true, J::Obj(members)) = (is_v3_group(&json), &mut json) {
-                members.push(("consolidated_metadata".into(), inline_consolidated(Vec::new())));
+                members.push((
+                    "consolidated_metadata".into(),
+                    inline_consolidated(Vec::new()),
+                ));
             }
             Some((path.to_string(), json))
         })
@@ -145,7 +148,10 @@ fn consolidate(docs: &mut Vec<Document>, version: ZarrVersion) -> Result<()> {
     metadata.sort_by(|a, b| a.0.cmp(&b.0));
     match &mut root.json {
         J::Obj(members) if root.key.as_str() == "zarr.json" => {
-            members.push(("consolidated_metadata".into(), inline_consolidated(metadata)));
+            members.push((
+                "consolidated_metadata".into(),
+                inline_consolidated(metadata),
+            ));
             Ok(())
         }
         _ => Err(ZarrError::Invalid(
