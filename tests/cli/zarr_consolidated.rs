@@ -533,6 +533,13 @@ fn a_stale_copy_of_an_array_document_fails_its_read_and_noconsolidated_reads_it(
                 }
             }
         });
+        // The header alone reads no data: the copies are trusted.
+        let header = Test::ours("ncdump").arg("-h").arg(&store).run();
+        assert_eq!(header.stderr, "", "{label}");
+        assert!(
+            ok(label, header).contains("\tfloat temp(y, x) ;"),
+            "{label}"
+        );
         for tool in ["ncdump", "nccopy"] {
             let mut test = Test::ours(tool).arg(&store);
             if tool == "nccopy" {

@@ -206,6 +206,16 @@ fn zarr_python_reads_our_strings() {
         (&nczarr, "|S", &["grid", "truncated"][..]),
     ] {
         let read = if store == &nczarr {
+            let whole = run(Command::new(&python).arg("-c").arg(PY).args([
+                "read",
+                store.to_str().unwrap_or_default(),
+                "grid",
+            ]));
+            assert_ne!(
+                whole.code,
+                Some(0),
+                "zarr-python read {store:?} consolidated"
+            );
             "read-documents"
         } else {
             "read"

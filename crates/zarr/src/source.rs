@@ -355,3 +355,52 @@ fn key_of(node: &StoreKey, name: &str) -> String {
         format!("{}/{name}", node.as_str())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    /// zarr-python 3's copies add an empty `consolidated_metadata` to groups and its
+    /// defaults to arrays; neither is a difference. A changed member or attribute is.
+    #[test]
+    fn copies_differ_only_in_what_they_say() {
+        let group = json!({"zarr_format": 2});
+        let copy = json!({"zarr_format": 2, "consolidated_metadata":
+            {"kind": "inline", "must_understand": false, "metadata": {}}});
+        assert!(same_document(Some(&group), Some(&copy), ".zgroup"));
+        let array = json!({"zarr_format": 2, "shape": [3], "filters": null});
+        let copy = json!({"shape": [3], "zarr_format": 2, "dimension_separator": "."});
+        assert!(same_document(Some(&array), Some(&copy), ".zarray"));
+        let grown = json!({"shape": [4], "zarr_format": 2});
+        assert!(!same_document(Some(&array), Some(&grown), ".zarray"));
+        assert!(!same_document(None, Some(&array), ".zarray"));
+        assert!(same_document(None, Some(&json!({})), ".zattrs"));
+        let attrs = json!({"units": "K", "missing": null});
+        assert!(!same_document(
+            Some(&attrs),
+            Some(&json!({"units": "K"})),
+            ".zattrs"
+        ));
+    }
+
+    /// v3's inline entries are keyed as documents, nested groups' own entries too.
+    #[test]
+    fn inline_entries_are_keyed_as_documents() {
+        let root = json!({"zarr_format": 3, "node_type": "group", "consolidated_metadata": {
+            "kind": "inline", "must_understand": false, "metadata": {
+                "g": {"node_type": "group", "consolidated_metadata": {
+                    "kind": "inline", "must_understand": false,
+                    "metadata": {"w": {"node_type": "array"}}}},
+                "v": {"node_type": "array"}}}});
+        let mut meta = Map::new();
+        assert!(inline_entries(&root, "", &mut meta));
+        let keys: Vec<&String> = meta.keys().collect();
+        assert_eq!(keys, ["g/w/zarr.json", "g/zarr.json", "v/zarr.json"]);
+        let mut none = Map::new();
+        let other = json!({"consolidated_metadata": {"kind": "external", "metadata": {}}});
+        assert!(!inline_entries(&other, "", &mut none));
+        assert!(!inline_entries(&json!({"zarr_format": 3}), "", &mut none));
+    }
+}
