@@ -1,4 +1,6 @@
-//! Where metadata comes from: the store's documents, or its consolidated `.zmetadata`.
+//! Where metadata comes from: the store's documents, or its consolidated metadata
+//! (`.zmetadata`, or version 3's inline `consolidated_metadata`), checked against the
+//! store.
 //! Nodes are named by [`StoreKey`]s: a name from the store's metadata (an NCZarr
 //! `vars` list, a `.zmetadata` key) becomes a key only once it is checked.
 
