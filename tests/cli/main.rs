@@ -33,6 +33,7 @@ mod support;
 mod try_filters;
 mod versions;
 mod zarr_codecs;
+mod zarr_consolidated;
 mod zarr_foreign;
 mod zarr_interop;
 mod zarr_outputs;

@@ -27,6 +27,8 @@ pub struct ZarrWriter {
     _registration: store::temporaries::Registration,
     flavor: ZarrFlavor,
     version: ZarrVersion,
+    /// Whether consolidated metadata is written.
+    consolidated: bool,
     no_fill: bool,
     finished: bool,
     state: Mutex<State>,
@@ -104,6 +106,7 @@ impl ZarrWriter {
             _registration: registration,
             flavor: location.flavor,
             version: location.version,
+            consolidated: location.consolidated(),
             no_fill: false,
             finished: false,
             state: Mutex::new(State::default()),
@@ -137,6 +140,7 @@ impl ZarrWriter {
             lens: &state.lens,
             flavor: self.flavor,
             version: self.version,
+            consolidated: self.consolidated,
         }
         .write_all(store)
     }
