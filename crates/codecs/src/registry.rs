@@ -20,6 +20,7 @@ use crate::nczarr::CodecError;
 use crate::numcodecs;
 use crate::params::Decoded;
 use crate::wire::{Wire, WireError};
+use crate::zarr_codec::ZarrArray;
 
 /// One codec: its facts and its forms. The forms of a codec that is an HDF5 filter
 /// start from the filter's parameter words; a numcodecs codec that is none has only its
@@ -87,6 +88,17 @@ pub trait Codec: Sync + fmt::Debug {
         Some(params.to_vec())
     }
 
+    /// The parameters its chunks run with in the Zarr array `array`, from `params` as
+    /// [`Codec::store_params`] reads them (szip's words come from the array's type and
+    /// shape, as netCDF-C makes them); by default `params` themselves.
+    fn zarr_local_params(
+        &self,
+        params: &[u32],
+        _array: &ZarrArray<'_>,
+    ) -> Result<Vec<u32>, WireError> {
+        Ok(params.to_vec())
+    }
+
     /// Whether its HDF5 chunks can be decoded with the filter's `params` as a file gives
     /// them (szip needs the four words HDF5 stores; netCDF reports two).
     fn decodes_with(&self, _params: &[u32]) -> bool {
@@ -148,7 +160,7 @@ pub struct CodecEntry {
     /// The name of the Zarr version 3 core codec, where the specification has one; the
     /// others are named `numcodecs.ID` in version 3.
     pub v3_core_name: Option<&'static str>,
-    /// Whether nctools encodes and decodes its chunks (szip: not yet, only its forms).
+    /// Whether nctools encodes and decodes its chunks.
     pub implemented: bool,
     /// Whether it encodes (the lossy numcodecs codecs only decode: nctools does not
     /// write their approximations).
@@ -203,14 +215,6 @@ impl CodecEntry {
 
     /// Chunk bytes that differ between HDF5 and Zarr.
     pub(crate) const fn not_passthrough(mut self) -> Self {
-        self.passthrough = false;
-        self
-    }
-
-    /// Forms only: nctools neither encodes nor decodes its chunks.
-    pub(crate) const fn forms_only(mut self) -> Self {
-        self.implemented = false;
-        self.encodes = false;
         self.passthrough = false;
         self
     }
@@ -402,7 +406,7 @@ mod tests {
         assert_eq!(carried_names(), "bzip2, blosc, lz4 and zstd");
         assert_eq!(
             zarr_filter_names(),
-            "deflate (zlib), shuffle, fletcher32, bzip2 (bz2), blosc, lz4 and zstd"
+            "deflate (zlib), shuffle, fletcher32, szip, bzip2 (bz2), blosc, lz4 and zstd"
         );
     }
 }
