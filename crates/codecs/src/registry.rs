@@ -171,6 +171,9 @@ pub struct CodecEntry {
     /// Whether its chunk bytes are the same in an HDF5 file and in a Zarr store, so that
     /// a stored chunk moves from one to the other as it is (lz4 is framed differently).
     pub passthrough: bool,
+    /// Whether only netCDF-C's NCZarr has its Zarr codec (numcodecs has none: szip), so
+    /// that nctools writes it into NCZarr stores only.
+    pub nczarr_only: bool,
 }
 
 impl CodecEntry {
@@ -185,6 +188,7 @@ impl CodecEntry {
             encodes: true,
             carried_into_hdf5: false,
             passthrough: true,
+            nczarr_only: false,
         }
     }
 
@@ -198,6 +202,7 @@ impl CodecEntry {
             encodes,
             carried_into_hdf5: false,
             passthrough: false,
+            nczarr_only: false,
         }
     }
 
@@ -216,6 +221,12 @@ impl CodecEntry {
     /// Chunk bytes that differ between HDF5 and Zarr.
     pub(crate) const fn not_passthrough(mut self) -> Self {
         self.passthrough = false;
+        self
+    }
+
+    /// A Zarr codec only NCZarr has.
+    pub(crate) const fn nczarr_only(mut self) -> Self {
+        self.nczarr_only = true;
         self
     }
 

@@ -244,8 +244,9 @@ impl ZarrWriter {
                 .map(|e| Some(crate::strings::from_fixed(e)))
                 .collect();
             let (widened, _) = crate::strings::to_fixed(&strings, new.dtype.size);
-            let encoded = crate::codec::encode_chain(&new.codecs, new.dtype.size, widened)
-                .map_err(|e| crate::wdata::fail(&var.var.name, e))?;
+            let encoded =
+                crate::codec::encode_chain(&new.codecs, &new.codec_array(new.dtype.size), widened)
+                    .map_err(|e| crate::wdata::fail(&var.var.name, e))?;
             new.store.set(&new.chunk_key(&chunk), &encoded)?;
         }
         state.vars[index] = wider;
@@ -363,6 +364,12 @@ impl StoreWriter for ZarrWriter {
     fn define(&mut self, dataset: &Dataset) -> Result<(), StoreError> {
         let context = format!("defining {}", self.text);
         let vars = plan(dataset, self.no_fill).map_err(|e| e.into_store(&context))?;
+        if !crate::wmeta::writes_nczarr(self.flavor, self.version) {
+            for var in &vars {
+                crate::codec::refuse_nczarr_only(&var.codecs, &var.group_path, &var.var.name)
+                    .map_err(|e| e.into_store(&context))?;
+            }
+        }
         let mut lens = HashMap::new();
         collect_lens(&dataset.root, &mut lens);
         let mut state = self.lock();

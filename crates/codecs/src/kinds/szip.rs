@@ -25,8 +25,10 @@ pub struct Szip;
 
 /// Its HDF5 chunks and its NCZarr chunks have the same framing, but their words differ
 /// where the chunk's fastest dimension is not the variable's last one: not passed
-/// through.
-const ENTRY: CodecEntry = CodecEntry::hdf5(SZIP, "szip").not_passthrough();
+/// through. Its Zarr codec is netCDF-C's; numcodecs has none.
+const ENTRY: CodecEntry = CodecEntry::hdf5(SZIP, "szip")
+    .not_passthrough()
+    .nczarr_only();
 
 /// Option mask bits (HDF5's `H5_SZIP_*_OPTION_MASK`, libaec's `SZ_*_OPTION_MASK`).
 const ALLOW_K13: u32 = 1;
