@@ -67,6 +67,29 @@ pub fn codec_of_filter(filter: &FilterSpec, element_size: usize) -> Result<Value
     })
 }
 
+/// The full path of the variable `name` of the group at `group_path` (`/g/v`).
+pub fn var_path(group_path: &[String], name: &str) -> String {
+    group_path
+        .iter()
+        .map(String::as_str)
+        .chain(std::iter::once(name))
+        .map(|p| format!("/{p}"))
+        .collect()
+}
+
+/// Checks that the codecs `codecs` can run on the chunks of `array` (szip's pixels per
+/// block fit its chunks, its type is one szip takes), before anything is written.
+pub fn check_runs(codecs: &[Value], array: &ZarrArray<'_>) -> Result<(), String> {
+    for codec in codecs {
+        if let Ok(filter) = filterspec::filter_of_codec(codec) {
+            if codecs::numcodecs::has_codec(filter.id) {
+                codecs::zarr_codec::local_filter(&filter, array).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The HDF5 filters of `codecs`, with the parameters their chunks run with in `array`
 /// (szip's words, from the array's type and shape).
 /// Refuses `codecs` of the variable `name` of the group at `group_path` when one is a
@@ -83,11 +106,7 @@ pub fn refuse_nczarr_only(
     let Some(id) = only else {
         return Ok(());
     };
-    let full: String = group_path
-        .iter()
-        .chain(std::iter::once(&name.to_string()))
-        .map(|p| format!("/{p}"))
-        .collect();
+    let full = var_path(group_path, name);
     Err(crate::error::ZarrError::NoCodec(format!(
         "variable {full}: the {id} codec is netCDF-C's NCZarr codec, which numcodecs and \
          zarr-python do not have, so nctools writes it only into NCZarr stores (Zarr \

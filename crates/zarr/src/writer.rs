@@ -378,6 +378,17 @@ impl StoreWriter for ZarrWriter {
             vars,
             lens,
         };
+        for var in &state.vars {
+            let meta = self
+                .meta_of(var, &state)
+                .map_err(|e| e.into_store(&context))?;
+            crate::codec::check_runs(&meta.codecs, &meta.codec_array(meta.dtype.size)).map_err(
+                |problem| {
+                    let path = crate::codec::var_path(&var.group_path, &var.var.name);
+                    ZarrError::Invalid(format!("variable {path}: {problem}")).into_store(&context)
+                },
+            )?;
+        }
         // Every document is made now, into memory, so that a name or an attribute the
         // store cannot hold fails before any data is written; the documents themselves
         // are written at the end, after the chunks they describe.
