@@ -261,6 +261,11 @@ fn nczarr_szip_is_netcdf_cs_both_ways() {
         Some(&store),
     );
     assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let zarray = fs::read_to_string(store.join("v/.zarray")).unwrap_or_default();
+    assert!(
+        zarray.contains(r#""compressor": {"id": "szip", "mask": 32, "pixels-per-block": 32}"#),
+        "{zarray}"
+    );
     let read = |s: &Path| netcdf4(&python, READ_STORE, &[s]).stdout;
     assert_eq!(read(&store), read(&theirs));
     assert!(read(&store).contains("v {'coding': 'nn', 'pixels_per_block': 32} [3, 20] [[0, 1, 2,"));
@@ -341,9 +346,9 @@ fn try_filters_measures_szip_where_it_applies() {
     fs::write(
         &cdl,
         format!(
-            "netcdf in {{\ndimensions:\n\tt = 64 ;\n\tx = 256 ;\nvariables:\n\tint count(t, x) ;\n\
-             \t\tcount:_ChunkSizes = 8, 256 ;\n\tchar name(t, x) ;\ndata:\n count = {} ;\n \
-             name = \"abc\" ;\n}}\n",
+            "netcdf in {{\ndimensions:\n\tt = 64 ;\n\tx = 256 ;\n\tn = 5 ;\nvariables:\n\tint count(t, x) ;\n\
+             \t\tcount:_ChunkSizes = 8, 256 ;\n\tchar name(t, x) ;\n\tshort tiny(n) ;\ndata:\n \
+             count = {} ;\n name = \"abc\" ;\n tiny = 1, 2, 3, 4, 5 ;\n}}\n",
             values.join(", ")
         ),
     )
@@ -363,7 +368,25 @@ fn try_filters_measures_szip_where_it_applies() {
         "/name  char(t=64, x=256)  1 of 1 chunks sampled (16.0 KiB)",
     );
     let count = &run.stdout[..run.stdout.len() - name.len()];
+    let tiny = run
+        .stdout
+        .find("\n/tiny ")
+        .map_or("", |at| &run.stdout[at..]);
     for candidate in ["szip,4,32", "szip,32,32"] {
+        let not_run = |section: &str, why: &str| {
+            section.lines().any(|l| {
+                l.trim_start().starts_with(&format!("{candidate} "))
+                    && l.ends_with(&format!(" not run: {why}"))
+            })
+        };
+        assert!(
+            not_run(
+                tiny,
+                "szip cannot run on these chunks (fewer values than pixels per block)"
+            ),
+            "{candidate} on /tiny (5 values):\n{}",
+            run.stdout
+        );
         assert!(
             count.lines().any(|l| l
                 .trim_start_matches([' ', '*'])
@@ -373,11 +396,10 @@ fn try_filters_measures_szip_where_it_applies() {
             run.stdout
         );
         assert!(
-            name.lines()
-                .any(|l| l.trim_start().starts_with(&format!("{candidate} "))
-                    && l.ends_with(
-                        " not run: szip applies to integer and floating-point values only"
-                    )),
+            not_run(
+                name,
+                "szip applies to integer and floating-point values only"
+            ),
             "{candidate} on /name:\n{}",
             run.stdout
         );
@@ -404,4 +426,29 @@ fn try_filters_measures_szip_where_it_applies() {
         (sampled / real - 1.0).abs() < 0.10,
         "sampled {sampled}, real copy {real}"
     );
+}
+
+#[test]
+fn szip_on_chunks_smaller_than_a_block_is_refused_when_defined() {
+    let dir = scratch();
+    let cdl = dir.path().join("in.cdl");
+    fs::write(
+        &cdl,
+        "netcdf in {\ndimensions:\n\tn = 5 ;\nvariables:\n\tdouble small(n) ;\ndata:\n small = 1, 2, 3, 4, 5 ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let input = dir.path().join("in.nc");
+    let made = Test::ours("ncgen")
+        .args(["-k", "nc4", "-o"])
+        .arg(&input)
+        .arg(&cdl)
+        .run();
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    for out in ["out.nc", "out.zarr"] {
+        let target = dir.path().join(out);
+        let done = ours(&["-F", "*,szip,32,32"], &input, Some(&target));
+        crate::support::assert_rejected(&done, out);
+        assert!(done.stderr.contains("small"), "{out}: {}", done.stderr);
+        assert!(!target.exists(), "{out}: something was written");
+    }
 }
