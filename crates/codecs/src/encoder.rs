@@ -19,6 +19,10 @@ pub enum EncodeError {
     /// A built-in filter failed.
     #[error("encoding a chunk: {0}")]
     Builtin(#[from] wire::WireError),
+    /// An optional filter was skipped on the chunk, which [`ChunkEncoder::encode`]
+    /// cannot say ([`ChunkEncoder::encode_masked`] can).
+    #[error("encoding a chunk: szip could not shrink it, so HDF5 would store it without szip")]
+    Skipped,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -77,10 +81,14 @@ impl ChunkEncoder {
         Some(Self { steps })
     }
 
-    /// The bytes HDF5 would store for the chunk `data` (a whole chunk, edges padded),
-    /// where no filter was skipped; see [`ChunkEncoder::encode_masked`].
+    /// The bytes HDF5 would store for the chunk `data` (a whole chunk, edges padded);
+    /// [`EncodeError::Skipped`] where HDF5 would skip an optional filter on it (see
+    /// [`ChunkEncoder::encode_masked`]).
     pub fn encode(&self, data: &[u8]) -> Result<Vec<u8>, EncodeError> {
-        Ok(self.encode_masked(data)?.1)
+        match self.encode_masked(data)? {
+            (0, bytes) => Ok(bytes),
+            _ => Err(EncodeError::Skipped),
+        }
     }
 
     /// What HDF5 would store for the chunk `data` (a whole chunk, edges padded): its

@@ -259,7 +259,11 @@ fn szip_chunks_round_trip_with_hdf5s_parameters() {
     let masked = encoder
         .encode_masked(&noise)
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(masked, (1, noise));
+    assert_eq!(masked, (1, noise.clone()));
+    assert!(matches!(
+        encoder.encode(&noise),
+        Err(codecs::EncodeError::Skipped)
+    ));
 }
 
 /// HDF5's szip words (`H5Pset_szip`, then its set-local step), as libhdf5 stored them in
