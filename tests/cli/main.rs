@@ -30,6 +30,7 @@ mod reference_filter_text;
 mod safety;
 mod stored_zarr;
 mod support;
+mod szip;
 mod try_filters;
 mod versions;
 mod zarr_codecs;

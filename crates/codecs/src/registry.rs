@@ -20,6 +20,7 @@ use crate::nczarr::CodecError;
 use crate::numcodecs;
 use crate::params::Decoded;
 use crate::wire::{Wire, WireError};
+use crate::zarr_codec::ZarrArray;
 
 /// One codec: its facts and its forms. The forms of a codec that is an HDF5 filter
 /// start from the filter's parameter words; a numcodecs codec that is none has only its
@@ -101,6 +102,17 @@ pub trait Codec: Sync + fmt::Debug {
         None
     }
 
+    /// The parameters its chunks run with in the Zarr array `array`, from `params` as
+    /// [`Codec::store_params`] reads them (szip's words come from the array's type and
+    /// shape, as netCDF-C makes them); by default `params` themselves.
+    fn zarr_local_params(
+        &self,
+        params: &[u32],
+        _array: &ZarrArray<'_>,
+    ) -> Result<Vec<u32>, WireError> {
+        Ok(params.to_vec())
+    }
+
     /// Whether its HDF5 chunks can be decoded with the filter's `params` as a file gives
     /// them (szip needs the four words HDF5 stores; netCDF reports two).
     fn decodes_with(&self, _params: &[u32]) -> bool {
@@ -162,7 +174,7 @@ pub struct CodecEntry {
     /// The name of the Zarr version 3 core codec, where the specification has one; the
     /// others are named `numcodecs.ID` in version 3.
     pub v3_core_name: Option<&'static str>,
-    /// Whether nctools encodes and decodes its chunks (szip: not yet, only its forms).
+    /// Whether nctools encodes and decodes its chunks.
     pub implemented: bool,
     /// Whether it encodes (the lossy numcodecs codecs only decode: nctools does not
     /// write their approximations).
@@ -176,6 +188,9 @@ pub struct CodecEntry {
     /// The `compression=` name netCDF4-python's `createVariable` gives it, for a
     /// compressor whose one parameter is its `complevel` (`ncgen -l python`).
     pub netcdf4_python: Option<&'static str>,
+    /// Whether only netCDF-C's NCZarr has its Zarr codec (numcodecs has none: szip), so
+    /// that nctools writes it into NCZarr stores only.
+    pub nczarr_only: bool,
 }
 
 impl CodecEntry {
@@ -191,6 +206,7 @@ impl CodecEntry {
             carried_into_hdf5: false,
             passthrough: true,
             netcdf4_python: None,
+            nczarr_only: false,
         }
     }
 
@@ -205,6 +221,7 @@ impl CodecEntry {
             carried_into_hdf5: false,
             passthrough: false,
             netcdf4_python: None,
+            nczarr_only: false,
         }
     }
 
@@ -232,11 +249,9 @@ impl CodecEntry {
         self
     }
 
-    /// Forms only: nctools neither encodes nor decodes its chunks.
-    pub(crate) const fn forms_only(mut self) -> Self {
-        self.implemented = false;
-        self.encodes = false;
-        self.passthrough = false;
+    /// A Zarr codec only NCZarr has.
+    pub(crate) const fn nczarr_only(mut self) -> Self {
+        self.nczarr_only = true;
         self
     }
 
@@ -477,7 +492,7 @@ mod tests {
         assert_eq!(carried_names(), "bzip2, blosc, lz4, zstd and lzf");
         assert_eq!(
             zarr_filter_names(),
-            "deflate (zlib), shuffle, fletcher32, bzip2 (bz2), blosc, lz4, zstd and lzf (imagecodecs_lzf)"
+            "deflate (zlib), shuffle, fletcher32, szip, bzip2 (bz2), blosc, lz4, zstd and lzf (imagecodecs_lzf)"
         );
     }
 }

@@ -248,8 +248,9 @@ impl ZarrWriter {
                 .map(|e| Some(crate::strings::from_fixed(e)))
                 .collect();
             let (widened, _) = crate::strings::to_fixed(&strings, new.dtype.size);
-            let encoded = crate::codec::encode_chain(&new.codecs, new.dtype.size, widened)
-                .map_err(|e| crate::wdata::fail(&var.var.name, e))?;
+            let encoded =
+                crate::codec::encode_chain(&new.codecs, &new.codec_array(new.dtype.size), widened)
+                    .map_err(|e| crate::wdata::fail(&var.var.name, e))?;
             new.store.set(&new.chunk_key(&chunk), &encoded)?;
         }
         state.vars[index] = wider;
@@ -367,6 +368,12 @@ impl StoreWriter for ZarrWriter {
     fn define(&mut self, dataset: &Dataset) -> Result<(), StoreError> {
         let context = format!("defining {}", self.text);
         let vars = plan(dataset, self.no_fill).map_err(|e| e.into_store(&context))?;
+        if !crate::wmeta::writes_nczarr(self.flavor, self.version) {
+            for var in &vars {
+                crate::codec::refuse_nczarr_only(&var.codecs, &var.group_path, &var.var.name)
+                    .map_err(|e| e.into_store(&context))?;
+            }
+        }
         let mut lens = HashMap::new();
         collect_lens(&dataset.root, &mut lens);
         let mut state = self.lock();
@@ -375,6 +382,17 @@ impl StoreWriter for ZarrWriter {
             vars,
             lens,
         };
+        for var in &state.vars {
+            let meta = self
+                .meta_of(var, &state)
+                .map_err(|e| e.into_store(&context))?;
+            crate::codec::check_runs(&meta.codecs, &meta.codec_array(meta.dtype.size)).map_err(
+                |problem| {
+                    let path = crate::codec::var_path(&var.group_path, &var.var.name);
+                    ZarrError::Invalid(format!("variable {path}: {problem}")).into_store(&context)
+                },
+            )?;
+        }
         // Every document is made now, into memory, so that a name or an attribute the
         // store cannot hold fails before any data is written; the documents themselves
         // are written at the end, after the chunks they describe.

@@ -23,5 +23,6 @@ pub use lzf::Lzf;
 pub use numcodecs_only::{Crc32c, NumcodecsOnly};
 pub use reader::ConfigReader;
 pub use shuffle::{Shuffle, MAX_SHUFFLE_ELEMENT_SIZE};
-pub use szip::Szip;
+pub(crate) use szip::encode_hdf5_chunk as encode_szip_hdf5_chunk;
+pub use szip::{hdf5_words as szip_hdf5_words, Szip};
 pub use zstd::Zstd;
