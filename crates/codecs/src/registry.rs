@@ -113,6 +113,12 @@ pub trait Codec: Sync + fmt::Debug {
         Ok(params.to_vec())
     }
 
+    /// The pipelines `nccopy --try-filters` tries with it by default, in filter syntax
+    /// (stored order: shuffle before the compressor); none by default.
+    fn try_candidates(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Whether its HDF5 chunks can be decoded with the filter's `params` as a file gives
     /// them (szip needs the four words HDF5 stores; netCDF reports two).
     fn decodes_with(&self, _params: &[u32]) -> bool {
@@ -370,6 +376,14 @@ pub fn carried_into_hdf5() -> impl Iterator<Item = u32> {
     entries()
         .filter(|c| c.carried_into_hdf5)
         .filter_map(|c| c.hdf5_id)
+}
+
+/// The pipelines `nccopy --try-filters` tries by default: each codec's
+/// ([`Codec::try_candidates`]), in [`CODECS`]' order.
+pub fn try_candidates() -> impl Iterator<Item = &'static str> {
+    CODECS
+        .iter()
+        .flat_map(|c| c.try_candidates().iter().copied())
 }
 
 /// The codecs nctools registers with HDF5 in-process (and builds plugins of), in

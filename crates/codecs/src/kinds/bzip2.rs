@@ -23,6 +23,11 @@ impl Codec for Bzip2 {
         &ENTRY
     }
 
+    /// Block size 9.
+    fn try_candidates(&self) -> &'static [&'static str] {
+        &["bzip2,9"]
+    }
+
     fn wire(&self) -> Option<&dyn Wire> {
         Some(self)
     }

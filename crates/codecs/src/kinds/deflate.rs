@@ -20,6 +20,18 @@ impl Codec for Deflate {
         &ENTRY
     }
 
+    /// Levels 1, 4 and 9, without and with shuffle.
+    fn try_candidates(&self) -> &'static [&'static str] {
+        &[
+            "deflate,1",
+            "deflate,4",
+            "deflate,9",
+            "shuffle|deflate,1",
+            "shuffle|deflate,4",
+            "shuffle|deflate,9",
+        ]
+    }
+
     fn codecs_text(&self, params: &[u32]) -> String {
         format!("{{\"id\": \"zlib\",\"level\": {}}}", word(params, 0))
     }

@@ -96,6 +96,12 @@ impl Codec for Szip {
         &ENTRY
     }
 
+    /// Entropy coding (EC, mask 4) and nearest-neighbour preprocessing (NN, mask 32),
+    /// 32 pixels per block (integer and floating-point variables only).
+    fn try_candidates(&self) -> &'static [&'static str] {
+        &["szip,4,32", "szip,32,32"]
+    }
+
     fn wire(&self) -> Option<&dyn Wire> {
         Some(self)
     }

@@ -25,6 +25,20 @@ impl Codec for Zstd {
         &ENTRY
     }
 
+    /// Levels 1, 3, 9 and 19, without and with shuffle.
+    fn try_candidates(&self) -> &'static [&'static str] {
+        &[
+            "zstd,1",
+            "zstd,3",
+            "zstd,9",
+            "zstd,19",
+            "shuffle|zstd,1",
+            "shuffle|zstd,3",
+            "shuffle|zstd,9",
+            "shuffle|zstd,19",
+        ]
+    }
+
     fn wire(&self) -> Option<&dyn Wire> {
         Some(self)
     }
