@@ -117,4 +117,18 @@ pub trait KeyValueStore: Send + Sync + fmt::Debug {
 
     /// Stores `value` under `key`, replacing what was there.
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError>;
+
+    /// Removes every value under `prefix` (every value of the store for the root):
+    /// how a writer that cannot rename (an object store) replaces a store or takes
+    /// back what it wrote. Stores written under a temporary name never need it, and
+    /// refuse it by default.
+    fn remove_all(&self, prefix: &StoreKey) -> Result<(), StorageError> {
+        Err(StorageError::Io {
+            what: self.describe(prefix),
+            source: std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "this store does not remove values",
+            ),
+        })
+    }
 }
