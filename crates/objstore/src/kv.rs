@@ -23,6 +23,8 @@ pub struct ObjectKvStore {
     /// The root's URL, for messages.
     url: String,
     permits: Semaphore,
+    /// Whether the service is a plain HTTP server, which lists only if it speaks WebDAV.
+    plain_http: bool,
 }
 
 impl std::fmt::Debug for ObjectKvStore {
@@ -34,11 +36,13 @@ impl std::fmt::Debug for ObjectKvStore {
 }
 
 impl ObjectKvStore {
-    /// The store at `prefix` of `client`, named `url` in messages.
+    /// The store at `prefix` of `client`, named `url` in messages; `plain_http` for a
+    /// plain HTTP server (its failures to list are explained).
     pub fn new(
         client: Arc<dyn ObjectStore>,
         prefix: &str,
         url: String,
+        plain_http: bool,
     ) -> Result<Self, std::io::Error> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -51,6 +55,7 @@ impl ObjectKvStore {
             prefix: prefix.trim_matches('/').to_string(),
             url,
             permits: Semaphore::new(MAX_REQUESTS),
+            plain_http,
         })
     }
 
@@ -87,7 +92,7 @@ impl ObjectKvStore {
 /// A short account of `error`: object_store's text, with the usual causes of an
 /// authorisation failure named.
 fn explain(error: &object_store::Error) -> String {
-    let text = error.to_string();
+    let text = short(&error.to_string());
     let denied = matches!(
         error,
         object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. }
@@ -108,6 +113,34 @@ fn explain(error: &object_store::Error) -> String {
         )
     } else {
         text
+    }
+}
+
+/// `text` without a server's XML or HTML error page, with the page's S3 `Code` and
+/// `Message` when it has them, at most 400 characters.
+fn short(text: &str) -> String {
+    let page = ["<?xml", "<!DOCTYPE", "<!doctype", "<html"]
+        .iter()
+        .filter_map(|m| text.find(m))
+        .min();
+    let mut line = match page {
+        Some(at) => text[..at].trim_end_matches([':', ' ', '\n']).to_string(),
+        None => text.lines().next().unwrap_or("").to_string(),
+    };
+    let element = |name: &str| {
+        let start = text.find(&format!("<{name}>"))? + name.len() + 2;
+        let end = text[start..].find(&format!("</{name}>"))? + start;
+        Some(text[start..end].to_string())
+    };
+    if let Some(code) = element("Code") {
+        line.push_str(&format!(": {code}"));
+        if let Some(message) = element("Message") {
+            line.push_str(&format!(" ({message})"));
+        }
+    }
+    match line.char_indices().nth(400) {
+        Some((end, _)) => format!("{}...", &line[..end]),
+        None => line,
     }
 }
 
@@ -193,9 +226,23 @@ impl KeyValueStore for ObjectKvStore {
     fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError> {
         let path = self.path(prefix);
         let at = (!path.as_ref().is_empty()).then_some(&path);
-        let listed = self
-            .run(self.client.list_with_delimiter(at))
-            .map_err(|e| self.failure(prefix, e))?;
+        let listed = self.run(self.client.list_with_delimiter(at)).map_err(|e| {
+            if self.plain_http {
+                StorageError::Io {
+                    what: self.describe(prefix),
+                    source: std::io::Error::other(format!(
+                        "the HTTP server cannot list what the store holds (it does not \
+                             speak WebDAV: {}); over plain HTTP a store can be read only \
+                             when its metadata names every group and array: NCZarr's, or \
+                             consolidated metadata (.zmetadata, or zarr.json's \
+                             consolidated_metadata)",
+                        short(&e.to_string())
+                    )),
+                }
+            } else {
+                self.failure(prefix, e)
+            }
+        })?;
         let name = |p: &ObjectPath| p.filename().map(str::to_string);
         let mut listing = Listing {
             values: listed

@@ -62,12 +62,11 @@ pub fn open(root: &StoreRoot, access: Access) -> Result<Arc<dyn KeyValueStore>, 
                 url: remote.url(),
                 reason,
             })?;
-            let store =
-                ObjectKvStore::new(built.store, &built.prefix, remote.url()).map_err(|e| {
-                    OpenError::Config {
-                        url: remote.url(),
-                        reason: e.to_string(),
-                    }
+            let plain_http = remote.service == store::RemoteService::Http;
+            let store = ObjectKvStore::new(built.store, &built.prefix, remote.url(), plain_http)
+                .map_err(|e| OpenError::Config {
+                    url: remote.url(),
+                    reason: e.to_string(),
                 })?;
             Ok(Arc::new(store))
         }

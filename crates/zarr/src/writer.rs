@@ -105,8 +105,7 @@ impl ZarrWriter {
             StoreRoot::Remote(_) => {
                 let store = objstore::open(&location.root, objstore::Access::Write)
                     .map_err(|e| StoreError::new(crate::error::NC_EIO, e.to_string(), &context))?;
-                clear_remote_target(store.as_ref(), &location.text)
-                    .map_err(|e| e.into_store(context.clone()))?;
+                clear_remote_target(store.as_ref()).map_err(|e| e.into_store(context.clone()))?;
                 (Commit::InPlace, store)
             }
         };
@@ -369,7 +368,7 @@ impl ZarrWriter {
 /// target is: nothing there, or a Zarr store that the new one replaces (removed now,
 /// since an object store cannot swap a store in by renaming). Objects that are not a
 /// Zarr store are refused, as a directory that is not one is.
-fn clear_remote_target(store: &dyn store::KeyValueStore, text: &str) -> Result<()> {
+fn clear_remote_target(store: &dyn store::KeyValueStore) -> Result<()> {
     let root = StoreKey::root();
     let listing = store.list_dir(&root)?;
     if listing.values.is_empty() && listing.prefixes.is_empty() {
@@ -380,9 +379,10 @@ fn clear_remote_target(store: &dyn store::KeyValueStore, text: &str) -> Result<(
         .any(|marker| listing.values.iter().any(|v| v == marker));
     if !is_store {
         return Err(ZarrError::Invalid(format!(
-            "{text} holds objects but no Zarr store (no .zgroup, .zarray or zarr.json at its \
+            "{} holds objects but no Zarr store (no .zgroup, .zarray or zarr.json at its \
              top), and writing the store would replace them; remove them yourself, or give \
-             another prefix for the store"
+             another prefix for the store",
+            store.describe(&root)
         )));
     }
     store.remove_all(&root)?;
