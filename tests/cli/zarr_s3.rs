@@ -318,6 +318,59 @@ fn s3_stores_written_read_and_copied_as_local_ones() {
         copied,
         "path-style URL"
     );
+    // The server, region and keys from a profile (AWS_PROFILE), none in the environment;
+    // and unsigned requests (AWS_NO_SIGN_REQUEST), which moto refuses for a private
+    // bucket as S3 does.
+    let credentials = dir.path().join("credentials");
+    let config = dir.path().join("config");
+    let written = std::fs::write(
+        &credentials,
+        "[nctools]\naws_access_key_id = test\naws_secret_access_key = test\n",
+    )
+    .and_then(|()| {
+        std::fs::write(
+            &config,
+            format!("[profile nctools]\nregion = us-east-1\nendpoint_url = {url}\n"),
+        )
+    });
+    written.unwrap_or_else(|e| panic!("writing the AWS files: {e}"));
+    let (credentials, config) = (credentials.to_string_lossy(), config.to_string_lossy());
+    let mut profile_env: Vec<(&str, &str)> = [
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_ENDPOINT_URL",
+        "AWS_ENDPOINT_URL_S3",
+        "AWS_REGION",
+        "AWS_DEFAULT_REGION",
+    ]
+    .iter()
+    .map(|v| (*v, ""))
+    .collect();
+    profile_env.extend([
+        ("AWS_PROFILE", "nctools"),
+        ("AWS_SHARED_CREDENTIALS_FILE", &*credentials),
+        ("AWS_CONFIG_FILE", &*config),
+    ]);
+    let by_profile = Test::ours("ncdump")
+        .arg("s3://bkt/copies/c.zarr")
+        .envs(&profile_env)
+        .run();
+    assert_eq!(by_profile.code, Some(0), "{}", by_profile.stderr);
+    assert_same(&by_profile.stdout, &copied, "through a profile");
+    let unsigned = Test::ours("ncdump")
+        .arg("s3://bkt/copies/c.zarr")
+        .envs(&[
+            ("AWS_NO_SIGN_REQUEST", "true"),
+            ("AWS_ENDPOINT_URL", &url),
+            ("AWS_ENDPOINT_URL_S3", &url),
+        ])
+        .run();
+    assert_eq!(unsigned.code, Some(1), "{}", unsigned.stderr);
+    assert!(
+        unsigned.stderr.contains("the request was anonymous"),
+        "{}",
+        unsigned.stderr
+    );
     // A store is replaced as a local one is; other objects are not.
     ok_s3(
         "nccopy",

@@ -20,6 +20,8 @@ pub struct Built {
     pub store: Arc<dyn ObjectStore>,
     /// The store's root inside it (`a/b.zarr`; empty for the bucket's top).
     pub prefix: String,
+    /// Whether its requests are not signed (anonymous access).
+    pub anonymous: bool,
 }
 
 /// How failed requests are retried: a connection refused or reset, a time-out, or a
@@ -49,8 +51,13 @@ pub fn build(remote: &RemoteRoot) -> Result<Built, String> {
         .as_deref()
         .is_some_and(|e| e.starts_with("http://"));
     let options = ClientOptions::new().with_allow_http(plain_http || env_endpoint_is_http());
+    let mut anonymous = false;
     let store: Arc<dyn ObjectStore> = match remote.service {
-        RemoteService::S3 => Arc::new(s3(remote, options)?.build().map_err(|e| e.to_string())?),
+        RemoteService::S3 => {
+            let (builder, unsigned) = s3(remote, options)?;
+            anonymous = unsigned;
+            Arc::new(builder.build().map_err(|e| e.to_string())?)
+        }
         RemoteService::Gcs => Arc::new(
             GoogleCloudStorageBuilder::from_env()
                 .with_bucket_name(&remote.bucket)
@@ -78,12 +85,14 @@ pub fn build(remote: &RemoteRoot) -> Result<Built, String> {
                         .map_err(|e| e.to_string())?,
                 ),
                 prefix: String::new(),
+                anonymous: true,
             })
         }
     };
     Ok(Built {
         store,
         prefix: remote.prefix.clone(),
+        anonymous,
     })
 }
 
@@ -114,8 +123,9 @@ fn env_true(name: &str) -> bool {
 /// `AWS_REGION`, `AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`), then
 /// the profile (the URL's `aws.profile`, else `AWS_PROFILE`, else `default`). Without
 /// credentials anywhere, or with `AWS_NO_SIGN_REQUEST=true` or netCDF-C's profile `no`,
-/// requests are not signed (anonymous access to public buckets).
-fn s3(remote: &RemoteRoot, options: ClientOptions) -> Result<AmazonS3Builder, String> {
+/// requests are not signed (anonymous access to public buckets): the second value says
+/// so.
+fn s3(remote: &RemoteRoot, options: ClientOptions) -> Result<(AmazonS3Builder, bool), String> {
     let profile_name = remote
         .profile
         .clone()
@@ -146,8 +156,8 @@ fn s3(remote: &RemoteRoot, options: ClientOptions) -> Result<AmazonS3Builder, St
             has_credentials = true;
         }
     }
-    let anonymous = env_true("AWS_NO_SIGN_REQUEST") || profile_name == "no";
-    if anonymous || !has_credentials {
+    let anonymous = env_true("AWS_NO_SIGN_REQUEST") || profile_name == "no" || !has_credentials;
+    if anonymous {
         builder = builder.with_skip_signature(true);
     }
     if let Some(region) = &remote.region {
@@ -176,5 +186,5 @@ fn s3(remote: &RemoteRoot, options: ClientOptions) -> Result<AmazonS3Builder, St
             builder = builder.with_allow_http(true);
         }
     }
-    Ok(builder)
+    Ok((builder, anonymous))
 }

@@ -23,8 +23,16 @@ pub struct ObjectKvStore {
     /// The root's URL, for messages.
     url: String,
     permits: Semaphore,
+    kind: Kind,
+}
+
+/// What a store's failures are explained by.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Kind {
     /// Whether the service is a plain HTTP server, which lists only if it speaks WebDAV.
-    plain_http: bool,
+    pub plain_http: bool,
+    /// Whether requests are not signed (anonymous access).
+    pub anonymous: bool,
 }
 
 impl std::fmt::Debug for ObjectKvStore {
@@ -36,13 +44,13 @@ impl std::fmt::Debug for ObjectKvStore {
 }
 
 impl ObjectKvStore {
-    /// The store at `prefix` of `client`, named `url` in messages; `plain_http` for a
-    /// plain HTTP server (its failures to list are explained).
+    /// The store at `prefix` of `client`, named `url` in messages; `kind` says what its
+    /// failures are explained by.
     pub fn new(
         client: Arc<dyn ObjectStore>,
         prefix: &str,
         url: String,
-        plain_http: bool,
+        kind: Kind,
     ) -> Result<Self, std::io::Error> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
@@ -55,7 +63,7 @@ impl ObjectKvStore {
             prefix: prefix.trim_matches('/').to_string(),
             url,
             permits: Semaphore::new(MAX_REQUESTS),
-            plain_http,
+            kind,
         })
     }
 
@@ -84,14 +92,14 @@ impl ObjectKvStore {
     fn failure(&self, key: &StoreKey, error: object_store::Error) -> StorageError {
         StorageError::Io {
             what: self.describe(key),
-            source: std::io::Error::other(explain(&error)),
+            source: std::io::Error::other(explain(&error, self.kind.anonymous)),
         }
     }
 }
 
 /// A short account of `error`: object_store's text, with the usual causes of an
 /// authorisation failure named.
-fn explain(error: &object_store::Error) -> String {
+fn explain(error: &object_store::Error, anonymous: bool) -> String {
     let text = short(&error.to_string());
     let denied = matches!(
         error,
@@ -105,7 +113,14 @@ fn explain(error: &object_store::Error) -> String {
     ]
     .iter()
     .any(|w| text.contains(w));
-    if denied {
+    if denied && anonymous {
+        format!(
+            "access denied ({text}); the request was anonymous (AWS_NO_SIGN_REQUEST, the \
+             profile \"no\", or no credentials found): for a bucket that is not public, give \
+             credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, \
+             ~/.aws/credentials)"
+        )
+    } else if denied {
         format!(
             "access denied ({text}); check the credentials (AWS_ACCESS_KEY_ID and \
              AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ~/.aws/credentials), or set \
@@ -227,7 +242,7 @@ impl KeyValueStore for ObjectKvStore {
         let path = self.path(prefix);
         let at = (!path.as_ref().is_empty()).then_some(&path);
         let listed = self.run(self.client.list_with_delimiter(at)).map_err(|e| {
-            if self.plain_http {
+            if self.kind.plain_http {
                 StorageError::Io {
                     what: self.describe(prefix),
                     source: std::io::Error::other(format!(

@@ -62,8 +62,11 @@ pub fn open(root: &StoreRoot, access: Access) -> Result<Arc<dyn KeyValueStore>, 
                 url: remote.url(),
                 reason,
             })?;
-            let plain_http = remote.service == store::RemoteService::Http;
-            let store = ObjectKvStore::new(built.store, &built.prefix, remote.url(), plain_http)
+            let kind = kv::Kind {
+                plain_http: remote.service == store::RemoteService::Http,
+                anonymous: built.anonymous,
+            };
+            let store = ObjectKvStore::new(built.store, &built.prefix, remote.url(), kind)
                 .map_err(|e| OpenError::Config {
                     url: remote.url(),
                     reason: e.to_string(),
