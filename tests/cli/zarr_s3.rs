@@ -141,10 +141,10 @@ impl Server {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
-    /// Creates the bucket `name` (an unsigned `PUT /name`, which moto takes).
-    fn create_bucket(&self, name: &str) {
+    /// The answer to an unsigned request `method path` (which moto takes).
+    fn request(&self, method: &str, path: &str) -> String {
         let request = format!(
-            "PUT /{name} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\n\
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Length: 0\r\n\
              Connection: close\r\n\r\n",
             self.port
         );
@@ -155,8 +155,24 @@ impl Server {
         });
         assert!(
             done.is_ok() && answer.starts_with("HTTP/1.1 200"),
-            "creating bucket {name}: {done:?}\n{answer}"
+            "{method} {path}: {done:?}\n{answer}"
         );
+        answer
+    }
+
+    /// Creates the bucket `name`.
+    fn create_bucket(&self, name: &str) {
+        self.request("PUT", &format!("/{name}"));
+    }
+
+    /// The keys of the objects of `bucket` under `prefix`.
+    fn keys(&self, bucket: &str, prefix: &str) -> Vec<String> {
+        let answer = self.request("GET", &format!("/{bucket}?list-type=2&prefix={prefix}"));
+        answer
+            .split("<Key>")
+            .skip(1)
+            .filter_map(|part| part.split_once("</Key>").map(|(key, _)| key.to_string()))
+            .collect()
     }
 }
 
@@ -357,20 +373,30 @@ fn s3_stores_written_read_and_copied_as_local_ones() {
         .run();
     assert_eq!(by_profile.code, Some(0), "{}", by_profile.stderr);
     assert_same(&by_profile.stdout, &copied, "through a profile");
-    let unsigned = Test::ours("ncdump")
-        .arg("s3://bkt/copies/c.zarr")
-        .envs(&[
-            ("AWS_NO_SIGN_REQUEST", "true"),
-            ("AWS_ENDPOINT_URL", &url),
-            ("AWS_ENDPOINT_URL_S3", &url),
-        ])
-        .run();
-    assert_eq!(unsigned.code, Some(1), "{}", unsigned.stderr);
-    assert!(
-        unsigned.stderr.contains("the request was anonymous"),
-        "{}",
-        unsigned.stderr
-    );
+    let no_credentials: Vec<(&str, &str)> = vec![
+        ("AWS_ACCESS_KEY_ID", ""),
+        ("AWS_SECRET_ACCESS_KEY", ""),
+        ("AWS_PROFILE", ""),
+        ("AWS_CONFIG_FILE", "/dev/null"),
+        ("AWS_SHARED_CREDENTIALS_FILE", "/dev/null"),
+        ("AWS_ENDPOINT_URL", &url),
+        ("AWS_ENDPOINT_URL_S3", &url),
+    ];
+    let mut no_sign = s3_env(&url);
+    no_sign.push(("AWS_NO_SIGN_REQUEST", "true".into()));
+    let no_sign: Vec<(&str, &str)> = no_sign.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    for env in [no_credentials, no_sign] {
+        let unsigned = Test::ours("ncdump")
+            .arg("s3://bkt/copies/c.zarr")
+            .envs(&env)
+            .run();
+        assert_eq!(unsigned.code, Some(1), "{}", unsigned.stderr);
+        assert!(
+            unsigned.stderr.contains("the request was anonymous"),
+            "{}",
+            unsigned.stderr
+        );
+    }
     // A store is replaced as a local one is; other objects are not.
     ok_s3(
         "nccopy",
@@ -571,5 +597,28 @@ fn a_server_stopped_mid_copy_leaves_no_complete_store_and_500s_are_retried() {
         left.stderr.contains("is not a Zarr store"),
         "{}",
         left.stderr
+    );
+    let keys = moto.keys("bkt", "cut.zarr/");
+    assert!(
+        !keys.is_empty(),
+        "the chunks written before the stop are left"
+    );
+    assert!(
+        keys.iter().all(|k| k.matches('/').count() > 1),
+        "nothing at the store's top: {keys:?}"
+    );
+    // A server that refuses writes but still deletes: what was written is removed.
+    let refusing = Server::proxy(&python, dir.path(), &moto, "fail-puts-after", 4);
+    let failed = ours_s3("nccopy", &refusing.url(), &[&nc, "s3://bkt/failed.zarr"]);
+    assert_eq!(failed.code, Some(1), "{}", failed.stderr);
+    assert!(
+        refusing.output().contains("injected 500 on PUT"),
+        "{}",
+        refusing.output()
+    );
+    assert_eq!(
+        moto.keys("bkt", "failed.zarr/"),
+        Vec::<String>::new(),
+        "left behind"
     );
 }

@@ -7,7 +7,9 @@ forwards every request to the server at 127.0.0.1:UPSTREAM_PORT, except:
 - MODE fail-every: every Nth request is answered 500 (an S3 InternalError) without
   being forwarded;
 - MODE stop-after-puts: after N PUT requests were forwarded, the proxy stops (the
-  server is gone mid-copy: later connections are refused).
+  server is gone mid-copy: later connections are refused);
+- MODE fail-puts-after: after N PUT requests were forwarded, every PUT is answered 500
+  (the server refuses writes but still lists and deletes).
 
 Each fault is logged to standard error as a line `injected ...`.
 """
@@ -41,6 +43,7 @@ class Proxy(BaseHTTPRequestHandler):
             fail = MODE == "fail-every" and counts["requests"] % N == 0
             if self.command == "PUT":
                 counts["puts"] += 1
+                fail = fail or (MODE == "fail-puts-after" and counts["puts"] > N)
             stop = MODE == "stop-after-puts" and counts["puts"] > N
         if stop:
             log("injected stop at PUT %d" % counts["puts"])
