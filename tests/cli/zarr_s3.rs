@@ -603,9 +603,22 @@ fn a_server_stopped_mid_copy_leaves_no_complete_store_and_500s_are_retried() {
         !keys.is_empty(),
         "the chunks written before the stop are left"
     );
-    assert!(
-        keys.iter().all(|k| k.matches('/').count() > 1),
-        "nothing at the store's top: {keys:?}"
+    let top: Vec<&String> = keys
+        .iter()
+        .filter(|k| k.matches('/').count() == 1)
+        .collect();
+    assert_eq!(
+        top,
+        ["cut.zarr/.nctools-incomplete"],
+        "at the store's top: {keys:?}"
+    );
+    // Written again, the leftovers are replaced.
+    ok_s3("nccopy", &moto.url(), &[&nc, "s3://bkt/cut.zarr"]);
+    let again = ok_s3("ncdump", &moto.url(), &["s3://bkt/cut.zarr"]);
+    assert_same(
+        body(&again),
+        body(&expected),
+        "written again over the leftovers",
     );
     // A server that refuses writes but still deletes: what was written is removed.
     let refusing = Server::proxy(&python, dir.path(), &moto, "fail-puts-after", 4);

@@ -280,6 +280,15 @@ impl KeyValueStore for ObjectKvStore {
             .map_err(|e| self.failure(key, e))
     }
 
+    fn remove(&self, key: &StoreKey) -> Result<(), StorageError> {
+        let path = self.path(key);
+        match self.run(self.client.delete(&path)) {
+            Ok(()) => Ok(()),
+            Err(e) if not_found(&e) => Ok(()),
+            Err(e) => Err(self.failure(key, e)),
+        }
+    }
+
     fn remove_all(&self, prefix: &StoreKey) -> Result<(), StorageError> {
         let path = self.path(prefix);
         let at = (!path.as_ref().is_empty()).then_some(&path);

@@ -341,6 +341,9 @@ impl ZarrWriter {
         let Commit::Rename { target, temp, .. } = &self.commit else {
             // In place: the root's metadata, written last, made the store whole.
             self.finished = true;
+            // The store is whole; a marker that stays (the server failed just now) only
+            // lets a later write replace the store, as it would anyway.
+            let _ = self.store.remove(&marker_key()?);
             return Ok(());
         };
         // `.NAME.nctools-PID-RANDOM.old`: the store being replaced, for the moment between the
@@ -364,29 +367,43 @@ impl ZarrWriter {
     }
 }
 
-/// Makes the object-store prefix of the target `text` ready for a new store, as a local
-/// target is: nothing there, or a Zarr store that the new one replaces (removed now,
-/// since an object store cannot swap a store in by renaming). Objects that are not a
-/// Zarr store are refused, as a directory that is not one is.
+/// The object an in-place write puts at the top of its prefix first and removes once the
+/// root's metadata is written: what a failed write left is known by it, and replaced.
+const INCOMPLETE_MARKER: &str = ".nctools-incomplete";
+
+/// The metadata documents at the top of a Zarr store.
+const ZARR_MARKERS: [&str; 4] = [".zgroup", ".zarray", ".zmetadata", "zarr.json"];
+
+/// Makes the object-store prefix of the target ready for a new store, as a local target
+/// is: nothing there, or a Zarr store that the new one replaces (removed now, since an
+/// object store cannot swap a store in by renaming), or what a failed write of ours left
+/// ([`INCOMPLETE_MARKER`]). Other objects are refused, as a directory that is not a store
+/// is. Then puts the marker.
 fn clear_remote_target(store: &dyn store::KeyValueStore) -> Result<()> {
     let root = StoreKey::root();
     let listing = store.list_dir(&root)?;
-    if listing.values.is_empty() && listing.prefixes.is_empty() {
-        return Ok(());
+    if !listing.values.is_empty() || !listing.prefixes.is_empty() {
+        let ours = ZARR_MARKERS
+            .iter()
+            .chain(&[INCOMPLETE_MARKER])
+            .any(|marker| listing.values.iter().any(|v| v == marker));
+        if !ours {
+            return Err(ZarrError::Invalid(format!(
+                "{} holds objects but no Zarr store (no .zgroup, .zarray or zarr.json at its \
+                 top), and writing the store would replace them; remove them yourself, or \
+                 give another prefix for the store",
+                store.describe(&root)
+            )));
+        }
+        store.remove_all(&root)?;
     }
-    let is_store = [".zgroup", ".zarray", ".zmetadata", "zarr.json"]
-        .iter()
-        .any(|marker| listing.values.iter().any(|v| v == marker));
-    if !is_store {
-        return Err(ZarrError::Invalid(format!(
-            "{} holds objects but no Zarr store (no .zgroup, .zarray or zarr.json at its \
-             top), and writing the store would replace them; remove them yourself, or give \
-             another prefix for the store",
-            store.describe(&root)
-        )));
-    }
-    store.remove_all(&root)?;
+    store.set(&marker_key()?, b"")?;
     Ok(())
+}
+
+/// The key of [`INCOMPLETE_MARKER`].
+fn marker_key() -> Result<StoreKey> {
+    crate::storage::child_key(&StoreKey::root(), INCOMPLETE_MARKER, "the marker")
 }
 
 impl Drop for ZarrWriter {
