@@ -246,6 +246,10 @@ impl Location {
             .map(str::trim)
             .collect();
         let has = |w: &str| words.iter().any(|x| x.eq_ignore_ascii_case(w));
+        if has("bytes") {
+            // netCDF-C's byte-range access to a netCDF file (in S3 or on a server).
+            return Ok(None);
+        }
         let scheme = base
             .split_once("://")
             .map(|(scheme, _)| scheme.to_ascii_lowercase())
@@ -458,6 +462,8 @@ mod tests {
         for text in [
             "x.nc",
             "http://server/dods/x",
+            "s3://bucket/x.nc#mode=bytes",
+            "https://s3.us-east-1.amazonaws.com/b/x.nc#mode=bytes,s3",
             "file:///x.nc",
             "/tmp/x.zarr",
         ] {
