@@ -44,6 +44,8 @@ pub const FLETCHER32: u32 = 3;
 pub const SZIP: u32 = 4;
 /// Bzip2, registered id 307.
 pub const BZIP2: u32 = 307;
+/// LZF (h5py), registered id 32000.
+pub const LZF: u32 = 32000;
 /// Blosc, registered id 32001.
 pub const BLOSC: u32 = 32001;
 /// LZ4, registered id 32004.
@@ -110,7 +112,7 @@ pub const KNOWN_FILTERS: &[KnownFilter] = &[
         "block size / level 1-9",
     ),
     entry(
-        32000,
+        LZF,
         &["lzf"],
         "LZF lossless compression (h5py)",
         "filter version, LZF version, chunk bytes (set locally)",

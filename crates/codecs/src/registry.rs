@@ -20,6 +20,7 @@ use crate::nczarr::CodecError;
 use crate::numcodecs;
 use crate::params::Decoded;
 use crate::wire::{Wire, WireError};
+use crate::zarr_codec::ZarrArray;
 
 /// One codec: its facts and its forms. The forms of a codec that is an HDF5 filter
 /// start from the filter's parameter words; a numcodecs codec that is none has only its
@@ -87,6 +88,31 @@ pub trait Codec: Sync + fmt::Debug {
         Some(params.to_vec())
     }
 
+    /// What HDF5's `set_local` callback of its filter makes of the parameters `given`
+    /// for a dataset whose values are `type_size` bytes (`base_size` for the elements of
+    /// an array type, else the same) in chunks of `chunk_dims`; `None` for a filter that
+    /// has no `set_local` (the parameters stay as given).
+    fn hdf5_set_local(
+        &self,
+        _given: &[u32],
+        _type_size: usize,
+        _base_size: usize,
+        _chunk_dims: &[u64],
+    ) -> Option<Vec<u32>> {
+        None
+    }
+
+    /// The parameters its chunks run with in the Zarr array `array`, from `params` as
+    /// [`Codec::store_params`] reads them (szip's words come from the array's type and
+    /// shape, as netCDF-C makes them); by default `params` themselves.
+    fn zarr_local_params(
+        &self,
+        params: &[u32],
+        _array: &ZarrArray<'_>,
+    ) -> Result<Vec<u32>, WireError> {
+        Ok(params.to_vec())
+    }
+
     /// Whether its HDF5 chunks can be decoded with the filter's `params` as a file gives
     /// them (szip needs the four words HDF5 stores; netCDF reports two).
     fn decodes_with(&self, _params: &[u32]) -> bool {
@@ -148,7 +174,7 @@ pub struct CodecEntry {
     /// The name of the Zarr version 3 core codec, where the specification has one; the
     /// others are named `numcodecs.ID` in version 3.
     pub v3_core_name: Option<&'static str>,
-    /// Whether nctools encodes and decodes its chunks (szip: not yet, only its forms).
+    /// Whether nctools encodes and decodes its chunks.
     pub implemented: bool,
     /// Whether it encodes (the lossy numcodecs codecs only decode: nctools does not
     /// write their approximations).
@@ -159,6 +185,12 @@ pub struct CodecEntry {
     /// Whether its chunk bytes are the same in an HDF5 file and in a Zarr store, so that
     /// a stored chunk moves from one to the other as it is (lz4 is framed differently).
     pub passthrough: bool,
+    /// The `compression=` name netCDF4-python's `createVariable` gives it, for a
+    /// compressor whose one parameter is its `complevel` (`ncgen -l python`).
+    pub netcdf4_python: Option<&'static str>,
+    /// Whether only netCDF-C's NCZarr has its Zarr codec (numcodecs has none: szip), so
+    /// that nctools writes it into NCZarr stores only.
+    pub nczarr_only: bool,
 }
 
 impl CodecEntry {
@@ -173,6 +205,8 @@ impl CodecEntry {
             encodes: true,
             carried_into_hdf5: false,
             passthrough: true,
+            netcdf4_python: None,
+            nczarr_only: false,
         }
     }
 
@@ -186,12 +220,20 @@ impl CodecEntry {
             encodes,
             carried_into_hdf5: false,
             passthrough: false,
+            netcdf4_python: None,
+            nczarr_only: false,
         }
     }
 
     /// Carried into HDF5 in-process.
     pub(crate) const fn carried(mut self) -> Self {
         self.carried_into_hdf5 = true;
+        self
+    }
+
+    /// netCDF4-python's `compression=NAME, complevel=LEVEL` for it.
+    pub(crate) const fn netcdf4_python(mut self, name: &'static str) -> Self {
+        self.netcdf4_python = Some(name);
         self
     }
 
@@ -207,11 +249,9 @@ impl CodecEntry {
         self
     }
 
-    /// Forms only: nctools neither encodes nor decodes its chunks.
-    pub(crate) const fn forms_only(mut self) -> Self {
-        self.implemented = false;
-        self.encodes = false;
-        self.passthrough = false;
+    /// A Zarr codec only NCZarr has.
+    pub(crate) const fn nczarr_only(mut self) -> Self {
+        self.nczarr_only = true;
         self
     }
 
@@ -242,6 +282,7 @@ pub const CODECS: &[&dyn Codec] = &[
     &kinds::Blosc,
     &kinds::Lz4,
     &kinds::Zstd,
+    &kinds::Lzf,
     &NumcodecsOnly::new(
         CodecEntry::numcodecs("gzip", true).core("gzip"),
         numcodecs::gzip_chunks,
@@ -331,6 +372,55 @@ pub fn carried_into_hdf5() -> impl Iterator<Item = u32> {
         .filter_map(|c| c.hdf5_id)
 }
 
+/// The codecs nctools registers with HDF5 in-process (and builds plugins of), in
+/// [`CODECS`]' order: each has an HDF5 id and a [`Codec::wire`].
+pub fn carried_codecs() -> impl Iterator<Item = &'static dyn Codec> {
+    CODECS
+        .iter()
+        .copied()
+        .filter(|c| c.entry().carried_into_hdf5 && c.entry().hdf5_id.is_some())
+}
+
+/// How many codecs a C interface can tell apart by callback: HDF5 and netCDF-C tell a
+/// callback nothing of the filter it runs for, so each filter a library exports needs
+/// functions of its own, one set per slot ([`by_slot!`]), slot `n` for the `n`th filter
+/// of the list the library exports.
+pub const SLOTS: usize = 16;
+
+/// `Some(f::<T.., N>)` for a slot `N` known at run time, below [`SLOTS`]; `None` for a
+/// slot beyond. `by_slot!(slot, filter, A)` is `filter::<A, slot>`.
+#[macro_export]
+macro_rules! by_slot {
+    ($slot:expr, $f:ident $(, $ty:ty)*) => {
+        match $slot {
+            0 => Some($f::<$($ty,)* 0> as _),
+            1 => Some($f::<$($ty,)* 1> as _),
+            2 => Some($f::<$($ty,)* 2> as _),
+            3 => Some($f::<$($ty,)* 3> as _),
+            4 => Some($f::<$($ty,)* 4> as _),
+            5 => Some($f::<$($ty,)* 5> as _),
+            6 => Some($f::<$($ty,)* 6> as _),
+            7 => Some($f::<$($ty,)* 7> as _),
+            8 => Some($f::<$($ty,)* 8> as _),
+            9 => Some($f::<$($ty,)* 9> as _),
+            10 => Some($f::<$($ty,)* 10> as _),
+            11 => Some($f::<$($ty,)* 11> as _),
+            12 => Some($f::<$($ty,)* 12> as _),
+            13 => Some($f::<$($ty,)* 13> as _),
+            14 => Some($f::<$($ty,)* 14> as _),
+            15 => Some($f::<$($ty,)* 15> as _),
+            _ => None,
+        }
+    };
+}
+
+/// The name of a carried codec's HDF5 plugin library, `libnctools_h5NAME.so`: its
+/// HDF5 filter's first name (`zstd`, `bzip2`).
+pub fn plugin_name(codec: &dyn Codec) -> Option<&'static str> {
+    let id = codec.entry().hdf5_id?;
+    known::by_id(id).map(known::KnownFilter::name)
+}
+
 /// Whether nctools registers the HDF5 filter `id` with HDF5 in-process.
 pub fn is_carried_into_hdf5(id: u32) -> bool {
     by_hdf5_id(id).is_some_and(|c| c.carried_into_hdf5)
@@ -399,10 +489,10 @@ mod tests {
 
     #[test]
     fn names_for_people() {
-        assert_eq!(carried_names(), "bzip2, blosc, lz4 and zstd");
+        assert_eq!(carried_names(), "bzip2, blosc, lz4, zstd and lzf");
         assert_eq!(
             zarr_filter_names(),
-            "deflate (zlib), shuffle, fletcher32, bzip2 (bz2), blosc, lz4 and zstd"
+            "deflate (zlib), shuffle, fletcher32, szip, bzip2 (bz2), blosc, lz4, zstd and lzf (imagecodecs_lzf)"
         );
     }
 }

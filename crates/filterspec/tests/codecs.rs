@@ -95,7 +95,7 @@ fn hdf5_to_json_for_every_codec() {
 fn errors_name_the_codec_and_key() {
     assert_eq!(
         error(r#"[{"id": "lzma", "level": 3}]"#),
-        "unknown codec id \"lzma\" in _Codecs; known: zlib, shuffle, fletcher32, szip, bz2, blosc, lz4, zstd"
+        "unknown codec id \"lzma\" in _Codecs; known: zlib, shuffle, fletcher32, szip, bz2, blosc, lz4, zstd, imagecodecs_lzf"
     );
     assert_eq!(
         error(r#"[{"id": "zlib"}]"#),

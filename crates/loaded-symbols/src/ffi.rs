@@ -1,4 +1,5 @@
-//! `dl_iterate_phdr`, `dlopen(RTLD_NOLOAD)`, `dlsym` and `dlclose` behind safe functions.
+//! `dl_iterate_phdr`, `dlopen(RTLD_NOLOAD)`, `dlsym`, `dladdr` and `dlclose` behind safe
+//! functions.
 #![deny(unsafe_op_in_unsafe_fn)]
 
 use std::ffi::{c_int, c_void, CStr, CString};
@@ -44,6 +45,24 @@ pub fn find<T>(is_library: fn(&[u8]) -> bool, resolve: impl Fn(&Scope) -> Option
         unsafe { libc::dlclose(handle) };
         found
     })
+}
+
+/// The path of the loaded object (program or library) that holds the code or data at
+/// `address` (a pointer's value),
+/// as it was loaded; `None` when no loaded object holds it. A library calls it with one
+/// of its own functions to learn its file's name.
+pub fn object_path_of(address: usize) -> Option<CString> {
+    // SAFETY: a zeroed Dl_info is a valid "nothing found" value of plain pointers.
+    let mut info: libc::Dl_info = unsafe { std::mem::zeroed() };
+    // SAFETY: dladdr only compares `address` with the loaded objects' ranges (it never
+    // reads through it) and writes into `info`, a live local.
+    let found = unsafe { libc::dladdr(address as *const c_void, &mut info) };
+    if found == 0 || info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: dli_fname is non-null and points to the NUL-terminated path the dynamic
+    // loader keeps for the object, alive while it is loaded; it is copied at once.
+    Some(unsafe { CStr::from_ptr(info.dli_fname) }.to_owned())
 }
 
 /// What the walk over the loaded objects collects.
@@ -103,6 +122,17 @@ unsafe extern "C" fn collect(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_object_of_an_address_is_found() {
+        // libc's own function lives in libc; this test's function in the test program.
+        let strlen = libc::strlen as *const () as usize;
+        let path = object_path_of(strlen).map(CString::into_bytes);
+        assert!(path.is_some_and(|p| is_libc(&p)));
+        let here = object_path_of(the_object_of_an_address_is_found as *const () as usize);
+        assert!(here.is_some_and(|p| !p.as_bytes().is_empty()));
+        assert_eq!(object_path_of(0), None);
+    }
 
     fn is_libc(path: &[u8]) -> bool {
         let file = path.rsplit(|b| *b == b'/').next().unwrap_or(path);

@@ -10,7 +10,7 @@
 #[allow(unsafe_code)]
 mod ffi;
 
-pub use ffi::{find, Scope};
+pub use ffi::{find, object_path_of, Scope};
 
 /// The function `$name` (a C string literal) of a [`Scope`] as a function pointer of type
 /// `$type`, or `return None` from the enclosing function when the scope has no such

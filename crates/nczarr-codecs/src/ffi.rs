@@ -14,7 +14,6 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::OnceLock;
 
-use codecs::known;
 use loaded_symbols::Scope;
 
 /// `NCZ_CODEC_CLASS_VER`.
@@ -75,27 +74,20 @@ unsafe impl Sync for Table {}
 // SAFETY: as above: nothing in it is mutated or tied to a thread.
 unsafe impl Send for Table {}
 
-/// The three callbacks of the HDF5 filter `id`, monomorphised per filter (a callback is
-/// not told which codec it serves).
+/// The three callbacks of the HDF5 filter `id`, monomorphised per slot (a callback is
+/// not told which codec it serves): slot `n` for the `n`th of [`crate::exported_filters`].
 fn callbacks(id: u32) -> Option<(CodecToHdf5, Hdf5ToCodec, ModifyParameters)> {
-    Some(match id {
-        known::BZIP2 => (
-            to_hdf5::<{ known::BZIP2 }>,
-            to_codec::<{ known::BZIP2 }>,
-            modify::<{ known::BZIP2 }>,
-        ),
-        known::BLOSC => (
-            to_hdf5::<{ known::BLOSC }>,
-            to_codec::<{ known::BLOSC }>,
-            modify::<{ known::BLOSC }>,
-        ),
-        known::ZSTD => (
-            to_hdf5::<{ known::ZSTD }>,
-            to_codec::<{ known::ZSTD }>,
-            modify::<{ known::ZSTD }>,
-        ),
-        _ => return None,
-    })
+    let slot = crate::exported_filters().position(|f| f == id)?;
+    Some((
+        codecs::by_slot!(slot, to_hdf5)?,
+        codecs::by_slot!(slot, to_codec)?,
+        codecs::by_slot!(slot, modify)?,
+    ))
+}
+
+/// The HDF5 id of the filter in slot `slot`.
+fn filter_in_slot(slot: usize) -> Option<u32> {
+    crate::exported_filters().nth(slot)
 }
 
 /// The table, built on first use from the registry's codecs.
@@ -178,18 +170,21 @@ unsafe fn words<'a>(params: *const c_uint, count: usize) -> Option<&'a [u32]> {
     Some(unsafe { std::slice::from_raw_parts(params, count) })
 }
 
-/// `NCZ_codec_to_hdf5` of the filter `ID`: the codec JSON `codec` to the visible
+/// `NCZ_codec_to_hdf5` of the filter in slot `SLOT`: the codec JSON `codec` to the visible
 /// parameters, stored in `*nparams` and `*params` (a block from `malloc`).
 ///
 /// # Safety
 /// netCDF-C's contract: `codec` is null or NUL-terminated; `nparams` and `params` are
 /// null or writable.
-unsafe extern "C" fn to_hdf5<const ID: u32>(
+unsafe extern "C" fn to_hdf5<const SLOT: usize>(
     codec: *const c_char,
     nparams: *mut usize,
     params: *mut *mut c_uint,
 ) -> c_int {
     guarded(|| {
+        let Some(id) = filter_in_slot(SLOT) else {
+            return NC_EFILTER;
+        };
         if codec.is_null() || nparams.is_null() || params.is_null() {
             return NC_EFILTER;
         }
@@ -197,7 +192,7 @@ unsafe extern "C" fn to_hdf5<const ID: u32>(
         let Ok(json) = unsafe { CStr::from_ptr(codec) }.to_str() else {
             return NC_EFILTER;
         };
-        let Ok(words) = crate::codec_to_params(ID, json) else {
+        let Ok(words) = crate::codec_to_params(id, json) else {
             return NC_EFILTER;
         };
         let Some(block) = malloc_params(&words) else {
@@ -212,18 +207,21 @@ unsafe extern "C" fn to_hdf5<const ID: u32>(
     })
 }
 
-/// `NCZ_hdf5_to_codec` of the filter `ID`: the visible parameters to the codec JSON,
+/// `NCZ_hdf5_to_codec` of the filter in slot `SLOT`: the visible parameters to the codec JSON,
 /// stored in `*codec` (a NUL-terminated string from `malloc`).
 ///
 /// # Safety
 /// netCDF-C's contract: a non-null `params` has `nparams` readable words; `codec` is
 /// null or writable.
-unsafe extern "C" fn to_codec<const ID: u32>(
+unsafe extern "C" fn to_codec<const SLOT: usize>(
     nparams: usize,
     params: *const c_uint,
     codec: *mut *mut c_char,
 ) -> c_int {
     guarded(|| {
+        let Some(id) = filter_in_slot(SLOT) else {
+            return NC_EFILTER;
+        };
         if codec.is_null() {
             return NC_EFILTER;
         }
@@ -231,7 +229,7 @@ unsafe extern "C" fn to_codec<const ID: u32>(
         let Some(words) = (unsafe { words(params, nparams) }) else {
             return NC_EFILTER;
         };
-        let Ok(text) = crate::params_to_codec(ID, words) else {
+        let Ok(text) = crate::params_to_codec(id, words) else {
             return NC_EFILTER;
         };
         let Ok(text) = CString::new(text) else {
@@ -253,14 +251,14 @@ unsafe extern "C" fn to_codec<const ID: u32>(
     })
 }
 
-/// `NCZ_modify_parameters` of the filter `ID`: the working parameters of variable `varid`
+/// `NCZ_modify_parameters` of the filter in slot `SLOT`: the working parameters of variable `varid`
 /// of group `ncid` from the visible ones (left as they are), stored in `*wnparams` and
 /// `*wparams` (a block from `malloc`; a previous block there is freed).
 ///
 /// # Safety
 /// netCDF-C's contract: the pointers are null or valid; `*vparams` has `*vnparams` words;
 /// a non-null `*wparams` came from `malloc`.
-unsafe extern "C" fn modify<const ID: u32>(
+unsafe extern "C" fn modify<const SLOT: usize>(
     ncid: c_int,
     varid: c_int,
     vnparams: *mut usize,
@@ -269,6 +267,9 @@ unsafe extern "C" fn modify<const ID: u32>(
     wparams: *mut *mut c_uint,
 ) -> c_int {
     guarded(|| {
+        let Some(id) = filter_in_slot(SLOT) else {
+            return NC_EFILTER;
+        };
         if vnparams.is_null() || vparams.is_null() || wnparams.is_null() || wparams.is_null() {
             return NC_EFILTER;
         }
@@ -280,7 +281,7 @@ unsafe extern "C" fn modify<const ID: u32>(
         let Some((element, chunk_bytes)) = variable_sizes(ncid, varid) else {
             return NC_EFILTER;
         };
-        let Ok(working) = crate::working_params(ID, visible, element, chunk_bytes) else {
+        let Ok(working) = crate::working_params(id, visible, element, chunk_bytes) else {
             return NC_EFILTER;
         };
         let Some(block) = malloc_params(&working) else {

@@ -419,6 +419,34 @@ fn aws_host(authority: &str) -> Result<(Option<String>, Option<String>), String>
     }
 }
 
+impl ZarrLocation {
+    /// Whether the store's metadata is consolidated: written with consolidated metadata
+    /// (`.zmetadata`, or the root `zarr.json`'s `consolidated_metadata` in version 3),
+    /// and read through it when it has some. On by default; the URL word
+    /// `mode=...,noconsolidated` turns it off (netCDF-C's `consolidated`, which asks for
+    /// it, is accepted). Between `consolidated` and `noconsolidated` the negative word
+    /// wins, whatever their order, as with netCDF-C's `noxarray`.
+    pub fn consolidated(&self) -> bool {
+        let Some((_, fragment)) = self.text.split_once('#') else {
+            return true;
+        };
+        !mode_words(fragment)
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case("noconsolidated"))
+    }
+}
+
+/// The words of a URL fragment's `mode=` parts (`log&mode=zarr,file` gives `zarr`,
+/// `file`).
+fn mode_words(fragment: &str) -> Vec<&str> {
+    fragment
+        .split('&')
+        .filter_map(|pair| pair.strip_prefix("mode="))
+        .flat_map(|modes| modes.split(','))
+        .map(str::trim)
+        .collect()
+}
+
 /// Whether `path` is a directory holding Zarr metadata at its root.
 fn is_zarr_store(path: &Path) -> bool {
     path.is_dir()
@@ -455,6 +483,19 @@ mod tests {
         );
         assert_eq!(zarr("file:///d#mode=zarr,v3").version, ZarrVersion::V3);
         assert_eq!(zarr("file:///d#log&mode=nczarr").flavor, ZarrFlavor::NcZarr);
+    }
+
+    #[test]
+    fn consolidated_unless_the_url_says_noconsolidated() {
+        assert!(zarr("file:///d#mode=zarr,file").consolidated());
+        assert!(zarr("file:///d#mode=zarr,consolidated").consolidated());
+        assert!(!zarr("file:///d#mode=nczarr,noconsolidated").consolidated());
+        assert!(!zarr("file:///d#mode=noconsolidated,zarr,consolidated").consolidated());
+        assert!(!zarr("file:///d#log&mode=zarr,NoConsolidated").consolidated());
+        let Ok(Location::Zarr(z)) = Location::parse_output("out.zarr") else {
+            panic!("not zarr");
+        };
+        assert!(z.consolidated());
     }
 
     #[test]

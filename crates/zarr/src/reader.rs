@@ -1,6 +1,7 @@
 //! [`ZarrReader`]: a Zarr or NCZarr store open for reading.
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Mutex;
 
 use ncmodel::{Dataset, Format, GlobalSpecials, Values, Var};
 use serde_json::Value;
@@ -19,6 +20,11 @@ pub struct ZarrReader {
     vars: HashMap<(i32, i32), VarEntry>,
     warnings: Vec<String>,
     left_out: Vec<String>,
+    /// The metadata, kept while it comes from consolidated metadata: an array's own
+    /// documents are compared with their copies the first time its data is read.
+    consolidated: Option<Source>,
+    /// The arrays compared so far, by node, with what was found stale.
+    compared: Mutex<HashMap<StoreKey, Option<String>>>,
 }
 
 impl ZarrReader {
@@ -55,7 +61,7 @@ impl ZarrReader {
                 store.describe(rel)
             )));
         }
-        let source = Source::open(store, !v3)?;
+        let mut source = Source::open(store, location.consolidated(), v3)?;
         if v3 {
             refuse_prerelease_v3(&source)?;
         }
@@ -110,13 +116,43 @@ impl ZarrReader {
             types: Vec::new(),
             root: root_group,
         };
+        let mut warnings = std::mem::take(&mut source.warnings);
+        warnings.extend(builder.warnings);
         Ok(Self {
             text: location.text.clone(),
             dataset,
             vars: builder.vars,
-            warnings: builder.warnings,
+            warnings,
             left_out: builder.left_out,
+            consolidated: source.is_consolidated().then_some(source),
+            compared: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Fails when the documents of the array of `entry` are not the same as their copies
+    /// in the consolidated metadata the schema was read from (compared once per array):
+    /// its data would be read by the wrong metadata.
+    fn check_consolidated(&self, entry: &VarEntry) -> Result<()> {
+        let Some(source) = &self.consolidated else {
+            return Ok(());
+        };
+        let node = &entry.meta.node;
+        let mut compared = self
+            .compared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let stale = match compared.get(node) {
+            Some(stale) => stale.clone(),
+            None => {
+                let stale = source.stale_array(node)?;
+                compared.insert(node.clone(), stale.clone());
+                stale
+            }
+        };
+        match stale {
+            Some(problem) => Err(ZarrError::Corrupt(problem)),
+            None => Ok(()),
+        }
     }
 
     fn entry(&self, group: i32, var: i32) -> Result<&VarEntry> {
@@ -156,6 +192,8 @@ impl StoreReader for ZarrReader {
         let entry = self
             .entry(group, var.id)
             .map_err(|e| e.into_store(context()))?;
+        self.check_consolidated(entry)
+            .map_err(|e| e.into_store(context()))?;
         if entry.meta.dtype.text == crate::dtype::Text::Vlen {
             return crate::vlen::read_vlen_slab(entry, start, count)
                 .map_err(|e| e.into_store(context()));
@@ -177,6 +215,8 @@ impl StoreReader for ZarrReader {
             .entry(group, var)
             .map_err(|e| e.into_store("reading"))?;
         let context = || format!("{}: reading variable {}", self.text, entry.path);
+        self.check_consolidated(entry)
+            .map_err(|e| e.into_store(context()))?;
         if entry.meta.dtype.atomic == ncmodel::AtomicType::String {
             let e = ZarrError::BadType("string variables cannot be read as raw bytes".into());
             return Err(e.into_store(context()));
@@ -222,6 +262,8 @@ impl StoreReader for ZarrReader {
             .map(|p| format!("/{p}"))
             .collect();
         let entry = self.vars.values().find(|e| e.path == path)?;
+        // Stale consolidated metadata fails the reads of the variable instead.
+        self.check_consolidated(entry).ok()?;
         // Chunks whose bytes are not the variable's values in C order as netCDF reads
         // them (strings of variable length, half floats, permuted axes, shards) or not
         // the bytes of its filters (a codec with no HDF5 filter) are decoded.

@@ -58,8 +58,8 @@ fn write_chunks(
             if meta.dtype.needs_swap() {
                 swap_in_place(&mut chunk, meta.dtype.swap_width());
             }
-            let encoded =
-                encode_chain(&meta.codecs, grid.elem, chunk).map_err(|e| fail(name, e))?;
+            let encoded = encode_chain(&meta.codecs, &meta.codec_array(grid.elem), chunk)
+                .map_err(|e| fail(name, e))?;
             Ok(meta.store.set(&key, &encoded)?)
         })
         .collect()

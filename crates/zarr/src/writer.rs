@@ -26,6 +26,8 @@ pub struct ZarrWriter {
     store: Store,
     flavor: ZarrFlavor,
     version: ZarrVersion,
+    /// Whether consolidated metadata is written.
+    consolidated: bool,
     no_fill: bool,
     finished: bool,
     state: Mutex<State>,
@@ -115,6 +117,7 @@ impl ZarrWriter {
             store,
             flavor: location.flavor,
             version: location.version,
+            consolidated: location.consolidated(),
             no_fill: false,
             finished: false,
             state: Mutex::new(State::default()),
@@ -172,6 +175,7 @@ impl ZarrWriter {
             lens: &state.lens,
             flavor: self.flavor,
             version: self.version,
+            consolidated: self.consolidated,
         }
         .write_all(store)
     }
@@ -279,8 +283,9 @@ impl ZarrWriter {
                 .map(|e| Some(crate::strings::from_fixed(e)))
                 .collect();
             let (widened, _) = crate::strings::to_fixed(&strings, new.dtype.size);
-            let encoded = crate::codec::encode_chain(&new.codecs, new.dtype.size, widened)
-                .map_err(|e| crate::wdata::fail(&var.var.name, e))?;
+            let encoded =
+                crate::codec::encode_chain(&new.codecs, &new.codec_array(new.dtype.size), widened)
+                    .map_err(|e| crate::wdata::fail(&var.var.name, e))?;
             new.store.set(&new.chunk_key(&chunk), &encoded)?;
         }
         state.vars[index] = wider;
@@ -458,6 +463,12 @@ impl StoreWriter for ZarrWriter {
     fn define(&mut self, dataset: &Dataset) -> Result<(), StoreError> {
         let context = format!("defining {}", self.text);
         let vars = plan(dataset, self.no_fill).map_err(|e| e.into_store(&context))?;
+        if !crate::wmeta::writes_nczarr(self.flavor, self.version) {
+            for var in &vars {
+                crate::codec::refuse_nczarr_only(&var.codecs, &var.group_path, &var.var.name)
+                    .map_err(|e| e.into_store(&context))?;
+            }
+        }
         let mut lens = HashMap::new();
         collect_lens(&dataset.root, &mut lens);
         let mut state = self.lock();
@@ -466,6 +477,17 @@ impl StoreWriter for ZarrWriter {
             vars,
             lens,
         };
+        for var in &state.vars {
+            let meta = self
+                .meta_of(var, &state)
+                .map_err(|e| e.into_store(&context))?;
+            crate::codec::check_runs(&meta.codecs, &meta.codec_array(meta.dtype.size)).map_err(
+                |problem| {
+                    let path = crate::codec::var_path(&var.group_path, &var.var.name);
+                    ZarrError::Invalid(format!("variable {path}: {problem}")).into_store(&context)
+                },
+            )?;
+        }
         // Every document is made now, into memory, so that a name or an attribute the
         // store cannot hold fails before any data is written; the documents themselves
         // are written at the end, after the chunks they describe.

@@ -1,12 +1,15 @@
 //! The pipelines `--try-filters` tries: a default list, or the user's.
 
 use anyhow::anyhow;
+use filterspec::known::SZIP;
 use filterspec::FilterSpec;
 use ncmodel::Quantize;
 
 /// The default candidates, in filter syntax (stored order: shuffle before the
 /// compressor): deflate 1/4/9 and zstd 1/3/9/19, each without and with shuffle; bzip2 9;
-/// blosc with lz4 and with zstd inside (byte shuffle, level 5); lz4.
+/// blosc with lz4 and with zstd inside (byte shuffle, level 5); lz4; szip with entropy
+/// coding (EC, mask 4) and with nearest-neighbour preprocessing (NN, mask 32), 32 pixels
+/// per block (integer and floating-point variables only).
 pub const DEFAULT_CANDIDATES: &[&str] = &[
     "deflate,1",
     "deflate,4",
@@ -26,6 +29,8 @@ pub const DEFAULT_CANDIDATES: &[&str] = &[
     "blosc,0,0,0,0,5,1,1",
     "blosc,0,0,0,0,5,1,5",
     "lz4",
+    "szip,4,32",
+    "szip,32,32",
 ];
 
 /// One pipeline to try: its text as given, and its filters in stored order.
@@ -40,6 +45,29 @@ pub struct Candidate {
 }
 
 impl Candidate {
+    /// The candidate with szip's four words as HDF5 would store them for chunks of the
+    /// shape `chunks` and values of `element` bytes in the machine's byte order (the
+    /// scanline is the chunk's fastest dimension); szip's filters keep the two words
+    /// given where it cannot run on such chunks.
+    pub fn for_chunks(&self, element: usize, chunks: &[usize]) -> Candidate {
+        let scanline = chunks.last().copied().unwrap_or(1);
+        let values = chunks.iter().product::<usize>();
+        let big_endian = cfg!(target_endian = "big");
+        let filters = self
+            .filters
+            .iter()
+            .map(|f| match f.id {
+                SZIP => codecs::szip_hdf5_words(&f.params, element, big_endian, scanline, values)
+                    .map_or_else(|| f.clone(), |words| FilterSpec::new(SZIP, words)),
+                _ => f.clone(),
+            })
+            .collect();
+        Candidate {
+            filters,
+            ..self.clone()
+        }
+    }
+
     /// How the candidate is shown: the pipeline, after the quantization if there is one.
     pub fn label(&self) -> String {
         match self.quantize {

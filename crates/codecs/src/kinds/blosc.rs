@@ -150,6 +150,18 @@ impl Codec for Blosc {
         Some(crate::blosc::encode(&local, input))
     }
 
+    fn hdf5_set_local(
+        &self,
+        given: &[u32],
+        type_size: usize,
+        base_size: usize,
+        chunk_dims: &[u64],
+    ) -> Option<Vec<u32>> {
+        Some(crate::blosc::set_local_params(
+            given, type_size, base_size, chunk_dims,
+        ))
+    }
+
     /// The first four parameters as blosc's set-local callback sets them.
     fn local_params(&self, params: &[u32], element: usize, chunk_bytes: usize) -> Option<Vec<u32>> {
         Some(crate::blosc::local_params(

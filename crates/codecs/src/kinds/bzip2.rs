@@ -14,7 +14,9 @@ use crate::wire::{codec_error, decode_error, Wire, WireError};
 #[derive(Debug)]
 pub struct Bzip2;
 
-const ENTRY: CodecEntry = CodecEntry::hdf5(BZIP2, "bz2").carried();
+const ENTRY: CodecEntry = CodecEntry::hdf5(BZIP2, "bz2")
+    .carried()
+    .netcdf4_python("bzip2");
 
 impl Codec for Bzip2 {
     fn entry(&self) -> &CodecEntry {

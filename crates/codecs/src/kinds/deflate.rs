@@ -13,7 +13,7 @@ use crate::wire::WireError;
 #[derive(Debug)]
 pub struct Deflate;
 
-const ENTRY: CodecEntry = CodecEntry::hdf5(DEFLATE, "zlib");
+const ENTRY: CodecEntry = CodecEntry::hdf5(DEFLATE, "zlib").netcdf4_python("zlib");
 
 impl Codec for Deflate {
     fn entry(&self) -> &CodecEntry {

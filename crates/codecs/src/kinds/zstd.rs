@@ -15,7 +15,10 @@ use crate::wire::{codec_error, decode_error, Wire, WireError};
 #[derive(Debug)]
 pub struct Zstd;
 
-const ENTRY: CodecEntry = CodecEntry::hdf5(ZSTD, "zstd").carried().core("zstd");
+const ENTRY: CodecEntry = CodecEntry::hdf5(ZSTD, "zstd")
+    .carried()
+    .core("zstd")
+    .netcdf4_python("zstd");
 
 impl Codec for Zstd {
     fn entry(&self) -> &CodecEntry {

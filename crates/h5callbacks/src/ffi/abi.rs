@@ -4,11 +4,9 @@
 
 use std::ffi::{c_int, c_uint, c_void, CStr};
 
-use codecs::wire::BLOSC;
-
-use super::filter::filter_callback;
+use super::filter::{filter_callback, slot_of};
 use super::memory::Allocator;
-use super::set_local::blosc_set_local;
+use super::set_local::set_local_callback;
 
 /// An HDF5 identifier (`hid_t`, 64 bits since HDF5 1.10).
 pub(crate) type Hid = i64;
@@ -65,22 +63,15 @@ impl FilterClass {
     }
 }
 
-/// The class of the filter `id` nctools carries (bzip2 307, blosc 32001, lz4 32004,
-/// zstd 32015) under `name`, its output in memory from `A`; blosc's with its
-/// `set_local`. `None` for another id.
-pub const fn filter_class<A: Allocator>(id: u32, name: &'static CStr) -> Option<FilterClass> {
-    let Some(filter) = filter_callback::<A>(id) else {
-        return None;
-    };
-    let set_local: Option<SetLocalFn> = if id == BLOSC {
-        Some(blosc_set_local)
-    } else {
-        None
-    };
+/// The class of the filter `id` nctools carries (`codecs::registry::carried_codecs`)
+/// under `name`, its output in memory from `A`, with a `set_local` where the codec has
+/// one (`Codec::hdf5_set_local`: blosc's, LZF's). `None` for another id.
+pub fn filter_class<A: Allocator>(id: u32, name: &'static CStr) -> Option<FilterClass> {
+    let filter = filter_callback::<A>(id)?;
+    let set_local = set_local_callback(slot_of(id)?);
     Some(FilterClass {
         version: CLASS_VERSION,
-        // Every id nctools carries is below 2^15.
-        id: id as c_int,
+        id: c_int::try_from(id).ok()?,
         encoder_present: 1,
         decoder_present: 1,
         name: name.as_ptr(),
@@ -98,14 +89,14 @@ pub struct PluginClass(FilterClass);
 // string and its callbacks are plain functions, so any thread may read it.
 unsafe impl Sync for PluginClass {}
 
+// SAFETY: as for Sync: nothing in the class is tied to a thread (a static name, plain
+// functions), so it may be made on one thread and read from others.
+unsafe impl Send for PluginClass {}
+
 impl PluginClass {
-    /// A plugin's class, from [`filter_class`]; a compile-time error in a `static` when
-    /// it is `None` (an id nctools does not carry).
-    pub const fn new(class: Option<FilterClass>) -> Self {
-        match class {
-            Some(class) => Self(class),
-            None => panic!("not a filter nctools carries"),
-        }
+    /// A plugin's class, from [`filter_class`].
+    pub fn new(class: FilterClass) -> Self {
+        Self(class)
     }
 
     /// The class, as `H5PLget_plugin_info` returns it.
@@ -118,7 +109,7 @@ impl PluginClass {
 mod tests {
     use super::*;
     use crate::LibcAllocator;
-    use codecs::wire::{BZIP2, LZ4, ZSTD};
+    use codecs::wire::{BLOSC, BZIP2, LZ4, ZSTD};
 
     #[test]
     fn the_class_has_hdf5s_layout() {
@@ -129,14 +120,34 @@ mod tests {
     }
 
     #[test]
-    fn only_carried_filters_have_a_class_and_only_blosc_a_set_local() {
+    fn carried_filters_have_a_class_with_a_set_local_where_their_codec_has_one() {
         for id in [BZIP2, LZ4, ZSTD, BLOSC] {
             let class = filter_class::<LibcAllocator>(id, c"x");
             assert!(class.is_some_and(|c| c.id as u32 == id
                 && c.filter.is_some()
-                && c.set_local.is_some() == (id == BLOSC)));
+                && (c.set_local.is_some() == (id == BLOSC))));
+        }
+        for codec in codecs::registry::carried_codecs() {
+            let id = codec.entry().hdf5_id.unwrap_or_default();
+            let has_set_local = codec.hdf5_set_local(&[], 4, 4, &[10]).is_some();
+            let class = filter_class::<LibcAllocator>(id, c"x");
+            assert_eq!(
+                class.map(|c| c.set_local.is_some()),
+                Some(has_set_local),
+                "{id}"
+            );
         }
         assert!(filter_class::<LibcAllocator>(1, c"deflate").is_none());
+    }
+
+    #[test]
+    fn every_carried_filter_has_a_slot() {
+        let carried = codecs::registry::carried_codecs().count();
+        assert!(
+            carried <= codecs::registry::SLOTS,
+            "{carried} filters are carried into HDF5 but there are {} callback slots: add slots to `codecs::by_slot!`",
+            codecs::registry::SLOTS
+        );
     }
 
     #[test]

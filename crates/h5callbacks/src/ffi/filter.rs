@@ -9,21 +9,30 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use super::abi::{FilterFn, FLAG_REVERSE};
 use super::memory::{Allocator, Buffer};
 use crate::callback::{self, InFilter, Output};
-use codecs::wire::{Direction, BLOSC, BZIP2, LZ4, ZSTD};
+use codecs::wire::Direction;
+
+/// The HDF5 id of the filter in slot `slot`: the `slot`th of
+/// `codecs::registry::carried_codecs()`.
+pub(crate) fn carried_id(slot: usize) -> Option<u32> {
+    codecs::registry::carried_codecs()
+        .nth(slot)
+        .and_then(|c| c.entry().hdf5_id)
+}
+
+/// The slot of the carried filter `id`.
+pub(crate) fn slot_of(id: u32) -> Option<usize> {
+    codecs::registry::carried_codecs()
+        .position(|c| c.entry().hdf5_id == Some(id))
+        .filter(|slot| *slot < codecs::registry::SLOTS)
+}
 
 /// The callback of the filter `id` nctools carries, its output in memory from `A`;
 /// `None` for another id.
-pub(crate) const fn filter_callback<A: Allocator>(id: u32) -> Option<FilterFn> {
-    match id {
-        BZIP2 => Some(filter::<A, BZIP2>),
-        BLOSC => Some(filter::<A, BLOSC>),
-        LZ4 => Some(filter::<A, LZ4>),
-        ZSTD => Some(filter::<A, ZSTD>),
-        _ => None,
-    }
+pub(crate) fn filter_callback<A: Allocator>(id: u32) -> Option<FilterFn> {
+    codecs::by_slot!(slot_of(id)?, filter, A)
 }
 
-/// The callback HDF5 calls for the filter `ID`: reads the `nbytes` bytes of `*buf`,
+/// The callback HDF5 calls for the filter in slot `SLOT`: reads the `nbytes` bytes of `*buf`,
 /// frees it and puts in `*buf` a new buffer from `A` holding the result (and its size
 /// in `*buf_size`), and returns the result's length. On a failure
 /// (a corrupt chunk, one that decodes beyond the limit, arguments that fail a check, a
@@ -35,7 +44,7 @@ pub(crate) const fn filter_callback<A: Allocator>(id: u32) -> Option<FilterFn> {
 /// allocated by HDF5's allocator (which `A::free` accepts), is owned by the callback and
 /// holds at least `nbytes` initialised bytes; `cd_values` points to `cd_nelmts` values; nothing else uses these
 /// during the call.
-unsafe extern "C" fn filter<A: Allocator, const ID: u32>(
+unsafe extern "C" fn filter<A: Allocator, const SLOT: usize>(
     flags: c_uint,
     cd_nelmts: usize,
     cd_values: *const c_uint,
@@ -47,6 +56,7 @@ unsafe extern "C" fn filter<A: Allocator, const ID: u32>(
     // panic leaves no broken state behind.
     let call = AssertUnwindSafe(|| {
         let _marker = InFilter::enter();
+        let id = carried_id(SLOT)?;
         let arguments = Arguments {
             flags,
             cd_nelmts,
@@ -57,7 +67,7 @@ unsafe extern "C" fn filter<A: Allocator, const ID: u32>(
         };
         // SAFETY: these are HDF5's arguments, unchanged, under the contract of this
         // callback, which is the one `run` requires.
-        unsafe { run::<A>(ID, arguments) }
+        unsafe { run::<A>(id, arguments) }
     });
     catch_unwind(call).ok().flatten().unwrap_or(0)
 }
@@ -153,7 +163,7 @@ mod tests {
     use super::*;
     use crate::callback::OutputBuffer;
     use crate::LibcAllocator;
-    use codecs::wire;
+    use codecs::wire::{self, BLOSC, BZIP2, LZ4, ZSTD};
     use codecs::with_decoded_chunk_limit;
 
     /// A buffer HDF5 would pass a plugin's filter: from malloc, holding `bytes`.

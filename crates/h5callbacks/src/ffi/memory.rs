@@ -1,7 +1,9 @@
 //! The memory a filter hands back to HDF5, which frees it: from HDF5's own allocator
 //! in-process, from the C library's (`malloc`) in a plugin, as the standard plugins do
-//! (a release build of HDF5 frees with `free`). It is zeroed as soon as it is
-//! allocated, so no slice ever covers uninitialised bytes.
+//! (a release build of HDF5 frees with `free`). It comes zeroed from the allocator
+//! (`calloc`: a large block's pages are zero until written, so a chunk that claims a
+//! large size costs no memory it does not fill), so no slice ever covers uninitialised
+//! bytes.
 
 use std::ffi::c_void;
 use std::marker::PhantomData;
@@ -14,10 +16,11 @@ use crate::callback::OutputBuffer;
 /// it.
 ///
 /// # Safety
-/// [`Allocator::allocate`] returns null or a block of at least `len` writable bytes,
-/// owned by the caller, that HDF5's free function and [`Allocator::free`] both accept.
+/// [`Allocator::allocate`] returns null or a block of at least `len` writable bytes, all
+/// zero, owned by the caller, that HDF5's free function and [`Allocator::free`] both
+/// accept.
 pub unsafe trait Allocator {
-    /// A block of `len` bytes (`len` > 0), or null when memory is short.
+    /// A block of `len` zero bytes (`len` > 0), or null when memory is short.
     fn allocate(len: usize) -> *mut c_void;
 
     /// Frees a block.
@@ -28,17 +31,17 @@ pub unsafe trait Allocator {
     unsafe fn free(block: *mut c_void);
 }
 
-/// The C library's `malloc` and `free`: what a plugin uses, as HDF5 itself allocates
+/// The C library's `calloc` and `free`: what a plugin uses, as HDF5 itself allocates
 /// with them in its release builds.
 #[derive(Debug, Clone, Copy)]
 pub struct LibcAllocator;
 
-// SAFETY: malloc returns null or a block of `len` bytes owned by the caller, and
+// SAFETY: calloc returns null or a block of `len` zero bytes owned by the caller, and
 // HDF5's release builds free filter buffers with free.
 unsafe impl Allocator for LibcAllocator {
     fn allocate(len: usize) -> *mut c_void {
-        // SAFETY: malloc has no precondition.
-        unsafe { libc::malloc(len) }
+        // SAFETY: calloc has no precondition.
+        unsafe { libc::calloc(1, len) }
     }
 
     unsafe fn free(block: *mut c_void) {
@@ -70,10 +73,8 @@ impl<A: Allocator> OutputBuffer for Buffer<A> {
         if len == 0 || isize::try_from(len).is_err() {
             return None;
         }
+        // Zeroed by the allocator (its contract).
         let ptr = NonNull::new(A::allocate(len).cast::<u8>())?;
-        // SAFETY: `ptr` starts the block of `len` bytes just allocated (non-null, checked
-        // above; the allocator's contract), writable and referenced by nothing else.
-        unsafe { ptr.as_ptr().write_bytes(0, len) };
         Some(Self {
             ptr,
             len,

@@ -10,13 +10,12 @@ use hdf5_metno_sys::h5::{H5allocate_memory, H5free_memory};
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Hdf5Allocator;
 
-// SAFETY: H5allocate_memory returns null or a block of `len` bytes owned by the
+// SAFETY: H5allocate_memory(len, 1) returns null or a block of `len` zero bytes owned by the
 // caller, which HDF5 frees with H5free_memory, its own free function.
 unsafe impl h5callbacks::Allocator for Hdf5Allocator {
     fn allocate(len: usize) -> *mut c_void {
-        // SAFETY: H5allocate_memory has no precondition (0: not cleared; the callback
-        // zeroes it).
-        unsafe { H5allocate_memory(len, 0) }
+        // SAFETY: H5allocate_memory has no precondition (1: cleared, with calloc).
+        unsafe { H5allocate_memory(len, 1) }
     }
 
     unsafe fn free(block: *mut c_void) {
