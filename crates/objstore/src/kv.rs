@@ -272,6 +272,10 @@ impl KeyValueStore for ObjectKvStore {
         Ok(listing)
     }
 
+    fn lists(&self) -> bool {
+        !self.kind.plain_http
+    }
+
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
         let path = self.path(key);
         let payload = PutPayload::from(value.to_vec());

@@ -115,6 +115,13 @@ pub trait KeyValueStore: Send + Sync + fmt::Debug {
         None
     }
 
+    /// Whether [`KeyValueStore::list_dir`] can answer at all: `false` for a plain HTTP
+    /// server, where a store can be read only through metadata that names every node
+    /// (consolidated metadata, NCZarr's), taken as it is.
+    fn lists(&self) -> bool {
+        true
+    }
+
     /// Stores `value` under `key`, replacing what was there.
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError>;
 
