@@ -320,6 +320,15 @@ fn s3_stores_written_read_and_copied_as_local_ones() {
             assert_same(body(&back), body(&reference_dump), "NCZarr S3 to netCDF-4");
         }
     }
+    // ncgen writes to S3 too.
+    let cdl = dir.path().join("in.cdl");
+    ok_s3(
+        "ncgen",
+        &url,
+        &["-4", "-o", "s3://bkt/gen.zarr", &cdl.to_string_lossy()],
+    );
+    let generated = ok_s3("ncdump", &url, &["s3://bkt/gen.zarr"]);
+    assert_same(body(&generated), body(&reference_dump), "ncgen to S3");
     // S3 to S3, then the same store through netCDF-C's path-style URL.
     ok_s3(
         "nccopy",
