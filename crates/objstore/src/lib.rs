@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use store::{DirectoryStore, KeyValueStore, StoreRoot};
 
-pub use kv::ObjectKvStore;
+pub use kv::{Kind, ObjectKvStore};
 
 /// What a store is opened for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,7 +62,7 @@ pub fn open(root: &StoreRoot, access: Access) -> Result<Arc<dyn KeyValueStore>, 
                 url: remote.url(),
                 reason,
             })?;
-            let kind = kv::Kind {
+            let kind = Kind {
                 plain_http: remote.service == store::RemoteService::Http,
                 anonymous: built.anonymous,
             };
