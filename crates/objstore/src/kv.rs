@@ -328,3 +328,30 @@ fn is_metadata(path: &ObjectPath) -> bool {
         Some(".zgroup" | ".zarray" | ".zattrs" | ".zmetadata" | "zarr.json")
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_pages_are_cut_to_their_code_and_message() {
+        let text = "Error performing PUT http://h/b/k - Server returned non-2xx status code: \
+                    403 Forbidden: <?xml version=\"1.0\"?>\n<Error><Code>InvalidAccessKeyId\
+                    </Code><Message>No such key.</Message></Error>";
+        assert_eq!(
+            short(text),
+            "Error performing PUT http://h/b/k - Server returned non-2xx status code: 403 \
+             Forbidden: InvalidAccessKeyId (No such key.)"
+        );
+        let html = "status 501: <!DOCTYPE HTML>\n<html><p>Unsupported method</p></html>";
+        assert_eq!(short(html), "status 501");
+        assert_eq!(short(&"x".repeat(500)).len(), 403);
+    }
+
+    #[test]
+    fn metadata_documents_are_told_from_chunks() {
+        assert!(is_metadata(&ObjectPath::from("s/.zgroup")));
+        assert!(is_metadata(&ObjectPath::from("s/v/zarr.json")));
+        assert!(!is_metadata(&ObjectPath::from("s/v/0.0")));
+    }
+}
