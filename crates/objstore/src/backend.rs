@@ -46,6 +46,9 @@ fn retry() -> RetryConfig {
 
 /// The client of `remote`.
 pub fn build(remote: &RemoteRoot) -> Result<Built, String> {
+    // HTTPS through rustls with ring's cryptography; an error only says that a provider
+    // is installed already.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let plain_http = remote
         .endpoint
         .as_deref()
