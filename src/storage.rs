@@ -7,14 +7,9 @@ use std::path::Path;
 
 use anyhow::anyhow;
 use ncmodel::{AtomicType, Dataset, Format, TypeRef};
-use store::{Location, StoreReader, StoreWriter, NC_ENOTNC};
+use store::{is_url, Location, StoreReader, StoreWriter, NC_ENOTNC};
 
 use crate::input_kind::{self, InputKind};
-
-/// Whether `path` is a URL (DAP, S3) rather than a path.
-fn is_url(path: &str) -> bool {
-    path.contains("://")
-}
 
 /// How an input is opened.
 #[derive(Debug, Clone, Copy, Default)]
@@ -40,11 +35,11 @@ pub fn open_with(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn St
 }
 
 fn open_zarr(location: &store::ZarrLocation) -> anyhow::Result<Box<dyn StoreReader>> {
-    if !location.root.is_dir() {
+    if let Some(root) = location.root.directory().filter(|root| !root.is_dir()) {
         return Err(anyhow!(
             "{}: no such Zarr store (no directory {})",
             location.text,
-            location.root.display()
+            root.display()
         ));
     }
     let reader = zarr::ZarrReader::open(location)?;

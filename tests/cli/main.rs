@@ -38,4 +38,5 @@ mod zarr_consolidated;
 mod zarr_foreign;
 mod zarr_interop;
 mod zarr_outputs;
+mod zarr_s3;
 mod zarr_strings;

@@ -1,14 +1,11 @@
 //! [`ZarrReader`]: a Zarr or NCZarr store open for reading.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use ncmodel::{Dataset, Format, GlobalSpecials, Values, Var};
 use serde_json::Value;
-use store::{
-    DirectoryStore, RawBuffer, StoreError, StoreKey, StoreReader, ZarrFlavor, ZarrLocation,
-    ZarrVersion,
-};
+use store::{RawBuffer, StoreError, StoreKey, StoreReader, ZarrFlavor, ZarrLocation, ZarrVersion};
 
 use crate::error::{Result, ZarrError};
 use crate::pure::Pure;
@@ -33,7 +30,13 @@ pub struct ZarrReader {
 impl ZarrReader {
     /// Opens the store `location` names and reads its whole schema.
     pub fn open(location: &ZarrLocation) -> Result<Self, StoreError> {
-        let store: Store = Arc::new(DirectoryStore::new(&location.root));
+        let store: Store = objstore::open(&location.root, objstore::Access::Read).map_err(|e| {
+            StoreError::new(
+                crate::error::NC_EIO,
+                e.to_string(),
+                format!("opening {}", location.text),
+            )
+        })?;
         Self::open_store(store, location)
     }
 
@@ -55,7 +58,7 @@ impl ZarrReader {
         if !v3 && !v2_marker {
             return Err(ZarrError::NotAStore(format!(
                 "{} is not a Zarr store: it has no .zgroup, .zmetadata or zarr.json",
-                location.root.display()
+                store.describe(rel)
             )));
         }
         let mut source = Source::open(store, location.consolidated(), v3)?;
@@ -313,12 +316,8 @@ fn root_array_name(source: &Source, v3: bool, location: &ZarrLocation) -> Result
     if !is_array {
         return Ok(None);
     }
-    let stem = location
-        .root
-        .file_name()
-        .and_then(|n| n.to_str())
-        .map(|n| n.strip_suffix(".zarr").unwrap_or(n))
-        .unwrap_or("");
+    let name = location.root.last_name();
+    let stem = name.strip_suffix(".zarr").unwrap_or(name);
     Ok(Some(if is_plain_name(stem) {
         stem.to_string()
     } else {

@@ -107,11 +107,16 @@ impl Source {
 
     /// How the consolidated metadata disagrees with the store, if it does, found with
     /// one listing per group it names: a node in one and not in the other, or a root
-    /// document (version 2) not the same as its copy.
+    /// document (version 2) not the same as its copy. Not checked in a store that
+    /// cannot list (a plain HTTP server).
     fn disagreement(&self) -> Result<Option<String>> {
         let Some(meta) = &self.consolidated else {
             return Ok(None);
         };
+        if !self.store.lists() {
+            // A plain HTTP server: the consolidated metadata is all there is to go by.
+            return Ok(None);
+        }
         let mut groups: Vec<&str> = meta
             .iter()
             .filter_map(|(key, doc)| {
