@@ -35,6 +35,8 @@ pub struct ZarrWriter {
     chunk_io: Mutex<()>,
     /// Strings cut to their variable's maximum length.
     truncations: crate::strings::Truncations,
+    /// The shard shapes asked for (`nccopy --shards`).
+    shards: chunkspec::ShardSpecs,
 }
 
 #[derive(Default)]
@@ -109,7 +111,20 @@ impl ZarrWriter {
             state: Mutex::new(State::default()),
             chunk_io: Mutex::new(()),
             truncations: Default::default(),
+            shards: chunkspec::ShardSpecs::default(),
         })
+    }
+
+    /// Stores the variables `shards` names in shards (Zarr version 3's
+    /// `sharding_indexed`), before [`StoreWriter::define`]. Only a version 3 store has
+    /// shards: asking for them in any other is an error.
+    pub fn set_shards(&mut self, shards: chunkspec::ShardSpecs) -> Result<(), StoreError> {
+        if shards.is_set() && self.version != ZarrVersion::V3 {
+            let e = ZarrError::Invalid(format!("{}: {}", self.text, crate::wshard::NOT_V3));
+            return Err(e.into_store(format!("creating {}", self.text)));
+        }
+        self.shards = shards;
+        Ok(())
     }
 
     /// The string variables (by path, `/g/v`) some of whose values were longer than the
@@ -236,7 +251,7 @@ impl ZarrWriter {
         let new = self.meta_of(&wider, &state)?;
         let start = vec![0; old.shape.len()];
         for chunk in store::grid::chunks_touched(&start, &old.shape, &old.chunks) {
-            let Some(bytes) = crate::read::read_meta_chunk(&old, &chunk)? else {
+            let Some(bytes) = crate::wdata::read_whole(&old, &chunk)? else {
                 continue;
             };
             let strings: Vec<Option<Vec<u8>>> = bytes
@@ -244,9 +259,7 @@ impl ZarrWriter {
                 .map(|e| Some(crate::strings::from_fixed(e)))
                 .collect();
             let (widened, _) = crate::strings::to_fixed(&strings, new.dtype.size);
-            let encoded = crate::codec::encode_chain(&new.codecs, new.dtype.size, widened)
-                .map_err(|e| crate::wdata::fail(&var.var.name, e))?;
-            new.store.set(&new.chunk_key(&chunk), &encoded)?;
+            crate::wdata::store_chunk(&new, &wider.fill, &var.var.name, &chunk, widened)?;
         }
         state.vars[index] = wider;
         Ok(())
@@ -269,8 +282,15 @@ impl ZarrWriter {
         let chunks = if v3 && scalar {
             Vec::new()
         } else {
-            var.chunks.clone()
+            var.stored_chunks()
         };
+        let sharding = var.shard.as_ref().map(|_| {
+            Box::new(crate::wshard::sharding_of(
+                &var.chunks,
+                &var.codecs,
+                var.dtype.big_endian,
+            ))
+        });
         Ok(ArrayMeta {
             store: self.store.clone(),
             node: self.array_key(var)?,
@@ -283,11 +303,16 @@ impl ZarrWriter {
             chunks,
             dtype: var.dtype,
             fill: Some(var.fill.clone()),
-            codecs: var.codecs.clone(),
+            // A shard's codecs are its inner chunks'.
+            codecs: if sharding.is_some() {
+                Vec::new()
+            } else {
+                var.codecs.clone()
+            },
             key_prefix: v3.then_some("c"),
             separator: if v3 { '/' } else { '.' },
             transpose: None,
-            sharding: None,
+            sharding,
         })
     }
 
@@ -362,7 +387,7 @@ impl StoreWriter for ZarrWriter {
 
     fn define(&mut self, dataset: &Dataset) -> Result<(), StoreError> {
         let context = format!("defining {}", self.text);
-        let vars = plan(dataset, self.no_fill).map_err(|e| e.into_store(&context))?;
+        let vars = plan(dataset, self.no_fill, &self.shards).map_err(|e| e.into_store(&context))?;
         let mut lens = HashMap::new();
         collect_lens(&dataset.root, &mut lens);
         let mut state = self.lock();
@@ -430,7 +455,8 @@ impl StoreWriter for ZarrWriter {
             .vars
             .iter()
             .find(|v| v.group == var.group && v.id == var.var)
-            .map(|v| Layout::Chunked(v.chunks.clone()))
+            // A shard is what is written whole: slabs are made of whole shards.
+            .map(|v| Layout::Chunked(v.stored_chunks()))
             .ok_or_else(|| ZarrError::Invalid("no such variable".into()).into_store("layout"))
     }
 
@@ -460,7 +486,9 @@ impl StoreWriter for ZarrWriter {
         let index = self.find(group_path, name)?;
         let state = self.lock();
         let var = state.vars.get(index)?.clone();
-        if var.quantize.is_some() || var.var.dim_ids.is_empty() {
+        // A shard is built from values: stored chunks become its inner chunks only
+        // through them.
+        if var.quantize.is_some() || var.var.dim_ids.is_empty() || var.shard.is_some() {
             return None;
         }
         let meta = self.meta_of(&var, &state).ok()?;

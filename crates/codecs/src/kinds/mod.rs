@@ -21,6 +21,7 @@ pub use fletcher32::Fletcher32;
 pub use lz4::Lz4;
 pub use lzf::Lzf;
 pub use numcodecs_only::{Crc32c, NumcodecsOnly};
+pub(crate) use numcodecs_only::CRC32C;
 pub use reader::ConfigReader;
 pub use shuffle::{Shuffle, MAX_SHUFFLE_ELEMENT_SIZE};
 pub use szip::Szip;

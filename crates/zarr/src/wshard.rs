@@ -1,0 +1,254 @@
+//! Writing Zarr version 3 shards (`sharding_indexed`): the shard shape a variable gets
+//! from `--shards`, and a shard built whole from its values, its inner chunks encoded
+//! in parallel, with the index (`bytes` then `crc32c`) at its end, as zarr-python
+//! writes by default. Inner chunks whose every value is the fill value are not stored:
+//! the index marks them missing (offset and length both `u64::MAX`), as zarr-python does
+//! with `write_empty_chunks=False`, its default.
+
+use chunkspec::ShardShape;
+use rayon::prelude::*;
+use serde_json::{json, Value};
+use store::grid::{copy_box, Region};
+
+use crate::codec::{encode_chain, CodecFail};
+use crate::dtype::swap_in_place;
+use crate::meta::ArrayMeta;
+use crate::shard::{Chain, Sharding};
+
+/// The most bytes of values one shard may hold (before compression): 256 MiB. A shard
+/// is one object, built whole in memory before it is written (an object store takes
+/// whole objects), so each shard being written costs its values, its encoded inner
+/// chunks and the shard itself; and a reader of a shard through a store that cannot
+/// read ranges holds it all.
+pub const MAX_SHARD_BYTES: u64 = 256 << 20;
+
+/// Why a store other than Zarr version 3 cannot be sharded, for messages.
+pub const NOT_V3: &str = "shards (--shards) are a Zarr version 3 feature; NCZarr and Zarr \
+                          version 2 stores have none: name a version 3 store \
+                          (file://PATH#mode=zarr,v3)";
+
+/// The value an index entry (offset and length) holds for an inner chunk not stored.
+const MISSING: u64 = u64::MAX;
+
+/// A dimension of a variable being sharded, as the shard shape needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct ShardedDim {
+    /// Its inner chunk length.
+    pub chunk: usize,
+    /// Its length now.
+    pub len: usize,
+    /// Whether it is unlimited.
+    pub unlimited: bool,
+}
+
+impl ShardedDim {
+    /// How many inner chunks it holds, where that bounds a shard: a fixed dimension's,
+    /// or an unlimited one's that has a length already.
+    fn chunks_along(&self) -> Option<usize> {
+        (!self.unlimited || self.len > 0).then(|| self.len.div_ceil(self.chunk.max(1)).max(1))
+    }
+}
+
+/// The inner chunks per shard along each dimension that `shape` asks for a variable of
+/// `dims` with elements of `elem` bytes; the problem, for a message, otherwise. Counts
+/// are cut to the chunks a dimension holds (a shard need not be larger than its
+/// array). A target size fills the shard from the last dimension outwards: whole rows
+/// first, then whole planes, so that a shard is a run of the array in C order.
+pub fn inner_per_shard(
+    shape: &ShardShape,
+    dims: &[ShardedDim],
+    elem: usize,
+) -> Result<Vec<usize>, String> {
+    let chunk_bytes = dims
+        .iter()
+        .fold(elem as u64, |a, d| a.saturating_mul(d.chunk as u64));
+    let per = match shape {
+        ShardShape::Unsharded => vec![1; dims.len()],
+        ShardShape::Chunks(counts) => {
+            if counts.len() != dims.len() {
+                return Err(format!(
+                    "--shards gives {} chunk counts for its {} dimensions",
+                    counts.len(),
+                    dims.len()
+                ));
+            }
+            counts
+                .iter()
+                .zip(dims)
+                .map(|(n, d)| d.chunks_along().map_or(*n, |along| (*n).min(along)))
+                .collect()
+        }
+        ShardShape::TargetBytes(target) => {
+            let mut per = vec![1; dims.len()];
+            let mut bytes = chunk_bytes.max(1);
+            for (d, dim) in dims.iter().enumerate().rev() {
+                let room = usize::try_from((target / bytes).max(1)).unwrap_or(usize::MAX);
+                let along = dim.chunks_along();
+                per[d] = along.map_or(room, |a| a.min(room));
+                bytes = bytes.saturating_mul(per[d] as u64);
+                if along != Some(per[d]) {
+                    break;
+                }
+            }
+            per
+        }
+    };
+    let shard_bytes = per
+        .iter()
+        .fold(chunk_bytes, |a, n| a.saturating_mul(*n as u64));
+    if shard_bytes > MAX_SHARD_BYTES {
+        return Err(format!(
+            "a shard of {per:?} inner chunks holds {shard_bytes} bytes of values, more than \
+             the {MAX_SHARD_BYTES} bytes (256 MiB) nctools builds in memory at once; give \
+             fewer chunks per shard, or a size (e.g. --shards VAR:64M)"
+        ));
+    }
+    Ok(per)
+}
+
+/// The sharding codec nctools writes for inner chunks of `inner_chunks` encoded with
+/// `codecs` (numcodecs' JSON) in the byte order `big_endian`: the index little-endian,
+/// checksummed, at the end of the shard.
+pub fn sharding_of(inner_chunks: &[usize], codecs: &[Value], big_endian: bool) -> Sharding {
+    let checksum = codecs::registry::shard_index_checksum();
+    Sharding {
+        inner_chunks: inner_chunks.to_vec(),
+        inner: Chain {
+            big_endian,
+            codecs: codecs.to_vec(),
+            ..Chain::default()
+        },
+        index_codecs: vec![json!({ "id": checksum.numcodecs_id })],
+        index_big_endian: false,
+        index_at_end: true,
+    }
+}
+
+/// The stored bytes of a shard of the array `meta` holding `values` (the whole shard,
+/// C order, the machine's byte order), and whether every inner chunk held only `fill`
+/// (then the shard is its index alone, every entry missing).
+pub fn encode_shard(
+    meta: &ArrayMeta,
+    sharding: &Sharding,
+    fill: &[u8],
+    values: &[u8],
+) -> Result<(Vec<u8>, bool), CodecFail> {
+    let elem = meta.dtype.size;
+    let inner = &sharding.inner_chunks;
+    let per: Vec<usize> = meta.chunks.iter().zip(inner).map(|(c, i)| c / i).collect();
+    let positions = positions(&per);
+    let inner_elements: usize = inner.iter().product();
+    let encoded: Vec<Option<Vec<u8>>> = positions
+        .par_iter()
+        .map(|position| {
+            let at: Vec<usize> = position.iter().zip(inner).map(|(p, i)| p * i).collect();
+            let mut chunk = vec![0u8; inner_elements * elem];
+            let from = Region {
+                shape: &meta.chunks,
+                offset: &at,
+            };
+            let origin = vec![0; inner.len()];
+            let to = Region {
+                shape: inner,
+                offset: &origin,
+            };
+            copy_box(values, &from, &mut chunk, &to, inner, elem);
+            if chunk.chunks_exact(elem.max(1)).all(|e| e == fill) {
+                return Ok(None);
+            }
+            if meta.dtype.needs_swap() {
+                swap_in_place(&mut chunk, meta.dtype.swap_width());
+            }
+            encode_chain(&sharding.inner.codecs, elem, chunk).map(Some)
+        })
+        .collect::<Result<_, _>>()?;
+    let stored: usize = encoded.iter().flatten().map(Vec::len).sum();
+    let mut shard = Vec::with_capacity(stored + 16 * encoded.len() + 4);
+    let mut index = Vec::with_capacity(16 * encoded.len());
+    for chunk in encoded {
+        let (offset, length) = match chunk {
+            Some(bytes) => {
+                let entry = (shard.len() as u64, bytes.len() as u64);
+                shard.extend_from_slice(&bytes);
+                entry
+            }
+            None => (MISSING, MISSING),
+        };
+        index.extend_from_slice(&offset.to_le_bytes());
+        index.extend_from_slice(&length.to_le_bytes());
+    }
+    let empty = shard.is_empty();
+    shard.extend(encode_chain(&sharding.index_codecs, 8, index)?);
+    Ok((shard, empty))
+}
+
+/// Every position in a grid of `per`, in C order.
+fn positions(per: &[usize]) -> Vec<Vec<usize>> {
+    let count: usize = per.iter().product();
+    let mut all = Vec::with_capacity(count);
+    let mut position = vec![0usize; per.len()];
+    for _ in 0..count {
+        all.push(position.clone());
+        for d in (0..per.len()).rev() {
+            position[d] += 1;
+            if position[d] < per[d] {
+                break;
+            }
+            position[d] = 0;
+        }
+    }
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dim(chunk: usize, len: usize, unlimited: bool) -> ShardedDim {
+        ShardedDim {
+            chunk,
+            len,
+            unlimited,
+        }
+    }
+
+    #[test]
+    fn a_target_size_fills_rows_then_planes() {
+        // time (unlimited, 100 records) x lat 180 x lon 360, floats, chunks 1 x 90 x 180.
+        let dims = [dim(1, 100, true), dim(90, 180, false), dim(180, 360, false)];
+        let chunk = 90 * 180 * 4;
+        let per = |t| inner_per_shard(&ShardShape::TargetBytes(t), &dims, 4);
+        assert_eq!(per(chunk as u64), Ok(vec![1, 1, 1]));
+        assert_eq!(per(3 * chunk as u64), Ok(vec![1, 1, 2]));
+        assert_eq!(per(4 * chunk as u64), Ok(vec![1, 2, 2]));
+        assert_eq!(per(40 * chunk as u64), Ok(vec![10, 2, 2]));
+        assert_eq!(per(1 << 30), Ok(vec![100, 2, 2]));
+        assert_eq!(per(1), Ok(vec![1, 1, 1]));
+        // An unlimited dimension with no length yet bounds nothing.
+        let growing = [dim(1, 0, true), dim(10, 10, false)];
+        assert_eq!(
+            inner_per_shard(&ShardShape::TargetBytes(400), &growing, 4),
+            Ok(vec![10, 1])
+        );
+    }
+
+    #[test]
+    fn counts_are_cut_to_the_array_and_bounded() {
+        let dims = [dim(1, 3, true), dim(4, 10, false)];
+        let counts = |c: Vec<usize>| inner_per_shard(&ShardShape::Chunks(c), &dims, 8);
+        assert_eq!(counts(vec![2, 9]), Ok(vec![2, 3]));
+        assert!(counts(vec![2]).is_err());
+        let big = [dim(1 << 20, 1 << 30, false)];
+        let refused = inner_per_shard(&ShardShape::Chunks(vec![64]), &big, 8);
+        assert!(refused.is_err_and(|m| m.contains("256 MiB")));
+    }
+
+    #[test]
+    fn positions_in_c_order() {
+        assert_eq!(
+            positions(&[2, 2]),
+            [[0, 0], [0, 1], [1, 0], [1, 1]].map(|p| p.to_vec())
+        );
+        assert_eq!(positions(&[]), [Vec::<usize>::new()]);
+    }
+}
