@@ -36,4 +36,5 @@ mod zarr_codecs;
 mod zarr_foreign;
 mod zarr_interop;
 mod zarr_outputs;
+mod zarr_shard;
 mod zarr_strings;

@@ -23,7 +23,8 @@ use crate::shard::{Chain, Sharding};
 pub const MAX_SHARD_BYTES: u64 = 256 << 20;
 
 /// Why a store other than Zarr version 3 cannot be sharded, for messages.
-pub const NOT_V3: &str = "shards (--shards) are a Zarr version 3 feature; NCZarr and Zarr \
+pub const NOT_V3: &str =
+    "shards (--shards) are a Zarr version 3 feature; netCDF files, NCZarr and Zarr \
                           version 2 stores have none: name a version 3 store \
                           (file://PATH#mode=zarr,v3)";
 
