@@ -26,6 +26,7 @@ variables:
     temp:_ChunkSizes = 1, 2, 3 ;
   int count(time) ;
   double lat(lat) ;
+  int scalar ;
 data:
   temp = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20,
     21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35,
@@ -36,11 +37,12 @@ data:
     28.5, 29.5, 30.5, 31.5, 32.5, 33.5, 34.5 ;
   count = 1, 2, 3 ;
   lat = 10, 20, 30, 40, 50 ;
+  scalar = 42 ;
 }
 "#;
 
 /// The variables of [`INPUT`].
-const VARIABLES: [&str; 3] = ["temp", "count", "lat"];
+const VARIABLES: [&str; 4] = ["temp", "count", "lat", "scalar"];
 
 /// The Python side: `compare STORE INPUT` prints, as JSON, for each variable of the
 /// input: whether zarr-python reads the store's array equal to the input's values
@@ -62,7 +64,7 @@ if command == "compare":
         a = g[name]
         out[name] = {
             "equal": bool(np.array_equal(a[...], var[...])),
-            "shards": list(a.shards) if a.shards else None,
+            "shards": list(a.shards) if a.shards is not None else None,
             "chunks": list(a.chunks),
         }
     print(json.dumps(out))
@@ -71,7 +73,7 @@ else:
     for name, var in nc.variables.items():
         shape = var.shape
         chunks = tuple(max(1, n // 2) for n in shape)
-        shards = tuple(c * 2 for c in chunks)
+        shards = tuple(c * 2 for c in chunks) if shape else None
         a = g.create_array(name, shape=shape, chunks=chunks, shards=shards,
                            dtype=var.dtype, fill_value=getattr(var, "_FillValue", 0),
                            compressors=zarr.codecs.ZstdCodec(level=3),
@@ -223,6 +225,10 @@ fn nccopy_shards_a_netcdf4_file_that_zarr_python_and_ncdump_read_back() {
     assert_eq!(config["chunk_shape"], serde_json::json!([1, 2, 3]));
     assert_eq!(config["codecs"][1]["name"], "zstd", "{config}");
     assert_eq!(config["index_codecs"][0]["name"], "bytes");
+    assert_eq!(
+        config["index_codecs"][0]["configuration"]["endian"],
+        "little"
+    );
     assert_eq!(config["index_codecs"][1]["name"], "crc32c");
     assert_eq!(config["index_location"], "end");
 
@@ -337,6 +343,9 @@ fn a_size_fills_shards_from_the_last_dimension_and_none_opts_out() {
     assert_eq!(temp["codecs"][0]["name"], "sharding_indexed");
     let lat = array_meta(&store, "lat");
     assert_eq!(lat["codecs"][0]["name"], "bytes", "{lat}");
+    // Scalars are never sharded.
+    let scalar = array_meta(&store, "scalar");
+    assert_eq!(scalar["codecs"][0]["name"], "bytes", "{scalar}");
     assert_same_data(&v3(dir.path(), "sized.zarr"), &nc);
 }
 

@@ -244,6 +244,118 @@ mod tests {
         assert!(refused.is_err_and(|m| m.contains("256 MiB")));
     }
 
+    use store::KeyValueStore;
+
+    /// A memory store that counts the requests that read values.
+    #[derive(Debug, Default)]
+    struct Counting {
+        inner: store::MemoryStore,
+        reads: std::sync::atomic::AtomicUsize,
+    }
+
+    impl KeyValueStore for Counting {
+        fn describe(&self, key: &store::StoreKey) -> String {
+            self.inner.describe(key)
+        }
+        fn get(
+            &self,
+            key: &store::StoreKey,
+            cap: u64,
+        ) -> Result<Option<Vec<u8>>, store::StorageError> {
+            self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            self.inner.get(key, cap)
+        }
+        fn get_range(
+            &self,
+            key: &store::StoreKey,
+            offset: u64,
+            length: u64,
+        ) -> Result<Option<Vec<u8>>, store::StorageError> {
+            self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            self.inner.get_range(key, offset, length)
+        }
+        fn get_ranges(
+            &self,
+            key: &store::StoreKey,
+            ranges: &[(u64, u64)],
+        ) -> Result<Option<Vec<Vec<u8>>>, store::StorageError> {
+            // One request, however many ranges.
+            self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut parts = Vec::new();
+            for (offset, length) in ranges {
+                match self.inner.get_range(key, *offset, *length)? {
+                    Some(bytes) => parts.push(bytes),
+                    None => return Ok(None),
+                }
+            }
+            Ok(Some(parts))
+        }
+        fn size(&self, key: &store::StoreKey) -> Result<Option<u64>, store::StorageError> {
+            self.inner.size(key)
+        }
+        fn list_dir(
+            &self,
+            prefix: &store::StoreKey,
+        ) -> Result<store::Listing, store::StorageError> {
+            self.inner.list_dir(prefix)
+        }
+        fn set(&self, key: &store::StoreKey, value: &[u8]) -> Result<(), store::StorageError> {
+            self.inner.set(key, value)
+        }
+    }
+
+    /// An int32 array of shape 4 x 6 in one shard of inner chunks 2 x 3, zstd inside.
+    fn sharded_meta(store: std::sync::Arc<Counting>) -> (ArrayMeta, Sharding) {
+        let codecs = vec![json!({"id": "zstd", "level": 3})];
+        let sharding = sharding_of(&[2, 3], &codecs, false);
+        let meta = ArrayMeta {
+            store,
+            node: store::StoreKey::root(),
+            shape: vec![4, 6],
+            chunks: vec![4, 6],
+            dtype: crate::dtype::Dtype::of(ncmodel::AtomicType::Int, false),
+            fill: Some((-1i32).to_ne_bytes().to_vec()),
+            codecs: Vec::new(),
+            key_prefix: Some("c"),
+            separator: '/',
+            transpose: None,
+            sharding: Some(Box::new(sharding.clone())),
+        };
+        (meta, sharding)
+    }
+
+    #[test]
+    fn a_shard_reads_back_with_its_index_and_one_request_for_its_inner_chunks(
+    ) -> crate::error::Result<()> {
+        let store = std::sync::Arc::new(Counting::default());
+        let (meta, sharding) = sharded_meta(store.clone());
+        let fill = (-1i32).to_ne_bytes();
+        // The second inner chunk (rows 0-1, columns 3-5) holds fill values only.
+        let values: Vec<u8> = (0..24i32)
+            .map(|i| if i % 6 >= 3 && i < 12 { -1 } else { i })
+            .flat_map(i32::to_ne_bytes)
+            .collect();
+        crate::wdata::store_chunk(&meta, &fill, "v", &[0, 0], values.clone())?;
+        let key = meta.chunk_key(&[0, 0]);
+        let stored = store.inner.get(&key, 1 << 20)?.unwrap_or_default();
+        let index = &stored[stored.len() - 4 * 16 - 4..stored.len() - 4];
+        assert_eq!(
+            &index[16..32],
+            &[0xff; 16],
+            "the fill-only inner chunk is missing"
+        );
+        store.reads.store(0, std::sync::atomic::Ordering::SeqCst);
+        let read = crate::shard::read_region(&meta, &sharding, &key, (&[0, 0], &[4, 6]))?;
+        assert_eq!(read, Some(values));
+        // The index, then the three stored inner chunks (touching: one range).
+        assert_eq!(store.reads.load(std::sync::atomic::Ordering::SeqCst), 2);
+        // A shard of fill values only is not written.
+        let all_fill: Vec<u8> = fill.repeat(24);
+        crate::wdata::store_chunk(&meta, &fill, "v", &[1, 0], all_fill)?;
+        assert_eq!(store.inner.size(&meta.chunk_key(&[1, 0]))?, None);
+        Ok(())
+    }
+
     #[test]
     fn positions_in_c_order() {
         assert_eq!(
