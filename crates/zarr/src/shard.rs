@@ -3,6 +3,9 @@
 //! is (offset and length, two little- or big-endian 64-bit numbers per inner chunk,
 //! `u64::MAX` twice for one never written) at its end or start.
 
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
 use serde_json::Value;
 
 use codecs::zarr_codec::{V3_BYTES, V3_SHARDING_INDEXED};
@@ -46,6 +49,49 @@ pub struct Sharding {
     pub index_big_endian: bool,
     /// The index is at the end of the shard (else at its start).
     pub index_at_end: bool,
+    /// The indexes of the shards read last.
+    pub index_cache: IndexCache,
+}
+
+/// The most bytes of shard indexes an array keeps (16 per inner chunk).
+const INDEX_CACHE_BYTES: usize = 8 << 20;
+
+/// An index entry: offset and length of one inner chunk.
+type Entry = (u64, u64);
+
+/// The indexes of the shards of one array read last (at most [`INDEX_CACHE_BYTES`], the
+/// oldest dropped first), each with the shard's length when it was read: a shard read in
+/// several parts (slabs that each meet part of it) has its index fetched once.
+#[derive(Debug, Clone, Default)]
+pub struct IndexCache(Arc<Mutex<VecDeque<(String, u64, Arc<Vec<Entry>>)>>>);
+
+impl IndexCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(String, u64, Arc<Vec<Entry>>)>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The index of the shard `key`, if it was read while the shard was `length` bytes.
+    fn get(&self, key: &str, length: u64) -> Option<Arc<Vec<Entry>>> {
+        self.lock()
+            .iter()
+            .find(|(k, l, _)| k == key && *l == length)
+            .map(|(_, _, index)| index.clone())
+    }
+
+    /// Keeps the index of the shard `key`, `length` bytes long.
+    fn put(&self, key: &str, length: u64, index: Arc<Vec<Entry>>) {
+        let mut kept = self.lock();
+        kept.retain(|(k, _, _)| k != key);
+        kept.push_back((key.to_string(), length, index));
+        let bytes = |kept: &VecDeque<(String, u64, Arc<Vec<Entry>>)>| {
+            kept.iter().map(|(_, _, i)| i.len() * 16).sum::<usize>()
+        };
+        while kept.len() > 1 && bytes(&kept) > INDEX_CACHE_BYTES {
+            kept.pop_front();
+        }
+    }
 }
 
 /// Reads the v3 codec list `list` of arrays (or shards) of `chunks`; `what` names the
@@ -151,6 +197,7 @@ fn sharding(
         index_codecs: index.codecs,
         index_big_endian: index.big_endian,
         index_at_end,
+        index_cache: IndexCache::default(),
     })
 }
 
@@ -271,8 +318,9 @@ fn coalesce(ranges: &[(u64, u64)]) -> Vec<(u64, u64)> {
 }
 
 /// The box `region` (start and extent in the shard) of the shard `key` of the array
-/// `meta`, decoded, in C order and the machine's byte order: its index is read once,
-/// then the inner chunks that meet the box, a batch at a time, each batch's byte ranges
+/// `meta`, decoded, in C order and the machine's byte order: its index is read once
+/// (and kept for the next reads of the same shard, see [`IndexCache`]), then the inner
+/// chunks that meet the box, a batch at a time, each batch's byte ranges
 /// in one request, merged where they touch, and decoded in parallel; inner chunks never
 /// written hold the fill value. Memory is the box and one batch of inner chunks
 /// (within the in-flight budget), whatever the shard's declared size. `None` when the
@@ -377,8 +425,16 @@ fn assemble(
     what: &str,
 ) -> std::result::Result<Vec<u8>, CodecFail> {
     let count = sharding.inner_count(&meta.chunks);
-    let index = read_index(sharding, count, source, what)?;
     let total = source.length;
+    let key = source.key.as_str();
+    let index = match sharding.index_cache.get(key, total) {
+        Some(index) => index,
+        None => {
+            let index = Arc::new(read_index(sharding, count, source, what)?);
+            sharding.index_cache.put(key, total, index.clone());
+            index
+        }
+    };
     let elem = meta.dtype.size;
     let fill = meta.fill.clone().unwrap_or_else(|| vec![0; elem]);
     let mut part = filled(&fill, region.1.iter().product());
@@ -392,7 +448,7 @@ fn assemble(
         .collect();
     let mut wanted = Vec::new();
     let mut position = vec![0usize; per.len()];
-    for (offset, length) in index {
+    for &(offset, length) in index.iter() {
         let at: Vec<usize> = position
             .iter()
             .zip(&sharding.inner_chunks)

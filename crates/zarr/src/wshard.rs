@@ -122,6 +122,7 @@ pub fn sharding_of(inner_chunks: &[usize], codecs: &[Value], big_endian: bool) -
         index_codecs: vec![json!({ "id": checksum.numcodecs_id })],
         index_big_endian: false,
         index_at_end: true,
+        index_cache: Default::default(),
     }
 }
 
@@ -346,9 +347,16 @@ mod tests {
         );
         store.reads.store(0, std::sync::atomic::Ordering::SeqCst);
         let read = crate::shard::read_region(&meta, &sharding, &key, (&[0, 0], &[4, 6]))?;
-        assert_eq!(read, Some(values));
+        assert_eq!(read.as_deref(), Some(&values[..]));
         // The index, then the three stored inner chunks (touching: one range).
         assert_eq!(store.reads.load(std::sync::atomic::Ordering::SeqCst), 2);
+        // Read again in parts, the shard's index is not fetched again: one request
+        // each for the inner chunks of rows 0-1 and of rows 2-3.
+        let top = crate::shard::read_region(&meta, &sharding, &key, (&[0, 0], &[2, 6]))?;
+        let bottom = crate::shard::read_region(&meta, &sharding, &key, (&[2, 0], &[2, 6]))?;
+        assert_eq!(top.as_deref(), Some(&values[..48]));
+        assert_eq!(bottom.as_deref(), Some(&values[48..]));
+        assert_eq!(store.reads.load(std::sync::atomic::Ordering::SeqCst), 4);
         // A shard of fill values only is not written.
         let all_fill: Vec<u8> = fill.repeat(24);
         crate::wdata::store_chunk(&meta, &fill, "v", &[1, 0], all_fill)?;
