@@ -59,14 +59,17 @@ const INDEX_CACHE_BYTES: usize = 8 << 20;
 /// An index entry: offset and length of one inner chunk.
 type Entry = (u64, u64);
 
+/// A shard's index as kept: the shard's key, its length then, and its entries.
+type Kept = (String, u64, Arc<Vec<Entry>>);
+
 /// The indexes of the shards of one array read last (at most [`INDEX_CACHE_BYTES`], the
 /// oldest dropped first), each with the shard's length when it was read: a shard read in
 /// several parts (slabs that each meet part of it) has its index fetched once.
 #[derive(Debug, Clone, Default)]
-pub struct IndexCache(Arc<Mutex<VecDeque<(String, u64, Arc<Vec<Entry>>)>>>);
+pub struct IndexCache(Arc<Mutex<VecDeque<Kept>>>);
 
 impl IndexCache {
-    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(String, u64, Arc<Vec<Entry>>)>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Kept>> {
         self.0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -85,9 +88,8 @@ impl IndexCache {
         let mut kept = self.lock();
         kept.retain(|(k, _, _)| k != key);
         kept.push_back((key.to_string(), length, index));
-        let bytes = |kept: &VecDeque<(String, u64, Arc<Vec<Entry>>)>| {
-            kept.iter().map(|(_, _, i)| i.len() * 16).sum::<usize>()
-        };
+        let bytes =
+            |kept: &VecDeque<Kept>| kept.iter().map(|(_, _, i)| i.len() * 16).sum::<usize>();
         while kept.len() > 1 && bytes(&kept) > INDEX_CACHE_BYTES {
             kept.pop_front();
         }
