@@ -247,6 +247,21 @@ fn nccopy_shards_a_netcdf4_file_that_zarr_python_and_ncdump_read_back() {
     // Our ncdump reads the same data as the reference ncdump reads from the input.
     assert_same_data(&url, &nc);
 
+    // ncdump -hs shows the inner chunks and their filter, as of a netCDF-4 file's
+    // chunks; nccopy to netCDF-4 keeps them (-M 0: chunks this small are kept too).
+    let lines = [
+        "temp:_ChunkSizes = 1, 2, 3 ;",
+        "temp:_Filter = \"32015,3\" ;",
+    ];
+    let header = Test::ours("ncdump").args(["-hs", &url]).run();
+    let copied = dir.path().join("copied.nc");
+    copy(&["-M", "0"], Path::new(&url), &copied.to_string_lossy());
+    let theirs = run_reference("ncdump", ["-hs".as_ref(), copied.as_os_str()]);
+    for line in lines {
+        assert!(header.stdout.contains(line), "{line}: {}", header.stdout);
+        assert!(theirs.stdout.contains(line), "{line}: {}", theirs.stdout);
+    }
+
     // Record 1 holds only fill values: its inner chunks are left out of the index
     // (offset and length all ones), record 0's are stored. The shard of records 2 and 3
     // (past the end) has record 3's missing.
@@ -319,8 +334,17 @@ fn a_store_zarr_python_shards_is_read_and_copied_by_ours() {
     copy(&[], &store, &copied.to_string_lossy());
     assert_same_data(&copied.to_string_lossy(), &nc);
     let resharded = v3(dir.path(), "again.zarr");
-    copy(&["--shards", "*:100K"], &store, &resharded);
+    copy(&["-M", "0", "--shards", "*:100K"], &store, &resharded);
     assert_same_data(&resharded, &nc);
+    // The inner chunks and their codec are kept (-M 0: chunks this small are kept too).
+    let again = array_meta(&dir.path().join("again.zarr"), "temp");
+    let config = &again["codecs"][0]["configuration"];
+    assert_eq!(
+        config["chunk_shape"],
+        serde_json::json!([1, 2, 3]),
+        "{again}"
+    );
+    assert_eq!(config["codecs"][1]["name"], "zstd", "{again}");
 }
 
 #[test]
