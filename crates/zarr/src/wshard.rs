@@ -22,6 +22,11 @@ use crate::shard::{Chain, Sharding};
 /// read ranges holds it all.
 pub const MAX_SHARD_BYTES: u64 = 256 << 20;
 
+/// The most inner chunks one shard may hold: 2^20, an index of 16 MiB. Each inner chunk
+/// costs its index entry and its own encoding; a shard of millions of tiny chunks would
+/// cost more in bookkeeping than in values.
+pub const MAX_INNER_PER_SHARD: u64 = 1 << 20;
+
 /// Why a store other than Zarr version 3 cannot be sharded, for messages.
 pub const NOT_V3: &str =
     "shards (--shards) are a Zarr version 3 feature; netCDF files, NCZarr and Zarr \
@@ -82,11 +87,14 @@ pub fn inner_per_shard(
         ShardShape::TargetBytes(target) => {
             let mut per = vec![1; dims.len()];
             let mut bytes = chunk_bytes.max(1);
+            let mut count = 1u64;
             for (d, dim) in dims.iter().enumerate().rev() {
-                let room = usize::try_from((target / bytes).max(1)).unwrap_or(usize::MAX);
+                let room = (target / bytes).min(MAX_INNER_PER_SHARD / count).max(1);
+                let room = usize::try_from(room).unwrap_or(usize::MAX);
                 let along = dim.chunks_along();
                 per[d] = along.map_or(room, |a| a.min(room));
                 bytes = bytes.saturating_mul(per[d] as u64);
+                count = count.saturating_mul(per[d] as u64);
                 if along != Some(per[d]) {
                     break;
                 }
@@ -97,6 +105,14 @@ pub fn inner_per_shard(
     let shard_bytes = per
         .iter()
         .fold(chunk_bytes, |a, n| a.saturating_mul(*n as u64));
+    let count = per.iter().fold(1u64, |a, n| a.saturating_mul(*n as u64));
+    if count > MAX_INNER_PER_SHARD {
+        return Err(format!(
+            "a shard of {per:?} inner chunks holds {count} of them, more than the \
+             {MAX_INNER_PER_SHARD} nctools writes in one shard; give fewer chunks per shard \
+             or larger chunks (-c)"
+        ));
+    }
     if shard_bytes > MAX_SHARD_BYTES {
         return Err(format!(
             "a shard of {per:?} inner chunks holds {shard_bytes} bytes of values, more than \
@@ -138,11 +154,12 @@ pub fn encode_shard(
     let elem = meta.dtype.size;
     let inner = &sharding.inner_chunks;
     let per: Vec<usize> = meta.chunks.iter().zip(inner).map(|(c, i)| c / i).collect();
-    let positions = positions(&per);
+    let count: usize = per.iter().product();
     let inner_elements: usize = inner.iter().product();
-    let encoded: Vec<Option<Vec<u8>>> = positions
-        .par_iter()
-        .map(|position| {
+    let encoded: Vec<Option<Vec<u8>>> = (0..count)
+        .into_par_iter()
+        .map(|number| {
+            let position = position_of(number, &per);
             let at: Vec<usize> = position.iter().zip(inner).map(|(p, i)| p * i).collect();
             let mut chunk = vec![0u8; inner_elements * elem];
             let from = Region {
@@ -184,22 +201,14 @@ pub fn encode_shard(
     Ok((shard, empty))
 }
 
-/// Every position in a grid of `per`, in C order.
-fn positions(per: &[usize]) -> Vec<Vec<usize>> {
-    let count: usize = per.iter().product();
-    let mut all = Vec::with_capacity(count);
-    let mut position = vec![0usize; per.len()];
-    for _ in 0..count {
-        all.push(position.clone());
-        for d in (0..per.len()).rev() {
-            position[d] += 1;
-            if position[d] < per[d] {
-                break;
-            }
-            position[d] = 0;
-        }
+/// The position of the `number`th cell (in C order) of a grid of `per`.
+fn position_of(mut number: usize, per: &[usize]) -> Vec<usize> {
+    let mut position = vec![0; per.len()];
+    for (p, n) in position.iter_mut().zip(per).rev() {
+        *p = number % n.max(&1);
+        number /= n.max(&1);
     }
-    all
+    position
 }
 
 #[cfg(test)]
@@ -366,10 +375,20 @@ mod tests {
 
     #[test]
     fn positions_in_c_order() {
+        let all: Vec<Vec<usize>> = (0..6).map(|n| position_of(n, &[2, 3])).collect();
         assert_eq!(
-            positions(&[2, 2]),
-            [[0, 0], [0, 1], [1, 0], [1, 1]].map(|p| p.to_vec())
+            all,
+            [[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [1, 2]].map(|p| p.to_vec())
         );
-        assert_eq!(positions(&[]), [Vec::<usize>::new()]);
+        assert_eq!(position_of(0, &[]), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn shards_of_too_many_inner_chunks_are_refused_or_kept_within() {
+        let tiny = [dim(1, 1 << 30, false)];
+        let counts = inner_per_shard(&ShardShape::Chunks(vec![(1 << 20) + 1]), &tiny, 1);
+        assert!(counts.is_err_and(|m| m.contains("1048576")));
+        let sized = inner_per_shard(&ShardShape::TargetBytes(100 << 20), &tiny, 1);
+        assert_eq!(sized, Ok(vec![1 << 20]));
     }
 }
