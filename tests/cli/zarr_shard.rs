@@ -261,6 +261,16 @@ fn nccopy_shards_a_netcdf4_file_that_zarr_python_and_ncdump_read_back() {
         assert!(header.stdout.contains(line), "{line}: {}", header.stdout);
         assert!(theirs.stdout.contains(line), "{line}: {}", theirs.stdout);
     }
+    // Record 1's inner chunks are not stored: the copy decodes and encodes, so that
+    // every chunk is written, and reads as the input.
+    let copied_data = |a: &[&str]| Test::ours("ncdump").args(a).run();
+    for var in VARIABLES {
+        assert_eq!(
+            data_of(copied_data, &copied.to_string_lossy(), var),
+            data_of(|a| run_reference("ncdump", a), &nc.to_string_lossy(), var),
+            "{var}"
+        );
+    }
 
     // Record 1 holds only fill values: its inner chunks are left out of the index
     // (offset and length all ones), record 0's are stored. The shard of records 2 and 3
@@ -453,4 +463,87 @@ fn bad_shard_specs_are_refused_before_anything_is_written() {
         assert!(done.stderr.contains(message), "{spec}: {}", done.stderr);
         assert!(!out.exists(), "{spec}: an output was left");
     }
+}
+
+/// `python -c STORED COMMAND DIR`: `write` makes `DIR/s.zarr`, an array `v` of doubles
+/// (8 x 4000, inner chunks 2 x 2000, shards 4 x 4000) every inner chunk written, zstd at
+/// level 19 while its metadata says level 3 (a copy that decoded and encoded the chunks
+/// would hold other bytes); `compare` prints, as JSON, for `DIR/stored.nc` and
+/// `DIR/recoded.nc`: whether each HDF5 chunk of `v` holds exactly the bytes of the
+/// store's inner chunk at the same place, and whether the values are the same.
+const STORED: &str = r#"
+import json, sys, warnings
+warnings.simplefilter("ignore")
+import numpy as np, zarr, h5py, hdf5plugin
+
+command, dir = sys.argv[1:3]
+store = dir + "/s.zarr"
+values = np.sin(np.arange(8 * 4000).reshape(8, 4000) / 300.0) * 100
+if command == "write":
+    g = zarr.open_group(store, mode="w", zarr_format=3)
+    a = g.create_array("v", shape=values.shape, chunks=(2, 2000), shards=(4, 4000),
+                       dtype="f8", fill_value=-1.0, dimension_names=["y", "x"],
+                       compressors=zarr.codecs.ZstdCodec(level=19))
+    a[...] = values
+    path = store + "/v/zarr.json"
+    meta = json.load(open(path))
+    text = json.dumps(meta).replace('"level": 19', '"level": 3')
+    assert text != json.dumps(meta)
+    open(path, "w").write(text)
+else:
+    def inner(offset):
+        shard = [offset[0] // 4, offset[1] // 4000]
+        position = (offset[0] % 4) // 2 * 2 + (offset[1] % 4000) // 2000
+        data = open(f"{store}/v/c/{shard[0]}/{shard[1]}", "rb").read()
+        index = np.frombuffer(data[-4 - 16 * 4:-4], "<u8").reshape(4, 2)
+        start, length = (int(n) for n in index[position])
+        return data[start:start + length]
+    out = {}
+    for name in ("stored", "recoded"):
+        with h5py.File(f"{dir}/{name}.nc", "r") as f:
+            d = f["v"]
+            same = []
+            for i in range(d.id.get_num_chunks()):
+                offset = d.id.get_chunk_info(i).chunk_offset
+                same.append(d.id.read_direct_chunk(offset)[1] == inner(offset))
+            out[name] = {"chunks": len(same), "all_same": all(same), "values": bool(np.array_equal(d[...], values))}
+    print(json.dumps(out))
+"#;
+
+#[test]
+fn the_inner_chunks_of_a_sharded_store_are_copied_to_netcdf4_as_they_are() {
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    if run(Command::new(&python).args(["-c", "import h5py, hdf5plugin"])).code != Some(0) {
+        skip("h5py and hdf5plugin in the project virtualenv .venv");
+        return;
+    }
+    let dir = scratch();
+    let here = dir.path().to_string_lossy().into_owned();
+    let script = |command: &str| {
+        let done = run(Command::new(&python).args(["-c", STORED, command, &here]));
+        assert_eq!(done.code, Some(0), "python {command}: {}", done.stderr);
+        done.stdout
+    };
+    script("write");
+    let store = dir.path().join("s.zarr");
+    // -M 0: chunks are kept whatever their size.
+    copy(
+        &["-M", "0"],
+        &store,
+        &dir.path().join("stored.nc").to_string_lossy(),
+    );
+    copy(
+        &["-M", "0", "--recode"],
+        &store,
+        &dir.path().join("recoded.nc").to_string_lossy(),
+    );
+    let result: Value = serde_json::from_str(&script("compare")).unwrap_or(Value::Null);
+    assert_eq!(result["stored"]["chunks"], 8, "{result}");
+    assert_eq!(result["stored"]["all_same"], true, "{result}");
+    assert_eq!(result["stored"]["values"], true, "{result}");
+    // Decoded and encoded again, at the level the metadata gives: other bytes.
+    assert_eq!(result["recoded"]["all_same"], false, "{result}");
+    assert_eq!(result["recoded"]["values"], true, "{result}");
 }

@@ -1,7 +1,7 @@
 //! Zarr v3 codec lists, and the `sharding_indexed` codec: a stored chunk (a shard) that
 //! holds a grid of inner chunks, each encoded on its own, and an index of where each one
 //! is (offset and length, two little- or big-endian 64-bit numbers per inner chunk,
-//! `u64::MAX` twice for one never written) at its end or start.
+//! [`MISSING`] twice for one never written) at its end or start.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -52,6 +52,9 @@ pub struct Sharding {
     /// The indexes of the shards read last.
     pub index_cache: IndexCache,
 }
+
+/// What an index entry's offset and length both hold for an inner chunk not stored.
+pub const MISSING: u64 = u64::MAX;
 
 /// The most bytes of shard indexes an array keeps (16 per inner chunk).
 const INDEX_CACHE_BYTES: usize = 8 << 20;
@@ -214,7 +217,7 @@ impl Sharding {
     }
 
     /// The metadata of one inner chunk of the array `outer`.
-    fn inner_meta(&self, outer: &ArrayMeta) -> ArrayMeta {
+    pub fn inner_meta(&self, outer: &ArrayMeta) -> ArrayMeta {
         let mut dtype = outer.dtype;
         dtype.big_endian = self.inner.big_endian;
         ArrayMeta {
@@ -411,6 +414,127 @@ fn read_index(
         .collect())
 }
 
+/// The index of the shard `source` of the array `meta`: kept from an earlier read of the
+/// same shard, else read (and kept).
+fn cached_index(
+    meta: &ArrayMeta,
+    sharding: &Sharding,
+    source: &Ranged<'_>,
+    what: &str,
+) -> std::result::Result<Arc<Vec<Entry>>, CodecFail> {
+    let key = source.key.as_str();
+    if let Some(index) = sharding.index_cache.get(key, source.length) {
+        return Ok(index);
+    }
+    let count = sharding.inner_count(&meta.chunks);
+    let index = Arc::new(read_index(sharding, count, source, what)?);
+    sharding.index_cache.put(key, source.length, index.clone());
+    Ok(index)
+}
+
+/// The stored bytes of the inner chunk at `position` (in inner chunks) of the shard
+/// `index` of the array `meta`, as they are (not decoded); `None` when the shard or the
+/// inner chunk was never written.
+pub fn read_inner_stored(
+    meta: &ArrayMeta,
+    sharding: &Sharding,
+    index: &[usize],
+    position: &[usize],
+) -> Result<Option<Vec<u8>>> {
+    let key = meta.chunk_key(index);
+    let Some(length) = meta.store.size(&key)? else {
+        return Ok(None);
+    };
+    let what = meta.describe(&key);
+    store::StorageError::within_cap(|| what.clone(), length, sharding.encoded_cap(meta))?;
+    let source = Ranged {
+        meta,
+        key: &key,
+        length,
+    };
+    let damaged = |e: CodecFail| match e {
+        CodecFail::Unavailable(id) => crate::read::unavailable(&id),
+        CodecFail::Failed(m) => ZarrError::Corrupt(format!(
+            "chunk {what} cannot be read: {m}; the store is probably damaged"
+        )),
+    };
+    let entries = cached_index(meta, sharding, &source, &what).map_err(damaged)?;
+    let per: Vec<usize> = meta
+        .chunks
+        .iter()
+        .zip(&sharding.inner_chunks)
+        .map(|(c, i)| c / i)
+        .collect();
+    let number = position
+        .iter()
+        .zip(&per)
+        .fold(0usize, |n, (p, count)| n * count + p);
+    let Some(&(offset, stored)) = entries.get(number) else {
+        return Err(ZarrError::Invalid(format!(
+            "{what}: no inner chunk at {position:?}"
+        )));
+    };
+    if offset == MISSING && stored == MISSING {
+        return Ok(None);
+    }
+    let inner_cap = crate::read::encoded_cap(&sharding.inner_meta(meta));
+    let inside = offset
+        .checked_add(stored)
+        .is_some_and(|end| end <= length && stored <= inner_cap);
+    if !inside {
+        return Err(damaged(CodecFail::Failed(format!(
+            "its index places an inner chunk at {offset}+{stored}, beyond its {length} bytes \
+             or its size"
+        ))));
+    }
+    let mut parts = source.read(&[(offset, stored)]).map_err(damaged)?;
+    Ok(parts.pop())
+}
+
+/// How many inner chunks of the shard `index` of the array `meta` are stored, counting
+/// only those inside the array (a shard at its end may hold some past it).
+pub fn stored_inner_count(meta: &ArrayMeta, sharding: &Sharding, index: &[usize]) -> Result<u64> {
+    let key = meta.chunk_key(index);
+    let Some(length) = meta.store.size(&key)? else {
+        return Ok(0);
+    };
+    let what = meta.describe(&key);
+    store::StorageError::within_cap(|| what.clone(), length, sharding.encoded_cap(meta))?;
+    let source = Ranged {
+        meta,
+        key: &key,
+        length,
+    };
+    let entries = cached_index(meta, sharding, &source, &what).map_err(|e| {
+        ZarrError::Corrupt(format!(
+            "chunk {what} cannot be read: {}; the store is probably damaged",
+            match e {
+                CodecFail::Unavailable(id) => format!("codec {id:?} is not available"),
+                CodecFail::Failed(m) => m,
+            }
+        ))
+    })?;
+    let inner = &sharding.inner_chunks;
+    let per: Vec<usize> = meta.chunks.iter().zip(inner).map(|(c, i)| c / i).collect();
+    let mut count = 0;
+    let mut position = vec![0usize; per.len()];
+    for &(offset, stored) in entries.iter() {
+        let inside = (0..per.len())
+            .all(|d| index[d] * meta.chunks[d] + position[d] * inner[d] < meta.shape[d]);
+        if inside && (offset != MISSING || stored != MISSING) {
+            count += 1;
+        }
+        for d in (0..per.len()).rev() {
+            position[d] += 1;
+            if position[d] < per[d] {
+                break;
+            }
+            position[d] = 0;
+        }
+    }
+    Ok(count)
+}
+
 /// An inner chunk to read: where it starts in the shard, and its bytes' range.
 struct Wanted {
     at: Vec<usize>,
@@ -426,17 +550,8 @@ fn assemble(
     region: (&[usize], &[usize]),
     what: &str,
 ) -> std::result::Result<Vec<u8>, CodecFail> {
-    let count = sharding.inner_count(&meta.chunks);
     let total = source.length;
-    let key = source.key.as_str();
-    let index = match sharding.index_cache.get(key, total) {
-        Some(index) => index,
-        None => {
-            let index = Arc::new(read_index(sharding, count, source, what)?);
-            sharding.index_cache.put(key, total, index.clone());
-            index
-        }
-    };
+    let index = cached_index(meta, sharding, source, what)?;
     let elem = meta.dtype.size;
     let fill = meta.fill.clone().unwrap_or_else(|| vec![0; elem]);
     let mut part = filled(&fill, region.1.iter().product());
@@ -456,7 +571,7 @@ fn assemble(
             .zip(&sharding.inner_chunks)
             .map(|(p, i)| p * i)
             .collect();
-        let stored = offset != u64::MAX || length != u64::MAX;
+        let stored = offset != MISSING || length != MISSING;
         if stored && meets(&at, &sharding.inner_chunks, region) {
             let inside = offset
                 .checked_add(length)

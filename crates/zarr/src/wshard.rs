@@ -13,7 +13,7 @@ use store::grid::{copy_box, Region};
 use crate::codec::{encode_chain, CodecFail};
 use crate::dtype::swap_in_place;
 use crate::meta::ArrayMeta;
-use crate::shard::{Chain, Sharding};
+use crate::shard::{Chain, Sharding, MISSING};
 
 /// The most bytes of values one shard may hold (before compression): 256 MiB. A shard
 /// is one object, built whole in memory before it is written (an object store takes
@@ -28,13 +28,9 @@ pub const MAX_SHARD_BYTES: u64 = 256 << 20;
 pub const MAX_INNER_PER_SHARD: u64 = 1 << 20;
 
 /// Why a store other than Zarr version 3 cannot be sharded, for messages.
-pub const NOT_V3: &str =
-    "shards (--shards) are a Zarr version 3 feature; netCDF files, NCZarr and Zarr \
-                          version 2 stores have none: name a version 3 store \
-                          (file://PATH#mode=zarr,v3)";
-
-/// The value an index entry (offset and length) holds for an inner chunk not stored.
-const MISSING: u64 = u64::MAX;
+pub const NOT_V3: &str = "shards (--shards) are a Zarr version 3 feature; netCDF files, \
+     NCZarr and Zarr version 2 stores have none: name a version 3 store \
+     (file://PATH#mode=zarr,v3)";
 
 /// A dimension of a variable being sharded, as the shard shape needs it.
 #[derive(Debug, Clone, Copy)]
