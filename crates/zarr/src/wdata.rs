@@ -10,6 +10,7 @@ use crate::dtype::swap_in_place;
 use crate::error::{Result, ZarrError};
 use crate::meta::ArrayMeta;
 use crate::read::read_meta_chunk;
+use crate::wshard::ShardValues;
 use store::grid::{filled, SlabGrid};
 
 /// Writes the slab `start`/`count` (elements in the machine's byte order) of the array
@@ -46,6 +47,21 @@ fn write_chunks(
     indices
         .par_iter()
         .map(|index| {
+            if meta.sharding.is_some() && grid.covers(index) {
+                // A shard the slab holds whole is encoded from the slab itself.
+                let origin = index
+                    .iter()
+                    .zip(&meta.chunks)
+                    .zip(grid.start)
+                    .map(|((i, c), s)| i * c - s)
+                    .collect();
+                let values = ShardValues {
+                    values: data,
+                    shape: grid.count,
+                    origin,
+                };
+                return store_shard(meta, fill, name, index, &values);
+            }
             let mut chunk = if grid.covers(index) {
                 vec![0u8; meta.chunk_bytes()]
             } else {
@@ -86,14 +102,13 @@ pub(crate) fn store_chunk(
 ) -> Result<()> {
     let key = meta.chunk_key(index);
     let encoded = match &meta.sharding {
-        Some(sharding) => {
-            let (shard, empty) = crate::wshard::encode_shard(meta, sharding, fill, &values)
-                .map_err(|e| fail(name, e))?;
-            drop(values);
-            if empty && meta.store.size(&key)?.is_none() {
-                return Ok(());
-            }
-            shard
+        Some(_) => {
+            let whole = ShardValues {
+                values: &values,
+                shape: &meta.chunks,
+                origin: vec![0; meta.chunks.len()],
+            };
+            return store_shard(meta, fill, name, index, &whole);
         }
         None => {
             if meta.dtype.needs_swap() {
@@ -103,6 +118,29 @@ pub(crate) fn store_chunk(
         }
     };
     Ok(meta.store.set(&key, &encoded)?)
+}
+
+/// Encodes and stores the shard `index` of the sharded array `meta` holding `values`;
+/// a shard that holds only `fill` values is not written, unless it replaces one.
+fn store_shard(
+    meta: &ArrayMeta,
+    fill: &[u8],
+    name: &str,
+    index: &[usize],
+    values: &ShardValues<'_>,
+) -> Result<()> {
+    let Some(sharding) = &meta.sharding else {
+        return Err(ZarrError::Invalid(format!(
+            "variable {name}: not stored in shards"
+        )));
+    };
+    let key = meta.chunk_key(index);
+    let (shard, empty) =
+        crate::wshard::encode_shard(meta, sharding, fill, values).map_err(|e| fail(name, e))?;
+    if empty && meta.store.size(&key)?.is_none() {
+        return Ok(());
+    }
+    Ok(meta.store.set(&key, &shard)?)
 }
 
 /// The error of a codec that failed on a chunk of the variable `name`.

@@ -138,14 +138,26 @@ pub fn sharding_of(inner_chunks: &[usize], codecs: &[Value], big_endian: bool) -
     }
 }
 
-/// The stored bytes of a shard of the array `meta` holding `values` (the whole shard,
-/// C order, the machine's byte order), and whether every inner chunk held only `fill`
-/// (then the shard is its index alone, every entry missing).
+/// Where a shard's values are: the box of the shard's shape at `origin` of the array of
+/// `shape` whose values (C order, the machine's byte order) are `values`; the shard
+/// itself, or a slab that holds it whole (then the shard is not copied out of it).
+pub struct ShardValues<'a> {
+    /// The values of the array that holds the shard.
+    pub values: &'a [u8],
+    /// That array's shape.
+    pub shape: &'a [usize],
+    /// Where the shard starts in it.
+    pub origin: Vec<usize>,
+}
+
+/// The stored bytes of a shard of the array `meta` holding `values`, and whether every
+/// inner chunk held only `fill` (then the shard is its index alone, every entry
+/// missing).
 pub fn encode_shard(
     meta: &ArrayMeta,
     sharding: &Sharding,
     fill: &[u8],
-    values: &[u8],
+    values: &ShardValues<'_>,
 ) -> Result<(Vec<u8>, bool), CodecFail> {
     let elem = meta.dtype.size;
     let inner = &sharding.inner_chunks;
@@ -156,10 +168,15 @@ pub fn encode_shard(
         .into_par_iter()
         .map(|number| {
             let position = position_of(number, &per);
-            let at: Vec<usize> = position.iter().zip(inner).map(|(p, i)| p * i).collect();
+            let at: Vec<usize> = position
+                .iter()
+                .zip(inner)
+                .zip(&values.origin)
+                .map(|((p, i), o)| o + p * i)
+                .collect();
             let mut chunk = vec![0u8; inner_elements * elem];
             let from = Region {
-                shape: &meta.chunks,
+                shape: values.shape,
                 offset: &at,
             };
             let origin = vec![0; inner.len()];
@@ -167,7 +184,7 @@ pub fn encode_shard(
                 shape: inner,
                 offset: &origin,
             };
-            copy_box(values, &from, &mut chunk, &to, inner, elem);
+            copy_box(values.values, &from, &mut chunk, &to, inner, elem);
             if chunk.chunks_exact(elem.max(1)).all(|e| e == fill) {
                 return Ok(None);
             }
