@@ -17,6 +17,7 @@ complete -c nccopy -s G -d 'Copy these groups only' -r
 complete -c nccopy -s m -d 'Copy buffer size in bytes (suffix K, M, G or T: powers of 1000, as in netCDF-C; default 16 MiB): bounds the memory used' -r
 complete -c nccopy -s h -d 'Chunk cache size per variable in bytes (suffix K, M, G or T: powers of 1000)' -r
 complete -c nccopy -s e -d 'Number of chunk slots in each variable\'s chunk cache' -r
+complete -c nccopy -l shards -d 'Zarr version 3 output only: store a variable\'s chunks in shards (one object each), VAR:n1,n2,... inner chunks per shard along each dimension, VAR:SIZE (e.g. 64M) as many as fit in SIZE bytes of values, VAR:none; * for every variable (a size or none); repeatable' -r
 complete -c nccopy -s F -d 'Filters for output variables (see below); repeatable' -r -f -a "none\t''
 *\,none\t''
 *\,deflate\,5\t''

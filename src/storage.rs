@@ -154,6 +154,39 @@ pub fn create(
     }
 }
 
+/// [`create`] for nccopy: the variables `shards` names are stored in shards, which only
+/// a Zarr version 3 target can hold ([`check_shardable`]).
+pub fn create_sharded(
+    target: &str,
+    format: Format,
+    in_memory: bool,
+    shards: &chunkspec::ShardSpecs,
+) -> Result<Box<dyn StoreWriter>, store::StoreError> {
+    if !shards.is_set() {
+        return create(target, format, in_memory);
+    }
+    match Location::parse_output(target) {
+        Ok(Location::Zarr(location)) => {
+            let mut writer = zarr::ZarrWriter::create(&location, format)?;
+            writer.set_shards(shards.clone())?;
+            Ok(Box::new(writer))
+        }
+        _ => Err(store::StoreError::new(
+            -128,
+            zarr::NOT_SHARDABLE.to_string(),
+            target.to_string(),
+        )),
+    }
+}
+
+/// Fails unless the output `target` is a Zarr version 3 store, the only kind with shards.
+pub fn check_shardable(target: &str) -> anyhow::Result<()> {
+    match Location::parse_output(target) {
+        Ok(Location::Zarr(z)) if z.version == store::ZarrVersion::V3 => Ok(()),
+        _ => anyhow::bail!("--shards: {target}: {}", zarr::NOT_SHARDABLE),
+    }
+}
+
 /// Whether the input `path` is a Zarr store, read by nctools' own backend.
 pub fn is_zarr_input(path: &str) -> bool {
     matches!(Location::parse_input(path), Ok(Location::Zarr(_)))

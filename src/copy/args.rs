@@ -1,5 +1,5 @@
 //! nccopy's command line: every option of netCDF-C 4.10.1's nccopy (the same as 4.9.0's),
-//! plus `--dry-run`, `--quantize` and the other long options (ours).
+//! plus `--dry-run`, `--quantize`, `--shards` and the other long options (ours).
 
 use clap::{ArgAction, Parser};
 
@@ -72,6 +72,12 @@ pub struct CopyArgs {
     /// error and nothing is read)
     #[arg(long = "allow-truncated")]
     pub allow_truncated: bool,
+    /// Zarr version 3 output only: store a variable's chunks in shards (one object
+    /// each), VAR:n1,n2,... inner chunks per shard along each dimension, VAR:SIZE (e.g.
+    /// 64M) as many as fit in SIZE bytes of values, VAR:none; * for every variable (a
+    /// size or none); repeatable
+    #[arg(long = "shards", value_name = "VAR:SHAPE", action = ArgAction::Append)]
+    pub shards: Vec<String>,
     /// Filters for output variables (see below); repeatable
     #[arg(short = 'F', value_name = "filterspec", action = ArgAction::Append, value_parser = crate::completion_values::FILTER_SPECS, hide_possible_values = true)]
     pub filters: Vec<String>,

@@ -153,6 +153,7 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         buffer_bytes: buffer_bytes.max(1),
         tune_caches: cache.is_none(),
         threads,
+        shards: &options.shards,
     };
     copy.write(target, args.output_in_memory)
         .map_err(Failure::runtime)
@@ -328,6 +329,9 @@ fn check_names(options: &CopyOptions, dataset: &ncmodel::Dataset) -> anyhow::Res
     if let Some((path, _)) = options.chunks.vars.iter().find(|(p, _)| !vars.contains(p)) {
         return Err(unknown(&format!("-c {path}:..."), path));
     }
+    if let Some((path, _)) = options.shards.vars.iter().find(|(p, _)| !vars.contains(p)) {
+        return Err(unknown(&format!("--shards {path}:..."), path));
+    }
     for (dim, _) in &options.chunks.dims {
         if !select::has_dim_named(&dataset.root, dim) {
             anyhow::bail!(
@@ -464,6 +468,8 @@ struct Copy<'a> {
     tune_caches: bool,
     /// Threads that encode chunks (`-j`).
     threads: usize,
+    /// `--shards`.
+    shards: &'a chunkspec::ShardSpecs,
 }
 
 impl Copy<'_> {
@@ -471,10 +477,12 @@ impl Copy<'_> {
         let format = self.plan.dataset.format;
         let explain = |e| crate::plugins::explain_write_error(e, "drop the filter from -F");
         ncio::crash_guard::set_activity("creating the output");
-        let mut writer = crate::storage::create(target, format, in_memory).map_err(|e| {
-            crate::output_check::explain_create_error(target, &e)
-                .unwrap_or_else(|| anyhow!("{target}: {}", e.message))
-        })?;
+        let shards = self.shards;
+        let mut writer = crate::storage::create_sharded(target, format, in_memory, shards)
+            .map_err(|e| {
+                crate::output_check::explain_create_error(target, &e)
+                    .unwrap_or_else(|| anyhow!("{target}: {}", e.message))
+            })?;
         if format.is_classic_family() && self.plan.vars.iter().all(|v| v.copy_data) {
             writer.set_no_fill().map_err(|e| anyhow!(e))?;
         }

@@ -9,7 +9,7 @@ use super::args::CopyArgs;
 use super::plan::CopyOptions;
 use super::quantize::QuantizeRequests;
 use super::select::{NameList, Selection};
-use chunkspec::ChunkSpecs;
+use chunkspec::{ChunkSpecs, ShardSpecs};
 
 /// The default copy buffer: 16 MiB (the reference's is 5 MB).
 pub const DEFAULT_BUFFER_BYTES: usize = 16 << 20;
@@ -67,6 +67,7 @@ pub fn copy_options(args: &CopyArgs) -> anyhow::Result<CopyOptions> {
             shuffle: args.shuffle,
         },
         chunks: ChunkSpecs::parse(args.chunkspecs.iter().map(String::as_str))?,
+        shards: shard_specs(args)?,
         quantize: QuantizeRequests::parse(args.quantize.iter().map(String::as_str))?,
         fix_unlimited: args.fix_unlimited,
         min_chunk_bytes,
@@ -93,6 +94,17 @@ pub fn copy_options(args: &CopyArgs) -> anyhow::Result<CopyOptions> {
                 .as_deref()
                 .is_some_and(|i| store::is_url(i) && !crate::storage::is_zarr_input(i)),
     })
+}
+
+/// `--shards`, checked against the output: only a Zarr version 3 store has shards.
+fn shard_specs(args: &CopyArgs) -> anyhow::Result<ShardSpecs> {
+    let shards = ShardSpecs::parse(args.shards.iter().map(String::as_str))?;
+    if shards.is_set() {
+        if let Some(output) = args.output.as_deref() {
+            crate::storage::check_shardable(output)?;
+        }
+    }
+    Ok(shards)
 }
 
 /// The output format: `-k`, else the input's; netCDF-3 input becomes netCDF-4 when `-F`

@@ -21,6 +21,8 @@ pub struct CopyOptions {
     pub deflate: DeflateOptions,
     /// `-c`.
     pub chunks: ChunkSpecs,
+    /// `--shards` (Zarr version 3 output only).
+    pub shards: chunkspec::ShardSpecs,
     /// `--quantize`.
     pub quantize: QuantizeRequests,
     /// `-u`.

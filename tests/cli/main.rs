@@ -39,4 +39,5 @@ mod zarr_foreign;
 mod zarr_interop;
 mod zarr_outputs;
 mod zarr_s3;
+mod zarr_shard;
 mod zarr_strings;

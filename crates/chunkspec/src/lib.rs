@@ -2,10 +2,15 @@
 //! builds without the rest of nctools), all forms of netCDF-C 4.9: `dim/n,dim2/n2,...` (per
 //! dimension; `dim/` means the dimension's length), `var:n1,n2,...` (per variable),
 //! `var:` and `var:contiguous` (unchunked), `var:compact`, and `/` (or `//`): no chunking
-//! at all. Backslash escapes the next character of a name.
+//! at all. Backslash escapes the next character of a name. Also `--shards` specs, the
+//! shard shapes of Zarr version 3 output ([`ShardSpecs`]).
 
 use anyhow::{anyhow, bail};
 use filterspec::VarPath;
+
+mod shards;
+
+pub use shards::{ShardShape, ShardSpecs};
 
 /// What `-c` asks for one variable.
 #[derive(Debug, Clone, PartialEq, Eq)]

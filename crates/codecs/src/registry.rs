@@ -320,6 +320,13 @@ pub const CODECS: &[&dyn Codec] = &[
     ),
 ];
 
+/// The codec that guards the index of a Zarr version 3 shard nctools writes (`crc32c`,
+/// after `bytes`): zarr-python's default `index_codecs`. It is also the only one an
+/// index may have when nctools reads it, being the only one of a fixed size.
+pub fn shard_index_checksum() -> &'static CodecEntry {
+    &kinds::CRC32C
+}
+
 /// The facts of every codec, in [`CODECS`]' order.
 pub fn entries() -> impl Iterator<Item = &'static CodecEntry> {
     CODECS.iter().map(|c| c.entry())

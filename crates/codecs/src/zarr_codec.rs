@@ -53,6 +53,13 @@ pub fn local_filter(filter: &FilterSpec, array: &ZarrArray<'_>) -> Result<Filter
     ))
 }
 
+/// The Zarr version 3 array-to-bytes codec that lays elements out in a byte order.
+pub const V3_BYTES: &str = "bytes";
+
+/// The Zarr version 3 array-to-bytes codec that stores a chunk as a shard of inner
+/// chunks, each encoded on its own, with an index of where each one is.
+pub const V3_SHARDING_INDEXED: &str = "sharding_indexed";
+
 /// The Zarr version 2 (numcodecs) codec of `filter`, for values of `element_size` bytes.
 pub fn zarr_codec(filter: &FilterSpec, element_size: usize) -> Result<Value, CodecError> {
     registry::codec_of_hdf5_id(filter.id)

@@ -87,6 +87,32 @@ impl DirectoryStore {
 }
 
 impl DirectoryStore {
+    /// The bytes `offset..offset + length` of the open value `file` of `key`, `len`
+    /// bytes long (fewer where it ends first).
+    fn read_range(
+        &self,
+        key: &StoreKey,
+        file: &File,
+        len: u64,
+        offset: u64,
+        length: u64,
+    ) -> Result<Vec<u8>, StorageError> {
+        // At most what the file holds from `offset`: the length asked for is not trusted.
+        let wanted = length.min(len.saturating_sub(offset));
+        let mut bytes = vec![0u8; usize::try_from(wanted).unwrap_or(0)];
+        let mut done = 0;
+        while done < bytes.len() {
+            match file.read_at(&mut bytes[done..], offset + done as u64) {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(self.io(key, e)),
+            }
+        }
+        bytes.truncate(done);
+        Ok(bytes)
+    }
+
     /// The file of the value `key`, open for reading, and its length: `None` when there
     /// is none; an error when it is not a regular file or leads outside the root.
     fn open_value(&self, key: &StoreKey) -> Result<Option<(File, u64)>, StorageError> {
@@ -160,20 +186,22 @@ impl KeyValueStore for DirectoryStore {
         let Some((file, len)) = self.open_value(key)? else {
             return Ok(None);
         };
-        // At most what the file holds from `offset`: the length asked for is not trusted.
-        let wanted = length.min(len.saturating_sub(offset));
-        let mut bytes = vec![0u8; usize::try_from(wanted).unwrap_or(0)];
-        let mut done = 0;
-        while done < bytes.len() {
-            match file.read_at(&mut bytes[done..], offset + done as u64) {
-                Ok(0) => break,
-                Ok(n) => done += n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(self.io(key, e)),
-            }
-        }
-        bytes.truncate(done);
-        Ok(Some(bytes))
+        self.read_range(key, &file, len, offset, length).map(Some)
+    }
+
+    fn get_ranges(
+        &self,
+        key: &StoreKey,
+        ranges: &[(u64, u64)],
+    ) -> Result<Option<Vec<Vec<u8>>>, StorageError> {
+        let Some((file, len)) = self.open_value(key)? else {
+            return Ok(None);
+        };
+        ranges
+            .iter()
+            .map(|(offset, length)| self.read_range(key, &file, len, *offset, *length))
+            .collect::<Result<_, _>>()
+            .map(Some)
     }
 
     fn size(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {

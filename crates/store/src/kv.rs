@@ -95,6 +95,24 @@ pub trait KeyValueStore: Send + Sync + fmt::Debug {
         length: u64,
     ) -> Result<Option<Vec<u8>>, StorageError>;
 
+    /// The byte ranges `ranges` (offset and length of each) of the value of `key`, each as
+    /// [`KeyValueStore::get_range`] gives it, or `None` when there is none: where the store
+    /// can, one request for them all (a directory store opens the file once).
+    fn get_ranges(
+        &self,
+        key: &StoreKey,
+        ranges: &[(u64, u64)],
+    ) -> Result<Option<Vec<Vec<u8>>>, StorageError> {
+        let mut parts = Vec::with_capacity(ranges.len());
+        for (offset, length) in ranges {
+            match self.get_range(key, *offset, *length)? {
+                Some(bytes) => parts.push(bytes),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(parts))
+    }
+
     /// The size of the value of `key`, or `None` when there is none.
     fn size(&self, key: &StoreKey) -> Result<Option<u64>, StorageError>;
 

@@ -27,12 +27,14 @@ mod vlen;
 mod wdata;
 mod wmeta;
 mod writer;
+mod wshard;
 
 pub use error::ZarrError;
 pub use reader::ZarrReader;
 pub use storage::Store;
 pub use strings::StringTruncation;
 pub use writer::ZarrWriter;
+pub use wshard::{MAX_SHARD_BYTES, NOT_V3 as NOT_SHARDABLE};
 
 /// The width in bytes of each value of a string variable with attributes `var_atts`
 /// stored in Zarr, in a dataset whose root group has `root_atts`: its maximum string

@@ -1,6 +1,8 @@
 //! What the writer makes of a [`Dataset`]: each variable's array (shape, chunks, dtype,
 //! fill, codecs) and each group's place, checked before anything is written.
 
+use chunkspec::ShardSpecs;
+use filterspec::VarPath;
 use ncmodel::{AtomicType, Dataset, Endianness, Group, Layout, TypeRef, Var};
 use serde_json::Value;
 
@@ -8,6 +10,7 @@ use crate::codec::codec_of_filter;
 use crate::dtype::Dtype;
 use crate::error::{Result, ZarrError};
 use crate::values::first_element;
+use crate::wshard::{inner_per_shard, ShardedDim};
 
 /// A variable to be written.
 #[derive(Debug, Clone)]
@@ -32,10 +35,23 @@ pub struct PlannedVar {
     pub codecs: Vec<Value>,
     /// Quantization applied to the values written (float and double only).
     pub quantize: Option<ncmodel::Quantize>,
+    /// Inner chunks per shard along each dimension, for a variable stored in shards
+    /// (Zarr version 3 `sharding_indexed`); `None` when each chunk is stored alone.
+    pub shard: Option<Vec<usize>>,
 }
 
-/// Every variable of `dataset`, checked; `v3` plans a Zarr v3 store.
-pub fn plan(dataset: &Dataset, no_fill_all: bool) -> Result<Vec<PlannedVar>> {
+impl PlannedVar {
+    /// The shape of a stored chunk: a shard's, for a sharded variable.
+    pub fn stored_chunks(&self) -> Vec<usize> {
+        match &self.shard {
+            Some(per) => self.chunks.iter().zip(per).map(|(c, n)| c * n).collect(),
+            None => self.chunks.clone(),
+        }
+    }
+}
+
+/// Every variable of `dataset`, checked, sharded as `shards` asks (Zarr version 3 only).
+pub fn plan(dataset: &Dataset, no_fill_all: bool, shards: &ShardSpecs) -> Result<Vec<PlannedVar>> {
     if !dataset.types.is_empty() {
         let names: Vec<String> = dataset
             .types
@@ -61,50 +77,86 @@ pub fn plan(dataset: &Dataset, no_fill_all: bool) -> Result<Vec<PlannedVar>> {
             names.join(", "),
         )));
     }
-    let mut out = Vec::new();
-    let mut next = 0;
-    walk(
+    let mut walk = Walk {
         dataset,
-        &dataset.root,
-        &mut Vec::new(),
-        &mut next,
         no_fill_all,
-        &mut out,
-    )?;
-    Ok(out)
+        shards,
+        next: 0,
+        out: Vec::new(),
+    };
+    walk.group(&dataset.root, &mut Vec::new())?;
+    Ok(walk.out)
 }
 
-fn walk(
-    dataset: &Dataset,
-    group: &Group,
-    path: &mut Vec<String>,
-    next: &mut i32,
+/// The walk of [`plan`] through the groups.
+struct Walk<'a> {
+    dataset: &'a Dataset,
     no_fill_all: bool,
-    out: &mut Vec<PlannedVar>,
-) -> Result<()> {
-    let gid = *next;
-    *next += 1;
-    for (id, var) in group.vars.iter().enumerate() {
-        out.push(plan_var(dataset, var, path, gid, id as i32, no_fill_all)?);
-    }
-    for child in &group.groups {
-        path.push(child.name.clone());
-        walk(dataset, child, path, next, no_fill_all, out)?;
-        path.pop();
-    }
-    Ok(())
+    shards: &'a ShardSpecs,
+    next: i32,
+    out: Vec<PlannedVar>,
 }
 
-/// `planned` planned again, as its variable now is (after an attribute was added).
+impl Walk<'_> {
+    fn group(&mut self, group: &Group, path: &mut Vec<String>) -> Result<()> {
+        let gid = self.next;
+        self.next += 1;
+        for (id, var) in group.vars.iter().enumerate() {
+            let planned = plan_var(self.dataset, var, path, gid, id as i32, self.no_fill_all)?;
+            let planned = sharded(self.dataset, planned, self.shards)?;
+            self.out.push(planned);
+        }
+        for child in &group.groups {
+            path.push(child.name.clone());
+            self.group(child, path)?;
+            path.pop();
+        }
+        Ok(())
+    }
+}
+
+/// `planned` with the shard shape `shards` asks for it, checked.
+fn sharded(dataset: &Dataset, mut planned: PlannedVar, shards: &ShardSpecs) -> Result<PlannedVar> {
+    let path = VarPath::new(planned.group_path.clone(), planned.var.name.clone());
+    let Some(shape) = shards.of(&path) else {
+        return Ok(planned);
+    };
+    if planned.var.dim_ids.is_empty() {
+        return Ok(planned);
+    }
+    let dims: Vec<ShardedDim> = planned
+        .var
+        .dim_ids
+        .iter()
+        .zip(&planned.chunks)
+        .map(|(id, chunk)| {
+            let dim = dataset.dim(*id);
+            ShardedDim {
+                chunk: *chunk,
+                len: dim.map_or(0, |d| d.len),
+                unlimited: dim.is_some_and(|d| d.unlimited),
+            }
+        })
+        .collect();
+    let per = inner_per_shard(shape, &dims, planned.dtype.size)
+        .map_err(|problem| ZarrError::Invalid(format!("variable {path}: {problem}")))?;
+    planned.shard = Some(per);
+    Ok(planned)
+}
+
+/// `planned` planned again, as its variable now is (after an attribute was added), with
+/// the same shards.
 pub fn replan(dataset: &Dataset, planned: &PlannedVar, no_fill_all: bool) -> Result<PlannedVar> {
-    plan_var(
+    let mut again = plan_var(
         dataset,
         &planned.var,
         &planned.group_path,
         planned.group,
         planned.id,
         no_fill_all,
-    )
+    )?;
+    again.shard.clone_from(&planned.shard);
+    Ok(again)
 }
 
 fn plan_var(
@@ -197,6 +249,7 @@ fn plan_var(
         no_fill: no_fill_all || storage.is_some_and(|s| s.no_fill),
         codecs,
         quantize,
+        shard: None,
     })
 }
 

@@ -265,20 +265,29 @@ impl StoreReader for ZarrReader {
         // Stale consolidated metadata fails the reads of the variable instead.
         self.check_consolidated(entry).ok()?;
         // Chunks whose bytes are not the variable's values in C order as netCDF reads
-        // them (strings of variable length, half floats, permuted axes, shards) or not
-        // the bytes of its filters (a codec with no HDF5 filter) are decoded.
+        // them (strings of variable length, half floats, permuted axes) or not the bytes
+        // of its filters (a codec with no HDF5 filter) are decoded. A shard's inner
+        // chunks are its chunks to netCDF, read through the shard's index.
         let meta = &entry.meta;
+        let (codecs, transposed) = match &meta.sharding {
+            Some(sharding) => (&sharding.inner.codecs, sharding.inner.transpose.is_some()),
+            None => (&meta.codecs, meta.transpose.is_some()),
+        };
         if meta.dtype.text == crate::dtype::Text::Vlen
             || meta.dtype.special == crate::dtype::Special::Half
+            || transposed
             || meta.transpose.is_some()
-            || meta.sharding.is_some()
-            || !crate::codec::all_filters(&meta.codecs)
+            || !crate::codec::all_filters(codecs)
         {
             return None;
         }
-        Some(Box::new(crate::stored::ChunkFiles {
-            meta: entry.meta.clone(),
-        }))
+        match &meta.sharding {
+            Some(sharding) => Some(Box::new(crate::stored::ShardedChunks {
+                meta: meta.clone(),
+                sharding: (**sharding).clone(),
+            })),
+            None => Some(Box::new(crate::stored::ChunkFiles { meta: meta.clone() })),
+        }
     }
 
     fn warnings(&self) -> Vec<String> {

@@ -184,8 +184,19 @@ fn missing_element(meta: &ArrayMeta, fill_att: Option<Vec<u8>>, nczarr: bool) ->
     }
 }
 
+/// The chunks and codecs a netCDF reader sees of an array: of a sharded array, its inner
+/// chunks and their codecs (a shard is how they are stored, as HDF5 stores chunks in a
+/// file), so that `ncdump -hs` shows them and nccopy keeps them.
+fn netcdf_chunking(meta: &ArrayMeta) -> (&[usize], &[Value]) {
+    match &meta.sharding {
+        Some(sharding) => (&sharding.inner_chunks, &sharding.inner.codecs),
+        None => (&meta.chunks, &meta.codecs),
+    }
+}
+
 /// The storage properties of an array.
 fn storage_of(meta: &ArrayMeta, scalar: bool, atts: &[Attribute]) -> Storage {
+    let (chunks, codecs) = netcdf_chunking(meta);
     let endianness = if !meta.dtype.has_order || meta.dtype.atomic == AtomicType::String {
         Endianness::Native
     } else if meta.dtype.big_endian {
@@ -202,9 +213,9 @@ fn storage_of(meta: &ArrayMeta, scalar: bool, atts: &[Attribute]) -> Storage {
         layout: if scalar {
             Layout::Contiguous
         } else {
-            Layout::Chunked(meta.chunks.clone())
+            Layout::Chunked(chunks.to_vec())
         },
-        filters: meta.codecs.iter().filter_map(filter_of_codec).collect(),
+        filters: codecs.iter().filter_map(filter_of_codec).collect(),
         endianness,
         no_fill: meta.fill.is_none(),
         quantize,
@@ -215,7 +226,7 @@ fn storage_of(meta: &ArrayMeta, scalar: bool, atts: &[Attribute]) -> Storage {
 /// The `_Codecs` shown for an array: its codecs as stored (with `vlen-utf8` first for an
 /// array of variable-length strings); `None` when it has none.
 fn codecs_shown(meta: &ArrayMeta) -> Option<String> {
-    let mut codecs = meta.codecs.clone();
+    let mut codecs = netcdf_chunking(meta).1.to_vec();
     if meta.dtype.text == crate::dtype::Text::Vlen {
         codecs.insert(0, serde_json::json!({ "id": crate::vlen::VLEN_UTF8 }));
     }

@@ -1,9 +1,15 @@
 //! Zarr v3 codec lists, and the `sharding_indexed` codec: a stored chunk (a shard) that
 //! holds a grid of inner chunks, each encoded on its own, and an index of where each one
 //! is (offset and length, two little- or big-endian 64-bit numbers per inner chunk,
-//! `u64::MAX` twice for one never written) at its end or start.
+//! [`MISSING`] twice for one never written) at its end or start.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
+
+use codecs::zarr_codec::{V3_BYTES, V3_SHARDING_INDEXED};
+use rayon::prelude::*;
 
 use crate::codec::{decode_chain, CodecFail};
 use crate::error::{Result, ZarrError};
@@ -43,6 +49,54 @@ pub struct Sharding {
     pub index_big_endian: bool,
     /// The index is at the end of the shard (else at its start).
     pub index_at_end: bool,
+    /// The indexes of the shards read last.
+    pub index_cache: IndexCache,
+}
+
+/// What an index entry's offset and length both hold for an inner chunk not stored.
+pub const MISSING: u64 = u64::MAX;
+
+/// The most bytes of shard indexes an array keeps (16 per inner chunk).
+const INDEX_CACHE_BYTES: usize = 8 << 20;
+
+/// An index entry: offset and length of one inner chunk.
+type Entry = (u64, u64);
+
+/// A shard's index as kept: the shard's key, its length then, and its entries.
+type Kept = (String, u64, Arc<Vec<Entry>>);
+
+/// The indexes of the shards of one array read last (at most [`INDEX_CACHE_BYTES`], the
+/// oldest dropped first), each with the shard's length when it was read: a shard read in
+/// several parts (slabs that each meet part of it) has its index fetched once.
+#[derive(Debug, Clone, Default)]
+pub struct IndexCache(Arc<Mutex<VecDeque<Kept>>>);
+
+impl IndexCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Kept>> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The index of the shard `key`, if it was read while the shard was `length` bytes.
+    fn get(&self, key: &str, length: u64) -> Option<Arc<Vec<Entry>>> {
+        self.lock()
+            .iter()
+            .find(|(k, l, _)| k == key && *l == length)
+            .map(|(_, _, index)| index.clone())
+    }
+
+    /// Keeps the index of the shard `key`, `length` bytes long.
+    fn put(&self, key: &str, length: u64, index: Arc<Vec<Entry>>) {
+        let mut kept = self.lock();
+        kept.retain(|(k, _, _)| k != key);
+        kept.push_back((key.to_string(), length, index));
+        let bytes =
+            |kept: &VecDeque<Kept>| kept.iter().map(|(_, _, i)| i.len() * 16).sum::<usize>();
+        while kept.len() > 1 && bytes(&kept) > INDEX_CACHE_BYTES {
+            kept.pop_front();
+        }
+    }
 }
 
 /// Reads the v3 codec list `list` of arrays (or shards) of `chunks`; `what` names the
@@ -60,12 +114,12 @@ fn parse_nested(list: Option<&Value>, chunks: &[usize], what: &str, depth: usize
             "transpose" => {
                 chain.transpose = Some(crate::meta::transpose_order(config, chunks.len(), what)?)
             }
-            "bytes" => {
+            V3_BYTES => {
                 chain.big_endian =
                     config.and_then(|c| c.get("endian")).and_then(Value::as_str) == Some("big")
             }
             crate::vlen::VLEN_UTF8 => chain.vlen = true,
-            "sharding_indexed" => {
+            V3_SHARDING_INDEXED => {
                 if depth >= MAX_NESTING {
                     return Err(ZarrError::Corrupt(format!(
                         "{what}: sharding codecs nested inside sharding codecs are not supported by \
@@ -124,14 +178,15 @@ fn sharding(
         what,
         MAX_NESTING,
     )?;
+    let checksum = codecs::registry::shard_index_checksum().numcodecs_id;
     if let Some(other) = index
         .codecs
         .iter()
         .map(crate::codec::codec_id)
-        .find(|id| *id != "crc32c")
+        .find(|id| *id != checksum)
     {
         return Err(bad(format!(
-            "has the index codec {other:?}; an index holds bytes and crc32c only"
+            "has the index codec {other:?}; an index holds bytes and {checksum} only"
         )));
     }
     let index_at_end = config
@@ -147,6 +202,7 @@ fn sharding(
         index_codecs: index.codecs,
         index_big_endian: index.big_endian,
         index_at_end,
+        index_cache: IndexCache::default(),
     })
 }
 
@@ -161,7 +217,7 @@ impl Sharding {
     }
 
     /// The metadata of one inner chunk of the array `outer`.
-    fn inner_meta(&self, outer: &ArrayMeta) -> ArrayMeta {
+    pub fn inner_meta(&self, outer: &ArrayMeta) -> ArrayMeta {
         let mut dtype = outer.dtype;
         dtype.big_endian = self.inner.big_endian;
         ArrayMeta {
@@ -205,29 +261,75 @@ struct Ranged<'a> {
 }
 
 impl Ranged<'_> {
-    /// The bytes `offset..offset + length`, exactly.
-    fn read(&self, offset: u64, length: u64) -> std::result::Result<Vec<u8>, CodecFail> {
+    /// The bytes of each range of `ranges` (offset and length), exactly: ranges that
+    /// touch or overlap are read as one, and all of them in one request to the store (a
+    /// directory store opens the shard once).
+    fn read(&self, ranges: &[(u64, u64)]) -> std::result::Result<Vec<Vec<u8>>, CodecFail> {
         let what = self.meta.describe(self.key);
-        let bytes = self
+        let merged = coalesce(ranges);
+        let spans: Vec<(u64, u64)> = merged
+            .iter()
+            .map(|(start, end)| (*start, end - start))
+            .collect();
+        let parts = self
             .meta
             .store
-            .get_range(self.key, offset, length)
+            .get_ranges(self.key, &spans)
             .map_err(|e| CodecFail::Failed(e.to_string()))?
             .unwrap_or_default();
-        if bytes.len() as u64 != length {
+        if parts.len() != spans.len()
+            || parts.iter().zip(&spans).any(|(p, s)| p.len() as u64 != s.1)
+        {
             return Err(CodecFail::Failed(format!(
-                "{what} ends before {offset}+{length}"
+                "{what} ends before a range its index gives"
             )));
         }
-        Ok(bytes)
+        ranges
+            .iter()
+            .map(|(offset, length)| {
+                // The merged range holding it: the last that starts at or before it.
+                let i = merged
+                    .partition_point(|(start, _)| start <= offset)
+                    .saturating_sub(1);
+                let from = offset.saturating_sub(merged.get(i).map_or(0, |m| m.0));
+                let slice = usize::try_from(from).ok().and_then(|from| {
+                    let to = from.checked_add(usize::try_from(*length).ok()?)?;
+                    parts.get(i)?.get(from..to)
+                });
+                slice.map(<[u8]>::to_vec).ok_or_else(|| {
+                    CodecFail::Failed(format!("{what}: the range {offset}+{length} was not read"))
+                })
+            })
+            .collect()
     }
 }
 
+/// The ranges `ranges` (offset and length) merged where they touch or overlap: sorted
+/// `(start, end)` pairs.
+fn coalesce(ranges: &[(u64, u64)]) -> Vec<(u64, u64)> {
+    let mut sorted: Vec<(u64, u64)> = ranges
+        .iter()
+        .map(|(offset, length)| (*offset, offset.saturating_add(*length)))
+        .collect();
+    sorted.sort_unstable();
+    let mut merged: Vec<(u64, u64)> = Vec::with_capacity(sorted.len());
+    for (start, end) in sorted {
+        match merged.last_mut() {
+            Some(last) if start <= last.1 => last.1 = last.1.max(end),
+            _ => merged.push((start, end)),
+        }
+    }
+    merged
+}
+
 /// The box `region` (start and extent in the shard) of the shard `key` of the array
-/// `meta`, decoded, in C order and the machine's byte order: its index and the inner
-/// chunks that meet the box are read, each with a ranged read; inner chunks never
-/// written hold the fill value. Memory is the box and one inner chunk, whatever the
-/// shard's declared size. `None` when the shard was never written.
+/// `meta`, decoded, in C order and the machine's byte order: its index is read once
+/// (and kept for the next reads of the same shard, see [`IndexCache`]), then the inner
+/// chunks that meet the box, a batch at a time, each batch's byte ranges
+/// in one request, merged where they touch, and decoded in parallel; inner chunks never
+/// written hold the fill value. Memory is the box and one batch of inner chunks
+/// (within the in-flight budget), whatever the shard's declared size. `None` when the
+/// shard was never written.
 pub fn read_region(
     meta: &ArrayMeta,
     sharding: &Sharding,
@@ -260,16 +362,15 @@ fn meets(at: &[usize], inner: &[usize], region: (&[usize], &[usize])) -> bool {
         .all(|((a, i), (s, e))| a + i > *s && *a < s + e)
 }
 
-/// The box `region` of a shard read from `source`, from the inner chunks that meet it.
-fn assemble(
-    meta: &ArrayMeta,
+/// The index of a shard read from `source`: each inner chunk's offset and length, in C
+/// order of the inner chunks.
+fn read_index(
     sharding: &Sharding,
+    count: usize,
     source: &Ranged<'_>,
-    region: (&[usize], &[usize]),
     what: &str,
-) -> std::result::Result<Vec<u8>, CodecFail> {
+) -> std::result::Result<Vec<(u64, u64)>, CodecFail> {
     let damaged = |m: String| CodecFail::Failed(format!("{what}: {m}"));
-    let count = sharding.inner_count(&meta.chunks);
     let index_bytes = (count * 16 + 4 * sharding.index_codecs.len()) as u64;
     let total = source.length;
     if total < index_bytes {
@@ -282,7 +383,10 @@ fn assemble(
     } else {
         0
     };
-    let index_raw = source.read(index_at, index_bytes)?;
+    let index_raw = source
+        .read(&[(index_at, index_bytes)])?
+        .pop()
+        .unwrap_or_default();
     let index = if sharding.index_codecs.is_empty() {
         index_raw
     } else {
@@ -309,10 +413,153 @@ fn assemble(
             u64::from_le_bytes(word)
         }
     };
+    Ok(index
+        .chunks_exact(16)
+        .map(|entry| (number(&entry[..8]), number(&entry[8..])))
+        .collect())
+}
+
+/// The index of the shard `source` of the array `meta`: kept from an earlier read of the
+/// same shard, else read (and kept).
+fn cached_index(
+    meta: &ArrayMeta,
+    sharding: &Sharding,
+    source: &Ranged<'_>,
+    what: &str,
+) -> std::result::Result<Arc<Vec<Entry>>, CodecFail> {
+    let key = source.key.as_str();
+    if let Some(index) = sharding.index_cache.get(key, source.length) {
+        return Ok(index);
+    }
+    let count = sharding.inner_count(&meta.chunks);
+    let index = Arc::new(read_index(sharding, count, source, what)?);
+    sharding.index_cache.put(key, source.length, index.clone());
+    Ok(index)
+}
+
+/// The stored bytes of the inner chunk at `position` (in inner chunks) of the shard
+/// `index` of the array `meta`, as they are (not decoded); `None` when the shard or the
+/// inner chunk was never written.
+pub fn read_inner_stored(
+    meta: &ArrayMeta,
+    sharding: &Sharding,
+    index: &[usize],
+    position: &[usize],
+) -> Result<Option<Vec<u8>>> {
+    let key = meta.chunk_key(index);
+    let Some(length) = meta.store.size(&key)? else {
+        return Ok(None);
+    };
+    let what = meta.describe(&key);
+    store::StorageError::within_cap(|| what.clone(), length, sharding.encoded_cap(meta))?;
+    let source = Ranged {
+        meta,
+        key: &key,
+        length,
+    };
+    let damaged = |e: CodecFail| match e {
+        CodecFail::Unavailable(id) => crate::read::unavailable(&id),
+        CodecFail::Failed(m) => ZarrError::Corrupt(format!(
+            "chunk {what} cannot be read: {m}; the store is probably damaged"
+        )),
+    };
+    let entries = cached_index(meta, sharding, &source, &what).map_err(damaged)?;
+    let per: Vec<usize> = meta
+        .chunks
+        .iter()
+        .zip(&sharding.inner_chunks)
+        .map(|(c, i)| c / i)
+        .collect();
+    let number = position
+        .iter()
+        .zip(&per)
+        .fold(0usize, |n, (p, count)| n * count + p);
+    let Some(&(offset, stored)) = entries.get(number) else {
+        return Err(ZarrError::Invalid(format!(
+            "{what}: no inner chunk at {position:?}"
+        )));
+    };
+    if offset == MISSING && stored == MISSING {
+        return Ok(None);
+    }
+    let inner_cap = crate::read::encoded_cap(&sharding.inner_meta(meta));
+    let inside = offset
+        .checked_add(stored)
+        .is_some_and(|end| end <= length && stored <= inner_cap);
+    if !inside {
+        return Err(damaged(CodecFail::Failed(format!(
+            "its index places an inner chunk at {offset}+{stored}, beyond its {length} bytes \
+             or its size"
+        ))));
+    }
+    let mut parts = source.read(&[(offset, stored)]).map_err(damaged)?;
+    Ok(parts.pop())
+}
+
+/// How many inner chunks of the shard `index` of the array `meta` are stored, counting
+/// only those inside the array (a shard at its end may hold some past it).
+pub fn stored_inner_count(meta: &ArrayMeta, sharding: &Sharding, index: &[usize]) -> Result<u64> {
+    let key = meta.chunk_key(index);
+    let Some(length) = meta.store.size(&key)? else {
+        return Ok(0);
+    };
+    let what = meta.describe(&key);
+    store::StorageError::within_cap(|| what.clone(), length, sharding.encoded_cap(meta))?;
+    let source = Ranged {
+        meta,
+        key: &key,
+        length,
+    };
+    let entries = cached_index(meta, sharding, &source, &what).map_err(|e| {
+        ZarrError::Corrupt(format!(
+            "chunk {what} cannot be read: {}; the store is probably damaged",
+            match e {
+                CodecFail::Unavailable(id) => format!("codec {id:?} is not available"),
+                CodecFail::Failed(m) => m,
+            }
+        ))
+    })?;
+    let inner = &sharding.inner_chunks;
+    let per: Vec<usize> = meta.chunks.iter().zip(inner).map(|(c, i)| c / i).collect();
+    let mut count = 0;
+    let mut position = vec![0usize; per.len()];
+    for &(offset, stored) in entries.iter() {
+        let inside = (0..per.len())
+            .all(|d| index[d] * meta.chunks[d] + position[d] * inner[d] < meta.shape[d]);
+        if inside && (offset != MISSING || stored != MISSING) {
+            count += 1;
+        }
+        for d in (0..per.len()).rev() {
+            position[d] += 1;
+            if position[d] < per[d] {
+                break;
+            }
+            position[d] = 0;
+        }
+    }
+    Ok(count)
+}
+
+/// An inner chunk to read: where it starts in the shard, and its bytes' range.
+struct Wanted {
+    at: Vec<usize>,
+    offset: u64,
+    length: u64,
+}
+
+/// The box `region` of a shard read from `source`, from the inner chunks that meet it.
+fn assemble(
+    meta: &ArrayMeta,
+    sharding: &Sharding,
+    source: &Ranged<'_>,
+    region: (&[usize], &[usize]),
+    what: &str,
+) -> std::result::Result<Vec<u8>, CodecFail> {
+    let total = source.length;
+    let index = cached_index(meta, sharding, source, what)?;
     let elem = meta.dtype.size;
     let fill = meta.fill.clone().unwrap_or_else(|| vec![0; elem]);
-    let (region_start, region_extent) = region;
-    let mut part = filled(&fill, region_extent.iter().product());
+    let mut part = filled(&fill, region.1.iter().product());
     let inner = sharding.inner_meta(meta);
     let inner_cap = crate::read::encoded_cap(&inner);
     let per: Vec<usize> = meta
@@ -321,48 +568,26 @@ fn assemble(
         .zip(&sharding.inner_chunks)
         .map(|(c, i)| c / i)
         .collect();
+    let mut wanted = Vec::new();
     let mut position = vec![0usize; per.len()];
-    for entry in index.chunks_exact(16) {
-        let (offset, length) = (number(&entry[..8]), number(&entry[8..]));
+    for &(offset, length) in index.iter() {
         let at: Vec<usize> = position
             .iter()
             .zip(&sharding.inner_chunks)
             .map(|(p, i)| p * i)
             .collect();
-        let wanted = meets(&at, &sharding.inner_chunks, region);
-        if wanted && (offset != u64::MAX || length != u64::MAX) {
+        let stored = offset != MISSING || length != MISSING;
+        if stored && meets(&at, &sharding.inner_chunks, region) {
             let inside = offset
                 .checked_add(length)
                 .is_some_and(|end| end <= total && length <= inner_cap);
             if !inside {
-                return Err(damaged(format!(
-                    "its index places an inner chunk at {offset}+{length}, beyond its \
-                     {total} bytes or its size"
+                return Err(CodecFail::Failed(format!(
+                    "{what}: its index places an inner chunk at {offset}+{length}, beyond \
+                     its {total} bytes or its size"
                 )));
             }
-            let bytes = source.read(offset, length)?;
-            let chunk = crate::read::decode(&inner, bytes, what)?;
-            // The part of the inner chunk inside the box, where it goes in the box.
-            let mut in_inner = Vec::with_capacity(at.len());
-            let mut in_part = Vec::with_capacity(at.len());
-            let mut extent = Vec::with_capacity(at.len());
-            for d in 0..at.len() {
-                let low = at[d].max(region_start[d]);
-                let high =
-                    (at[d] + sharding.inner_chunks[d]).min(region_start[d] + region_extent[d]);
-                in_inner.push(low - at[d]);
-                in_part.push(low - region_start[d]);
-                extent.push(high - low);
-            }
-            let from = Region {
-                shape: &sharding.inner_chunks,
-                offset: &in_inner,
-            };
-            let to = Region {
-                shape: region_extent,
-                offset: &in_part,
-            };
-            copy_box(&chunk, &from, &mut part, &to, &extent, elem);
+            wanted.push(Wanted { at, offset, length });
         }
         // The next inner chunk, in C order.
         for d in (0..per.len()).rev() {
@@ -373,5 +598,70 @@ fn assemble(
             position[d] = 0;
         }
     }
+    let batch = store::grid::batch_len(inner.chunk_bytes());
+    for group in wanted.chunks(batch) {
+        let ranges: Vec<(u64, u64)> = group.iter().map(|w| (w.offset, w.length)).collect();
+        let decoded: Vec<Vec<u8>> = source
+            .read(&ranges)?
+            .into_par_iter()
+            .map(|bytes| crate::read::decode(&inner, bytes, what))
+            .collect::<std::result::Result<_, _>>()?;
+        for (w, chunk) in group.iter().zip(decoded) {
+            place(
+                &chunk,
+                &w.at,
+                &sharding.inner_chunks,
+                &mut part,
+                region,
+                elem,
+            );
+        }
+    }
     Ok(part)
+}
+
+/// Copies the part of the inner chunk `chunk` at `at` (of shape `inner`) that lies in
+/// the box `region` to where it goes in `part`, the box's values.
+fn place(
+    chunk: &[u8],
+    at: &[usize],
+    inner: &[usize],
+    part: &mut [u8],
+    region: (&[usize], &[usize]),
+    elem: usize,
+) {
+    let (region_start, region_extent) = region;
+    let mut in_inner = Vec::with_capacity(at.len());
+    let mut in_part = Vec::with_capacity(at.len());
+    let mut extent = Vec::with_capacity(at.len());
+    for d in 0..at.len() {
+        let low = at[d].max(region_start[d]);
+        let high = (at[d] + inner[d]).min(region_start[d] + region_extent[d]);
+        in_inner.push(low - at[d]);
+        in_part.push(low - region_start[d]);
+        extent.push(high - low);
+    }
+    let from = Region {
+        shape: inner,
+        offset: &in_inner,
+    };
+    let to = Region {
+        shape: region_extent,
+        offset: &in_part,
+    };
+    copy_box(chunk, &from, part, &to, &extent, elem);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn touching_ranges_are_read_as_one() {
+        assert_eq!(
+            coalesce(&[(10, 5), (0, 10), (20, 1), (15, 0), (18, 4)]),
+            vec![(0, 15), (18, 22)]
+        );
+        assert!(coalesce(&[]).is_empty());
+    }
 }

@@ -1,7 +1,8 @@
 //! Chunk files moved as they are: a store's chunks read without decoding them, and
 //! chunks another store keeps (an HDF5 file's, for codecs whose bytes are the same in
 //! both) written as chunk files without encoding them. nccopy copies a variable this way
-//! when its filters, chunk shape, type and byte order do not change.
+//! when its filters, chunk shape, type and byte order do not change. The inner chunks of
+//! a sharded array are read the same way, through the shards' indexes.
 
 use store::{ChunkSink, ChunkSource, StoreError, StoredChunk};
 
@@ -60,6 +61,71 @@ impl ChunkSource for ChunkFiles {
             })),
             Err(e) => Err(ZarrError::from(e).into_store("reading a stored chunk")),
         }
+    }
+}
+
+/// The inner chunks of one sharded array, read as they are through each shard's index:
+/// to netCDF they are the array's chunks (see `schema`), so nccopy moves them as it
+/// moves chunk files.
+pub struct ShardedChunks {
+    /// The array (its shape as read; its chunks are shards).
+    pub meta: ArrayMeta,
+    /// Its sharding codec.
+    pub sharding: crate::shard::Sharding,
+}
+
+impl ShardedChunks {
+    /// The shard and the position in it (both in their grids' units) of the inner chunk
+    /// whose first element is at `offset`.
+    fn locate(&self, offset: &[usize]) -> Option<(Vec<usize>, Vec<usize>)> {
+        let inner = &self.sharding.inner_chunks;
+        let fits = offset.len() == self.meta.chunks.len()
+            && !inner.contains(&0)
+            && offset.iter().zip(inner).all(|(o, i)| o % i == 0);
+        fits.then(|| {
+            let shard = offset
+                .iter()
+                .zip(&self.meta.chunks)
+                .map(|(o, c)| o / c)
+                .collect();
+            let position = offset
+                .iter()
+                .zip(&self.meta.chunks)
+                .zip(inner)
+                .map(|((o, c), i)| o % c / i)
+                .collect();
+            (shard, position)
+        })
+    }
+}
+
+impl ChunkSource for ShardedChunks {
+    fn written_chunks(&self) -> Result<u64, StoreError> {
+        let start = vec![0; self.meta.shape.len()];
+        let mut written = 0;
+        for index in store::grid::chunks_touched(&start, &self.meta.shape, &self.meta.chunks) {
+            written += crate::shard::stored_inner_count(&self.meta, &self.sharding, &index)
+                .map_err(|e| e.into_store("counting stored chunks"))?;
+        }
+        Ok(written)
+    }
+
+    fn read(&self, offset: &[usize]) -> Result<Option<StoredChunk>, StoreError> {
+        let (shard, position) = self.locate(offset).ok_or_else(|| {
+            ZarrError::Invalid(format!(
+                "an inner chunk offset {offset:?} for inner chunks of {:?}",
+                self.sharding.inner_chunks
+            ))
+            .into_store(self.meta.name())
+        })?;
+        crate::shard::read_inner_stored(&self.meta, &self.sharding, &shard, &position)
+            .map(|bytes| {
+                bytes.map(|bytes| StoredChunk {
+                    filter_mask: 0,
+                    bytes,
+                })
+            })
+            .map_err(|e| e.into_store("reading a stored chunk"))
     }
 }
 

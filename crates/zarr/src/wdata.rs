@@ -1,6 +1,7 @@
 //! Writing hyperslabs: the chunks a slab touches are assembled (read-modify-write where
 //! the slab covers part of one) and encoded on all cores, a few per thread at a time, so
-//! that memory stays near the slab plus the chunks in flight.
+//! that memory stays near the slab plus the chunks in flight. A sharded array's chunk is
+//! a whole shard, its inner chunks encoded in parallel (`wshard`).
 
 use rayon::prelude::*;
 
@@ -9,6 +10,7 @@ use crate::dtype::swap_in_place;
 use crate::error::{Result, ZarrError};
 use crate::meta::ArrayMeta;
 use crate::read::read_meta_chunk;
+use crate::wshard::ShardValues;
 use store::grid::{filled, SlabGrid};
 
 /// Writes the slab `start`/`count` (elements in the machine's byte order) of the array
@@ -45,24 +47,101 @@ fn write_chunks(
     indices
         .par_iter()
         .map(|index| {
-            let key = meta.chunk_key(index);
+            if meta.sharding.is_some() && grid.covers(index) {
+                // A shard the slab holds whole is encoded from the slab itself.
+                let origin = index
+                    .iter()
+                    .zip(&meta.chunks)
+                    .zip(grid.start)
+                    .map(|((i, c), s)| i * c - s)
+                    .collect();
+                let values = ShardValues {
+                    values: data,
+                    shape: grid.count,
+                    origin,
+                };
+                return store_shard(meta, fill, name, index, &values);
+            }
             let mut chunk = if grid.covers(index) {
                 vec![0u8; meta.chunk_bytes()]
             } else {
-                match read_meta_chunk(meta, index)? {
+                match read_whole(meta, index)? {
                     Some(chunk) => chunk,
                     None => filled(fill, meta.chunk_elements()),
                 }
             };
             grid.slab_to_chunk(index, data, &mut chunk);
-            if meta.dtype.needs_swap() {
-                swap_in_place(&mut chunk, meta.dtype.swap_width());
-            }
-            let encoded = encode_chain(&meta.codecs, &meta.codec_array(grid.elem), chunk)
-                .map_err(|e| fail(name, e))?;
-            Ok(meta.store.set(&key, &encoded)?)
+            store_chunk(meta, fill, name, index, chunk)
         })
         .collect()
+}
+
+/// The stored chunk `index` of `meta` decoded whole (a whole shard, for a sharded
+/// array), in the machine's byte order; `None` when it was never written.
+pub(crate) fn read_whole(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<u8>>> {
+    match &meta.sharding {
+        Some(sharding) => {
+            let start = vec![0; meta.chunks.len()];
+            let key = meta.chunk_key(index);
+            crate::shard::read_region(meta, sharding, &key, (&start, &meta.chunks))
+        }
+        None => read_meta_chunk(meta, index),
+    }
+}
+
+/// Encodes and stores the chunk `index` of `meta` holding `values` (the whole chunk or
+/// shard, in the machine's byte order); `fill` tells a sharded array's empty inner
+/// chunks, and `name` is for messages. A shard that holds only fill values is not
+/// written, unless it replaces one.
+pub(crate) fn store_chunk(
+    meta: &ArrayMeta,
+    fill: &[u8],
+    name: &str,
+    index: &[usize],
+    mut values: Vec<u8>,
+) -> Result<()> {
+    let key = meta.chunk_key(index);
+    let encoded = match &meta.sharding {
+        Some(_) => {
+            let whole = ShardValues {
+                values: &values,
+                shape: &meta.chunks,
+                origin: vec![0; meta.chunks.len()],
+            };
+            return store_shard(meta, fill, name, index, &whole);
+        }
+        None => {
+            if meta.dtype.needs_swap() {
+                swap_in_place(&mut values, meta.dtype.swap_width());
+            }
+            encode_chain(&meta.codecs, &meta.codec_array(meta.dtype.size), values)
+                .map_err(|e| fail(name, e))?
+        }
+    };
+    Ok(meta.store.set(&key, &encoded)?)
+}
+
+/// Encodes and stores the shard `index` of the sharded array `meta` holding `values`;
+/// a shard that holds only `fill` values is not written, unless it replaces one.
+fn store_shard(
+    meta: &ArrayMeta,
+    fill: &[u8],
+    name: &str,
+    index: &[usize],
+    values: &ShardValues<'_>,
+) -> Result<()> {
+    let Some(sharding) = &meta.sharding else {
+        return Err(ZarrError::Invalid(format!(
+            "variable {name}: not stored in shards"
+        )));
+    };
+    let key = meta.chunk_key(index);
+    let (shard, empty) =
+        crate::wshard::encode_shard(meta, sharding, fill, values).map_err(|e| fail(name, e))?;
+    if empty && meta.store.size(&key)?.is_none() {
+        return Ok(());
+    }
+    Ok(meta.store.set(&key, &shard)?)
 }
 
 /// The error of a codec that failed on a chunk of the variable `name`.

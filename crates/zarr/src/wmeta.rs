@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 
+use codecs::zarr_codec::{V3_BYTES, V3_SHARDING_INDEXED};
 use ncmodel::{Attribute, Dataset, Group};
 use store::{KeyValueStore, StoreKey, ZarrFlavor, ZarrVersion};
 
@@ -357,10 +358,10 @@ impl MetaWriter<'_> {
             let (chunks, shape) = if scalar {
                 (Vec::new(), Vec::new())
             } else {
-                (var.chunks.clone(), shape)
+                (var.stored_chunks(), shape)
             };
             let bytes_codec = J::obj([
-                ("name", J::Str("bytes".into())),
+                ("name", J::Str(V3_BYTES.into())),
                 (
                     "configuration",
                     J::obj([(
@@ -378,7 +379,7 @@ impl MetaWriter<'_> {
             ]);
             // Byte strings have no byte order (zarr-python writes no configuration).
             let mut codecs = vec![if string {
-                J::obj([("name", J::Str("bytes".into()))])
+                J::obj([("name", J::Str(V3_BYTES.into()))])
             } else {
                 bytes_codec
             }];
@@ -387,6 +388,9 @@ impl MetaWriter<'_> {
                     .iter()
                     .map(|c| J::from_value(&filterspec::v3_codec_of_numcodecs(c, var.dtype.size))),
             );
+            if var.shard.is_some() && !scalar {
+                codecs = vec![sharding_codec(&var.chunks, codecs)];
+            }
             let mut members = vec![
                 ("zarr_format".to_string(), J::int(3)),
                 ("node_type".into(), J::Str("array".into())),
@@ -475,6 +479,39 @@ impl MetaWriter<'_> {
 }
 
 type Members = Vec<(String, J)>;
+
+/// The `sharding_indexed` codec of shards of inner chunks of `inner_chunks`, encoded
+/// with `inner_codecs`: the index little-endian and checksummed, at the shard's end
+/// (zarr-python's defaults; see `wshard::sharding_of`).
+fn sharding_codec(inner_chunks: &[usize], inner_codecs: Vec<J>) -> J {
+    let checksum =
+        serde_json::json!({ "id": codecs::registry::shard_index_checksum().numcodecs_id });
+    let index_codecs = J::Arr(vec![
+        J::obj([
+            ("name", J::Str(V3_BYTES.into())),
+            (
+                "configuration",
+                J::obj([("endian", J::Str("little".into()))]),
+            ),
+        ]),
+        J::from_value(&filterspec::v3_codec_of_numcodecs(&checksum, 8)),
+    ]);
+    J::obj([
+        ("name", J::Str(V3_SHARDING_INDEXED.into())),
+        (
+            "configuration",
+            J::obj([
+                (
+                    "chunk_shape",
+                    J::Arr(inner_chunks.iter().map(|n| J::int(*n as u64)).collect()),
+                ),
+                ("codecs", J::Arr(inner_codecs)),
+                ("index_codecs", index_codecs),
+                ("index_location", J::Str("end".into())),
+            ]),
+        ),
+    ])
+}
 
 /// The Zarr v3 `data_type` of a variable: a fixed-length string is zarr-python's
 /// `null_terminated_bytes` of its maximum length (numpy's `S`, as in Zarr v2).
@@ -692,7 +729,7 @@ mod tests {
     #[test]
     fn documents_are_written_last() -> Result<()> {
         let dataset = dataset();
-        let vars = crate::plan::plan(&dataset, false)?;
+        let vars = crate::plan::plan(&dataset, false, &Default::default())?;
         let lens = HashMap::from([(0, 2)]);
         for consolidated in [false, true] {
             for (flavor, version, marks) in [
@@ -744,7 +781,7 @@ mod tests {
     #[test]
     fn consolidated_metadata_holds_every_document() -> Result<()> {
         let dataset = dataset();
-        let vars = crate::plan::plan(&dataset, false)?;
+        let vars = crate::plan::plan(&dataset, false, &chunkspec::ShardSpecs::default())?;
         let lens = HashMap::from([(0, 2)]);
         let parse = |store: &MemoryStore, key: &str| -> Result<serde_json::Value> {
             let key = StoreKey::parse(key).map_err(|e| ZarrError::Invalid(e.to_string()))?;
@@ -807,7 +844,7 @@ mod tests {
     #[test]
     fn latin1_attributes_read_back_as_their_bytes() -> Result<()> {
         let dataset = dataset();
-        let vars = crate::plan::plan(&dataset, false)?;
+        let vars = crate::plan::plan(&dataset, false, &Default::default())?;
         let store = MemoryStore::new();
         MetaWriter {
             dataset: &dataset,

@@ -36,6 +36,8 @@ pub struct ZarrWriter {
     chunk_io: Mutex<()>,
     /// Strings cut to their variable's maximum length.
     truncations: crate::strings::Truncations,
+    /// The shard shapes asked for (`nccopy --shards`).
+    shards: chunkspec::ShardSpecs,
 }
 
 /// How a store being written becomes the target.
@@ -123,6 +125,7 @@ impl ZarrWriter {
             state: Mutex::new(State::default()),
             chunk_io: Mutex::new(()),
             truncations: Default::default(),
+            shards: chunkspec::ShardSpecs::default(),
         })
     }
 
@@ -148,6 +151,18 @@ impl ZarrWriter {
             _registration: registration,
         };
         Ok((commit, temp))
+    }
+
+    /// Stores the variables `shards` names in shards (Zarr version 3's
+    /// `sharding_indexed`), before [`StoreWriter::define`]. Only a version 3 store has
+    /// shards: asking for them in any other is an error.
+    pub fn set_shards(&mut self, shards: chunkspec::ShardSpecs) -> Result<(), StoreError> {
+        if shards.is_set() && self.version != ZarrVersion::V3 {
+            let e = ZarrError::Invalid(format!("{}: {}", self.text, crate::wshard::NOT_V3));
+            return Err(e.into_store(format!("creating {}", self.text)));
+        }
+        self.shards = shards;
+        Ok(())
     }
 
     /// The string variables (by path, `/g/v`) some of whose values were longer than the
@@ -275,7 +290,7 @@ impl ZarrWriter {
         let new = self.meta_of(&wider, &state)?;
         let start = vec![0; old.shape.len()];
         for chunk in store::grid::chunks_touched(&start, &old.shape, &old.chunks) {
-            let Some(bytes) = crate::read::read_meta_chunk(&old, &chunk)? else {
+            let Some(bytes) = crate::wdata::read_whole(&old, &chunk)? else {
                 continue;
             };
             let strings: Vec<Option<Vec<u8>>> = bytes
@@ -283,10 +298,7 @@ impl ZarrWriter {
                 .map(|e| Some(crate::strings::from_fixed(e)))
                 .collect();
             let (widened, _) = crate::strings::to_fixed(&strings, new.dtype.size);
-            let encoded =
-                crate::codec::encode_chain(&new.codecs, &new.codec_array(new.dtype.size), widened)
-                    .map_err(|e| crate::wdata::fail(&var.var.name, e))?;
-            new.store.set(&new.chunk_key(&chunk), &encoded)?;
+            crate::wdata::store_chunk(&new, &wider.fill, &var.var.name, &chunk, widened)?;
         }
         state.vars[index] = wider;
         Ok(())
@@ -309,8 +321,15 @@ impl ZarrWriter {
         let chunks = if v3 && scalar {
             Vec::new()
         } else {
-            var.chunks.clone()
+            var.stored_chunks()
         };
+        let sharding = var.shard.as_ref().map(|_| {
+            Box::new(crate::wshard::sharding_of(
+                &var.chunks,
+                &var.codecs,
+                var.dtype.big_endian,
+            ))
+        });
         Ok(ArrayMeta {
             store: self.store.clone(),
             node: self.array_key(var)?,
@@ -323,11 +342,16 @@ impl ZarrWriter {
             chunks,
             dtype: var.dtype,
             fill: Some(var.fill.clone()),
-            codecs: var.codecs.clone(),
+            // A shard's codecs are its inner chunks'.
+            codecs: if sharding.is_some() {
+                Vec::new()
+            } else {
+                var.codecs.clone()
+            },
             key_prefix: v3.then_some("c"),
             separator: if v3 { '/' } else { '.' },
             transpose: None,
-            sharding: None,
+            sharding,
         })
     }
 
@@ -462,7 +486,7 @@ impl StoreWriter for ZarrWriter {
 
     fn define(&mut self, dataset: &Dataset) -> Result<(), StoreError> {
         let context = format!("defining {}", self.text);
-        let vars = plan(dataset, self.no_fill).map_err(|e| e.into_store(&context))?;
+        let vars = plan(dataset, self.no_fill, &self.shards).map_err(|e| e.into_store(&context))?;
         if !crate::wmeta::writes_nczarr(self.flavor, self.version) {
             for var in &vars {
                 crate::codec::refuse_nczarr_only(&var.codecs, &var.group_path, &var.var.name)
@@ -547,7 +571,8 @@ impl StoreWriter for ZarrWriter {
             .vars
             .iter()
             .find(|v| v.group == var.group && v.id == var.var)
-            .map(|v| Layout::Chunked(v.chunks.clone()))
+            // A shard is what is written whole: slabs are made of whole shards.
+            .map(|v| Layout::Chunked(v.stored_chunks()))
             .ok_or_else(|| ZarrError::Invalid("no such variable".into()).into_store("layout"))
     }
 
@@ -577,7 +602,9 @@ impl StoreWriter for ZarrWriter {
         let index = self.find(group_path, name)?;
         let state = self.lock();
         let var = state.vars.get(index)?.clone();
-        if var.quantize.is_some() || var.var.dim_ids.is_empty() {
+        // A shard is built from values: stored chunks become its inner chunks only
+        // through them.
+        if var.quantize.is_some() || var.var.dim_ids.is_empty() || var.shard.is_some() {
             return None;
         }
         let meta = self.meta_of(&var, &state).ok()?;

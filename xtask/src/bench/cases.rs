@@ -123,7 +123,9 @@ impl CaseBuilder {
                 )
             }
             c if c.starts_with("filter-") => self.filter_case(c, side)?,
-            "zarr-write" | "zarr-read" => self.zarr_case(case, side)?,
+            "zarr-write" | "zarr-read" | "zarr-write-shards" | "zarr-read-shards" => {
+                self.zarr_case(case, side)?
+            }
             "unlim-d1s" | "unlim-bzip2" => {
                 let options: &[&str] = if case == "unlim-d1s" {
                     &["-d", "1", "-s"]
@@ -282,20 +284,39 @@ impl CaseBuilder {
         })
     }
 
-    /// zarr-write and zarr-read: our nccopy against zarr-python.
+    /// zarr-write, zarr-read and their -shards forms: our nccopy against zarr-python.
     fn zarr_case(&self, case: &str, side: Side) -> Result<PreparedRun> {
         let i = &self.inputs;
-        let (input, out, mode) = if case == "zarr-write" {
-            (i.unlimited()?, self.out("zarr-out", side, "zarr"), "write")
-        } else {
-            (
+        let shards = case.ends_with("-shards");
+        let (input, out, mode) = match (case.starts_with("zarr-write"), shards) {
+            (true, false) => (i.unlimited()?, self.out("zarr-out", side, "zarr"), "write"),
+            (true, true) => (
+                i.unlimited()?,
+                self.out("zarr-shards-out", side, "zarr"),
+                "write-shards",
+            ),
+            (false, false) => (
                 i.zarr_store()?,
                 self.out("zarr-read-out", side, "nc"),
                 "read",
-            )
+            ),
+            (false, true) => (
+                i.zarr_sharded_store()?,
+                self.out("zarr-read-shards-out", side, "nc"),
+                "read",
+            ),
+        };
+        // Our side names a version 3 output by its URL.
+        let target = if mode == "write-shards" && side == Side::Ours {
+            std::ffi::OsString::from(format!("file://{}#mode=zarr,v3", out.display()))
+        } else {
+            out.clone().into_os_string()
         };
         let inv = match side {
             Side::Ours if mode == "write" => self.ours("nccopy").args(["-F", "*,zstd,3"]),
+            Side::Ours if mode == "write-shards" => self
+                .ours("nccopy")
+                .args(["-F", "*,zstd,3", "--shards", "*:64M"]),
             Side::Ours => self.ours("nccopy"),
             Side::Other => Invocation::new(&i.python)
                 .arg("-c")
@@ -303,7 +324,7 @@ impl CaseBuilder {
                 .arg(mode),
         };
         Ok(PreparedRun {
-            invocation: inv.arg(input).arg(&out),
+            invocation: inv.arg(input).arg(target),
             output: Some(out),
         })
     }

@@ -55,6 +55,8 @@ pub const CASES: &[CaseLine] = &[
     ("filter-blosc-d", "the same, decompressing"),
     ("zarr-write", "our nccopy -F '*,zstd,3' in.nc out.zarr vs zarr-python writing the same arrays (Zstd 3, same chunks)"),
     ("zarr-read", "our nccopy store.zarr out.nc vs zarr-python reading every chunk of the same store, h5py writing it"),
+    ("zarr-write-shards", "our nccopy -F '*,zstd,3' --shards '*:64M' in.nc to Zarr v3 vs zarr-python writing the same shards"),
+    ("zarr-read-shards", "our nccopy of a sharded Zarr v3 store (zarr-python's, shards of 64 MB) to out.nc vs zarr-python reading it, h5py writing it"),
     ("unlim-d1s", "nccopy -d 1 -s of the unlimited-time file (the zarr cases' input)"),
     ("unlim-d1s-ncks", "the same job: our nccopy -d 1 -s vs ncks -4 -L 1 (deflate 1, shuffle)"),
     ("unlim-d1s-h5repack", "the same job: our nccopy -d 1 -s vs h5repack -f SHUF -f GZIP=1"),
@@ -96,7 +98,12 @@ pub const GROUPS: &[(&str, &str, &[&str])] = &[
     (
         "zarr",
         "the zarr-* cases, each a row: ours against zarr-python (not the reference tools)",
-        &["zarr-write", "zarr-read"],
+        &[
+            "zarr-write",
+            "zarr-read",
+            "zarr-write-shards",
+            "zarr-read-shards",
+        ],
     ),
     (
         "stored",

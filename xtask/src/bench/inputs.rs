@@ -224,6 +224,35 @@ impl Inputs {
         Ok(store)
     }
 
+    /// The sharded Zarr version 3 store both sides of zarr-read-shards read, made once by
+    /// zarr-python (shards of about 64 MB of the unlimited-time file's chunks).
+    pub fn zarr_sharded_store(&self) -> Result<PathBuf> {
+        let nc = self.unlimited()?;
+        let store = self.data_dir.join(format!(
+            "{}-zarr-python-shards.zarr",
+            nc.file_stem().unwrap_or_default().to_string_lossy()
+        ));
+        if store.join("zarr.json").is_file() {
+            return Ok(store);
+        }
+        eprintln!("bench: generating {}", store.display());
+        let part = part_of(&store);
+        let _ = fs::remove_dir_all(&store);
+        let _ = fs::remove_dir_all(&part);
+        run(
+            Command::new(&self.python)
+                .arg("-c")
+                .arg(ZARR_PYTHON_SCRIPT)
+                .arg("write-shards")
+                .arg(&nc)
+                .arg(&part),
+            None,
+        )?;
+        fs::rename(&part, &store)
+            .with_context(|| format!("cannot rename to {}", store.display()))?;
+        Ok(store)
+    }
+
     /// Fails unless the Python has zarr, numcodecs and h5py.
     pub fn check_zarr_python(&self) -> Result<()> {
         let ok = Command::new(&self.python)

@@ -20,6 +20,7 @@ pub use deflate::Deflate;
 pub use fletcher32::Fletcher32;
 pub use lz4::Lz4;
 pub use lzf::Lzf;
+pub(crate) use numcodecs_only::CRC32C;
 pub use numcodecs_only::{Crc32c, NumcodecsOnly};
 pub use reader::ConfigReader;
 pub use shuffle::{Shuffle, MAX_SHUFFLE_ELEMENT_SIZE};

@@ -40,7 +40,7 @@ impl Codec for NumcodecsOnly {
 #[derive(Debug)]
 pub struct Crc32c;
 
-const CRC32C: CodecEntry = CodecEntry::numcodecs("crc32c", true).core("crc32c");
+pub(crate) const CRC32C: CodecEntry = CodecEntry::numcodecs("crc32c", true).core("crc32c");
 
 impl Codec for Crc32c {
     fn entry(&self) -> &CodecEntry {

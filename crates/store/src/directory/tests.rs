@@ -54,6 +54,25 @@ fn ranges_are_read_within_the_value() {
 }
 
 #[test]
+fn several_ranges_are_read_from_one_open_file() {
+    let dir = scratch();
+    let store = DirectoryStore::new(dir.path());
+    let bytes: Vec<u8> = (0..100).collect();
+    assert!(store.set(&key("c"), &bytes).is_ok());
+    assert_eq!(
+        store
+            .get_ranges(&key("c"), &[(10, 3), (98, 5), (0, 1)])
+            .ok()
+            .flatten(),
+        Some(vec![vec![10, 11, 12], vec![98, 99], vec![0]])
+    );
+    assert_eq!(
+        store.get_ranges(&key("none"), &[(0, 4)]).ok().flatten(),
+        None
+    );
+}
+
+#[test]
 fn a_value_over_the_cap_is_refused() {
     let dir = scratch();
     let store = DirectoryStore::new(dir.path());
