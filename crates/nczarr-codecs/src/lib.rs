@@ -1,6 +1,6 @@
 //! nctools' NCZarr codec library, `libnctools_nczcodecs.so`: the *Codec API* of
 //! netCDF-C's filter guide (Appendix E) for the filters nctools carries whose
-//! chunks are the same bytes in HDF5 and in Zarr (bzip2, blosc and zstd; not lz4, see
+//! chunks are the same bytes in HDF5 and in Zarr (bzip2, blosc, zstd and lzf; not lz4, see
 //! [`exported_filters`]). netCDF-C uses an HDF5 filter plugin in an NCZarr store only when a
 //! codec library beside it translates the filter's parameters (HDF5's `cd_values`) to the
 //! codec JSON NCZarr writes into `.zarray` (`{"id": "zstd","level": 3}`) and back.
@@ -112,10 +112,10 @@ mod tests {
     use codecs::known;
 
     #[test]
-    fn the_library_exports_bzip2_blosc_and_zstd_not_lz4() {
+    fn the_library_exports_bzip2_blosc_zstd_and_lzf_not_lz4() {
         let mut ids: Vec<u32> = exported_filters().collect();
         ids.sort_unstable();
-        let mut expected = vec![known::BZIP2, known::BLOSC, known::ZSTD];
+        let mut expected = vec![known::BZIP2, known::BLOSC, known::ZSTD, known::LZF];
         expected.sort_unstable();
         assert_eq!(ids, expected);
     }
