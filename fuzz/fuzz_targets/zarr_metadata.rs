@@ -67,7 +67,7 @@ fuzz_target!(|data: &[u8]| {
         (ZarrFlavor::Detect, ZarrVersion::V3),
     ] {
         let location = ZarrLocation {
-            root: PathBuf::from("fuzz.zarr"),
+            root: store::StoreRoot::Directory(PathBuf::from("fuzz.zarr")),
             flavor,
             version,
             text: "fuzz.zarr".to_string(),
