@@ -17,12 +17,15 @@
 //! - the target is not one of the inputs under another name (same device and inode:
 //!   `./x.nc` for `x.nc`, a symbolic or hard link).
 //!
-//! URLs other than local Zarr stores are left to the library.
+//! A Zarr target in an object store must not be one of the inputs, nor inside one or
+//! holding one (its writing removes what is under its prefix first); whether the prefix
+//! holds a store or nothing is checked by the writer, which alone can list it. URLs
+//! other than Zarr stores are left to the library.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
-use store::Location;
+use store::{is_url, Location, RemoteRoot, StoreRoot};
 
 /// The Zarr metadata files, one of which is at the top of a store.
 const ZARR_MARKERS: [&str; 4] = [".zgroup", ".zarray", ".zmetadata", "zarr.json"];
@@ -35,7 +38,7 @@ pub fn check(target: &str, inputs: &[&str]) -> anyhow::Result<()> {
         return Ok(());
     };
     match location {
-        Location::File(path) if path.contains("://") => Ok(()),
+        Location::File(path) if is_url(&path) => Ok(()),
         Location::File(path) => {
             let path = Path::new(&path);
             if check_special(target, path, false)? {
@@ -49,8 +52,14 @@ pub fn check(target: &str, inputs: &[&str]) -> anyhow::Result<()> {
             check_not_an_input(target, &resolved, inputs)
         }
         Location::Zarr(zarr) => {
-            check_special(target, &zarr.root, true)?;
-            let resolved = check_link(target, &zarr.root)?;
+            let root = match zarr.root {
+                StoreRoot::Directory(root) => root,
+                StoreRoot::Remote(remote) => {
+                    return check_remote_not_an_input(target, &remote, inputs)
+                }
+            };
+            check_special(target, &root, true)?;
+            let resolved = check_link(target, &root)?;
             check_directory(target, &resolved)?;
             check_zarr_target(target, &resolved)?;
             check_not_an_input(target, &resolved, inputs)
@@ -267,10 +276,41 @@ fn input_path(input: &str) -> Option<PathBuf> {
         return None;
     }
     match Location::parse_input(input).ok()? {
-        Location::Zarr(zarr) => Some(zarr.root),
-        Location::File(path) if path.contains("://") => None,
+        Location::Zarr(zarr) => zarr.root.directory().map(Path::to_path_buf),
+        Location::File(path) if is_url(&path) => None,
         Location::File(path) => Some(PathBuf::from(path)),
     }
+}
+
+/// A target in an object store must not be an input, nor inside one or holding one: the
+/// same bucket and service and server, with one prefix a prefix of the other.
+fn check_remote_not_an_input(
+    target: &str,
+    remote: &RemoteRoot,
+    inputs: &[&str],
+) -> anyhow::Result<()> {
+    let within = |inner: &str, outer: &str| {
+        outer.is_empty() || inner == outer || inner.starts_with(&format!("{outer}/"))
+    };
+    for input in inputs {
+        let Ok(Location::Zarr(zarr)) = Location::parse_input(input) else {
+            continue;
+        };
+        let StoreRoot::Remote(other) = zarr.root else {
+            continue;
+        };
+        let same_bucket = (other.service, &other.bucket, &other.endpoint)
+            == (remote.service, &remote.bucket, &remote.endpoint);
+        if same_bucket
+            && (within(&remote.prefix, &other.prefix) || within(&other.prefix, &remote.prefix))
+        {
+            bail!(
+                "{target}: is the input {input}, or inside it or holding it; writing the \
+                 store would remove the input first; give another prefix for the output"
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The target must not be an input under another name.

@@ -7,14 +7,9 @@ use std::path::Path;
 
 use anyhow::anyhow;
 use ncmodel::{AtomicType, Dataset, Format, TypeRef};
-use store::{Location, StoreReader, StoreWriter, NC_ENOTNC};
+use store::{is_url, Location, StoreReader, StoreWriter, NC_ENOTNC};
 
 use crate::input_kind::{self, InputKind};
-
-/// Whether `path` is a URL (DAP, S3) rather than a path.
-fn is_url(path: &str) -> bool {
-    path.contains("://")
-}
 
 /// How an input is opened.
 #[derive(Debug, Clone, Copy, Default)]
@@ -40,11 +35,11 @@ pub fn open_with(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn St
 }
 
 fn open_zarr(location: &store::ZarrLocation) -> anyhow::Result<Box<dyn StoreReader>> {
-    if !location.root.is_dir() {
+    if let Some(root) = location.root.directory().filter(|root| !root.is_dir()) {
         return Err(anyhow!(
             "{}: no such Zarr store (no directory {})",
             location.text,
-            location.root.display()
+            root.display()
         ));
     }
     let reader = zarr::ZarrReader::open(location)?;
@@ -217,7 +212,7 @@ pub fn zarr_element_size(dataset: &Dataset, var: &ncmodel::Var) -> usize {
 /// netCDF file, a Zarr codec of ours for a Zarr store.
 pub fn output_filter_available(target: &str, id: u32) -> bool {
     match Location::parse_output(target) {
-        Ok(Location::Zarr(_)) => zarr::codec_available(id),
+        Ok(Location::Zarr(location)) => zarr::codec_writable(id, &location),
         _ => ncio::filter_available(id),
     }
 }
@@ -234,9 +229,15 @@ pub fn declare_filters_copied_as_stored(ids: &[u32]) {
     }
 }
 
-/// What to do about a filter that cannot be written to `target`, for messages.
-pub fn output_filter_remedy(target: &str) -> String {
+/// What to do about the filter `id` that cannot be written to `target`, for messages.
+pub fn output_filter_remedy(target: &str, id: u32) -> String {
     match Location::parse_output(target) {
+        Ok(Location::Zarr(_)) if zarr::codec_available(id) => {
+            "its Zarr codec is netCDF-C's NCZarr codec, which numcodecs and zarr-python do \
+             not have, so nctools writes it only into NCZarr stores (Zarr version 2, \
+             #mode=nczarr); write NCZarr, or choose another filter with -F"
+                .to_string()
+        }
         Ok(Location::Zarr(_)) => format!(
             "it has no Zarr codec in nctools (Zarr stores take {})",
             codecs::registry::zarr_filter_names()

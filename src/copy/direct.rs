@@ -1,11 +1,41 @@
 //! Filtered output without HDF5's single-threaded filter pipeline: each slab read from the
 //! input is cut into its output chunks, which are encoded on every core by `codecs`
-//! (shuffle, deflate and the built-in filters: the bytes HDF5 would store) and written
-//! with HDF5's direct chunk write, in order. Edge chunks are padded with zeros, as HDF5
-//! pads them for variables without fill values (the only ones sent here).
+//! (shuffle, deflate, szip and the built-in filters: the bytes HDF5 would store) and
+//! written with HDF5's direct chunk write, in order. Edge chunks are padded with zeros,
+//! as HDF5 pads them for variables without fill values (the only ones sent here).
 
-use codecs::ChunkEncoder;
-use store::ChunkSink;
+use codecs::known::SZIP;
+use codecs::{ChunkEncoder, FilterSpec};
+use store::{ChunkSink, StoredChunk};
+
+/// The encoder of the output variable's `filters` for values of `size` bytes and chunks
+/// of `chunk_bytes`, with the sink `open` gives; `None` when a filter is not encoded
+/// here or the sink cannot be opened. Szip runs with the four words HDF5's set-local
+/// step stored when the variable was created (read back from it: they depend on the
+/// type, its byte order and the chunk's shape), so that its chunks are HDF5's own.
+pub fn encoder_for<'a>(
+    filters: &[FilterSpec],
+    size: usize,
+    chunk_bytes: usize,
+    open: impl FnOnce() -> Option<Box<dyn ChunkSink + 'a>>,
+) -> Option<(Box<dyn ChunkSink + 'a>, ChunkEncoder)> {
+    if !filters.iter().any(|f| f.id == SZIP) {
+        let encoder = ChunkEncoder::new(filters, size, chunk_bytes)?;
+        return Some((open()?, encoder));
+    }
+    let sink = open()?;
+    let stored: Vec<FilterSpec> = filters
+        .iter()
+        .map(|f| match f.id {
+            SZIP => sink
+                .stored_filter_params(SZIP)
+                .map(|words| FilterSpec::new(SZIP, words)),
+            _ => Some(f.clone()),
+        })
+        .collect::<Option<_>>()?;
+    let encoder = ChunkEncoder::new(&stored, size, chunk_bytes)?;
+    Some((sink, encoder))
+}
 
 /// The chunks of one slab: the slab's shape, the chunk shape and the element size.
 #[derive(Debug, Clone)]
@@ -73,13 +103,17 @@ pub fn write_slab(
 ) -> anyhow::Result<()> {
     let offsets = chunks.offsets();
     let per_thread = offsets.len().div_ceil(threads.max(1));
-    let encoded: Vec<anyhow::Result<Vec<Vec<u8>>>> = std::thread::scope(|scope| {
+    let encoded: Vec<anyhow::Result<Vec<StoredChunk>>> = std::thread::scope(|scope| {
         let workers: Vec<_> = offsets
             .chunks(per_thread.max(1))
             .map(|part| {
                 scope.spawn(move || {
                     part.iter()
-                        .map(|o| Ok(encoder.encode(&chunks.gather(bytes, o))?))
+                        .map(|o| {
+                            let (filter_mask, bytes) =
+                                encoder.encode_masked(&chunks.gather(bytes, o))?;
+                            Ok(StoredChunk { filter_mask, bytes })
+                        })
                         .collect::<anyhow::Result<Vec<_>>>()
                 })
             })
@@ -104,7 +138,7 @@ pub fn write_slab(
                 .zip(chunks.start)
                 .map(|(o, s)| o + s)
                 .collect();
-            writer.write(&offset, &chunk)?;
+            writer.write_stored(&offset, &chunk)?;
             index += 1;
         }
     }

@@ -439,7 +439,7 @@ fn output_filter_problems(target: &str, plan: &CopyPlan) -> Vec<String> {
              -F '{path},none' (-F none for every variable)",
             var.path,
             crate::plugins::describe_filter(id),
-            crate::storage::output_filter_remedy(target)
+            crate::storage::output_filter_remedy(target, id)
         ));
     }
     problems

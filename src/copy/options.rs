@@ -92,7 +92,7 @@ pub fn copy_options(args: &CopyArgs) -> anyhow::Result<CopyOptions> {
             || args
                 .input
                 .as_deref()
-                .is_some_and(|i| i.contains("://") && !crate::storage::is_zarr_input(i)),
+                .is_some_and(|i| store::is_url(i) && !crate::storage::is_zarr_input(i)),
     })
 }
 

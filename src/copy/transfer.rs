@@ -176,11 +176,10 @@ impl Transfer<'_> {
             return None;
         }
         let chunk_bytes = sizes.iter().product::<usize>() * size;
-        let encoder = ChunkEncoder::new(plan.pipeline.filters(), size, chunk_bytes)?;
-        let writer = self
-            .writer
-            .hdf5_chunk_sink(&plan.path.groups, &plan.path.name)?;
-        Some((writer, encoder))
+        super::direct::encoder_for(plan.pipeline.filters(), size, chunk_bytes, || {
+            self.writer
+                .hdf5_chunk_sink(&plan.path.groups, &plan.path.name)
+        })
     }
 
     fn copy_raw(

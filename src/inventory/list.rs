@@ -130,6 +130,11 @@ pub fn list_filters(out: &mut impl Write, json: bool) -> anyhow::Result<()> {
             };
             let codec = match &e.codec {
                 Some(codec) if !e.zarr => format!("{codec} (not in Zarr)"),
+                Some(codec)
+                    if codecs::registry::by_numcodecs_id(codec).is_some_and(|c| c.nczarr_only) =>
+                {
+                    format!("{codec} (NCZarr only)")
+                }
                 Some(codec) => codec.clone(),
                 None => dash(),
             };

@@ -150,11 +150,11 @@ fn list_filters_json_has_every_field_and_the_builtins() {
     assert_eq!(bzip2["codec"], "bz2");
     assert_eq!(entry(&entries, 32028)["source"], "none");
     assert_eq!(entry(&entries, 32028)["available"], false);
-    // Zarr codecs are ours, in-process: szip has a codec name but no Zarr codec here.
-    for id in [1, 2, 3, 307, 32001, 32004, 32015] {
+    // Zarr codecs are ours, in-process (szip's, netCDF-C's NCZarr codec, too).
+    for id in [1, 2, 3, 4, 307, 32001, 32004, 32015] {
         assert_eq!(entry(&entries, id)["zarr"], true, "{id}");
     }
-    assert_eq!(entry(&entries, 4)["zarr"], false);
+    assert_eq!(entry(&entries, 5)["zarr"], false);
 }
 
 #[test]

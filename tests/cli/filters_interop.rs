@@ -74,7 +74,7 @@ fn missing<T>(what: &str) -> Option<T> {
 }
 
 /// The project virtualenv's python (made by scripts/setup), with h5py and hdf5plugin.
-fn venv_python() -> Option<PathBuf> {
+pub(crate) fn venv_python() -> Option<PathBuf> {
     let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python3");
     let works = python.is_file()
         && run(Command::new(&python).args(["-c", "import h5py, hdf5plugin"])).code == Some(0);

@@ -785,6 +785,7 @@ fn a_symbolic_link_to_a_zarr_store_replaces_the_store_it_leads_to() {
             "real.zarr",
             "real.zarr/.zattrs",
             "real.zarr/.zgroup",
+            "real.zarr/.zmetadata",
             "real.zarr/v",
             "real.zarr/v/.zarray",
             "real.zarr/v/.zattrs",

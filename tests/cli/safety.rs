@@ -310,8 +310,10 @@ fn an_nczarr_attribute_name_of_70000_bytes_is_read_whole_and_refused_by_netcdf_f
     .unwrap_or_else(|e| panic!("{e}"));
     let store = dir.path().join("s.zarr");
     let url = format!("file://{}#mode=nczarr,file", store.display());
+    // Without consolidated metadata, whose copy of the .zattrs edited below would be
+    // stale.
     let made = Test::ours("ncgen")
-        .args(["-k", "nc4", "-o", &url])
+        .args(["-k", "nc4", "-o", &format!("{url},noconsolidated")])
         .arg(&cdl)
         .run();
     assert_eq!(made.code, Some(0), "{}", made.stderr);

@@ -986,7 +986,8 @@ fn a_codec_we_lack_is_never_silent() {
         );
     }
 
-    // A filter with no codec form cannot go to a Zarr output.
+    // Szip (NCZarr's codec) whose pixels per block exceed a variable's chunk (/small
+    // holds 5 values) is refused before anything is written, as for a netCDF-4 output.
     let input = netcdf4_input(dir.path());
     assert_eq!(input, dir.path().join("in.nc"));
     for target in [

@@ -1,9 +1,10 @@
 //! A filter pipeline, in HDF5's stored order, applied to whole chunks: what HDF5 would
 //! write for them. Only pipelines made entirely of filters implemented here (shuffle,
-//! deflate, fletcher32 and the built-ins: bzip2, blosc, lz4, zstd) are encoded; for any other,
-//! [`ChunkEncoder::new`] answers `None` and HDF5 must do the work.
+//! deflate, fletcher32, szip with the four words HDF5 stores, and the built-ins: bzip2,
+//! blosc, lz4, zstd) are encoded; for any other, [`ChunkEncoder::new`] answers `None` and
+//! HDF5 must do the work.
 
-use crate::known::{DEFLATE, FLETCHER32, SHUFFLE};
+use crate::known::{DEFLATE, FLETCHER32, SHUFFLE, SZIP};
 use crate::FilterSpec;
 
 use crate::codec;
@@ -18,6 +19,10 @@ pub enum EncodeError {
     /// A built-in filter failed.
     #[error("encoding a chunk: {0}")]
     Builtin(#[from] wire::WireError),
+    /// An optional filter was skipped on the chunk, which [`ChunkEncoder::encode`]
+    /// cannot say ([`ChunkEncoder::encode_masked`] can).
+    #[error("encoding a chunk: szip could not shrink it, so HDF5 would store it without szip")]
+    Skipped,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +34,9 @@ enum Step {
     Fletcher32,
     /// A built-in filter of [`wire`] with its parameters (after `set_local`).
     Builtin(u32, Vec<u32>),
+    /// Szip with HDF5's four words: optional in netCDF-4 files, so a chunk it cannot
+    /// shrink is stored without it (its bit set in the chunk's filter mask), as HDF5 does.
+    Szip(Vec<u32>),
 }
 
 /// Encodes chunks through a pipeline of filters implemented here.
@@ -52,6 +60,15 @@ impl ChunkEncoder {
                 (SHUFFLE, [size]) => Some(Step::Shuffle(*size as usize)),
                 (DEFLATE, [level]) if *level <= 9 => Some(Step::Deflate(*level)),
                 (FLETCHER32, []) => Some(Step::Fletcher32),
+                // Szip, which HDF5 has, is encoded here whether the built-ins are on or not.
+                (SZIP, params) => {
+                    let codec = crate::registry::codec_of_hdf5_id(SZIP)?;
+                    Some(Step::Szip(codec.local_params(
+                        params,
+                        element,
+                        chunk_bytes,
+                    )?))
+                }
                 (id, params) if builtins => {
                     let codec = crate::registry::codec_of_hdf5_id(id)?;
                     codec.wire()?;
@@ -64,10 +81,23 @@ impl ChunkEncoder {
         Some(Self { steps })
     }
 
-    /// The bytes HDF5 would store for the chunk `data` (a whole chunk, edges padded).
+    /// The bytes HDF5 would store for the chunk `data` (a whole chunk, edges padded);
+    /// [`EncodeError::Skipped`] where HDF5 would skip an optional filter on it (see
+    /// [`ChunkEncoder::encode_masked`]).
     pub fn encode(&self, data: &[u8]) -> Result<Vec<u8>, EncodeError> {
+        match self.encode_masked(data)? {
+            (0, bytes) => Ok(bytes),
+            _ => Err(EncodeError::Skipped),
+        }
+    }
+
+    /// What HDF5 would store for the chunk `data` (a whole chunk, edges padded): its
+    /// filter mask (bit `i` set where the optional filter `i` was skipped, as HDF5 skips
+    /// szip on a chunk it cannot shrink) and its bytes.
+    pub fn encode_masked(&self, data: &[u8]) -> Result<(u32, Vec<u8>), EncodeError> {
         let mut bytes = data.to_vec();
-        for step in &self.steps {
+        let mut mask = 0u32;
+        for (i, step) in self.steps.iter().enumerate() {
             bytes = match step {
                 Step::Shuffle(size) => codec::shuffle(&bytes, *size),
                 Step::Deflate(level) => {
@@ -79,9 +109,16 @@ impl ChunkEncoder {
                     bytes
                 }
                 Step::Builtin(id, params) => wire::encode(*id, params, &bytes)?,
+                Step::Szip(params) => match crate::kinds::encode_szip_hdf5_chunk(params, &bytes)? {
+                    Some(encoded) => encoded,
+                    None => {
+                        mask |= 1u32.checked_shl(i as u32).unwrap_or(0);
+                        bytes
+                    }
+                },
             };
         }
-        Ok(bytes)
+        Ok((mask, bytes))
     }
 }
 

@@ -40,6 +40,7 @@ pub use codec::{
 pub use decoder::ChunkDecoder;
 pub use encoder::{ChunkEncoder, EncodeError};
 pub use filter::FilterSpec;
+pub use kinds::szip_hdf5_words;
 pub use limit::{
     callback_limit, decoded_chunk_limit, with_decoded_chunk_limit, with_slack, HDF5_MAX_CHUNK_BYTES,
 };

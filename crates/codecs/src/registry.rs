@@ -20,6 +20,7 @@ use crate::nczarr::CodecError;
 use crate::numcodecs;
 use crate::params::Decoded;
 use crate::wire::{Wire, WireError};
+use crate::zarr_codec::ZarrArray;
 
 /// One codec: its facts and its forms. The forms of a codec that is an HDF5 filter
 /// start from the filter's parameter words; a numcodecs codec that is none has only its
@@ -101,6 +102,23 @@ pub trait Codec: Sync + fmt::Debug {
         None
     }
 
+    /// The parameters its chunks run with in the Zarr array `array`, from `params` as
+    /// [`Codec::store_params`] reads them (szip's words come from the array's type and
+    /// shape, as netCDF-C makes them); by default `params` themselves.
+    fn zarr_local_params(
+        &self,
+        params: &[u32],
+        _array: &ZarrArray<'_>,
+    ) -> Result<Vec<u32>, WireError> {
+        Ok(params.to_vec())
+    }
+
+    /// The pipelines `nccopy --try-filters` tries with it by default, in filter syntax
+    /// (stored order: shuffle before the compressor); none by default.
+    fn try_candidates(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Whether its HDF5 chunks can be decoded with the filter's `params` as a file gives
     /// them (szip needs the four words HDF5 stores; netCDF reports two).
     fn decodes_with(&self, _params: &[u32]) -> bool {
@@ -162,7 +180,7 @@ pub struct CodecEntry {
     /// The name of the Zarr version 3 core codec, where the specification has one; the
     /// others are named `numcodecs.ID` in version 3.
     pub v3_core_name: Option<&'static str>,
-    /// Whether nctools encodes and decodes its chunks (szip: not yet, only its forms).
+    /// Whether nctools encodes and decodes its chunks.
     pub implemented: bool,
     /// Whether it encodes (the lossy numcodecs codecs only decode: nctools does not
     /// write their approximations).
@@ -173,6 +191,12 @@ pub struct CodecEntry {
     /// Whether its chunk bytes are the same in an HDF5 file and in a Zarr store, so that
     /// a stored chunk moves from one to the other as it is (lz4 is framed differently).
     pub passthrough: bool,
+    /// The `compression=` name netCDF4-python's `createVariable` gives it, for a
+    /// compressor whose one parameter is its `complevel` (`ncgen -l python`).
+    pub netcdf4_python: Option<&'static str>,
+    /// Whether only netCDF-C's NCZarr has its Zarr codec (numcodecs has none: szip), so
+    /// that nctools writes it into NCZarr stores only.
+    pub nczarr_only: bool,
 }
 
 impl CodecEntry {
@@ -187,6 +211,8 @@ impl CodecEntry {
             encodes: true,
             carried_into_hdf5: false,
             passthrough: true,
+            netcdf4_python: None,
+            nczarr_only: false,
         }
     }
 
@@ -200,12 +226,20 @@ impl CodecEntry {
             encodes,
             carried_into_hdf5: false,
             passthrough: false,
+            netcdf4_python: None,
+            nczarr_only: false,
         }
     }
 
     /// Carried into HDF5 in-process.
     pub(crate) const fn carried(mut self) -> Self {
         self.carried_into_hdf5 = true;
+        self
+    }
+
+    /// netCDF4-python's `compression=NAME, complevel=LEVEL` for it.
+    pub(crate) const fn netcdf4_python(mut self, name: &'static str) -> Self {
+        self.netcdf4_python = Some(name);
         self
     }
 
@@ -221,11 +255,9 @@ impl CodecEntry {
         self
     }
 
-    /// Forms only: nctools neither encodes nor decodes its chunks.
-    pub(crate) const fn forms_only(mut self) -> Self {
-        self.implemented = false;
-        self.encodes = false;
-        self.passthrough = false;
+    /// A Zarr codec only NCZarr has.
+    pub(crate) const fn nczarr_only(mut self) -> Self {
+        self.nczarr_only = true;
         self
     }
 
@@ -353,6 +385,14 @@ pub fn carried_into_hdf5() -> impl Iterator<Item = u32> {
         .filter_map(|c| c.hdf5_id)
 }
 
+/// The pipelines `nccopy --try-filters` tries by default: each codec's
+/// ([`Codec::try_candidates`]), in [`CODECS`]' order.
+pub fn try_candidates() -> impl Iterator<Item = &'static str> {
+    CODECS
+        .iter()
+        .flat_map(|c| c.try_candidates().iter().copied())
+}
+
 /// The codecs nctools registers with HDF5 in-process (and builds plugins of), in
 /// [`CODECS`]' order: each has an HDF5 id and a [`Codec::wire`].
 pub fn carried_codecs() -> impl Iterator<Item = &'static dyn Codec> {
@@ -473,7 +513,7 @@ mod tests {
         assert_eq!(carried_names(), "bzip2, blosc, lz4, zstd and lzf");
         assert_eq!(
             zarr_filter_names(),
-            "deflate (zlib), shuffle, fletcher32, bzip2 (bz2), blosc, lz4, zstd and lzf (imagecodecs_lzf)"
+            "deflate (zlib), shuffle, fletcher32, szip, bzip2 (bz2), blosc, lz4, zstd and lzf (imagecodecs_lzf)"
         );
     }
 }

@@ -2,7 +2,8 @@
 //! numcodecs codec zarr-python writes (Zarr version 2) and as its version 3 codec, and
 //! back; each codec's own file (`crate::kinds`) says how. Numbers are written as JSON
 //! numbers; on input, numbers written as strings (as netCDF-C's codec plugins write
-//! them) are read too. szip has no Zarr codec here: [`zarr_codec`] refuses it.
+//! them) are read too. szip's codec is netCDF-C's NCZarr one; its chunks need the words
+//! [`local_filter`] makes from the array.
 //!
 //! Codecs with no HDF5 filter are translated between versions all the same; `gzip` and
 //! `crc32c` are core Zarr version 3 codecs and keep their names there, the others (and
@@ -13,6 +14,44 @@ use serde_json::{json, Map, Value};
 use crate::filter::FilterSpec;
 use crate::nczarr::{codec_of_object, CodecError};
 use crate::registry;
+use crate::wire::WireError;
+
+/// What a codec may need to know of the Zarr array whose chunks it encodes besides its
+/// JSON (szip's bits per pixel and pixels per scanline come from it).
+#[derive(Debug, Clone, Copy)]
+pub struct ZarrArray<'a> {
+    /// Bytes of one value as stored.
+    pub element_size: usize,
+    /// The array's shape.
+    pub shape: &'a [usize],
+    /// Its chunk shape.
+    pub chunks: &'a [usize],
+    /// Whether its values are stored big-endian.
+    pub big_endian: bool,
+}
+
+impl ZarrArray<'_> {
+    /// An array known only by its values of `element_size` bytes, little-endian (one
+    /// value per chunk: a codec that needs more refuses it).
+    pub fn of_element(element_size: usize) -> ZarrArray<'static> {
+        ZarrArray {
+            element_size,
+            shape: &[],
+            chunks: &[],
+            big_endian: false,
+        }
+    }
+}
+
+/// `filter` (as [`filter_of_codec`] reads it from a store) with the parameters its
+/// chunks run with in `array` ([`crate::registry::Codec::zarr_local_params`]).
+pub fn local_filter(filter: &FilterSpec, array: &ZarrArray<'_>) -> Result<FilterSpec, WireError> {
+    let codec = registry::codec_of_hdf5_id(filter.id).ok_or(WireError::Unknown(filter.id))?;
+    Ok(FilterSpec::new(
+        filter.id,
+        codec.zarr_local_params(&filter.params, array)?,
+    ))
+}
 
 /// The Zarr version 3 array-to-bytes codec that lays elements out in a byte order.
 pub const V3_BYTES: &str = "bytes";

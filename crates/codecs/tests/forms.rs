@@ -80,12 +80,36 @@ fn hdf5_filters_translate_to_every_form_and_back() {
     }
 }
 
+/// The filter of [`filter`] as HDF5 stores it for the chunks of [`data`] (one
+/// dimension of 4096 values): szip's four words, after HDF5's set-local step.
+fn stored(codec: &CodecEntry) -> FilterSpec {
+    let filter = filter(codec);
+    match codec.numcodecs_id {
+        "szip" => {
+            let words = codecs::szip_hdf5_words(&filter.params, 4, false, 4096, 4096);
+            FilterSpec::new(filter.id, words.unwrap_or_default())
+        }
+        _ => filter,
+    }
+}
+
+/// The Zarr array whose chunks are [`data`]: 64 x 64 chunks of 64 x 100 int32 values
+/// (szip's scanline is the array's last dimension in NCZarr, the chunk's in HDF5).
+fn array() -> zarr_codec::ZarrArray<'static> {
+    zarr_codec::ZarrArray {
+        element_size: 4,
+        shape: &[64, 100],
+        chunks: &[64, 64],
+        big_endian: false,
+    }
+}
+
 #[test]
 fn hdf5_chunks_round_trip_and_are_zarr_chunks_when_the_registry_says_so() {
     let data = data();
     for codec in registry::hdf5_codecs().filter(|c| c.implemented) {
         let label = codec.name();
-        let filters = [filter(codec)];
+        let filters = [stored(codec)];
         let encoder = ChunkEncoder::new(&filters, 4, data.len())
             .unwrap_or_else(|| panic!("{label}: no HDF5 encoder"));
         let hdf5 = encoder
@@ -99,7 +123,9 @@ fn hdf5_chunks_round_trip_and_are_zarr_chunks_when_the_registry_says_so() {
         assert!(decoded == data, "{label}: HDF5 round trip");
         // Zarr's chunks, through the codec's numcodecs JSON as a store declares it.
         let json = zarr_codec::zarr_codec(&filters[0], 4).unwrap_or_else(|e| panic!("{e}"));
-        let stored = zarr_codec::filter_of_codec(&json).unwrap_or_else(|e| panic!("{e}"));
+        let declared = zarr_codec::filter_of_codec(&json).unwrap_or_else(|e| panic!("{e}"));
+        let stored = zarr_codec::local_filter(&declared, &array())
+            .unwrap_or_else(|e| panic!("{label}: {e}"));
         let zarr = numcodecs::encode(&stored, 4, &data).unwrap_or_else(|e| panic!("{label}: {e}"));
         let decoded =
             numcodecs::decode(&stored, 4, &zarr, data.len()).unwrap_or_else(|e| panic!("{e}"));
@@ -219,6 +245,55 @@ fn szip_chunks_round_trip_with_hdf5s_parameters() {
     assert!(decoded == data);
     // The two words netCDF reports are not enough: HDF5 decodes those chunks itself.
     assert!(ChunkDecoder::new(&[FilterSpec::new(4, vec![32, 32])], 4).is_none());
-    // HDF5 encodes szip itself: the local parameters need the chunk's shape.
-    assert!(ChunkEncoder::new(&[FilterSpec::new(4, params.to_vec())], 4, data.len()).is_none());
+    // HDF5's four words encode HDF5's chunks: those that do not shrink are stored without
+    // szip, its bit set in the chunk's filter mask, as HDF5 skips an optional filter.
+    let encoder = ChunkEncoder::new(&[FilterSpec::new(4, params.to_vec())], 4, data.len())
+        .unwrap_or_else(|| panic!("no szip encoder"));
+    let masked = encoder
+        .encode_masked(&data)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(masked, (0, encoded));
+    let noise: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let masked = encoder
+        .encode_masked(&noise)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(masked, (1, noise.clone()));
+    assert!(matches!(
+        encoder.encode(&noise),
+        Err(codecs::EncodeError::Skipped)
+    ));
+}
+
+/// HDF5's szip words (`H5Pset_szip`, then its set-local step), as libhdf5 stored them in
+/// files the reference nccopy wrote with `-F '*,4,32,32'` (h5py's `get_filter`): mask 169
+/// (ALLOW_K13, LSB, NN, RAW), bits per pixel from the type, the scanline from the chunk's
+/// fastest dimension, or the chunk's values where that is shorter than a block; and the
+/// types and chunks HDF5 refuses.
+#[test]
+fn szip_words_are_hdf5s() {
+    let words = |element, scanline, values| {
+        codecs::szip_hdf5_words(&[32, 32], element, false, scanline, values)
+    };
+    assert_eq!(words(4, 37, 370), Some(vec![169, 32, 32, 37]));
+    assert_eq!(words(8, 37, 370), Some(vec![169, 32, 64, 37]));
+    assert_eq!(words(1, 37, 370), Some(vec![169, 32, 8, 37]));
+    assert_eq!(words(2, 13, 91), Some(vec![169, 32, 16, 91]));
+    assert_eq!(words(4, 26, 364), Some(vec![169, 32, 32, 364]));
+    // At most 128 blocks to a scanline.
+    assert_eq!(words(4, 5000, 50_000), Some(vec![169, 32, 32, 4096]));
+    assert_eq!(
+        codecs::szip_hdf5_words(&[4, 8], 4, false, 3000, 30_000),
+        Some(vec![141, 8, 32, 1024])
+    );
+    // Big-endian values: MSB instead of LSB.
+    assert_eq!(
+        codecs::szip_hdf5_words(&[32, 32], 4, true, 37, 370),
+        Some(vec![177, 32, 32, 37])
+    );
+    // Values of 16 bytes; a chunk smaller than a block; an odd block.
+    assert_eq!(words(16, 37, 370), None);
+    assert_eq!(words(4, 10, 20), None);
+    assert_eq!(codecs::szip_hdf5_words(&[32, 7], 4, false, 37, 370), None);
 }

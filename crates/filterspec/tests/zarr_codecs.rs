@@ -120,10 +120,19 @@ fn a_shuffle_keeps_its_element_size_within_bounds() {
 }
 
 #[test]
-fn szip_has_no_codec_and_unknown_codecs_are_named() {
+fn szip_has_netcdf_cs_codec_and_unknown_codecs_are_named() {
+    // netCDF-C's NCZarr codec: the mask and pixels per block as given.
     assert_eq!(
         zarr_codec(&FilterSpec::new(4, [4, 32]), 4),
-        Err(CodecError::NoCodec { id: 4 })
+        Ok(json!({"id": "szip", "mask": 4, "pixels-per-block": 32}))
+    );
+    assert_eq!(
+        filter_of_codec(&json!({"id": "szip", "mask": 32, "pixels-per-block": 8})),
+        Ok(FilterSpec::new(4, [32, 8]))
+    );
+    assert_eq!(
+        zarr_codec(&FilterSpec::new(32017, [1]), 4),
+        Err(CodecError::NoCodec { id: 32017 })
     );
     let Err(error) = filter_of_codec(&json!({"id": "zfpy", "mode": 4})) else {
         panic!("zfpy translated");

@@ -170,6 +170,10 @@ impl ChunkSink for DirectChunkWriter<'_> {
     fn set_shape(&self, shape: &[usize]) -> Result<(), StoreError> {
         DirectChunkWriter::set_shape(self, shape)
     }
+
+    fn stored_filter_params(&self, id: u32) -> Option<Vec<u32>> {
+        DirectChunkWriter::stored_filter_params(self, id)
+    }
 }
 
 impl ChunkSource for StoredChunkReader<'_> {

@@ -75,6 +75,14 @@ impl DirectChunkWriter<'_> {
         self.write_masked(offset, chunk.filter_mask, &chunk.bytes)
     }
 
+    /// The parameter words HDF5 stores for the variable's filter `id`, as its set-local
+    /// callback completed them when the variable was created (szip's four words: the
+    /// option mask, pixels per block, bits per pixel and pixels per scanline); `None`
+    /// when the variable has no such filter.
+    pub fn stored_filter_params(&self, id: u32) -> Option<Vec<u32>> {
+        with_lib(|lib| self.target.filter_params(lib, id))
+    }
+
     /// Sets the variable's current shape, before chunks beyond it are written.
     pub fn set_shape(&self, shape: &[usize]) -> Result<(), NcError> {
         if with_lib(|lib| self.target.set_extent(lib, shape)) {

@@ -133,6 +133,39 @@ pub trait KeyValueStore: Send + Sync + fmt::Debug {
         None
     }
 
+    /// Whether [`KeyValueStore::list_dir`] can answer at all: `false` for a plain HTTP
+    /// server, where a store can be read only through metadata that names every node
+    /// (consolidated metadata, NCZarr's), taken as it is.
+    fn lists(&self) -> bool {
+        true
+    }
+
     /// Stores `value` under `key`, replacing what was there.
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError>;
+
+    /// Removes the value of `key`, if there is one: how a writer that cannot rename takes
+    /// back a marker of its own. Refused by default, as [`KeyValueStore::remove_all`].
+    fn remove(&self, key: &StoreKey) -> Result<(), StorageError> {
+        Err(StorageError::Io {
+            what: self.describe(key),
+            source: std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "this store does not remove values",
+            ),
+        })
+    }
+
+    /// Removes every value under `prefix` (every value of the store for the root):
+    /// how a writer that cannot rename (an object store) replaces a store or takes
+    /// back what it wrote. Stores written under a temporary name never need it, and
+    /// refuse it by default.
+    fn remove_all(&self, prefix: &StoreKey) -> Result<(), StorageError> {
+        Err(StorageError::Io {
+            what: self.describe(prefix),
+            source: std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "this store does not remove values",
+            ),
+        })
+    }
 }

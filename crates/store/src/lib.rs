@@ -24,7 +24,10 @@ pub use directory::DirectoryStore;
 pub use error::{StoreError, NC_EHDFERR, NC_ENOFILTER, NC_ENOTNC};
 pub use key::{KeyError, StoreKey};
 pub use kv::{KeyValueStore, Listing, StorageError};
-pub use location::{Location, LocationError, ZarrFlavor, ZarrLocation, ZarrVersion};
+pub use location::{
+    is_url, Location, LocationError, RemoteRoot, RemoteService, StoreRoot, ZarrFlavor,
+    ZarrLocation, ZarrVersion,
+};
 pub use memory::MemoryStore;
 pub use raw::{is_raw_type, RawBuffer};
 pub use traits::{ChunkSink, ChunkSource, StoreReader, StoreWriter, StoredChunk, VarHandle};

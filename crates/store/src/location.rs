@@ -1,5 +1,6 @@
-//! Where a path leads: a netCDF file (or a URL libnetcdf opens) or a Zarr store. This is
-//! the only place that decides it; the tools never ask "is this Zarr" themselves.
+//! Where a path leads: a netCDF file (or a URL libnetcdf opens) or a Zarr store, on the
+//! local file system or in an object store. This is the only place that decides it; the
+//! tools never ask "is this Zarr" or "is this a URL" themselves.
 //!
 //! Accepted Zarr forms:
 //! - netCDF-C's URLs: `file://PATH#mode=nczarr,file`, `#mode=zarr,file`,
@@ -7,30 +8,136 @@
 //!   `#mode=zarr,v3` for Zarr version 3;
 //! - for input, a plain directory that holds `.zgroup`, `.zarray`, `.zmetadata` or
 //!   `zarr.json`;
-//! - for output, a plain path whose name ends in `.zarr` (an NCZarr store, version 2).
+//! - for output, a plain path whose name ends in `.zarr` (an NCZarr store, version 2);
+//! - object stores ([`RemoteRoot`]): `s3://BUCKET/PREFIX`, `gs://BUCKET/PREFIX`,
+//!   `az://CONTAINER/PREFIX` (with or without a `#mode=` fragment), netCDF-C's
+//!   `https://HOST/BUCKET/KEY#mode=nczarr,s3` (path-style S3 on that host, or the
+//!   bucket and region taken from an `amazonaws.com` host), and plain
+//!   `https://HOST/PATH#mode=zarr` (or `nczarr`, `xarray`...; read only).
 
 use std::path::{Path, PathBuf};
+
+/// Whether `text` is a URL (`scheme://...`) rather than a path: libnetcdf's DAP and
+/// byte-range URLs as much as object stores.
+pub fn is_url(text: &str) -> bool {
+    text.split_once("://")
+        .is_some_and(|(scheme, _)| !scheme.is_empty() && scheme.chars().all(is_scheme_char))
+}
+
+fn is_scheme_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')
+}
 
 /// What a path names.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Location {
     /// A file (or URL) for libnetcdf: netCDF-3, netCDF-4/HDF5, DAP.
     File(String),
-    /// A Zarr store on the local file system.
+    /// A Zarr store, on the local file system or in an object store.
     Zarr(ZarrLocation),
 }
 
-/// A Zarr store on disk and how to read or write it.
+/// A Zarr store and how to read or write it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ZarrLocation {
-    /// The store's root directory.
-    pub root: PathBuf,
+    /// Where the store's root is: a directory or a prefix in an object store.
+    pub root: StoreRoot,
     /// The metadata conventions.
     pub flavor: ZarrFlavor,
     /// The Zarr format version.
     pub version: ZarrVersion,
     /// The text the user gave, for messages.
     pub text: String,
+}
+
+/// Where a store's root is: the backend its keys are read from and written to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StoreRoot {
+    /// A directory on the local file system.
+    Directory(PathBuf),
+    /// A prefix in an object store, or a base URL of a plain HTTP server.
+    Remote(RemoteRoot),
+}
+
+impl StoreRoot {
+    /// The directory, for a store on the local file system.
+    pub fn directory(&self) -> Option<&Path> {
+        match self {
+            Self::Directory(path) => Some(path),
+            Self::Remote(_) => None,
+        }
+    }
+
+    /// The last segment of the root's path or prefix (`x.zarr` for `/data/x.zarr` or
+    /// `s3://b/data/x.zarr`), empty when there is none.
+    pub fn last_name(&self) -> &str {
+        match self {
+            Self::Directory(path) => path.file_name().and_then(|n| n.to_str()).unwrap_or(""),
+            Self::Remote(remote) => remote.prefix.rsplit('/').next().unwrap_or(""),
+        }
+    }
+}
+
+/// Which service holds a remote store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RemoteService {
+    /// Amazon S3 or a server speaking its protocol (MinIO, Ceph, moto...).
+    S3,
+    /// Google Cloud Storage.
+    Gcs,
+    /// Azure Blob Storage.
+    Azure,
+    /// A plain HTTP(S) server, read only.
+    Http,
+}
+
+impl RemoteService {
+    /// Whether stores of this service can be written.
+    pub fn writable(self) -> bool {
+        self != Self::Http
+    }
+}
+
+/// A store in an object store, as the URL named it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemoteRoot {
+    /// The service.
+    pub service: RemoteService,
+    /// The bucket (the container for Azure); empty for [`RemoteService::Http`].
+    pub bucket: String,
+    /// The keys' prefix inside the bucket (the URL's path for HTTP), without a leading or
+    /// trailing `/`; empty for the bucket's top.
+    pub prefix: String,
+    /// The server, `scheme://host[:port]`, when the URL named one (S3 path-style URLs,
+    /// HTTP); `None` for the service's own (or the environment's) endpoint.
+    pub endpoint: Option<String>,
+    /// The region the URL named (`s3.REGION.amazonaws.com`, `#...&aws.region=R`).
+    pub region: Option<String>,
+    /// The AWS profile the URL named (`#...&aws.profile=P`, as netCDF-C reads it).
+    pub profile: Option<String>,
+}
+
+impl RemoteRoot {
+    /// The store's root as a URL, for messages and comparisons:
+    /// `s3://bucket/prefix`, `gs://...`, `az://...`, or the HTTP URL.
+    pub fn url(&self) -> String {
+        let join = |base: &str| {
+            if self.prefix.is_empty() {
+                base.to_string()
+            } else {
+                format!("{base}/{}", self.prefix)
+            }
+        };
+        match self.service {
+            RemoteService::Http => join(self.endpoint.as_deref().unwrap_or("")),
+            RemoteService::S3 => match &self.endpoint {
+                Some(endpoint) => join(&format!("{endpoint}/{}", self.bucket)),
+                None => join(&format!("s3://{}", self.bucket)),
+            },
+            RemoteService::Gcs => join(&format!("gs://{}", self.bucket)),
+            RemoteService::Azure => join(&format!("az://{}", self.bucket)),
+        }
+    }
 }
 
 /// Which metadata conventions a store follows.
@@ -73,7 +180,7 @@ pub struct LocationError {
 impl Location {
     /// Where the input path `text` leads. A plain directory that is a Zarr store is Zarr.
     pub fn parse_input(text: &str) -> Result<Self, LocationError> {
-        if let Some(location) = Self::parse_url(text)? {
+        if let Some(location) = Self::parse_url(text, ZarrFlavor::Detect)? {
             return Ok(location);
         }
         let path = Path::new(text);
@@ -84,7 +191,7 @@ impl Location {
                 ZarrVersion::V2
             };
             return Ok(Self::Zarr(ZarrLocation {
-                root: path.to_path_buf(),
+                root: StoreRoot::Directory(path.to_path_buf()),
                 flavor: ZarrFlavor::Detect,
                 version,
                 text: text.to_string(),
@@ -96,13 +203,13 @@ impl Location {
     /// Where the output path `text` leads. A plain path ending in `.zarr` is an NCZarr
     /// store (Zarr version 2).
     pub fn parse_output(text: &str) -> Result<Self, LocationError> {
-        if let Some(location) = Self::parse_url(text)? {
+        if let Some(location) = Self::parse_url(text, ZarrFlavor::NcZarr)? {
             return Ok(location);
         }
         let trimmed = text.trim_end_matches('/');
         if trimmed.ends_with(".zarr") || is_zarr_store(Path::new(text)) {
             return Ok(Self::Zarr(ZarrLocation {
-                root: PathBuf::from(trimmed),
+                root: StoreRoot::Directory(PathBuf::from(trimmed)),
                 flavor: ZarrFlavor::NcZarr,
                 version: ZarrVersion::V2,
                 text: text.to_string(),
@@ -116,24 +223,48 @@ impl Location {
         matches!(self, Self::Zarr(_))
     }
 
-    /// A `file://` URL with a Zarr `mode=`; `None` for anything else.
-    fn parse_url(text: &str) -> Result<Option<Self>, LocationError> {
-        let Some((base, fragment)) = text.split_once('#') else {
-            return Ok(None);
-        };
-        let words: Vec<&str> = fragment
+    /// A URL with a Zarr `mode=`, or an object store's URL (`s3://`, `gs://`, `az://`,
+    /// which are Zarr stores of `default_flavor` without a `mode=`); `None` for
+    /// anything else.
+    fn parse_url(text: &str, default_flavor: ZarrFlavor) -> Result<Option<Self>, LocationError> {
+        let (base, fragment) = text.split_once('#').unwrap_or((text, ""));
+        let params: Vec<(&str, &str)> = fragment
             .split('&')
-            .filter_map(|pair| pair.strip_prefix("mode="))
-            .flat_map(|modes| modes.split(','))
+            .map(|pair| pair.split_once('=').unwrap_or((pair, "")))
+            .collect();
+        let param = |name: &str| {
+            params
+                .iter()
+                .find(|(key, _)| key.eq_ignore_ascii_case(name))
+                .map(|(_, value)| value.to_string())
+                .filter(|value| !value.is_empty())
+        };
+        let words: Vec<&str> = params
+            .iter()
+            .filter(|(key, _)| *key == "mode")
+            .flat_map(|(_, modes)| modes.split(','))
             .map(str::trim)
             .collect();
         let has = |w: &str| words.iter().any(|x| x.eq_ignore_ascii_case(w));
+        if has("bytes") {
+            // netCDF-C's byte-range access to a netCDF file (in S3 or on a server).
+            return Ok(None);
+        }
+        let scheme = base
+            .split_once("://")
+            .map(|(scheme, _)| scheme.to_ascii_lowercase())
+            .filter(|_| is_url(base));
+        let object_scheme = scheme
+            .as_deref()
+            .is_some_and(|s| OBJECT_SCHEMES.contains(&s));
         let flavor = if has("nczarr") {
             ZarrFlavor::NcZarr
         } else if has("noxarray") {
             ZarrFlavor::NoXarray
         } else if has("zarr") || has("xarray") {
             ZarrFlavor::Xarray
+        } else if object_scheme {
+            default_flavor
         } else {
             return Ok(None);
         };
@@ -141,46 +272,179 @@ impl Location {
             text: text.to_string(),
             reason,
         };
-        for storage in ["s3", "zip", "gs3"] {
-            if has(storage) {
-                return Err(fail(format!(
-                    "Zarr stores in {storage} storage are not supported; nctools reads and \
-                     writes Zarr stores in directories (mode=...,file)"
-                )));
-            }
-        }
-        let root = if let Some(path) = base.strip_prefix("file://") {
-            path
-        } else if let Some(path) = base.strip_prefix("file:") {
-            path
-        } else if base.contains("://") {
+        if has("zip") {
             return Err(fail(
-                "only file:// URLs can name a Zarr store here; copy the store to a local \
-                 directory first"
+                "Zarr stores in zip storage are not supported; nctools reads and writes Zarr \
+                 stores in directories (mode=...,file) and object stores (s3://, gs://, az://)"
                     .to_string(),
             ));
-        } else {
-            base
-        };
-        if root.is_empty() {
-            return Err(fail("the URL names no directory".to_string()));
         }
         let version = if has("v3") {
-            ZarrVersion::V3
+            Some(ZarrVersion::V3)
         } else if has("v2") {
-            ZarrVersion::V2
-        } else if Path::new(root).join("zarr.json").is_file() {
-            ZarrVersion::V3
+            Some(ZarrVersion::V2)
         } else {
-            ZarrVersion::V2
+            None
         };
+        let root = match scheme.as_deref() {
+            None => directory_root(base).map_err(fail)?,
+            Some("file") => directory_root(&base["file://".len()..]).map_err(fail)?,
+            Some(scheme) if object_scheme || scheme == "http" || scheme == "https" => {
+                let rest = &base[scheme.len() + "://".len()..];
+                let mut remote =
+                    remote_root(scheme, rest, has("s3") || has("gs3")).map_err(fail)?;
+                if let Some(region) = param("aws.region") {
+                    remote.region = Some(region);
+                }
+                remote.profile = param("aws.profile");
+                StoreRoot::Remote(remote)
+            }
+            Some(scheme) => {
+                return Err(fail(format!(
+                    "{scheme}:// URLs cannot name a Zarr store; nctools reads and writes \
+                     Zarr stores in directories (file://), S3 (s3://, or https:// with \
+                     mode=...,s3), Google Cloud Storage (gs://), Azure (az://) and on \
+                     HTTP servers (https://, read only)"
+                )))
+            }
+        };
+        let version = version.unwrap_or_else(|| match &root {
+            StoreRoot::Directory(dir) if dir.join("zarr.json").is_file() => ZarrVersion::V3,
+            _ => ZarrVersion::V2,
+        });
         Ok(Some(Self::Zarr(ZarrLocation {
-            root: PathBuf::from(root),
+            root,
             flavor,
             version,
             text: text.to_string(),
         })))
     }
+}
+
+/// The URL schemes that name an object store whatever their fragment says.
+const OBJECT_SCHEMES: [&str; 4] = ["s3", "gs", "gs3", "az"];
+
+/// A `file:` URL's path (or a plain path) as a directory root.
+fn directory_root(path: &str) -> Result<StoreRoot, String> {
+    let path = path.strip_prefix("file:").unwrap_or(path);
+    if path.is_empty() {
+        return Err("the URL names no directory".to_string());
+    }
+    Ok(StoreRoot::Directory(PathBuf::from(path)))
+}
+
+/// The remote store the URL `scheme://rest` (fragment removed) names; `s3` when the
+/// fragment's modes say `s3` (an `https://` URL is then S3's, not a plain server's).
+fn remote_root(scheme: &str, rest: &str, s3: bool) -> Result<RemoteRoot, String> {
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let path = path.trim_matches('/');
+    if authority.is_empty() {
+        return Err("the URL names no bucket or host".to_string());
+    }
+    let mut root = RemoteRoot {
+        service: RemoteService::S3,
+        bucket: String::new(),
+        prefix: String::new(),
+        endpoint: None,
+        region: None,
+        profile: None,
+    };
+    let first_and_rest = |path: &str| -> (String, String) {
+        let (first, rest) = path.split_once('/').unwrap_or((path, ""));
+        (first.to_string(), rest.to_string())
+    };
+    match scheme {
+        "gs" | "gs3" => {
+            root.service = RemoteService::Gcs;
+            (root.bucket, root.prefix) = (authority.to_string(), path.to_string());
+        }
+        "az" => {
+            root.service = RemoteService::Azure;
+            (root.bucket, root.prefix) = (authority.to_string(), path.to_string());
+        }
+        "s3" if !is_aws_host(authority) => {
+            (root.bucket, root.prefix) = (authority.to_string(), path.to_string());
+        }
+        "s3" | "http" | "https" if s3 || scheme == "s3" => {
+            if is_aws_host(authority) {
+                let (bucket, region) = aws_host(authority)?;
+                root.region = region;
+                match bucket {
+                    Some(bucket) => (root.bucket, root.prefix) = (bucket, path.to_string()),
+                    None => (root.bucket, root.prefix) = first_and_rest(path),
+                }
+            } else {
+                root.endpoint = Some(format!("{scheme}://{authority}"));
+                (root.bucket, root.prefix) = first_and_rest(path);
+            }
+        }
+        _ => {
+            root.service = RemoteService::Http;
+            root.endpoint = Some(format!("{scheme}://{authority}"));
+            root.prefix = path.to_string();
+        }
+    }
+    if root.service != RemoteService::Http && root.bucket.is_empty() {
+        return Err("the URL names no bucket".to_string());
+    }
+    Ok(root)
+}
+
+/// Whether `authority` is an Amazon S3 host name (`...amazonaws.com`).
+fn is_aws_host(authority: &str) -> bool {
+    let host = authority.split(':').next().unwrap_or("");
+    host.to_ascii_lowercase().ends_with(".amazonaws.com")
+}
+
+/// The bucket and region an Amazon S3 host name holds, as netCDF-C splits it:
+/// `BUCKET.s3.REGION.amazonaws.com`, `BUCKET.s3.amazonaws.com`,
+/// `s3.REGION.amazonaws.com`, `s3.amazonaws.com`.
+fn aws_host(authority: &str) -> Result<(Option<String>, Option<String>), String> {
+    let host = authority
+        .split(':')
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let segments: Vec<&str> = host.split('.').collect();
+    let owned = |s: &str| Some(s.to_string());
+    match segments.as_slice() {
+        ["s3", "amazonaws", "com"] => Ok((None, None)),
+        ["s3", region, "amazonaws", "com"] => Ok((None, owned(region))),
+        [bucket, "s3", "amazonaws", "com"] => Ok((owned(bucket), None)),
+        [bucket, "s3", region, "amazonaws", "com"] => Ok((owned(bucket), owned(region))),
+        _ => Err(format!(
+            "{host} is not an Amazon S3 host name nctools knows (s3.REGION.amazonaws.com or \
+             BUCKET.s3.REGION.amazonaws.com)"
+        )),
+    }
+}
+
+impl ZarrLocation {
+    /// Whether the store's metadata is consolidated: written with consolidated metadata
+    /// (`.zmetadata`, or the root `zarr.json`'s `consolidated_metadata` in version 3),
+    /// and read through it when it has some. On by default; the URL word
+    /// `mode=...,noconsolidated` turns it off (netCDF-C's `consolidated`, which asks for
+    /// it, is accepted). Between `consolidated` and `noconsolidated` the negative word
+    /// wins, whatever their order, as with netCDF-C's `noxarray`.
+    pub fn consolidated(&self) -> bool {
+        let Some((_, fragment)) = self.text.split_once('#') else {
+            return true;
+        };
+        !mode_words(fragment)
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case("noconsolidated"))
+    }
+}
+
+/// The words of a URL fragment's `mode=` parts (`log&mode=zarr,file` gives `zarr`,
+/// `file`).
+fn mode_words(fragment: &str) -> Vec<&str> {
+    fragment
+        .split('&')
+        .filter_map(|pair| pair.strip_prefix("mode="))
+        .flat_map(|modes| modes.split(','))
+        .map(str::trim)
+        .collect()
 }
 
 /// Whether `path` is a directory holding Zarr metadata at its root.
@@ -205,7 +469,10 @@ mod tests {
     #[test]
     fn netcdf_c_url_modes() {
         let z = zarr("file:///data/out.zarr#mode=nczarr,file");
-        assert_eq!(z.root, PathBuf::from("/data/out.zarr"));
+        assert_eq!(
+            z.root,
+            StoreRoot::Directory(PathBuf::from("/data/out.zarr"))
+        );
         assert_eq!(z.flavor, ZarrFlavor::NcZarr);
         assert_eq!(z.version, ZarrVersion::V2);
         assert_eq!(zarr("file:///d#mode=zarr,file").flavor, ZarrFlavor::Xarray);
@@ -219,10 +486,25 @@ mod tests {
     }
 
     #[test]
+    fn consolidated_unless_the_url_says_noconsolidated() {
+        assert!(zarr("file:///d#mode=zarr,file").consolidated());
+        assert!(zarr("file:///d#mode=zarr,consolidated").consolidated());
+        assert!(!zarr("file:///d#mode=nczarr,noconsolidated").consolidated());
+        assert!(!zarr("file:///d#mode=noconsolidated,zarr,consolidated").consolidated());
+        assert!(!zarr("file:///d#log&mode=zarr,NoConsolidated").consolidated());
+        let Ok(Location::Zarr(z)) = Location::parse_output("out.zarr") else {
+            panic!("not zarr");
+        };
+        assert!(z.consolidated());
+    }
+
+    #[test]
     fn other_paths_and_urls_are_files() {
         for text in [
             "x.nc",
             "http://server/dods/x",
+            "s3://bucket/x.nc#mode=bytes",
+            "https://s3.us-east-1.amazonaws.com/b/x.nc#mode=bytes,s3",
             "file:///x.nc",
             "/tmp/x.zarr",
         ] {
@@ -236,10 +518,80 @@ mod tests {
             panic!("zip storage accepted");
         };
         assert!(error.reason.contains("zip storage"), "{error}");
-        let Err(error) = Location::parse_input("https://h/b#mode=nczarr,s3") else {
-            panic!("s3 storage accepted");
+        let Err(error) = Location::parse_input("ftp://h/b#mode=nczarr") else {
+            panic!("ftp accepted");
         };
-        assert!(error.reason.contains("s3"), "{error}");
+        assert!(error.reason.contains("ftp://"), "{error}");
+        assert!(Location::parse_input("s3:///key").is_err());
+        assert!(Location::parse_input("https://h/#mode=nczarr,s3").is_err());
+    }
+
+    fn remote(text: &str) -> (RemoteRoot, ZarrFlavor) {
+        match Location::parse_output(text) {
+            Ok(Location::Zarr(ZarrLocation {
+                root: StoreRoot::Remote(r),
+                flavor,
+                ..
+            })) => (r, flavor),
+            other => panic!("{text}: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn object_store_urls() {
+        let (r, flavor) = remote("s3://bucket/a/b.zarr/");
+        assert_eq!(
+            (r.service, r.bucket.as_str()),
+            (RemoteService::S3, "bucket")
+        );
+        assert_eq!(
+            (r.prefix.as_str(), r.endpoint.as_deref()),
+            ("a/b.zarr", None)
+        );
+        assert_eq!(flavor, ZarrFlavor::NcZarr);
+        assert_eq!(r.url(), "s3://bucket/a/b.zarr");
+        let (r, flavor) = remote("http://127.0.0.1:9000/bkt/k/x#mode=zarr,s3&aws.profile=p");
+        assert_eq!(r.endpoint.as_deref(), Some("http://127.0.0.1:9000"));
+        assert_eq!((r.bucket.as_str(), r.prefix.as_str()), ("bkt", "k/x"));
+        assert_eq!(
+            (flavor, r.profile.as_deref()),
+            (ZarrFlavor::Xarray, Some("p"))
+        );
+        let (r, _) = remote("https://s3.us-west-1.amazonaws.com/bkt/k#mode=nczarr,s3");
+        assert_eq!(
+            (r.bucket.as_str(), r.region.as_deref()),
+            ("bkt", Some("us-west-1"))
+        );
+        assert_eq!(r.endpoint.as_deref(), None);
+        let (r, _) = remote("https://bkt.s3.eu-west-3.amazonaws.com/k#mode=nczarr,s3");
+        assert_eq!((r.bucket.as_str(), r.prefix.as_str()), ("bkt", "k"));
+        assert_eq!(r.region.as_deref(), Some("eu-west-3"));
+        let (r, _) = remote("s3://s3.us-west-1.amazonaws.com/datasetbucket#mode=nczarr");
+        assert_eq!(
+            (r.bucket.as_str(), r.prefix.as_str()),
+            ("datasetbucket", "")
+        );
+        let (r, _) = remote("gs://b/p");
+        assert_eq!(
+            (r.service, r.url().as_str()),
+            (RemoteService::Gcs, "gs://b/p")
+        );
+        let (r, _) = remote("az://c/p");
+        assert_eq!(r.service, RemoteService::Azure);
+        let (r, flavor) = remote("https://example.org/data/x.zarr#mode=zarr");
+        assert_eq!(
+            (r.service, flavor),
+            (RemoteService::Http, ZarrFlavor::Xarray)
+        );
+        assert_eq!(r.url(), "https://example.org/data/x.zarr");
+        assert!(!r.service.writable());
+        assert_eq!(StoreRoot::Remote(r).last_name(), "x.zarr");
+    }
+
+    #[test]
+    fn urls_are_told_from_paths() {
+        assert!(is_url("s3://b/k") && is_url("https://h/x"));
+        assert!(!is_url("a/b://c") && !is_url("x.nc") && !is_url("://x"));
     }
 
     #[test]
@@ -247,7 +599,7 @@ mod tests {
         let Ok(Location::Zarr(z)) = Location::parse_output("out.zarr/") else {
             panic!("not zarr");
         };
-        assert_eq!(z.root, PathBuf::from("out.zarr"));
+        assert_eq!(z.root, StoreRoot::Directory(PathBuf::from("out.zarr")));
         assert_eq!(z.flavor, ZarrFlavor::NcZarr);
         assert_eq!(
             Location::parse_output("out.nc"),

@@ -215,6 +215,14 @@ pub trait ChunkSink: Sync {
     /// Grows the variable to `shape` before chunks beyond its current shape are written
     /// (a variable along an unlimited dimension starts empty).
     fn set_shape(&self, shape: &[usize]) -> Result<(), StoreError>;
+
+    /// The parameter words the variable stores for its filter `id`, as the format's own
+    /// library completed them when the variable was defined (HDF5's set-local step:
+    /// szip's four words); `None` when it has no such filter or the sink cannot say.
+    fn stored_filter_params(&self, id: u32) -> Option<Vec<u32>> {
+        let _ = id;
+        None
+    }
 }
 
 /// One chunk as a store keeps it: encoded by the variable's filters, except those whose

@@ -3,6 +3,7 @@
 //! (`codecs::numcodecs`); the crate's only door to them.
 
 use codecs::numcodecs::Codec;
+pub use codecs::zarr_codec::ZarrArray;
 use filterspec::known::SHUFFLE;
 use filterspec::FilterSpec;
 use serde_json::Value;
@@ -66,11 +67,62 @@ pub fn codec_of_filter(filter: &FilterSpec, element_size: usize) -> Result<Value
     })
 }
 
-fn filters_of(codecs: &[Value]) -> Result<Vec<FilterSpec>, CodecFail> {
+/// The full path of the variable `name` of the group at `group_path` (`/g/v`).
+pub fn var_path(group_path: &[String], name: &str) -> String {
+    group_path
+        .iter()
+        .map(String::as_str)
+        .chain(std::iter::once(name))
+        .map(|p| format!("/{p}"))
+        .collect()
+}
+
+/// Checks that the codecs `codecs` can run on the chunks of `array` (szip's pixels per
+/// block fit its chunks, its type is one szip takes), before anything is written.
+pub fn check_runs(codecs: &[Value], array: &ZarrArray<'_>) -> Result<(), String> {
+    for codec in codecs {
+        if let Ok(filter) = filterspec::filter_of_codec(codec) {
+            if codecs::numcodecs::has_codec(filter.id) {
+                codecs::zarr_codec::local_filter(&filter, array).map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The HDF5 filters of `codecs`, with the parameters their chunks run with in `array`
+/// (szip's words, from the array's type and shape).
+/// Refuses `codecs` of the variable `name` of the group at `group_path` when one is a
+/// codec only NCZarr has (szip: numcodecs has none), for a pure Zarr or version 3 store.
+pub fn refuse_nczarr_only(
+    codecs: &[Value],
+    group_path: &[String],
+    name: &str,
+) -> crate::error::Result<()> {
+    let only = codecs
+        .iter()
+        .map(codec_id)
+        .find(|id| codecs::registry::by_numcodecs_id(id).is_some_and(|c| c.nczarr_only));
+    let Some(id) = only else {
+        return Ok(());
+    };
+    let full = var_path(group_path, name);
+    Err(crate::error::ZarrError::NoCodec(format!(
+        "variable {full}: the {id} codec is netCDF-C's NCZarr codec, which numcodecs and \
+         zarr-python do not have, so nctools writes it only into NCZarr stores (Zarr \
+         version 2, #mode=nczarr); write NCZarr, or choose another filter with \
+         -F '{full},...' (-F '{full},none' for none)"
+    )))
+}
+
+fn filters_of(codecs: &[Value], array: &ZarrArray<'_>) -> Result<Vec<FilterSpec>, CodecFail> {
     codecs
         .iter()
         .map(|c| match filterspec::filter_of_codec(c) {
-            Ok(f) if codecs::numcodecs::has_codec(f.id) => Ok(f),
+            Ok(f) if codecs::numcodecs::has_codec(f.id) => {
+                codecs::zarr_codec::local_filter(&f, array)
+                    .map_err(|e| CodecFail::Failed(e.to_string()))
+            }
             // A codec we have, with a parameter out of its range (shuffle's elementsize 0).
             Err(e @ filterspec::CodecError::BadValue { .. }) => {
                 Err(CodecFail::Failed(format!("{c}: {e}")))
@@ -80,35 +132,36 @@ fn filters_of(codecs: &[Value]) -> Result<Vec<FilterSpec>, CodecFail> {
         .collect()
 }
 
-/// Encodes one chunk through `codecs` (filters, then the compressor).
+/// Encodes one chunk of `array` through `codecs` (filters, then the compressor).
 pub fn encode_chain(
     codecs: &[Value],
-    element_size: usize,
+    array: &ZarrArray<'_>,
     input: Vec<u8>,
 ) -> Result<Vec<u8>, CodecFail> {
     if codecs.is_empty() {
         return Ok(input);
     }
     if let Some(stages) = others_of(codecs)? {
-        return encode_mixed(codecs, &stages, element_size, input);
+        return encode_mixed(codecs, &stages, array, input);
     }
-    let filters = filters_of(codecs)?;
-    codecs::numcodecs::encode_pipeline(&filters, element_size, &input)
+    let filters = filters_of(codecs, array)?;
+    codecs::numcodecs::encode_pipeline(&filters, array.element_size, &input)
         .map_err(|e| CodecFail::Failed(e.to_string()))
 }
 
-/// Decodes one chunk through `codecs` (the compressor first), bounded by `max_output`.
+/// Decodes one chunk of `array` through `codecs` (the compressor first), bounded by
+/// `max_output`.
 pub fn decode_chain(
     codecs: &[Value],
-    element_size: usize,
+    array: &ZarrArray<'_>,
     input: Vec<u8>,
     max_output: usize,
 ) -> Result<Vec<u8>, CodecFail> {
     if let Some(stages) = others_of(codecs)? {
-        return decode_mixed(codecs, &stages, element_size, input, max_output);
+        return decode_mixed(codecs, &stages, array, input, max_output);
     }
-    let filters = filters_of(codecs)?;
-    codecs::numcodecs::decode_pipeline(&filters, element_size, &input, max_output)
+    let filters = filters_of(codecs, array)?;
+    codecs::numcodecs::decode_pipeline(&filters, array.element_size, &input, max_output)
         .map_err(|e| CodecFail::Failed(e.to_string()))
 }
 
@@ -149,7 +202,7 @@ fn others_of(codecs: &[Value]) -> Result<Option<Vec<Option<Codec>>>, CodecFail> 
 fn encode_mixed(
     codecs: &[Value],
     stages: &[Option<Codec>],
-    element_size: usize,
+    array: &ZarrArray<'_>,
     mut data: Vec<u8>,
 ) -> Result<Vec<u8>, CodecFail> {
     for (codec, stage) in codecs.iter().zip(stages) {
@@ -158,8 +211,8 @@ fn encode_mixed(
                 .encode(&data)
                 .map_err(|e| CodecFail::Failed(e.to_string()))?,
             None => {
-                let filters = filters_of(std::slice::from_ref(codec))?;
-                codecs::numcodecs::encode_pipeline(&filters, element_size, &data)
+                let filters = filters_of(std::slice::from_ref(codec), array)?;
+                codecs::numcodecs::encode_pipeline(&filters, array.element_size, &data)
                     .map_err(|e| CodecFail::Failed(e.to_string()))?
             }
         };
@@ -172,7 +225,7 @@ fn encode_mixed(
 fn decode_mixed(
     codecs: &[Value],
     stages: &[Option<Codec>],
-    element_size: usize,
+    array: &ZarrArray<'_>,
     mut data: Vec<u8>,
     max_output: usize,
 ) -> Result<Vec<u8>, CodecFail> {
@@ -191,8 +244,8 @@ fn decode_mixed(
                 .decode(&data, bound)
                 .map_err(|e| CodecFail::Failed(e.to_string()))?,
             None => {
-                let filters = filters_of(std::slice::from_ref(codec))?;
-                codecs::numcodecs::decode_pipeline(&filters, element_size, &data, bound)
+                let filters = filters_of(std::slice::from_ref(codec), array)?;
+                codecs::numcodecs::decode_pipeline(&filters, array.element_size, &data, bound)
                     .map_err(|e| CodecFail::Failed(e.to_string()))?
             }
         };
@@ -218,8 +271,10 @@ mod tests {
             json!({"id": "fletcher32"}),
         ] {
             let chain = [codec.clone()];
-            let enc = encode_chain(&chain, 4, data.clone()).map_err(|e| format!("{e:?}"))?;
-            let dec = decode_chain(&chain, 4, enc, data.len()).map_err(|e| format!("{e:?}"))?;
+            let enc = encode_chain(&chain, &ZarrArray::of_element(4), data.clone())
+                .map_err(|e| format!("{e:?}"))?;
+            let dec = decode_chain(&chain, &ZarrArray::of_element(4), enc, data.len())
+                .map_err(|e| format!("{e:?}"))?;
             assert!(dec == data, "{codec}");
         }
         Ok(())
@@ -248,20 +303,24 @@ mod tests {
             json!({"id": "zlib", "level": 4}),
             json!({"id": "crc32c"}),
         ];
-        let enc = encode_chain(&chain, 4, data.clone()).map_err(|e| format!("{e:?}"))?;
-        let dec = decode_chain(&chain, 4, enc.clone(), data.len()).map_err(|e| format!("{e:?}"))?;
+        let enc = encode_chain(&chain, &ZarrArray::of_element(4), data.clone())
+            .map_err(|e| format!("{e:?}"))?;
+        let dec = decode_chain(&chain, &ZarrArray::of_element(4), enc.clone(), data.len())
+            .map_err(|e| format!("{e:?}"))?;
         assert!(dec == data);
-        assert!(decode_chain(&chain, 4, enc, data.len() - 4).is_err());
+        assert!(decode_chain(&chain, &ZarrArray::of_element(4), enc, data.len() - 4).is_err());
         let lossy = [json!({"id": "bitround", "keepbits": 4})];
         assert!(matches!(
-            encode_chain(&lossy, 8, data.clone()),
+            encode_chain(&lossy, &ZarrArray::of_element(8), data.clone()),
             Err(CodecFail::Failed(m)) if m.contains("lossy")
         ));
         let wide = [json!({"id": "delta", "dtype": "|i1", "astype": "<i8"})];
         assert_eq!(widened(&wide, 1000), 8000);
         assert_eq!(widened(&chain, 1000), 1000);
         let absurd = [json!({"id": "delta", "dtype": "<c16"})];
-        assert!(decode_chain(&absurd, 4, data.clone(), data.len()).is_err());
+        assert!(
+            decode_chain(&absurd, &ZarrArray::of_element(4), data.clone(), data.len()).is_err()
+        );
         Ok(())
     }
 }

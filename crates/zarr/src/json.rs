@@ -224,6 +224,49 @@ impl J {
         }
     }
 
+    /// The text as zarr-python 2 writes `.zmetadata` (Python's `json.dumps` with
+    /// `indent=4`, `separators=(",", ": ")` and `ensure_ascii`): four spaces per level,
+    /// every character outside ASCII escaped as `\uXXXX`, non-finite numbers bare
+    /// (`NaN`), as Python writes a float it read so. Members keep their order.
+    pub fn python_text(&self) -> String {
+        let mut out = String::new();
+        self.write_python(&mut out, 0);
+        out
+    }
+
+    fn write_python(&self, out: &mut String, level: usize) {
+        let pad = |out: &mut String, level: usize| {
+            out.push('\n');
+            out.extend(std::iter::repeat_n(' ', 4 * level));
+        };
+        match self {
+            Self::Arr(items) if !items.is_empty() => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    out.push_str(if i > 0 { "," } else { "" });
+                    pad(out, level + 1);
+                    item.write_python(out, level + 1);
+                }
+                pad(out, level);
+                out.push(']');
+            }
+            Self::Obj(members) if !members.is_empty() => {
+                out.push('{');
+                for (i, (k, v)) in members.iter().enumerate() {
+                    out.push_str(if i > 0 { "," } else { "" });
+                    pad(out, level + 1);
+                    out.push_str(&ascii_quote(k));
+                    out.push_str(": ");
+                    v.write_python(out, level + 1);
+                }
+                pad(out, level);
+                out.push('}');
+            }
+            Self::Str(s) => out.push_str(&ascii_quote(s)),
+            other => other.write_atom(out),
+        }
+    }
+
     fn write_atom(&self, out: &mut String) {
         match self {
             Self::Null => out.push_str("null"),
@@ -253,6 +296,24 @@ pub fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
 }
 
+/// A JSON string literal in ASCII: what [`quote`] writes, with every other character
+/// (and DEL) as `\uXXXX` (a surrogate pair beyond the Basic Multilingual Plane), as Python's
+/// `json.dumps` does with `ensure_ascii`.
+pub fn ascii_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    for c in quote(s).chars() {
+        if c.is_ascii() && c != '\u{7f}' {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{unit:04x}"));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -269,6 +330,21 @@ mod tests {
         assert_eq!(
             J::from_value(&v).nczarr_text(),
             r#"{"a": NaN, "b": [Infinity,-Infinity], "c": "NaN x"}"#
+        );
+        Ok(())
+    }
+
+    /// Python's `json.dumps(v, indent=4, separators=(",", ": "), ensure_ascii=True)`.
+    #[test]
+    fn python_text_is_json_dumps_indented_in_ascii() -> Result<()> {
+        let v = parse(
+            r#"{"a": [1, 2.5], "b": {}, "c": [], "d": "\u00b0C \ud83d\ude00", "e": NaN}"#,
+            "t",
+        )?;
+        assert_eq!(
+            J::from_value(&v).python_text(),
+            "{\n    \"a\": [\n        1,\n        2.5\n    ],\n    \"b\": {},\n    \"c\": [],\n    \
+             \"d\": \"\\u00b0C \\ud83d\\ude00\",\n    \"e\": NaN\n}"
         );
         Ok(())
     }

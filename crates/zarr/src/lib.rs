@@ -48,6 +48,14 @@ pub fn codec_available(id: u32) -> bool {
     codec::filter_available(id)
 }
 
+/// Whether nctools writes the HDF5 filter `id` as a Zarr codec into the store at
+/// `location`: a codec only NCZarr has (szip) goes into NCZarr stores only.
+pub fn codec_writable(id: u32, location: &store::ZarrLocation) -> bool {
+    codec_available(id)
+        && (wmeta::writes_nczarr(location.flavor, location.version)
+            || !codecs::registry::by_hdf5_id(id).is_some_and(|c| c.nczarr_only))
+}
+
 /// Whether nctools reads Zarr chunks written with the numcodecs codec `id` (`"gzip"`).
 pub fn codec_id_available(id: &str) -> bool {
     codec::is_available(id)

@@ -79,6 +79,17 @@ pub fn check_chunk_size(chunks: &[usize], elem: usize) -> std::result::Result<()
 }
 
 impl ArrayMeta {
+    /// What its codecs may need to know of it (szip's words), for values stored in
+    /// `element_size` bytes.
+    pub fn codec_array(&self, element_size: usize) -> codecs::zarr_codec::ZarrArray<'_> {
+        codecs::zarr_codec::ZarrArray {
+            element_size,
+            shape: &self.shape,
+            chunks: &self.chunks,
+            big_endian: self.dtype.big_endian,
+        }
+    }
+
     /// The metadata of a v2 `.zarray` object of the array at `node` of `store`, in a store written
     /// as `dialect` says.
     pub fn from_v2(

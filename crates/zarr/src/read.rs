@@ -180,7 +180,7 @@ pub fn decode(meta: &ArrayMeta, raw: Vec<u8>, what: &str) -> Result<Vec<u8>, Cod
     let mut data = if meta.codecs.is_empty() {
         raw
     } else {
-        decode_chain(&meta.codecs, stored, raw, expected)?
+        decode_chain(&meta.codecs, &meta.codec_array(stored), raw, expected)?
     };
     if data.len() != expected {
         return Err(CodecFail::Failed(format!(

@@ -1,14 +1,11 @@
 //! [`ZarrReader`]: a Zarr or NCZarr store open for reading.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::Mutex;
 
 use ncmodel::{Dataset, Format, GlobalSpecials, Values, Var};
 use serde_json::Value;
-use store::{
-    DirectoryStore, RawBuffer, StoreError, StoreKey, StoreReader, ZarrFlavor, ZarrLocation,
-    ZarrVersion,
-};
+use store::{RawBuffer, StoreError, StoreKey, StoreReader, ZarrFlavor, ZarrLocation, ZarrVersion};
 
 use crate::error::{Result, ZarrError};
 use crate::pure::Pure;
@@ -23,12 +20,23 @@ pub struct ZarrReader {
     vars: HashMap<(i32, i32), VarEntry>,
     warnings: Vec<String>,
     left_out: Vec<String>,
+    /// The metadata, kept while it comes from consolidated metadata: an array's own
+    /// documents are compared with their copies the first time its data is read.
+    consolidated: Option<Source>,
+    /// The arrays compared so far, by node, with what was found stale.
+    compared: Mutex<HashMap<StoreKey, Option<String>>>,
 }
 
 impl ZarrReader {
     /// Opens the store `location` names and reads its whole schema.
     pub fn open(location: &ZarrLocation) -> Result<Self, StoreError> {
-        let store: Store = Arc::new(DirectoryStore::new(&location.root));
+        let store: Store = objstore::open(&location.root, objstore::Access::Read).map_err(|e| {
+            StoreError::new(
+                crate::error::NC_EIO,
+                e.to_string(),
+                format!("opening {}", location.text),
+            )
+        })?;
         Self::open_store(store, location)
     }
 
@@ -50,10 +58,10 @@ impl ZarrReader {
         if !v3 && !v2_marker {
             return Err(ZarrError::NotAStore(format!(
                 "{} is not a Zarr store: it has no .zgroup, .zmetadata or zarr.json",
-                location.root.display()
+                store.describe(rel)
             )));
         }
-        let source = Source::open(store, !v3)?;
+        let mut source = Source::open(store, location.consolidated(), v3)?;
         if v3 {
             refuse_prerelease_v3(&source)?;
         }
@@ -108,13 +116,43 @@ impl ZarrReader {
             types: Vec::new(),
             root: root_group,
         };
+        let mut warnings = std::mem::take(&mut source.warnings);
+        warnings.extend(builder.warnings);
         Ok(Self {
             text: location.text.clone(),
             dataset,
             vars: builder.vars,
-            warnings: builder.warnings,
+            warnings,
             left_out: builder.left_out,
+            consolidated: source.is_consolidated().then_some(source),
+            compared: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Fails when the documents of the array of `entry` are not the same as their copies
+    /// in the consolidated metadata the schema was read from (compared once per array):
+    /// its data would be read by the wrong metadata.
+    fn check_consolidated(&self, entry: &VarEntry) -> Result<()> {
+        let Some(source) = &self.consolidated else {
+            return Ok(());
+        };
+        let node = &entry.meta.node;
+        let mut compared = self
+            .compared
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let stale = match compared.get(node) {
+            Some(stale) => stale.clone(),
+            None => {
+                let stale = source.stale_array(node)?;
+                compared.insert(node.clone(), stale.clone());
+                stale
+            }
+        };
+        match stale {
+            Some(problem) => Err(ZarrError::Corrupt(problem)),
+            None => Ok(()),
+        }
     }
 
     fn entry(&self, group: i32, var: i32) -> Result<&VarEntry> {
@@ -154,6 +192,8 @@ impl StoreReader for ZarrReader {
         let entry = self
             .entry(group, var.id)
             .map_err(|e| e.into_store(context()))?;
+        self.check_consolidated(entry)
+            .map_err(|e| e.into_store(context()))?;
         if entry.meta.dtype.text == crate::dtype::Text::Vlen {
             return crate::vlen::read_vlen_slab(entry, start, count)
                 .map_err(|e| e.into_store(context()));
@@ -175,6 +215,8 @@ impl StoreReader for ZarrReader {
             .entry(group, var)
             .map_err(|e| e.into_store("reading"))?;
         let context = || format!("{}: reading variable {}", self.text, entry.path);
+        self.check_consolidated(entry)
+            .map_err(|e| e.into_store(context()))?;
         if entry.meta.dtype.atomic == ncmodel::AtomicType::String {
             let e = ZarrError::BadType("string variables cannot be read as raw bytes".into());
             return Err(e.into_store(context()));
@@ -220,6 +262,8 @@ impl StoreReader for ZarrReader {
             .map(|p| format!("/{p}"))
             .collect();
         let entry = self.vars.values().find(|e| e.path == path)?;
+        // Stale consolidated metadata fails the reads of the variable instead.
+        self.check_consolidated(entry).ok()?;
         // Chunks whose bytes are not the variable's values in C order as netCDF reads
         // them (strings of variable length, half floats, permuted axes) or not the bytes
         // of its filters (a codec with no HDF5 filter) are decoded. A shard's inner
@@ -281,12 +325,8 @@ fn root_array_name(source: &Source, v3: bool, location: &ZarrLocation) -> Result
     if !is_array {
         return Ok(None);
     }
-    let stem = location
-        .root
-        .file_name()
-        .and_then(|n| n.to_str())
-        .map(|n| n.strip_suffix(".zarr").unwrap_or(n))
-        .unwrap_or("");
+    let name = location.root.last_name();
+    let stem = name.strip_suffix(".zarr").unwrap_or(name);
     Ok(Some(if is_plain_name(stem) {
         stem.to_string()
     } else {

@@ -390,7 +390,12 @@ fn read_index(
     let index = if sharding.index_codecs.is_empty() {
         index_raw
     } else {
-        decode_chain(&sharding.index_codecs, 8, index_raw, count * 16)?
+        decode_chain(
+            &sharding.index_codecs,
+            &crate::codec::ZarrArray::of_element(8),
+            index_raw,
+            count * 16,
+        )?
     };
     if index.len() != count * 16 {
         return Err(damaged(format!(

@@ -168,8 +168,12 @@ impl ChunkSink for ChunkFileSink<'_> {
                 .decode(&chunk.bytes, chunk.filter_mask, self.meta.chunk_bytes())
                 .map_err(|e| ZarrError::Corrupt(e.to_string()).into_store(context()))?;
             let name = self.meta.name();
-            recoded = encode_chain(&self.meta.codecs, self.meta.dtype.size, data)
-                .map_err(|e| crate::wdata::fail(&name, e).into_store(context()))?;
+            recoded = encode_chain(
+                &self.meta.codecs,
+                &self.meta.codec_array(self.meta.dtype.size),
+                data,
+            )
+            .map_err(|e| crate::wdata::fail(&name, e).into_store(context()))?;
             &recoded
         };
         let key = self.meta.chunk_key(&index);

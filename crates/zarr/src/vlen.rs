@@ -89,7 +89,7 @@ fn read_vlen_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<Vec<u
         raw
     } else {
         let cap = usize::try_from(MAX_CHUNK_BYTES).unwrap_or(usize::MAX);
-        decode_chain(&meta.codecs, 1, raw, cap).map_err(|e| match e {
+        decode_chain(&meta.codecs, &meta.codec_array(1), raw, cap).map_err(|e| match e {
             CodecFail::Unavailable(id) => unavailable(&id),
             CodecFail::Failed(m) => damaged(m),
         })?

@@ -114,7 +114,8 @@ pub(crate) fn store_chunk(
             if meta.dtype.needs_swap() {
                 swap_in_place(&mut values, meta.dtype.swap_width());
             }
-            encode_chain(&meta.codecs, meta.dtype.size, values).map_err(|e| fail(name, e))?
+            encode_chain(&meta.codecs, &meta.codec_array(meta.dtype.size), values)
+                .map_err(|e| fail(name, e))?
         }
     };
     Ok(meta.store.set(&key, &encoded)?)

@@ -28,6 +28,40 @@ pub struct MetaWriter<'a> {
     pub flavor: ZarrFlavor,
     /// Zarr version.
     pub version: ZarrVersion,
+    /// Whether consolidated metadata is written too: `.zmetadata` (version 2) or the
+    /// root `zarr.json`'s `consolidated_metadata` (version 3).
+    pub consolidated: bool,
+}
+
+/// A metadata document to write.
+struct Document {
+    /// Its key.
+    key: StoreKey,
+    /// Its content.
+    json: J,
+    /// How its text is laid out.
+    style: Style,
+}
+
+/// How a document's text is laid out.
+#[derive(Clone, Copy)]
+enum Style {
+    /// netCDF-C's (`{"k": v}`, `[a,b]`), for every version 2 document.
+    Nczarr,
+    /// zarr-python 3's `zarr.json` (two spaces per level).
+    Pretty,
+    /// zarr-python 2's `.zmetadata` (four spaces per level, ASCII).
+    Python,
+}
+
+impl Document {
+    fn text(&self) -> String {
+        match self.style {
+            Style::Nczarr => self.json.nczarr_text(),
+            Style::Pretty => self.json.pretty_text(),
+            Style::Python => self.json.python_text(),
+        }
+    }
 }
 
 /// Whether a store of `flavor` and `version` is written as NCZarr (netCDF-C's
@@ -36,12 +70,95 @@ pub fn writes_nczarr(flavor: ZarrFlavor, version: ZarrVersion) -> bool {
     matches!(flavor, ZarrFlavor::NcZarr | ZarrFlavor::Detect) && version == ZarrVersion::V2
 }
 
-/// Writes the metadata document `name` of the node `node`.
-fn write(store: &dyn KeyValueStore, node: &StoreKey, name: &str, text: String) -> Result<()> {
+/// Adds the metadata document `name` of the node `node` to `docs`.
+fn write(docs: &mut Vec<Document>, node: &StoreKey, name: &str, json: J) -> Result<()> {
     let key = node
         .child(name)
         .map_err(|e| ZarrError::Invalid(e.to_string()))?;
-    Ok(store.set(&key, text.as_bytes())?)
+    let style = if name == "zarr.json" {
+        Style::Pretty
+    } else {
+        Style::Nczarr
+    };
+    docs.push(Document { key, json, style });
+    Ok(())
+}
+
+/// The name under which a consolidated version 2 store holds every document.
+pub const ZMETADATA: &str = ".zmetadata";
+
+/// zarr-python 3's consolidated metadata of a version 3 group: `inline`, not to be
+/// understood by every reader, with the documents of the nodes below by path.
+fn inline_consolidated(metadata: Vec<(String, J)>) -> J {
+    J::obj([
+        ("kind", J::Str("inline".into())),
+        ("must_understand", J::Bool(false)),
+        ("metadata", J::Obj(metadata)),
+    ])
+}
+
+/// Whether the document `json` is a version 3 group's `zarr.json`.
+fn is_v3_group(json: &J) -> bool {
+    matches!(json, J::Obj(members)
+        if members.iter().any(|(k, v)| k == "node_type" && *v == J::Str("group".into())))
+}
+
+/// Adds the consolidated metadata of `docs` (every document of the store, the root's
+/// last) to them, as zarr-python writes it: version 2 appends `.zmetadata`, zarr-python
+/// 2's `{"metadata": {KEY: DOCUMENT, ...}, "zarr_consolidated_format": 1}` with the keys
+/// sorted, so that it is the last key written; version 3 adds `consolidated_metadata` to
+/// the root's `zarr.json` (already the last), zarr-python 3's inline form with each node's
+/// `zarr.json` by path, and, as zarr-python 3 writes and needs to read them, an empty one
+/// in each group's entry. zarr-python 2 also sorted the members of each document; they
+/// keep their order here, since the order of a `.zattrs` is the order of the netCDF
+/// attributes.
+fn consolidate(docs: &mut Vec<Document>, version: ZarrVersion) -> Result<()> {
+    if version == ZarrVersion::V2 {
+        let mut metadata: Vec<(String, J)> = docs
+            .iter()
+            .map(|d| (d.key.as_str().to_string(), d.json.clone()))
+            .collect();
+        metadata.sort_by(|a, b| a.0.cmp(&b.0));
+        let json = J::Obj(vec![
+            ("metadata".into(), J::Obj(metadata)),
+            ("zarr_consolidated_format".into(), J::int(1)),
+        ]);
+        return write(docs, &StoreKey::root(), ZMETADATA, json).map(|()| {
+            if let Some(last) = docs.last_mut() {
+                last.style = Style::Python;
+            }
+        });
+    }
+    let Some((root, below)) = docs.split_last_mut() else {
+        return Ok(());
+    };
+    let mut metadata: Vec<(String, J)> = below
+        .iter()
+        .filter_map(|d| {
+            let path = d.key.as_str().strip_suffix("/zarr.json")?;
+            let mut json = d.json.clone();
+            if let (true, J::Obj(members)) = (is_v3_group(&json), &mut json) {
+                members.push((
+                    "consolidated_metadata".into(),
+                    inline_consolidated(Vec::new()),
+                ));
+            }
+            Some((path.to_string(), json))
+        })
+        .collect();
+    metadata.sort_by(|a, b| a.0.cmp(&b.0));
+    match &mut root.json {
+        J::Obj(members) if root.key.as_str() == "zarr.json" => {
+            members.push((
+                "consolidated_metadata".into(),
+                inline_consolidated(metadata),
+            ));
+            Ok(())
+        }
+        _ => Err(ZarrError::Invalid(
+            "the root group's zarr.json is not the last document".into(),
+        )),
+    }
 }
 
 /// The key of the group or variable `name` below `node`: a name that could name
@@ -75,14 +192,24 @@ impl MetaWriter<'_> {
         writes_nczarr(self.flavor, self.version)
     }
 
-    /// Writes the metadata of every group and variable into `store`.
+    /// Writes the metadata of every group and variable into `store`, each node's own
+    /// documents after those of the nodes below it, the root's last, and then the
+    /// consolidated metadata when it is asked for.
     pub fn write_all(&self, store: &dyn KeyValueStore) -> Result<()> {
+        let mut docs = Vec::new();
         self.group(
-            store,
+            &mut docs,
             &StoreKey::root(),
             &self.dataset.root,
             &mut Vec::new(),
-        )
+        )?;
+        if self.consolidated {
+            consolidate(&mut docs, self.version)?;
+        }
+        for doc in &docs {
+            store.set(&doc.key, doc.text().as_bytes())?;
+        }
+        Ok(())
     }
 
     fn dim_path(&self, id: i32) -> (String, bool, String) {
@@ -103,7 +230,7 @@ impl MetaWriter<'_> {
 
     fn group(
         &self,
-        store: &dyn KeyValueStore,
+        docs: &mut Vec<Document>,
         dir: &StoreKey,
         group: &Group,
         path: &mut Vec<String>,
@@ -116,12 +243,12 @@ impl MetaWriter<'_> {
         };
         for var in self.vars.iter().filter(|v| v.group_path == *path) {
             let node = node_key(dir, &var.var.name, "variable")?;
-            self.array(store, &node, var, is_root)?;
+            self.array(docs, &node, var, is_root)?;
         }
         for child in &group.groups {
             let node = node_key(dir, &child.name, "group")?;
             path.push(child.name.clone());
-            self.group(store, &node, child, path)?;
+            self.group(docs, &node, child, path)?;
             path.pop();
         }
         // A group's own documents come after everything below it, the root's last: a
@@ -135,7 +262,7 @@ impl MetaWriter<'_> {
                 ("node_type".into(), J::Str("group".into())),
                 ("attributes".into(), J::Obj(atts.0)),
             ]);
-            write(store, dir, "zarr.json", text.pretty_text())?;
+            write(docs, dir, "zarr.json", text)?;
         } else {
             let mut zgroup = vec![("zarr_format".to_string(), J::int(2))];
             if self.nczarr() {
@@ -184,17 +311,17 @@ impl MetaWriter<'_> {
                     atts.0
                         .push(("_NCZARR_ATTR".into(), types_json(atts.1, &group.atts)));
                 }
-                write(store, dir, ".zattrs", J::Obj(atts.0).nczarr_text())?;
+                write(docs, dir, ".zattrs", J::Obj(atts.0))?;
             }
             // The document that makes the node a group, after its attributes.
-            write(store, dir, ".zgroup", J::Obj(zgroup).nczarr_text())?;
+            write(docs, dir, ".zgroup", J::Obj(zgroup))?;
         }
         Ok(())
     }
 
     fn array(
         &self,
-        store: &dyn KeyValueStore,
+        docs: &mut Vec<Document>,
         dir: &StoreKey,
         var: &PlannedVar,
         in_root: bool,
@@ -298,7 +425,7 @@ impl MetaWriter<'_> {
                 "dimension_names".into(),
                 J::Arr(dims.into_iter().map(|d| J::Str(d.2)).collect()),
             ));
-            return write(store, dir, "zarr.json", J::Obj(members).pretty_text());
+            return write(docs, dir, "zarr.json", J::Obj(members));
         }
         if scalar {
             shape = vec![1];
@@ -344,10 +471,10 @@ impl MetaWriter<'_> {
             atts.push(("_NCZARR_ATTR".into(), types_json(types, &var.var.atts)));
         }
         if !atts.is_empty() {
-            write(store, dir, ".zattrs", J::Obj(atts).nczarr_text())?;
+            write(docs, dir, ".zattrs", J::Obj(atts))?;
         }
         // The document that makes the node an array, after its attributes.
-        write(store, dir, ".zarray", J::Obj(zarray).nczarr_text())
+        write(docs, dir, ".zarray", J::Obj(zarray))
     }
 }
 
@@ -597,44 +724,116 @@ mod tests {
 
     /// Every node's own document (`.zgroup`, `.zarray`, `zarr.json`) is written after
     /// everything below it and after its attributes, the root's last: the order an
-    /// object store needs for a reader never to find a node before its members.
+    /// object store needs for a reader never to find a node before its members. The
+    /// consolidated `.zmetadata` comes after all of them.
     #[test]
     fn documents_are_written_last() -> Result<()> {
         let dataset = dataset();
         let vars = crate::plan::plan(&dataset, false, &Default::default())?;
         let lens = HashMap::from([(0, 2)]);
-        for (flavor, version, marks) in [
-            (ZarrFlavor::NcZarr, ZarrVersion::V2, [".zgroup", ".zarray"]),
-            (
-                ZarrFlavor::Xarray,
-                ZarrVersion::V3,
-                ["zarr.json", "zarr.json"],
-            ),
-        ] {
-            let store = Recording::default();
+        for consolidated in [false, true] {
+            for (flavor, version, marks) in [
+                (ZarrFlavor::NcZarr, ZarrVersion::V2, [".zgroup", ".zarray"]),
+                (
+                    ZarrFlavor::Xarray,
+                    ZarrVersion::V3,
+                    ["zarr.json", "zarr.json"],
+                ),
+            ] {
+                let store = Recording::default();
+                MetaWriter {
+                    dataset: &dataset,
+                    vars: &vars,
+                    lens: &lens,
+                    flavor,
+                    version,
+                    consolidated,
+                }
+                .write_all(&store)?;
+                let mut order = store.order.lock().map(|o| o.clone()).unwrap_or_default();
+                if consolidated && version == ZarrVersion::V2 {
+                    assert_eq!(order.pop().as_deref(), Some(ZMETADATA), "{order:?}");
+                }
+                assert!(!order.iter().any(|k| k == ZMETADATA), "{order:?}");
+                assert_eq!(
+                    order.last().map(String::as_str),
+                    Some(marks[0]),
+                    "{order:?}"
+                );
+                for (i, key) in order.iter().enumerate() {
+                    let Some(node) = marks.iter().find_map(|m| key.strip_suffix(m)) else {
+                        continue;
+                    };
+                    let below: Vec<&String> = order[i + 1..]
+                        .iter()
+                        .filter(|k| k.starts_with(node))
+                        .collect();
+                    assert!(below.is_empty(), "{key} is written before {below:?}");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The consolidated metadata holds every other document, as written: `.zmetadata`
+    /// by key (version 2), the root `zarr.json`'s `consolidated_metadata` by node path,
+    /// an empty one in each group's entry (version 3).
+    #[test]
+    fn consolidated_metadata_holds_every_document() -> Result<()> {
+        let dataset = dataset();
+        let vars = crate::plan::plan(&dataset, false, &Default::default())?;
+        let lens = HashMap::from([(0, 2)]);
+        let parse = |store: &MemoryStore, key: &str| -> Result<serde_json::Value> {
+            let key = StoreKey::parse(key).map_err(|e| ZarrError::Invalid(e.to_string()))?;
+            let bytes = store.get(&key, 1 << 20)?.unwrap_or_default();
+            crate::json::parse(&String::from_utf8_lossy(&bytes), "t")
+        };
+        for version in [ZarrVersion::V2, ZarrVersion::V3] {
+            let store = MemoryStore::new();
             MetaWriter {
                 dataset: &dataset,
                 vars: &vars,
                 lens: &lens,
-                flavor,
+                flavor: ZarrFlavor::NcZarr,
                 version,
+                consolidated: true,
             }
             .write_all(&store)?;
-            let order = store.order.lock().map(|o| o.clone()).unwrap_or_default();
-            assert_eq!(
-                order.last().map(String::as_str),
-                Some(marks[0]),
-                "{order:?}"
-            );
-            for (i, key) in order.iter().enumerate() {
-                let Some(node) = marks.iter().find_map(|m| key.strip_suffix(m)) else {
-                    continue;
-                };
-                let below: Vec<&String> = order[i + 1..]
-                    .iter()
-                    .filter(|k| k.starts_with(node))
-                    .collect();
-                assert!(below.is_empty(), "{key} is written before {below:?}");
+            if version == ZarrVersion::V2 {
+                let all = parse(&store, ZMETADATA)?;
+                assert_eq!(all["zarr_consolidated_format"], 1);
+                let keys: Vec<&String> = all["metadata"]
+                    .as_object()
+                    .map(|m| m.keys().collect())
+                    .unwrap_or_default();
+                assert_eq!(
+                    keys,
+                    [
+                        ".zattrs",
+                        ".zgroup",
+                        "g/.zgroup",
+                        "g/w/.zarray",
+                        "v/.zarray",
+                        "v/.zattrs"
+                    ]
+                );
+                for key in keys {
+                    assert_eq!(all["metadata"][key], parse(&store, key)?, "{key}");
+                }
+            } else {
+                let root = parse(&store, "zarr.json")?;
+                let consolidated = &root["consolidated_metadata"];
+                assert_eq!(consolidated["kind"], "inline");
+                assert_eq!(consolidated["must_understand"], false);
+                let metadata = &consolidated["metadata"];
+                assert_eq!(metadata["v"], parse(&store, "v/zarr.json")?);
+                assert_eq!(metadata["g/w"], parse(&store, "g/w/zarr.json")?);
+                let mut group = parse(&store, "g/zarr.json")?;
+                group["consolidated_metadata"] = serde_json::json!(
+                    {"kind": "inline", "must_understand": false, "metadata": {}}
+                );
+                assert_eq!(metadata["g"], group);
+                assert_eq!(metadata.as_object().map(|m| m.len()), Some(3));
             }
         }
         Ok(())
@@ -653,6 +852,7 @@ mod tests {
             lens: &HashMap::from([(0, 2)]),
             flavor: ZarrFlavor::NcZarr,
             version: ZarrVersion::V2,
+            consolidated: false,
         }
         .write_all(&store)?;
         let key = StoreKey::parse("v/.zattrs").map_err(|e| ZarrError::Invalid(e.to_string()))?;

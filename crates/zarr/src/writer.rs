@@ -1,13 +1,14 @@
-//! [`ZarrWriter`]: a Zarr store being written under a temporary name.
+//! [`ZarrWriter`]: a Zarr store being written: under a temporary name on a local disk,
+//! in place in an object store (which cannot rename), metadata last either way.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use ncmodel::{Dataset, Format, Layout, Values};
 use store::{
-    DirectoryStore, RawBuffer, StoreError, StoreKey, StoreWriter, VarHandle, ZarrFlavor,
-    ZarrLocation, ZarrVersion,
+    RawBuffer, StoreError, StoreKey, StoreRoot, StoreWriter, VarHandle, ZarrFlavor, ZarrLocation,
+    ZarrVersion,
 };
 
 use crate::error::{Result, ZarrError};
@@ -19,14 +20,14 @@ use crate::wmeta::MetaWriter;
 /// A Zarr store (NCZarr, Zarr v2 or v3) being written.
 pub struct ZarrWriter {
     text: String,
-    target: PathBuf,
-    temp: PathBuf,
-    /// The temporary store, written through keys.
+    /// How the store written becomes the target.
+    commit: Commit,
+    /// The store being written (the temporary one on a local disk), through keys.
     store: Store,
-    /// The temporary store's entry in the table of temporaries signal handlers remove.
-    _registration: store::temporaries::Registration,
     flavor: ZarrFlavor,
     version: ZarrVersion,
+    /// Whether consolidated metadata is written.
+    consolidated: bool,
     no_fill: bool,
     finished: bool,
     state: Mutex<State>,
@@ -37,6 +38,21 @@ pub struct ZarrWriter {
     truncations: crate::strings::Truncations,
     /// The shard shapes asked for (`nccopy --shards`).
     shards: chunkspec::ShardSpecs,
+}
+
+/// How a store being written becomes the target.
+enum Commit {
+    /// Written in a temporary directory beside the target, renamed onto it at the end.
+    Rename {
+        target: PathBuf,
+        temp: PathBuf,
+        /// The temporary store's entry in the table of temporaries signal handlers
+        /// remove.
+        _registration: store::temporaries::Registration,
+    },
+    /// Written in place (an object store): chunks first, metadata last, the root's last
+    /// of all; what was written is removed when the writer is dropped unfinished.
+    InPlace,
 }
 
 #[derive(Default)]
@@ -83,29 +99,27 @@ impl ZarrWriter {
             ));
             return Err(e.into_store(context));
         }
-        // A link to a store is written through: the directory it leads to is replaced,
-        // and the link stays.
-        let target = store::temporaries::resolve_links(&location.root);
-        // Made with mkdir under a fresh unpredictable name, which fails on anything
-        // already there (a planted link is not followed); registered before it exists
-        // and made through the gate, so a signal handler that removes it never races it.
-        // The system's refusal keeps its errno as the code, as libnetcdf passes it on.
-        let (temp, registration) =
-            store::temporaries::create_temporary_dir(&target).map_err(|e| {
-                match e.raw_os_error() {
-                    Some(errno) => StoreError::new(errno, e.to_string(), context.clone()),
-                    None => ZarrError::io(&target, e).into_store(context.clone()),
-                }
-            })?;
-        let store: Store = Arc::new(DirectoryStore::new(&temp));
+        let (commit, store) = match &location.root {
+            StoreRoot::Directory(root) => {
+                let (commit, temp) = Self::temporary(root, &context)?;
+                let store = objstore::open(&StoreRoot::Directory(temp), objstore::Access::Write)
+                    .map_err(|e| StoreError::new(crate::error::NC_EIO, e.to_string(), &context))?;
+                (commit, store)
+            }
+            StoreRoot::Remote(_) => {
+                let store = objstore::open(&location.root, objstore::Access::Write)
+                    .map_err(|e| StoreError::new(crate::error::NC_EIO, e.to_string(), &context))?;
+                clear_remote_target(store.as_ref()).map_err(|e| e.into_store(context.clone()))?;
+                (Commit::InPlace, store)
+            }
+        };
         Ok(Self {
             text: location.text.clone(),
-            target,
-            temp,
+            commit,
             store,
-            _registration: registration,
             flavor: location.flavor,
             version: location.version,
+            consolidated: location.consolidated(),
             no_fill: false,
             finished: false,
             state: Mutex::new(State::default()),
@@ -113,6 +127,30 @@ impl ZarrWriter {
             truncations: Default::default(),
             shards: chunkspec::ShardSpecs::default(),
         })
+    }
+
+    /// The temporary directory a store replacing the directory `root` is written in.
+    fn temporary(root: &Path, context: &str) -> Result<(Commit, PathBuf), StoreError> {
+        // A link to a store is written through: the directory it leads to is replaced,
+        // and the link stays.
+        let target = store::temporaries::resolve_links(root);
+        // Made with mkdir under a fresh unpredictable name, which fails on anything
+        // already there (a planted link is not followed); registered before it exists
+        // and made through the gate, so a signal handler that removes it never races it.
+        // The system's refusal keeps its errno as the code, as libnetcdf passes it on.
+        let (temp, registration) =
+            store::temporaries::create_temporary_dir(&target).map_err(|e| {
+                match e.raw_os_error() {
+                    Some(errno) => StoreError::new(errno, e.to_string(), context),
+                    None => ZarrError::io(&target, e).into_store(context),
+                }
+            })?;
+        let commit = Commit::Rename {
+            target,
+            temp: temp.clone(),
+            _registration: registration,
+        };
+        Ok((commit, temp))
     }
 
     /// Stores the variables `shards` names in shards (Zarr version 3's
@@ -152,6 +190,7 @@ impl ZarrWriter {
             lens: &state.lens,
             flavor: self.flavor,
             version: self.version,
+            consolidated: self.consolidated,
         }
         .write_all(store)
     }
@@ -328,18 +367,26 @@ impl ZarrWriter {
             let state = self.lock();
             self.write_metadata(&state, self.store.as_ref())?;
         }
+        let Commit::Rename { target, temp, .. } = &self.commit else {
+            // In place: the root's metadata, written last, made the store whole.
+            self.finished = true;
+            // The store is whole; a marker that stays (the server failed just now) only
+            // lets a later write replace the store, as it would anyway.
+            let _ = self.store.remove(&marker_key()?);
+            return Ok(());
+        };
         // `.NAME.nctools-PID-RANDOM.old`: the store being replaced, for the moment between the
         // two renames.
-        let old = self.temp.with_extension("old");
-        let had_target = self.target.exists();
+        let old = temp.with_extension("old");
+        let had_target = target.exists();
         if had_target {
-            std::fs::rename(&self.target, &old).map_err(|e| ZarrError::io(&self.target, e))?;
+            std::fs::rename(target, &old).map_err(|e| ZarrError::io(target, e))?;
         }
-        if let Err(e) = std::fs::rename(&self.temp, &self.target) {
+        if let Err(e) = std::fs::rename(temp, target) {
             if had_target {
-                let _ = std::fs::rename(&old, &self.target);
+                let _ = std::fs::rename(&old, target);
             }
-            return Err(ZarrError::io(&self.target, e));
+            return Err(ZarrError::io(target, e));
         }
         self.finished = true;
         if had_target {
@@ -349,10 +396,59 @@ impl ZarrWriter {
     }
 }
 
+/// The object an in-place write puts at the top of its prefix first and removes once the
+/// root's metadata is written: what a failed write left is known by it, and replaced.
+const INCOMPLETE_MARKER: &str = ".nctools-incomplete";
+
+/// The metadata documents at the top of a Zarr store.
+const ZARR_MARKERS: [&str; 4] = [".zgroup", ".zarray", ".zmetadata", "zarr.json"];
+
+/// Makes the object-store prefix of the target ready for a new store, as a local target
+/// is: nothing there, or a Zarr store that the new one replaces (removed now, since an
+/// object store cannot swap a store in by renaming), or what a failed write of ours left
+/// ([`INCOMPLETE_MARKER`]). Other objects are refused, as a directory that is not a store
+/// is. Then puts the marker.
+fn clear_remote_target(store: &dyn store::KeyValueStore) -> Result<()> {
+    let root = StoreKey::root();
+    let listing = store.list_dir(&root)?;
+    if !listing.values.is_empty() || !listing.prefixes.is_empty() {
+        let ours = ZARR_MARKERS
+            .iter()
+            .chain(&[INCOMPLETE_MARKER])
+            .any(|marker| listing.values.iter().any(|v| v == marker));
+        if !ours {
+            return Err(ZarrError::Invalid(format!(
+                "{} holds objects but no Zarr store (no .zgroup, .zarray or zarr.json at its \
+                 top), and writing the store would replace them; remove them yourself, or \
+                 give another prefix for the store",
+                store.describe(&root)
+            )));
+        }
+        store.remove_all(&root)?;
+    }
+    store.set(&marker_key()?, b"")?;
+    Ok(())
+}
+
+/// The key of [`INCOMPLETE_MARKER`].
+fn marker_key() -> Result<StoreKey> {
+    crate::storage::child_key(&StoreKey::root(), INCOMPLETE_MARKER, "the marker")
+}
+
 impl Drop for ZarrWriter {
     fn drop(&mut self) {
-        if !self.finished {
-            let _ = std::fs::remove_dir_all(&self.temp);
+        if self.finished {
+            return;
+        }
+        match &self.commit {
+            Commit::Rename { temp, .. } => {
+                let _ = std::fs::remove_dir_all(temp);
+            }
+            // Best effort: a server that stopped answering keeps what reached it (chunks
+            // and inner metadata, never the root's).
+            Commit::InPlace => {
+                let _ = self.store.remove_all(&StoreKey::root());
+            }
         }
     }
 }
@@ -377,7 +473,10 @@ impl StoreWriter for ZarrWriter {
     }
 
     fn temporary_path(&self) -> Option<&Path> {
-        Some(&self.temp)
+        match &self.commit {
+            Commit::Rename { temp, .. } => Some(temp),
+            Commit::InPlace => None,
+        }
     }
 
     fn set_no_fill(&mut self) -> Result<(), StoreError> {
@@ -388,6 +487,12 @@ impl StoreWriter for ZarrWriter {
     fn define(&mut self, dataset: &Dataset) -> Result<(), StoreError> {
         let context = format!("defining {}", self.text);
         let vars = plan(dataset, self.no_fill, &self.shards).map_err(|e| e.into_store(&context))?;
+        if !crate::wmeta::writes_nczarr(self.flavor, self.version) {
+            for var in &vars {
+                crate::codec::refuse_nczarr_only(&var.codecs, &var.group_path, &var.var.name)
+                    .map_err(|e| e.into_store(&context))?;
+            }
+        }
         let mut lens = HashMap::new();
         collect_lens(&dataset.root, &mut lens);
         let mut state = self.lock();
@@ -396,6 +501,17 @@ impl StoreWriter for ZarrWriter {
             vars,
             lens,
         };
+        for var in &state.vars {
+            let meta = self
+                .meta_of(var, &state)
+                .map_err(|e| e.into_store(&context))?;
+            crate::codec::check_runs(&meta.codecs, &meta.codec_array(meta.dtype.size)).map_err(
+                |problem| {
+                    let path = crate::codec::var_path(&var.group_path, &var.var.name);
+                    ZarrError::Invalid(format!("variable {path}: {problem}")).into_store(&context)
+                },
+            )?;
+        }
         // Every document is made now, into memory, so that a name or an attribute the
         // store cannot hold fails before any data is written; the documents themselves
         // are written at the end, after the chunks they describe.

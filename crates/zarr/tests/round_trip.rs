@@ -307,22 +307,46 @@ fn zarr_v3() {
 
 #[test]
 fn filters_without_codec_fail_before_writing() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let root = dir.path().join("bad.zarr");
-    let loc = common::location(&root, ZarrFlavor::NcZarr, ZarrVersion::V2);
-    let mut ds = dataset();
-    ds.root.vars[0].storage = storage(vec![5, 7], vec![FilterSpec::new(4, [32, 32])]);
-    let mut w = ZarrWriter::create(&loc, Format::Netcdf4).unwrap_or_else(|e| panic!("{e}"));
-    let err = w
-        .define(&ds)
-        .err()
-        .unwrap_or_else(|| panic!("szip accepted"));
-    assert!(
-        err.message.contains("szip") && err.message.contains("no Zarr codec"),
-        "{err}"
-    );
-    drop(w);
-    assert!(!root.exists());
+    // A filter nctools has no Zarr codec of (32017, SZ3), in any store; szip, whose codec
+    // is NCZarr's only, in pure Zarr version 2 and version 3 stores.
+    for (flavor, version, filter, what) in [
+        (
+            ZarrFlavor::NcZarr,
+            ZarrVersion::V2,
+            FilterSpec::new(32017, [1]),
+            "no Zarr codec",
+        ),
+        (
+            ZarrFlavor::Xarray,
+            ZarrVersion::V2,
+            FilterSpec::new(4, [32, 32]),
+            "szip codec",
+        ),
+        (
+            ZarrFlavor::Xarray,
+            ZarrVersion::V3,
+            FilterSpec::new(4, [32, 32]),
+            "szip codec",
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let root = dir.path().join("bad.zarr");
+        let loc = common::location(&root, flavor, version);
+        let mut ds = dataset();
+        ds.root.vars[0].storage = storage(vec![5, 7], vec![filter.clone()]);
+        let name = format!("variable /{}:", ds.root.vars[0].name);
+        let mut w = ZarrWriter::create(&loc, Format::Netcdf4).unwrap_or_else(|e| panic!("{e}"));
+        let err = w
+            .define(&ds)
+            .err()
+            .unwrap_or_else(|| panic!("{filter:?} accepted"));
+        assert!(
+            err.message.contains(what) && err.message.contains(&name),
+            "{err}"
+        );
+        drop(w);
+        assert!(!root.exists());
+    }
 }
 
 #[test]

@@ -1,32 +1,16 @@
 //! The pipelines `--try-filters` tries: a default list, or the user's.
 
 use anyhow::anyhow;
+use filterspec::known::SZIP;
 use filterspec::FilterSpec;
 use ncmodel::Quantize;
 
-/// The default candidates, in filter syntax (stored order: shuffle before the
-/// compressor): deflate 1/4/9 and zstd 1/3/9/19, each without and with shuffle; bzip2 9;
-/// blosc with lz4 and with zstd inside (byte shuffle, level 5); lz4.
-pub const DEFAULT_CANDIDATES: &[&str] = &[
-    "deflate,1",
-    "deflate,4",
-    "deflate,9",
-    "shuffle|deflate,1",
-    "shuffle|deflate,4",
-    "shuffle|deflate,9",
-    "zstd,1",
-    "zstd,3",
-    "zstd,9",
-    "zstd,19",
-    "shuffle|zstd,1",
-    "shuffle|zstd,3",
-    "shuffle|zstd,9",
-    "shuffle|zstd,19",
-    "bzip2,9",
-    "blosc,0,0,0,0,5,1,1",
-    "blosc,0,0,0,0,5,1,5",
-    "lz4",
-];
+/// The default candidates, in filter syntax: each codec's, from the registry (deflate
+/// 1/4/9 and zstd 1/3/9/19, each without and with shuffle; szip EC and NN; bzip2 9;
+/// blosc with lz4 and with zstd inside; lz4).
+pub fn default_candidates() -> Vec<&'static str> {
+    codecs::registry::try_candidates().collect()
+}
 
 /// One pipeline to try: its text as given, and its filters in stored order.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +24,29 @@ pub struct Candidate {
 }
 
 impl Candidate {
+    /// The candidate with szip's four words as HDF5 would store them for chunks of the
+    /// shape `chunks` and values of `element` bytes in the machine's byte order (the
+    /// scanline is the chunk's fastest dimension); szip's filters keep the two words
+    /// given where it cannot run on such chunks.
+    pub fn for_chunks(&self, element: usize, chunks: &[usize]) -> Candidate {
+        let scanline = chunks.last().copied().unwrap_or(1);
+        let values = chunks.iter().product::<usize>();
+        let big_endian = cfg!(target_endian = "big");
+        let filters = self
+            .filters
+            .iter()
+            .map(|f| match f.id {
+                SZIP => codecs::szip_hdf5_words(&f.params, element, big_endian, scanline, values)
+                    .map_or_else(|| f.clone(), |words| FilterSpec::new(SZIP, words)),
+                _ => f.clone(),
+            })
+            .collect();
+        Candidate {
+            filters,
+            ..self.clone()
+        }
+    }
+
     /// How the candidate is shown: the pipeline, after the quantization if there is one.
     pub fn label(&self) -> String {
         match self.quantize {
@@ -62,7 +69,7 @@ pub fn mode_name(q: Quantize) -> &'static str {
 /// list), each an error that names it if it does not parse.
 pub fn parse_candidates(list: &str) -> anyhow::Result<Vec<Candidate>> {
     let texts: Vec<String> = if list.trim().is_empty() {
-        DEFAULT_CANDIDATES
+        default_candidates()
             .iter()
             .map(|t| (*t).to_string())
             .collect()
@@ -99,7 +106,7 @@ mod tests {
     #[test]
     fn every_default_candidate_parses_and_a_list_splits_on_semicolons() {
         let all = parse_candidates("").unwrap_or_default();
-        assert_eq!(all.len(), DEFAULT_CANDIDATES.len());
+        assert_eq!(all.len(), default_candidates().len());
         assert_eq!(all[3].filters.len(), 2);
         let two = parse_candidates("shuffle|zstd,3; bzip2,9").unwrap_or_default();
         assert_eq!(

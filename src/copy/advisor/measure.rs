@@ -98,11 +98,32 @@ pub fn measure_all(sample: &Sample, candidates: &[Candidate]) -> Vec<Measure> {
     totals
 }
 
+/// Why szip, if the pipeline has it, cannot run on a variable of `type_ref`: it takes
+/// integer and floating-point values only, and chunks of at least one block (its words
+/// are then the four HDF5 stores, see [`Candidate::for_chunks`]).
+fn szip_cannot_run(type_ref: TypeRef, filters: &[filterspec::FilterSpec]) -> Option<&'static str> {
+    let szip = filters.iter().find(|f| f.id == filterspec::known::SZIP)?;
+    let numeric = matches!(
+        type_ref,
+        TypeRef::Atomic(t) if !matches!(t, AtomicType::Char | AtomicType::String)
+    );
+    if !numeric {
+        Some("szip applies to integer and floating-point values only")
+    } else if szip.params.len() != 4 {
+        Some("szip cannot run on these chunks (fewer values than pixels per block)")
+    } else {
+        None
+    }
+}
+
 fn measure_one(sample: &Sample, candidate: &Candidate, chunk: &[u8]) -> Measure {
     let unavailable = |why: String| Measure {
         unavailable: Some(why),
         ..Measure::default()
     };
+    if let Some(why) = szip_cannot_run(sample.type_ref, &candidate.filters) {
+        return unavailable(why.to_string());
+    }
     let Some(encoder) = ChunkEncoder::new(&candidate.filters, sample.element, sample.chunk_bytes)
     else {
         return unavailable("a filter nctools does not implement".to_string());
@@ -118,13 +139,14 @@ fn measure_one(sample: &Sample, candidate: &Candidate, chunk: &[u8]) -> Measure 
         None => (chunk.to_vec(), None),
     };
     let started = Instant::now();
-    let encoded = match encoder.encode(&data) {
+    // A chunk szip cannot shrink is stored without it, as HDF5 stores it.
+    let (mask, encoded) = match encoder.encode_masked(&data) {
         Ok(e) => e,
         Err(e) => return unavailable(e.to_string()),
     };
     let encode_seconds = started.elapsed().as_secs_f64();
     let started = Instant::now();
-    let decoded = decoder.decode(&encoded, 0, data.len());
+    let decoded = decoder.decode(&encoded, mask, data.len());
     let decode_seconds = started.elapsed().as_secs_f64();
     match decoded {
         Ok(back) if back == data => Measure {

@@ -113,7 +113,10 @@ fn candidates_for(
     lossless: &[Candidate],
     quantize: &[Quantize],
 ) -> Vec<Candidate> {
-    let mut all = lossless.to_vec();
+    let mut all: Vec<Candidate> = lossless
+        .iter()
+        .map(|c| c.for_chunks(var.element, &var.chunks))
+        .collect();
     let floating = matches!(
         var.var.type_ref,
         ncmodel::TypeRef::Atomic(ncmodel::AtomicType::Float | ncmodel::AtomicType::Double)
@@ -122,7 +125,7 @@ fn candidates_for(
         for q in quantize {
             all.extend(lossless.iter().map(|c| Candidate {
                 quantize: Some(*q),
-                ..c.clone()
+                ..c.for_chunks(var.element, &var.chunks)
             }));
         }
     }

@@ -11,6 +11,7 @@
 use std::collections::HashMap;
 use std::io::Write;
 
+use codecs::known::{DEFLATE, FLETCHER32, SHUFFLE};
 use ncmodel::{
     AtomicType, Attribute, Dataset, Endianness, Format, Layout, QuantizeMode, TypeId, TypeRef,
     UserTypeKind, Value, Values, Var,
@@ -487,25 +488,29 @@ impl PythonGenerator {
             Layout::Other => {}
         }
         let ids: Vec<u32> = storage.filters.iter().map(|f| f.id).collect();
+        // netCDF4-python's name of a compressor whose one parameter is its level.
+        let compressor_name =
+            |id: u32| codecs::registry::by_hdf5_id(id).and_then(|c| c.netcdf4_python);
         let mut compressor = None;
         for filter in &storage.filters {
             let level = filter.params.first().copied();
-            match (filter.id, level, filter.params.len()) {
-                (1, Some(l), 1) => compressor = Some(format!("compression='zlib', complevel={l}")),
-                (307, Some(l), 1) => {
-                    compressor = Some(format!("compression='bzip2', complevel={l}"))
+            match (
+                filter.id,
+                compressor_name(filter.id),
+                level,
+                filter.params.len(),
+            ) {
+                (_, Some(name), Some(l), 1) => {
+                    compressor = Some(format!("compression='{name}', complevel={l}"))
                 }
-                (32015, Some(l), 1) => {
-                    compressor = Some(format!("compression='zstd', complevel={l}"))
-                }
-                (2, _, 0) if ids.contains(&1) => args.push("shuffle=True".into()),
-                (3, _, 0) => args.push("fletcher32=True".into()),
+                (SHUFFLE, _, _, 0) if ids.contains(&DEFLATE) => args.push("shuffle=True".into()),
+                (FLETCHER32, _, _, 0) => args.push("fletcher32=True".into()),
                 _ => {
                     return Err(refuse(&format!(
                         "the filter {} with {} parameter(s){}",
                         filter.id,
                         filter.params.len(),
-                        if filter.id == 2 {
+                        if filter.id == SHUFFLE {
                             " (shuffle only goes with deflate)"
                         } else {
                             ""
@@ -516,7 +521,7 @@ impl PythonGenerator {
         }
         if ids
             .iter()
-            .filter(|id| matches!(id, 1 | 307 | 32015))
+            .filter(|id| compressor_name(**id).is_some())
             .count()
             > 1
         {

@@ -35,12 +35,15 @@ extern "C" {
     ) -> c_int;
 }
 
+/// szlib's status for an output buffer too small (`SZ_OUTBUFF_FULL`).
+pub(crate) const OUTPUT_FULL: c_int = 2;
+
 /// The signature szlib's two buffer-to-buffer functions share.
 type BuffToBuff =
     unsafe extern "C" fn(*mut c_void, *mut usize, *const c_void, usize, *mut SzParams) -> c_int;
 
-/// `input` compressed into `out`: the length written, or szlib's status (`SZ_OUTBUFF_FULL`,
-/// 2, when it does not fit).
+/// `input` compressed into `out`: the length written, or szlib's status ([`OUTPUT_FULL`]
+/// when it does not fit). The parameters are checked by the caller (`kinds::szip`).
 pub(crate) fn compress(params: SzParams, input: &[u8], out: &mut [u8]) -> Result<usize, c_int> {
     buffer_to_buffer(SZ_BufftoBuffCompress, params, input, out)
 }

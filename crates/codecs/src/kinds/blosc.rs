@@ -39,6 +39,11 @@ impl Codec for Blosc {
         &ENTRY
     }
 
+    /// lz4 and zstd inside, byte shuffle, level 5.
+    fn try_candidates(&self) -> &'static [&'static str] {
+        &["blosc,0,0,0,0,5,1,1", "blosc,0,0,0,0,5,1,5"]
+    }
+
     fn wire(&self) -> Option<&dyn Wire> {
         Some(self)
     }

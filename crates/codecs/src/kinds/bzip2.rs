@@ -14,11 +14,18 @@ use crate::wire::{codec_error, decode_error, Wire, WireError};
 #[derive(Debug)]
 pub struct Bzip2;
 
-const ENTRY: CodecEntry = CodecEntry::hdf5(BZIP2, "bz2").carried();
+const ENTRY: CodecEntry = CodecEntry::hdf5(BZIP2, "bz2")
+    .carried()
+    .netcdf4_python("bzip2");
 
 impl Codec for Bzip2 {
     fn entry(&self) -> &CodecEntry {
         &ENTRY
+    }
+
+    /// Block size 9.
+    fn try_candidates(&self) -> &'static [&'static str] {
+        &["bzip2,9"]
     }
 
     fn wire(&self) -> Option<&dyn Wire> {

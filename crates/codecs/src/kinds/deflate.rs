@@ -13,11 +13,23 @@ use crate::wire::WireError;
 #[derive(Debug)]
 pub struct Deflate;
 
-const ENTRY: CodecEntry = CodecEntry::hdf5(DEFLATE, "zlib");
+const ENTRY: CodecEntry = CodecEntry::hdf5(DEFLATE, "zlib").netcdf4_python("zlib");
 
 impl Codec for Deflate {
     fn entry(&self) -> &CodecEntry {
         &ENTRY
+    }
+
+    /// Levels 1, 4 and 9, without and with shuffle.
+    fn try_candidates(&self) -> &'static [&'static str] {
+        &[
+            "deflate,1",
+            "deflate,4",
+            "deflate,9",
+            "shuffle|deflate,1",
+            "shuffle|deflate,4",
+            "shuffle|deflate,9",
+        ]
     }
 
     fn codecs_text(&self, params: &[u32]) -> String {

@@ -21,6 +21,11 @@ impl Codec for Lz4 {
         &ENTRY
     }
 
+    /// The default block size (the whole chunk).
+    fn try_candidates(&self) -> &'static [&'static str] {
+        &["lz4"]
+    }
+
     fn wire(&self) -> Option<&dyn Wire> {
         Some(self)
     }

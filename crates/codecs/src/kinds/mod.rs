@@ -24,5 +24,6 @@ pub(crate) use numcodecs_only::CRC32C;
 pub use numcodecs_only::{Crc32c, NumcodecsOnly};
 pub use reader::ConfigReader;
 pub use shuffle::{Shuffle, MAX_SHUFFLE_ELEMENT_SIZE};
-pub use szip::Szip;
+pub(crate) use szip::encode_hdf5_chunk as encode_szip_hdf5_chunk;
+pub use szip::{hdf5_words as szip_hdf5_words, Szip};
 pub use zstd::Zstd;

@@ -15,11 +15,28 @@ use crate::wire::{codec_error, decode_error, Wire, WireError};
 #[derive(Debug)]
 pub struct Zstd;
 
-const ENTRY: CodecEntry = CodecEntry::hdf5(ZSTD, "zstd").carried().core("zstd");
+const ENTRY: CodecEntry = CodecEntry::hdf5(ZSTD, "zstd")
+    .carried()
+    .core("zstd")
+    .netcdf4_python("zstd");
 
 impl Codec for Zstd {
     fn entry(&self) -> &CodecEntry {
         &ENTRY
+    }
+
+    /// Levels 1, 3, 9 and 19, without and with shuffle.
+    fn try_candidates(&self) -> &'static [&'static str] {
+        &[
+            "zstd,1",
+            "zstd,3",
+            "zstd,9",
+            "zstd,19",
+            "shuffle|zstd,1",
+            "shuffle|zstd,3",
+            "shuffle|zstd,9",
+            "shuffle|zstd,19",
+        ]
     }
 
     fn wire(&self) -> Option<&dyn Wire> {

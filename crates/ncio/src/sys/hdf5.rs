@@ -195,6 +195,40 @@ impl OpenVariable {
             rank: usize::try_from(rank).ok()?,
         })
     }
+
+    /// The parameter words HDF5 stores for the filter `id` of this dataset, as its
+    /// set-local callback left them (libnetcdf reports fewer for szip); `None` when the
+    /// dataset has no such filter or HDF5 fails. At most 32 words.
+    fn filter_params(&self, _lib: &Lib, id: u32) -> Option<Vec<u32>> {
+        const MAX_WORDS: usize = 32;
+        let id = H5Z_filter_t::try_from(id).ok()?;
+        let mut values: [c_uint; MAX_WORDS] = [0; MAX_WORDS];
+        let mut count: usize = MAX_WORDS;
+        let (mut flags, mut config): (c_uint, c_uint) = (0, 0);
+        // SAFETY: the dataset is open; its creation property list id is checked and
+        // closed at once. HDF5 writes at most `count` (= the array's length) words into
+        // `values`, and the flags, count and configuration through live out-pointers; no
+        // name is asked for (length 0, null buffer).
+        let status = unsafe {
+            let plist = H5Dget_create_plist(self.dataset.id);
+            if plist < 0 {
+                return None;
+            }
+            let status = H5Pget_filter_by_id2(
+                plist,
+                id,
+                &mut flags,
+                &mut count,
+                values.as_mut_ptr(),
+                0,
+                std::ptr::null_mut(),
+                &mut config,
+            );
+            H5Pclose(plist);
+            status
+        };
+        (status >= 0).then(|| values[..count.min(MAX_WORDS)].to_vec())
+    }
 }
 
 /// One dataset of a netCDF-4 file being written, open in HDF5 for direct chunk writes.
@@ -212,6 +246,13 @@ impl ChunkTarget {
     /// The dataset's number of dimensions.
     pub(crate) fn rank(&self) -> usize {
         self.var.rank
+    }
+
+    /// The parameter words HDF5 stores for the filter `id` of this dataset, as its
+    /// set-local callback made them when the variable was created (szip's four words);
+    /// `None` when the dataset has no such filter or HDF5 fails.
+    pub(crate) fn filter_params(&self, lib: &Lib, id: u32) -> Option<Vec<u32>> {
+        self.var.filter_params(lib, id)
     }
 
     /// Sets the dataset's current shape (it must be extensible along the dimensions that
@@ -274,36 +315,9 @@ impl ChunkOrigin {
 
     /// The parameter words HDF5 stores for the filter `id` of this dataset, as its
     /// set-local callback left them (libnetcdf reports fewer for szip); `None` when the
-    /// dataset has no such filter or HDF5 fails. At most 32 words.
-    pub(crate) fn filter_params(&self, _lib: &Lib, id: u32) -> Option<Vec<u32>> {
-        const MAX_WORDS: usize = 32;
-        let id = H5Z_filter_t::try_from(id).ok()?;
-        let mut values: [c_uint; MAX_WORDS] = [0; MAX_WORDS];
-        let mut count: usize = MAX_WORDS;
-        let (mut flags, mut config): (c_uint, c_uint) = (0, 0);
-        // SAFETY: the dataset is open; its creation property list id is checked and
-        // closed at once. HDF5 writes at most `count` (= the array's length) words into
-        // `values`, and the flags, count and configuration through live out-pointers; no
-        // name is asked for (length 0, null buffer).
-        let status = unsafe {
-            let plist = H5Dget_create_plist(self.var.dataset.id);
-            if plist < 0 {
-                return None;
-            }
-            let status = H5Pget_filter_by_id2(
-                plist,
-                id,
-                &mut flags,
-                &mut count,
-                values.as_mut_ptr(),
-                0,
-                std::ptr::null_mut(),
-                &mut config,
-            );
-            H5Pclose(plist);
-            status
-        };
-        (status >= 0).then(|| values[..count.min(MAX_WORDS)].to_vec())
+    /// dataset has no such filter or HDF5 fails.
+    pub(crate) fn filter_params(&self, lib: &Lib, id: u32) -> Option<Vec<u32>> {
+        self.var.filter_params(lib, id)
     }
 
     /// How many chunks are stored (were ever written); `None` when HDF5 fails.

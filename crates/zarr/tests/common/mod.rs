@@ -43,7 +43,7 @@ pub fn url(path: &Path) -> String {
 /// A location of a store directory.
 pub fn location(root: &Path, flavor: ZarrFlavor, version: ZarrVersion) -> ZarrLocation {
     ZarrLocation {
-        root: root.to_path_buf(),
+        root: store::StoreRoot::Directory(root.to_path_buf()),
         flavor,
         version,
         text: root.display().to_string(),

@@ -1,0 +1,193 @@
+//! The `object_store` client of a remote root: its service, endpoint, region and
+//! credentials from the URL, the environment and (for S3) the AWS profile; retries and
+//! time limits set once for all.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
+use object_store::azure::MicrosoftAzureBuilder;
+use object_store::gcp::GoogleCloudStorageBuilder;
+use object_store::http::HttpBuilder;
+use object_store::{BackoffConfig, ClientOptions, ObjectStore, RetryConfig};
+use store::{RemoteRoot, RemoteService};
+
+use crate::aws_profile;
+
+/// A client and the prefix of the store's keys in it.
+pub struct Built {
+    /// The client.
+    pub store: Arc<dyn ObjectStore>,
+    /// The store's root inside it (`a/b.zarr`; empty for the bucket's top).
+    pub prefix: String,
+    /// Whether its requests are not signed (anonymous access).
+    pub anonymous: bool,
+}
+
+/// How failed requests are retried: a connection refused or reset, a time-out, or a
+/// server error (5xx, 429) is tried again up to [`MAX_RETRIES`] times, waiting 0.1 s,
+/// then twice as long each time (at most 2 s), and never after [`RETRY_WINDOW`].
+pub const MAX_RETRIES: usize = 4;
+
+/// How long a request is retried at most.
+pub const RETRY_WINDOW: Duration = Duration::from_secs(15);
+
+fn retry() -> RetryConfig {
+    RetryConfig {
+        backoff: BackoffConfig {
+            init_backoff: Duration::from_millis(100),
+            max_backoff: Duration::from_secs(2),
+            base: 2.0,
+        },
+        max_retries: MAX_RETRIES,
+        retry_timeout: RETRY_WINDOW,
+    }
+}
+
+/// The client of `remote`.
+pub fn build(remote: &RemoteRoot) -> Result<Built, String> {
+    // HTTPS through rustls with ring's cryptography; an error only says that a provider
+    // is installed already.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let plain_http = remote
+        .endpoint
+        .as_deref()
+        .is_some_and(|e| e.starts_with("http://"));
+    let options = ClientOptions::new().with_allow_http(plain_http || env_endpoint_is_http());
+    let mut anonymous = false;
+    let store: Arc<dyn ObjectStore> = match remote.service {
+        RemoteService::S3 => {
+            let (builder, unsigned) = s3(remote, options)?;
+            anonymous = unsigned;
+            Arc::new(builder.build().map_err(|e| e.to_string())?)
+        }
+        RemoteService::Gcs => Arc::new(
+            GoogleCloudStorageBuilder::from_env()
+                .with_bucket_name(&remote.bucket)
+                .with_client_options(options)
+                .with_retry(retry())
+                .build()
+                .map_err(|e| e.to_string())?,
+        ),
+        RemoteService::Azure => Arc::new(
+            MicrosoftAzureBuilder::from_env()
+                .with_container_name(&remote.bucket)
+                .with_client_options(options)
+                .with_retry(retry())
+                .build()
+                .map_err(|e| e.to_string())?,
+        ),
+        RemoteService::Http => {
+            return Ok(Built {
+                store: Arc::new(
+                    HttpBuilder::new()
+                        .with_url(remote.url())
+                        .with_client_options(options)
+                        .with_retry(retry())
+                        .build()
+                        .map_err(|e| e.to_string())?,
+                ),
+                prefix: String::new(),
+                anonymous: true,
+            })
+        }
+    };
+    Ok(Built {
+        store,
+        prefix: remote.prefix.clone(),
+        anonymous,
+    })
+}
+
+/// Whether the environment names a plain-HTTP S3 endpoint (a local test server).
+fn env_endpoint_is_http() -> bool {
+    ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_ENDPOINT"]
+        .iter()
+        .filter_map(|v| std::env::var(v).ok())
+        .any(|e| e.starts_with("http://"))
+}
+
+/// Whether the environment variable `name` is set and not empty.
+fn env_set(name: &str) -> bool {
+    std::env::var_os(name).is_some_and(|v| !v.is_empty())
+}
+
+/// Whether the environment variable `name` says yes (`true`, `1`, `yes`).
+fn env_true(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| {
+        ["true", "1", "yes", "on"]
+            .iter()
+            .any(|t| v.trim().eq_ignore_ascii_case(t))
+    })
+}
+
+/// The S3 client's settings, in the AWS CLI's order: the URL's host and region, then the
+/// environment (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`,
+/// `AWS_REGION`, `AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`), then
+/// the profile (the URL's `aws.profile`, else `AWS_PROFILE`, else `default`). Without
+/// credentials anywhere, or with `AWS_NO_SIGN_REQUEST=true` or netCDF-C's profile `no`,
+/// requests are not signed (anonymous access to public buckets): the second value says
+/// so.
+fn s3(remote: &RemoteRoot, options: ClientOptions) -> Result<(AmazonS3Builder, bool), String> {
+    let profile_name = remote
+        .profile
+        .clone()
+        .or_else(|| std::env::var("AWS_PROFILE").ok().filter(|p| !p.is_empty()))
+        .unwrap_or_else(|| "default".to_string());
+    let profile = aws_profile::load(&profile_name);
+    let setting = |key: &str| profile.get(key).filter(|v| !v.is_empty()).cloned();
+    let mut builder = AmazonS3Builder::from_env()
+        .with_bucket_name(&remote.bucket)
+        .with_client_options(options)
+        .with_retry(retry());
+    let env_keys = env_set("AWS_ACCESS_KEY_ID") && env_set("AWS_SECRET_ACCESS_KEY");
+    let mut has_credentials = env_keys
+        || env_set("AWS_WEB_IDENTITY_TOKEN_FILE")
+        || env_set("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")
+        || env_set("AWS_CONTAINER_CREDENTIALS_FULL_URI");
+    if !env_keys {
+        if let (Some(id), Some(secret)) = (
+            setting("aws_access_key_id"),
+            setting("aws_secret_access_key"),
+        ) {
+            builder = builder
+                .with_access_key_id(id)
+                .with_secret_access_key(secret);
+            if let Some(token) = setting("aws_session_token") {
+                builder = builder.with_token(token);
+            }
+            has_credentials = true;
+        }
+    }
+    let anonymous = env_true("AWS_NO_SIGN_REQUEST") || profile_name == "no" || !has_credentials;
+    if anonymous {
+        builder = builder.with_skip_signature(true);
+    }
+    if let Some(region) = &remote.region {
+        builder = builder.with_region(region);
+    } else if !env_set("AWS_REGION") && !env_set("AWS_DEFAULT_REGION") {
+        let region = setting("region")
+            .or_else(|| setting("aws_region"))
+            .unwrap_or_else(|| "us-east-1".to_string());
+        builder = builder.with_region(region);
+    }
+    let endpoint = remote.endpoint.clone().or_else(|| {
+        if env_set("AWS_ENDPOINT_URL_S3") || env_set("AWS_ENDPOINT_URL") || env_set("AWS_ENDPOINT")
+        {
+            None
+        } else {
+            setting("endpoint_url")
+        }
+    });
+    if let Some(endpoint) = endpoint {
+        // The URL's (or the profile's) server replaces any the environment names.
+        let plain_http = endpoint.starts_with("http://");
+        builder = builder
+            .with_endpoint(&endpoint)
+            .with_config(AmazonS3ConfigKey::S3Endpoint, &endpoint);
+        if plain_http {
+            builder = builder.with_allow_http(true);
+        }
+    }
+    Ok((builder, anonymous))
+}

@@ -1,0 +1,357 @@
+//! [`ObjectKvStore`]: a [`KeyValueStore`] over an `object_store` client, its keys under
+//! a prefix. Each call runs its requests on the store's own tokio runtime and waits for
+//! them; at most [`MAX_REQUESTS`] run at once however many threads call.
+
+use std::sync::Arc;
+
+use futures::{StreamExt, TryStreamExt};
+use object_store::path::Path as ObjectPath;
+use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt, PutPayload};
+use store::{KeyValueStore, Listing, StorageError, StoreKey};
+use tokio::runtime::Runtime;
+use tokio::sync::Semaphore;
+
+/// The most requests in flight at once, over all the threads using the store.
+pub const MAX_REQUESTS: usize = 16;
+
+/// A Zarr store's keys in an object store.
+pub struct ObjectKvStore {
+    runtime: Runtime,
+    client: Arc<dyn ObjectStore>,
+    /// The store's root in the client (no leading or trailing `/`; empty for the top).
+    prefix: String,
+    /// The root's URL, for messages.
+    url: String,
+    permits: Semaphore,
+    kind: Kind,
+}
+
+/// What a store's failures are explained by.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Kind {
+    /// Whether the service is a plain HTTP server, which lists only if it speaks WebDAV.
+    pub plain_http: bool,
+    /// Whether requests are not signed (anonymous access).
+    pub anonymous: bool,
+}
+
+impl std::fmt::Debug for ObjectKvStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ObjectKvStore")
+            .field("url", &self.url)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ObjectKvStore {
+    /// The store at `prefix` of `client`, named `url` in messages; `kind` says what its
+    /// failures are explained by.
+    pub fn new(
+        client: Arc<dyn ObjectStore>,
+        prefix: &str,
+        url: String,
+        kind: Kind,
+    ) -> Result<Self, std::io::Error> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("nctools-objstore")
+            .enable_all()
+            .build()?;
+        Ok(Self {
+            runtime,
+            client,
+            prefix: prefix.trim_matches('/').to_string(),
+            url,
+            permits: Semaphore::new(MAX_REQUESTS),
+            kind,
+        })
+    }
+
+    /// The object path of `key`.
+    fn path(&self, key: &StoreKey) -> ObjectPath {
+        let full = match (self.prefix.is_empty(), key.is_root()) {
+            (true, _) => key.as_str().to_string(),
+            (false, true) => self.prefix.clone(),
+            (false, false) => format!("{}/{}", self.prefix, key.as_str()),
+        };
+        ObjectPath::parse(&full).unwrap_or_else(|_| ObjectPath::from_iter(full.split('/')))
+    }
+
+    /// Runs `request` once a permit is free, and waits for it.
+    fn run<T>(
+        &self,
+        request: impl std::future::Future<Output = object_store::Result<T>>,
+    ) -> object_store::Result<T> {
+        self.runtime.block_on(async {
+            let _permit = self.permits.acquire().await;
+            request.await
+        })
+    }
+
+    /// The error of a request about `key`.
+    fn failure(&self, key: &StoreKey, error: object_store::Error) -> StorageError {
+        StorageError::Io {
+            what: self.describe(key),
+            source: std::io::Error::other(explain(&error, self.kind.anonymous)),
+        }
+    }
+}
+
+/// A short account of `error`: object_store's text, with the usual causes of an
+/// authorisation failure named.
+fn explain(error: &object_store::Error, anonymous: bool) -> String {
+    let text = short(&error.to_string());
+    let denied = matches!(
+        error,
+        object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. }
+    ) || [
+        "403",
+        "401",
+        "InvalidAccessKeyId",
+        "SignatureDoesNotMatch",
+        "AccessDenied",
+    ]
+    .iter()
+    .any(|w| text.contains(w));
+    if denied && anonymous {
+        format!(
+            "access denied ({text}); the request was anonymous (AWS_NO_SIGN_REQUEST, the \
+             profile \"no\", or no credentials found): for a bucket that is not public, give \
+             credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, \
+             ~/.aws/credentials)"
+        )
+    } else if denied {
+        format!(
+            "access denied ({text}); check the credentials (AWS_ACCESS_KEY_ID and \
+             AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ~/.aws/credentials), or set \
+             AWS_NO_SIGN_REQUEST=true for a public bucket"
+        )
+    } else {
+        text
+    }
+}
+
+/// `text` without a server's XML or HTML error page, with the page's S3 `Code` and
+/// `Message` when it has them, at most 400 characters.
+fn short(text: &str) -> String {
+    let page = ["<?xml", "<!DOCTYPE", "<!doctype", "<html"]
+        .iter()
+        .filter_map(|m| text.find(m))
+        .min();
+    let mut line = match page {
+        Some(at) => text[..at].trim_end_matches([':', ' ', '\n']).to_string(),
+        None => text.lines().next().unwrap_or("").to_string(),
+    };
+    let element = |name: &str| {
+        let start = text.find(&format!("<{name}>"))? + name.len() + 2;
+        let end = text[start..].find(&format!("</{name}>"))? + start;
+        Some(text[start..end].to_string())
+    };
+    if let Some(code) = element("Code") {
+        line.push_str(&format!(": {code}"));
+        if let Some(message) = element("Message") {
+            line.push_str(&format!(" ({message})"));
+        }
+    }
+    match line.char_indices().nth(400) {
+        Some((end, _)) => format!("{}...", &line[..end]),
+        None => line,
+    }
+}
+
+fn not_found(error: &object_store::Error) -> bool {
+    matches!(error, object_store::Error::NotFound { .. })
+}
+
+impl KeyValueStore for ObjectKvStore {
+    fn describe(&self, key: &StoreKey) -> String {
+        if key.is_root() {
+            self.url.clone()
+        } else {
+            format!("{}/{}", self.url, key.as_str())
+        }
+    }
+
+    fn get(&self, key: &StoreKey, cap: u64) -> Result<Option<Vec<u8>>, StorageError> {
+        let path = self.path(key);
+        let got = self.run(async {
+            let result = self.client.get_opts(&path, GetOptions::default()).await?;
+            // The size is known from the response's headers, before its body is read.
+            if result.meta.size > cap {
+                return Ok(Err(result.meta.size));
+            }
+            Ok(Ok(result.bytes().await?))
+        });
+        match got {
+            Ok(Ok(bytes)) => {
+                StorageError::within_cap(|| self.describe(key), bytes.len() as u64, cap)?;
+                Ok(Some(bytes.to_vec()))
+            }
+            Ok(Err(size)) => Err(StorageError::TooLarge {
+                what: self.describe(key),
+                size,
+                cap,
+            }),
+            Err(e) if not_found(&e) => Ok(None),
+            Err(e) => Err(self.failure(key, e)),
+        }
+    }
+
+    fn get_range(
+        &self,
+        key: &StoreKey,
+        offset: u64,
+        length: u64,
+    ) -> Result<Option<Vec<u8>>, StorageError> {
+        let Some(size) = self.size(key)? else {
+            return Ok(None);
+        };
+        let end = offset.saturating_add(length).min(size);
+        if offset >= end {
+            return Ok(Some(Vec::new()));
+        }
+        let path = self.path(key);
+        let options = GetOptions {
+            range: Some(GetRange::Bounded(offset..end)),
+            ..GetOptions::default()
+        };
+        let got = self.run(async {
+            let result = self.client.get_opts(&path, options).await?;
+            result.bytes().await
+        });
+        match got {
+            Ok(bytes) => {
+                StorageError::within_cap(|| self.describe(key), bytes.len() as u64, end - offset)?;
+                Ok(Some(bytes.to_vec()))
+            }
+            Err(e) if not_found(&e) => Ok(None),
+            Err(e) => Err(self.failure(key, e)),
+        }
+    }
+
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
+        let path = self.path(key);
+        match self.run(self.client.head(&path)) {
+            Ok(meta) => Ok(Some(meta.size)),
+            Err(e) if not_found(&e) => Ok(None),
+            Err(e) => Err(self.failure(key, e)),
+        }
+    }
+
+    fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError> {
+        let path = self.path(prefix);
+        let at = (!path.as_ref().is_empty()).then_some(&path);
+        let listed = self.run(self.client.list_with_delimiter(at)).map_err(|e| {
+            if self.kind.plain_http {
+                StorageError::Io {
+                    what: self.describe(prefix),
+                    source: std::io::Error::other(format!(
+                        "the HTTP server cannot list what the store holds (it does not \
+                             speak WebDAV: {}); over plain HTTP a store can be read only \
+                             when its metadata names every group and array: NCZarr's, or \
+                             consolidated metadata (.zmetadata, or zarr.json's \
+                             consolidated_metadata)",
+                        short(&e.to_string())
+                    )),
+                }
+            } else {
+                self.failure(prefix, e)
+            }
+        })?;
+        let name = |p: &ObjectPath| p.filename().map(str::to_string);
+        let mut listing = Listing {
+            values: listed
+                .objects
+                .iter()
+                .filter_map(|o| name(&o.location))
+                .collect(),
+            prefixes: listed.common_prefixes.iter().filter_map(name).collect(),
+        };
+        listing.values.sort();
+        listing.prefixes.sort();
+        Ok(listing)
+    }
+
+    fn lists(&self) -> bool {
+        !self.kind.plain_http
+    }
+
+    fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
+        let path = self.path(key);
+        let payload = PutPayload::from(value.to_vec());
+        self.run(self.client.put(&path, payload))
+            .map(|_| ())
+            .map_err(|e| self.failure(key, e))
+    }
+
+    fn remove(&self, key: &StoreKey) -> Result<(), StorageError> {
+        let path = self.path(key);
+        match self.run(self.client.delete(&path)) {
+            Ok(()) => Ok(()),
+            Err(e) if not_found(&e) => Ok(()),
+            Err(e) => Err(self.failure(key, e)),
+        }
+    }
+
+    fn remove_all(&self, prefix: &StoreKey) -> Result<(), StorageError> {
+        let path = self.path(prefix);
+        let at = (!path.as_ref().is_empty()).then_some(&path);
+        let client = Arc::clone(&self.client);
+        self.run(async {
+            let mut listed: Vec<ObjectPath> = client
+                .list(at)
+                .map_ok(|meta| meta.location)
+                .try_collect()
+                .await?;
+            // Metadata documents first, the root's first of all, so that what is left
+            // after a failure never looks like a whole store.
+            listed.sort_by_key(|p| (!is_metadata(p), p.parts().count()));
+            let mut deleted =
+                client.delete_stream(futures::stream::iter(listed.into_iter().map(Ok)).boxed());
+            while let Some(result) = deleted.next().await {
+                match result {
+                    Ok(_) => {}
+                    Err(e) if not_found(&e) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            Ok(())
+        })
+        .map_err(|e| self.failure(prefix, e))
+    }
+}
+
+/// Whether `path` is a Zarr metadata document.
+fn is_metadata(path: &ObjectPath) -> bool {
+    matches!(
+        path.filename(),
+        Some(".zgroup" | ".zarray" | ".zattrs" | ".zmetadata" | "zarr.json")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn server_pages_are_cut_to_their_code_and_message() {
+        let text = "Error performing PUT http://h/b/k - Server returned non-2xx status code: \
+                    403 Forbidden: <?xml version=\"1.0\"?>\n<Error><Code>InvalidAccessKeyId\
+                    </Code><Message>No such key.</Message></Error>";
+        assert_eq!(
+            short(text),
+            "Error performing PUT http://h/b/k - Server returned non-2xx status code: 403 \
+             Forbidden: InvalidAccessKeyId (No such key.)"
+        );
+        let html = "status 501: <!DOCTYPE HTML>\n<html><p>Unsupported method</p></html>";
+        assert_eq!(short(html), "status 501");
+        assert_eq!(short(&"x".repeat(500)).len(), 403);
+    }
+
+    #[test]
+    fn metadata_documents_are_told_from_chunks() {
+        assert!(is_metadata(&ObjectPath::from("s/.zgroup")));
+        assert!(is_metadata(&ObjectPath::from("s/v/zarr.json")));
+        assert!(!is_metadata(&ObjectPath::from("s/v/0.0")));
+    }
+}
