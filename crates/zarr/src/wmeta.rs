@@ -781,7 +781,7 @@ mod tests {
     #[test]
     fn consolidated_metadata_holds_every_document() -> Result<()> {
         let dataset = dataset();
-        let vars = crate::plan::plan(&dataset, false, &Default::default())?;
+        let vars = crate::plan::plan(&dataset, false, &chunkspec::ShardSpecs::default())?;
         let lens = HashMap::from([(0, 2)]);
         let parse = |store: &MemoryStore, key: &str| -> Result<serde_json::Value> {
             let key = StoreKey::parse(key).map_err(|e| ZarrError::Invalid(e.to_string()))?;

@@ -164,8 +164,6 @@ pub fn encode_shard(
     let per: Vec<usize> = meta.chunks.iter().zip(inner).map(|(c, i)| c / i).collect();
     let count: usize = per.iter().product();
     let inner_elements: usize = inner.iter().product();
-    let inner_meta = sharding.inner_meta(meta);
-    let inner_array = inner_meta.codec_array(elem);
     let encoded: Vec<Option<Vec<u8>>> = (0..count)
         .into_par_iter()
         .map(|number| {
@@ -193,7 +191,13 @@ pub fn encode_shard(
             if meta.dtype.needs_swap() {
                 swap_in_place(&mut chunk, meta.dtype.swap_width());
             }
-            encode_chain(&sharding.inner.codecs, &inner_array, chunk).map(Some)
+            let array = codecs::zarr_codec::ZarrArray {
+                element_size: elem,
+                shape: &meta.shape,
+                chunks: inner,
+                big_endian: meta.dtype.big_endian,
+            };
+            encode_chain(&sharding.inner.codecs, &array, chunk).map(Some)
         })
         .collect::<Result<_, _>>()?;
     let stored: usize = encoded.iter().flatten().map(Vec::len).sum();
@@ -212,11 +216,8 @@ pub fn encode_shard(
         index.extend_from_slice(&length.to_le_bytes());
     }
     let empty = shard.is_empty();
-    shard.extend(encode_chain(
-        &sharding.index_codecs,
-        &crate::codec::ZarrArray::of_element(8),
-        index,
-    )?);
+    let index_array = codecs::zarr_codec::ZarrArray::of_element(8);
+    shard.extend(encode_chain(&sharding.index_codecs, &index_array, index)?);
     Ok((shard, empty))
 }
 
