@@ -8,6 +8,8 @@
 //!   made on the local disk; netCDF-C's path-style `https://HOST/BUCKET/KEY#mode=...,s3`
 //!   form names the same store as `s3://BUCKET/KEY`;
 //! - a store is replaced as a local one is, and a prefix holding other objects is refused;
+//! - a sharded Zarr v3 store (`--shards`) is one object per shard, and reads back (ncdump,
+//!   and nccopy to netCDF-4 through ranged reads of the shards) as the local one;
 //! - zarr-python (through s3fs) reads our S3 store, and we read one it wrote to S3;
 //! - ncdump of a store served by a plain HTTP server equals ncdump of the local store;
 //!   writing there is refused;
@@ -452,6 +454,50 @@ else:
                            attributes={"_ARRAY_DIMENSIONS": ["n"]})
     w[:] = np.array([7, 8, 9], dtype="i4")
 "#;
+
+#[test]
+fn sharded_stores_go_to_s3_one_object_per_shard() {
+    let Some(python) = python() else { return };
+    let dir = scratch();
+    let moto = Server::moto(&python, dir.path(), false);
+    moto.create_bucket("shards");
+    let url = moto.url();
+    let nc = input(dir.path());
+    let nc = nc.to_string_lossy();
+    // v (40 x 50) in inner chunks of 10 x 10 (-M 0 keeps chunks this small), shards of
+    // 2 x 5 of them: two shards, each one object.
+    let options = [
+        "-M", "0", "-c", "v:10,10", "-F", "v,zstd,3", "--shards", "v:2,5",
+    ];
+    let local = format!("file://{}/local.zarr#mode=zarr,v3", dir.path().display());
+    let remote = "s3://shards/s.zarr#mode=zarr,v3";
+    for target in [local.as_str(), remote] {
+        let mut args = options.to_vec();
+        args.extend([&*nc, target]);
+        ok_s3("nccopy", &url, &args);
+    }
+    assert_eq!(
+        moto.keys("shards", "s.zarr/v/c/"),
+        ["s.zarr/v/c/0/0", "s.zarr/v/c/1/0"]
+    );
+    let local_dump = ok_s3("ncdump", &url, &["-s", &local]);
+    let remote_dump = ok_s3("ncdump", &url, &["-s", remote]);
+    assert!(
+        remote_dump.contains("v:_ChunkSizes = 10, 10 ;"),
+        "{remote_dump}"
+    );
+    assert_same(body(&remote_dump), body(&local_dump), "sharded: ncdump -s");
+    // To netCDF-4, the inner chunks read through each shard's index with ranged reads.
+    let back = dir.path().join("back.nc");
+    ok_s3("nccopy", &url, &[remote, &back.to_string_lossy()]);
+    let input_data = ok_s3("ncdump", &url, &["-v", "v", &nc]);
+    let back_data = ok_s3("ncdump", &url, &["-v", "v", &back.to_string_lossy()]);
+    assert_same(
+        body(&back_data).split_once("data:").map_or("", |d| d.1),
+        body(&input_data).split_once("data:").map_or("", |d| d.1),
+        "sharded S3 to netCDF-4",
+    );
+}
 
 #[test]
 fn zarr_python_reads_our_s3_store_and_we_read_its_own() {

@@ -86,6 +86,14 @@ impl IndexCache {
             .map(|(_, _, index)| index.clone())
     }
 
+    /// The length of the shard `key` when its index was kept.
+    fn length_of(&self, key: &str) -> Option<u64> {
+        self.lock()
+            .iter()
+            .find(|(k, _, _)| k == key)
+            .map(|(_, length, _)| *length)
+    }
+
     /// Keeps the index of the shard `key`, `length` bytes long.
     fn put(&self, key: &str, length: u64, index: Arc<Vec<Entry>>) {
         let mut kept = self.lock();
@@ -336,11 +344,10 @@ pub fn read_region(
     key: &store::StoreKey,
     region: (&[usize], &[usize]),
 ) -> Result<Option<Vec<u8>>> {
-    let Some(length) = meta.store.size(key)? else {
+    let Some(length) = shard_length(meta, sharding, key)? else {
         return Ok(None);
     };
     let what = meta.describe(key);
-    store::StorageError::within_cap(|| what.clone(), length, sharding.encoded_cap(meta))?;
     let source = Ranged { meta, key, length };
     assemble(meta, sharding, &source, region, &what)
         .map(Some)
@@ -419,6 +426,27 @@ fn read_index(
         .collect())
 }
 
+/// The length of the shard `key` of the array `meta`: as kept with its index from an
+/// earlier read (a store does not change under its reader; each write makes its arrays
+/// afresh), else asked of the store and checked against what such a shard can hold.
+/// `None` when the shard was never written. On an object store, a shard read in parts
+/// costs no request for its length or index after the first.
+fn shard_length(
+    meta: &ArrayMeta,
+    sharding: &Sharding,
+    key: &store::StoreKey,
+) -> Result<Option<u64>> {
+    if let Some(length) = sharding.index_cache.length_of(key.as_str()) {
+        return Ok(Some(length));
+    }
+    let Some(length) = meta.store.size(key)? else {
+        return Ok(None);
+    };
+    let what = || meta.describe(key);
+    store::StorageError::within_cap(what, length, sharding.encoded_cap(meta))?;
+    Ok(Some(length))
+}
+
 /// The index of the shard `source` of the array `meta`: kept from an earlier read of the
 /// same shard, else read (and kept).
 fn cached_index(
@@ -447,11 +475,10 @@ pub fn read_inner_stored(
     position: &[usize],
 ) -> Result<Option<Vec<u8>>> {
     let key = meta.chunk_key(index);
-    let Some(length) = meta.store.size(&key)? else {
+    let Some(length) = shard_length(meta, sharding, &key)? else {
         return Ok(None);
     };
     let what = meta.describe(&key);
-    store::StorageError::within_cap(|| what.clone(), length, sharding.encoded_cap(meta))?;
     let source = Ranged {
         meta,
         key: &key,
@@ -500,11 +527,10 @@ pub fn read_inner_stored(
 /// only those inside the array (a shard at its end may hold some past it).
 pub fn stored_inner_count(meta: &ArrayMeta, sharding: &Sharding, index: &[usize]) -> Result<u64> {
     let key = meta.chunk_key(index);
-    let Some(length) = meta.store.size(&key)? else {
+    let Some(length) = shard_length(meta, sharding, &key)? else {
         return Ok(0);
     };
     let what = meta.describe(&key);
-    store::StorageError::within_cap(|| what.clone(), length, sharding.encoded_cap(meta))?;
     let source = Ranged {
         meta,
         key: &key,

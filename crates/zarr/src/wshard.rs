@@ -276,7 +276,7 @@ mod tests {
 
     use store::KeyValueStore;
 
-    /// A memory store that counts the requests that read values.
+    /// A memory store that counts the requests that read values or sizes.
     #[derive(Debug, Default)]
     struct Counting {
         inner: store::MemoryStore,
@@ -321,6 +321,7 @@ mod tests {
             Ok(Some(parts))
         }
         fn size(&self, key: &store::StoreKey) -> Result<Option<u64>, store::StorageError> {
+            self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             self.inner.size(key)
         }
         fn list_dir(
@@ -377,15 +378,16 @@ mod tests {
         store.reads.store(0, std::sync::atomic::Ordering::SeqCst);
         let read = crate::shard::read_region(&meta, &sharding, &key, (&[0, 0], &[4, 6]))?;
         assert_eq!(read.as_deref(), Some(&values[..]));
-        // The index, then the three stored inner chunks (touching: one range).
-        assert_eq!(store.reads.load(std::sync::atomic::Ordering::SeqCst), 2);
-        // Read again in parts, the shard's index is not fetched again: one request
-        // each for the inner chunks of rows 0-1 and of rows 2-3.
+        // The shard's size, its index, then the three stored inner chunks (touching:
+        // one range).
+        assert_eq!(store.reads.load(std::sync::atomic::Ordering::SeqCst), 3);
+        // Read again in parts, the shard's size and index are not asked again: one
+        // request each for the inner chunks of rows 0-1 and of rows 2-3.
         let top = crate::shard::read_region(&meta, &sharding, &key, (&[0, 0], &[2, 6]))?;
         let bottom = crate::shard::read_region(&meta, &sharding, &key, (&[2, 0], &[2, 6]))?;
         assert_eq!(top.as_deref(), Some(&values[..48]));
         assert_eq!(bottom.as_deref(), Some(&values[48..]));
-        assert_eq!(store.reads.load(std::sync::atomic::Ordering::SeqCst), 4);
+        assert_eq!(store.reads.load(std::sync::atomic::Ordering::SeqCst), 5);
         // A shard of fill values only is not written.
         let all_fill: Vec<u8> = fill.repeat(24);
         crate::wdata::store_chunk(&meta, &fill, "v", &[1, 0], all_fill)?;
