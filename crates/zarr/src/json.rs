@@ -185,43 +185,8 @@ impl J {
     /// non-finite numbers as the strings `"NaN"`, `"Infinity"`, `"-Infinity"`).
     pub fn pretty_text(&self) -> String {
         let mut out = String::new();
-        self.write_pretty(&mut out, 0);
+        self.write_indented(&mut out, 0, Indented::ZarrPython);
         out
-    }
-
-    fn write_pretty(&self, out: &mut String, level: usize) {
-        let pad = |out: &mut String, level: usize| {
-            out.push('\n');
-            out.extend(std::iter::repeat_n(' ', 2 * level));
-        };
-        match self {
-            Self::Arr(items) if !items.is_empty() => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    out.push_str(if i > 0 { "," } else { "" });
-                    pad(out, level + 1);
-                    item.write_pretty(out, level + 1);
-                }
-                pad(out, level);
-                out.push(']');
-            }
-            Self::Obj(members) if !members.is_empty() => {
-                out.push('{');
-                for (i, (k, v)) in members.iter().enumerate() {
-                    out.push_str(if i > 0 { "," } else { "" });
-                    pad(out, level + 1);
-                    out.push_str(&quote(k));
-                    out.push_str(": ");
-                    v.write_pretty(out, level + 1);
-                }
-                pad(out, level);
-                out.push('}');
-            }
-            Self::Num(text) if matches!(text.as_str(), "NaN" | "Infinity" | "-Infinity") => {
-                out.push_str(&quote(text));
-            }
-            other => other.write_compact(out),
-        }
     }
 
     /// The text as zarr-python 2 writes `.zmetadata` (Python's `json.dumps` with
@@ -230,14 +195,14 @@ impl J {
     /// (`NaN`), as Python writes a float it read so. Members keep their order.
     pub fn python_text(&self) -> String {
         let mut out = String::new();
-        self.write_python(&mut out, 0);
+        self.write_indented(&mut out, 0, Indented::PythonDumps);
         out
     }
 
-    fn write_python(&self, out: &mut String, level: usize) {
+    fn write_indented(&self, out: &mut String, level: usize, style: Indented) {
         let pad = |out: &mut String, level: usize| {
             out.push('\n');
-            out.extend(std::iter::repeat_n(' ', 4 * level));
+            out.extend(std::iter::repeat_n(' ', style.width() * level));
         };
         match self {
             Self::Arr(items) if !items.is_empty() => {
@@ -245,7 +210,7 @@ impl J {
                 for (i, item) in items.iter().enumerate() {
                     out.push_str(if i > 0 { "," } else { "" });
                     pad(out, level + 1);
-                    item.write_python(out, level + 1);
+                    item.write_indented(out, level + 1, style);
                 }
                 pad(out, level);
                 out.push(']');
@@ -255,15 +220,14 @@ impl J {
                 for (i, (k, v)) in members.iter().enumerate() {
                     out.push_str(if i > 0 { "," } else { "" });
                     pad(out, level + 1);
-                    out.push_str(&ascii_quote(k));
+                    out.push_str(&style.quote(k));
                     out.push_str(": ");
-                    v.write_python(out, level + 1);
+                    v.write_indented(out, level + 1, style);
                 }
                 pad(out, level);
                 out.push('}');
             }
-            Self::Str(s) => out.push_str(&ascii_quote(s)),
-            other => other.write_atom(out),
+            leaf => style.write_leaf(leaf, out),
         }
     }
 
@@ -275,6 +239,45 @@ impl J {
             Self::Str(s) => out.push_str(&quote(s)),
             Self::Arr(_) => out.push_str("[]"),
             Self::Obj(_) => out.push_str("{}"),
+        }
+    }
+}
+
+/// The two indented texts: zarr-python's documents and Python's `json.dumps`.
+#[derive(Debug, Clone, Copy)]
+enum Indented {
+    /// Two spaces per level; UTF-8 strings; non-finite numbers quoted.
+    ZarrPython,
+    /// Four spaces per level; ASCII strings; non-finite numbers bare.
+    PythonDumps,
+}
+
+impl Indented {
+    fn width(self) -> usize {
+        match self {
+            Self::ZarrPython => 2,
+            Self::PythonDumps => 4,
+        }
+    }
+
+    fn quote(self, s: &str) -> String {
+        match self {
+            Self::ZarrPython => quote(s),
+            Self::PythonDumps => ascii_quote(s),
+        }
+    }
+
+    /// A value that is no non-empty array or object.
+    fn write_leaf(self, value: &J, out: &mut String) {
+        match (self, value) {
+            (Self::ZarrPython, J::Num(text))
+                if matches!(text.as_str(), "NaN" | "Infinity" | "-Infinity") =>
+            {
+                out.push_str(&quote(text));
+            }
+            (Self::ZarrPython, other) => other.write_compact(out),
+            (Self::PythonDumps, J::Str(s)) => out.push_str(&ascii_quote(s)),
+            (Self::PythonDumps, other) => other.write_atom(out),
         }
     }
 }
