@@ -8,6 +8,7 @@ use crate::known::{DEFLATE, FLETCHER32, SHUFFLE};
 use crate::FilterSpec;
 
 use crate::codec;
+use crate::kinds::fletcher32;
 use crate::wire::{self, WireError};
 
 /// Room for what inner stages add to a chunk's decoded size (a checksum, framing).
@@ -77,16 +78,12 @@ impl ChunkDecoder {
             };
             data = match step {
                 Step::Shuffle(size) => codec::unshuffle(&data, *size),
-                Step::Fletcher32 => strip_fletcher32(&data)?,
-                Step::Deflate => codec::inflate(&data, bound).map_err(|e| match e {
-                    codec::DecodeError::TooLarge { limit } => {
-                        WireError::TooLarge { id: DEFLATE, limit }
-                    }
-                    other => WireError::Codec {
-                        id: DEFLATE,
-                        message: other.to_string(),
-                    },
-                })?,
+                Step::Fletcher32 => {
+                    fletcher32::strip(&data, usize::MAX, fletcher32::ByteOrders::Either)?
+                }
+                Step::Deflate => {
+                    codec::inflate(&data, bound).map_err(wire::decode_error(DEFLATE))?
+                }
                 Step::Builtin(id, params) => wire::decode_with(*id, params, &data, bound)?,
             };
         }
@@ -107,26 +104,6 @@ impl ChunkDecoder {
             Some(Step::Builtin(id, _)) => *id,
         }
     }
-}
-
-/// The data of a fletcher32 chunk: the checksum (the last 4 bytes, as HDF5 writes them)
-/// checked, then cut off. Files of HDF5 before 1.6.3 hold it byte-swapped; HDF5 reads both.
-fn strip_fletcher32(chunk: &[u8]) -> Result<Vec<u8>, WireError> {
-    let split = chunk.len().checked_sub(4).ok_or(WireError::Corrupt {
-        id: FLETCHER32,
-        what: "a chunk shorter than its checksum",
-    })?;
-    let (data, stored) = chunk.split_at(split);
-    let mut word = [0u8; 4];
-    word.copy_from_slice(stored);
-    let sum = crate::numcodecs::fletcher32(data);
-    if u32::from_le_bytes(word) != sum && u32::from_be_bytes(word) != sum {
-        return Err(WireError::Corrupt {
-            id: FLETCHER32,
-            what: "the fletcher32 checksum does not match the data",
-        });
-    }
-    Ok(data.to_vec())
 }
 
 #[cfg(test)]
@@ -178,13 +155,19 @@ mod tests {
     fn fletcher32_is_checked_in_either_byte_order() {
         let data: Vec<u8> = (0..40u8).collect();
         let sum = crate::numcodecs::fletcher32(&data);
+        let strip = |chunk: &[u8], orders| fletcher32::strip(chunk, usize::MAX, orders);
         for word in [sum.to_le_bytes(), sum.to_be_bytes()] {
             let mut chunk = data.clone();
             chunk.extend_from_slice(&word);
-            assert_eq!(strip_fletcher32(&chunk).ok(), Some(data.clone()));
+            let stripped = strip(&chunk, fletcher32::ByteOrders::Either);
+            assert_eq!(stripped.ok(), Some(data.clone()));
         }
+        // numcodecs' form: little-endian only.
+        let mut big = data.clone();
+        big.extend_from_slice(&sum.to_be_bytes());
+        assert!(strip(&big, fletcher32::ByteOrders::LittleOnly).is_err());
         let mut bad = data.clone();
         bad.extend_from_slice(&(sum ^ 1).to_le_bytes());
-        assert!(strip_fletcher32(&bad).is_err());
+        assert!(strip(&bad, fletcher32::ByteOrders::Either).is_err());
     }
 }

@@ -8,6 +8,7 @@ use crate::known::{DEFLATE, FLETCHER32, SHUFFLE, SZIP};
 use crate::FilterSpec;
 
 use crate::codec;
+use crate::kinds::fletcher32;
 use crate::wire;
 
 /// A chunk could not be encoded.
@@ -104,8 +105,7 @@ impl ChunkEncoder {
                     codec::deflate(&bytes, *level).map_err(EncodeError::Deflate)?
                 }
                 Step::Fletcher32 => {
-                    let sum = crate::numcodecs::fletcher32(&bytes);
-                    bytes.extend_from_slice(&sum.to_le_bytes());
+                    fletcher32::append(&mut bytes);
                     bytes
                 }
                 Step::Builtin(id, params) => wire::encode(*id, params, &bytes)?,

@@ -46,7 +46,7 @@ impl Codec for Fletcher32 {
         input: &[u8],
     ) -> Option<Result<Vec<u8>, WireError>> {
         let mut out = input.to_vec();
-        out.extend_from_slice(&crate::numcodecs::fletcher32(input).to_le_bytes());
+        append(&mut out);
         Some(Ok(out))
     }
 
@@ -57,12 +57,33 @@ impl Codec for Fletcher32 {
         input: &[u8],
         max_output: usize,
     ) -> Option<Result<Vec<u8>, WireError>> {
-        Some(strip(input, max_output))
+        Some(strip(input, max_output, ByteOrders::LittleOnly))
     }
 }
 
-/// The data of a chunk with its checksum at the end, checked.
-fn strip(input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
+/// Appends the checksum of `bytes`, little-endian, as HDF5 1.6.3 and later and
+/// numcodecs write it.
+pub(crate) fn append(bytes: &mut Vec<u8>) {
+    let sum = crate::numcodecs::fletcher32(bytes);
+    bytes.extend_from_slice(&sum.to_le_bytes());
+}
+
+/// The byte orders a stored checksum is accepted in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ByteOrders {
+    /// Little-endian only (numcodecs).
+    LittleOnly,
+    /// Either: HDF5 before 1.6.3 wrote it big-endian.
+    Either,
+}
+
+/// The data of a chunk with its checksum at the end, checked, if it is at most
+/// `max_output` bytes.
+pub(crate) fn strip(
+    input: &[u8],
+    max_output: usize,
+    orders: ByteOrders,
+) -> Result<Vec<u8>, WireError> {
     let split = input.len().checked_sub(4).ok_or(WireError::Corrupt {
         id: FLETCHER32,
         what: "a chunk shorter than its checksum",
@@ -76,7 +97,10 @@ fn strip(input: &[u8], max_output: usize) -> Result<Vec<u8>, WireError> {
     }
     let mut word = [0u8; 4];
     word.copy_from_slice(stored);
-    if u32::from_le_bytes(word) != crate::numcodecs::fletcher32(data) {
+    let sum = crate::numcodecs::fletcher32(data);
+    let matches = u32::from_le_bytes(word) == sum
+        || (orders == ByteOrders::Either && u32::from_be_bytes(word) == sum);
+    if !matches {
         return Err(WireError::Corrupt {
             id: FLETCHER32,
             what: "the fletcher32 checksum does not match the data",

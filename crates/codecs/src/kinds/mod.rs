@@ -5,7 +5,7 @@
 mod blosc;
 mod bzip2;
 mod deflate;
-mod fletcher32;
+pub(crate) mod fletcher32;
 mod lz4;
 mod lzf;
 mod numcodecs_only;
