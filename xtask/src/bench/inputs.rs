@@ -198,41 +198,24 @@ impl Inputs {
 
     /// The Zarr store both sides of zarr-read read, made once by zarr-python.
     pub fn zarr_store(&self) -> Result<PathBuf> {
-        let nc = self.unlimited()?;
-        let store = self.data_dir.join(format!(
-            "{}-zarr-python.zarr",
-            nc.file_stem().unwrap_or_default().to_string_lossy()
-        ));
-        if store.join(".zgroup").is_file() {
-            return Ok(store);
-        }
-        eprintln!("bench: generating {}", store.display());
-        let part = part_of(&store);
-        let _ = fs::remove_dir_all(&store);
-        let _ = fs::remove_dir_all(&part);
-        run(
-            Command::new(&self.python)
-                .arg("-c")
-                .arg(ZARR_PYTHON_SCRIPT)
-                .arg("write")
-                .arg(&nc)
-                .arg(&part),
-            None,
-        )?;
-        fs::rename(&part, &store)
-            .with_context(|| format!("cannot rename to {}", store.display()))?;
-        Ok(store)
+        self.zarr_python_store("zarr-python", ".zgroup", "write")
     }
 
     /// The sharded Zarr version 3 store both sides of zarr-read-shards read, made once by
     /// zarr-python (shards of about 64 MB of the unlimited-time file's chunks).
     pub fn zarr_sharded_store(&self) -> Result<PathBuf> {
+        self.zarr_python_store("zarr-python-shards", "zarr.json", "write-shards")
+    }
+
+    /// The store `STEM-SUFFIX.zarr` that zarr-python's script, run with `mode`, makes of
+    /// the unlimited-time file, once: kept while it has its root document `marker`.
+    fn zarr_python_store(&self, suffix: &str, marker: &str, mode: &str) -> Result<PathBuf> {
         let nc = self.unlimited()?;
         let store = self.data_dir.join(format!(
-            "{}-zarr-python-shards.zarr",
+            "{}-{suffix}.zarr",
             nc.file_stem().unwrap_or_default().to_string_lossy()
         ));
-        if store.join("zarr.json").is_file() {
+        if store.join(marker).is_file() {
             return Ok(store);
         }
         eprintln!("bench: generating {}", store.display());
@@ -243,7 +226,7 @@ impl Inputs {
             Command::new(&self.python)
                 .arg("-c")
                 .arg(ZARR_PYTHON_SCRIPT)
-                .arg("write-shards")
+                .arg(mode)
                 .arg(&nc)
                 .arg(&part),
             None,
