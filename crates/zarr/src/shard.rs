@@ -221,7 +221,7 @@ impl Sharding {
             .iter()
             .zip(&self.inner_chunks)
             .map(|(c, i)| c / i)
-            .product()
+            .fold(1usize, usize::saturating_mul)
     }
 
     /// The metadata of one inner chunk of the array `outer`.
@@ -378,7 +378,10 @@ fn read_index(
     what: &str,
 ) -> std::result::Result<Vec<(u64, u64)>, CodecFail> {
     let damaged = |m: String| CodecFail::Failed(format!("{what}: {m}"));
-    let index_bytes = (count * 16 + 4 * sharding.index_codecs.len()) as u64;
+    // A declared shape whose index cannot be counted can be no shard's.
+    let index_bytes = (count as u64)
+        .saturating_mul(16)
+        .saturating_add(4 * sharding.index_codecs.len() as u64);
     let total = source.length;
     if total < index_bytes {
         return Err(damaged(format!(
