@@ -12,7 +12,6 @@ mod advisor;
 mod args;
 mod chunking;
 mod default_chunks;
-mod direct;
 mod options;
 mod plan;
 mod progress;
@@ -65,7 +64,8 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     let Some(source) = args.input.as_deref() else {
         return Err(Failure::usage(anyhow!("an input file is required")));
     };
-    let threads = crate::jobs::configure(args.jobs);
+    // The pool every backend encodes and decodes chunks on (`-j`).
+    crate::jobs::configure(args.jobs);
     let options = options::copy_options(args).map_err(Failure::usage)?;
     let buffer_bytes = match &args.buffer_size {
         Some(text) => options::parse_size("-m", text).map_err(Failure::usage)?,
@@ -152,7 +152,6 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         plan: &plan,
         buffer_bytes: buffer_bytes.max(1),
         tune_caches: cache.is_none(),
-        threads,
         shards: &options.shards,
     };
     copy.write(target, args.output_in_memory)
@@ -466,8 +465,6 @@ struct Copy<'a> {
     plan: &'a CopyPlan,
     buffer_bytes: usize,
     tune_caches: bool,
-    /// Threads that encode chunks (`-j`).
-    threads: usize,
     /// `--shards`.
     shards: &'a chunkspec::ShardSpecs,
 }
@@ -504,8 +501,6 @@ impl Copy<'_> {
             tune_caches: self.tune_caches,
             netcdf4_out: !format.is_classic_family(),
             netcdf4_in: !self.dataset.format.is_classic_family(),
-            direct_chunks: ncio::direct_chunks_enabled(),
-            threads: self.threads,
         };
         for var in self.plan.vars.iter().filter(|v| v.copy_data) {
             ncio::crash_guard::set_activity(&format!("copying variable {}", var.path));

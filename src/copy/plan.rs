@@ -81,10 +81,6 @@ pub struct VarPlan {
     pub why: String,
     /// The input filters its data must be read through.
     pub input_filters: Pipeline,
-    /// Whether its chunks may be encoded here and written directly (netCDF-4 output,
-    /// filtered, fixed-size type, not quantized, stored in the machine's byte order; a
-    /// variable along an unlimited dimension is grown to its length first).
-    pub direct_candidate: bool,
     /// Whether its stored chunks are copied as they are, neither decoded nor encoded
     /// (see [`super::stored`]).
     pub stored_chunks: bool,
@@ -265,21 +261,12 @@ impl Planner<'_> {
                 .dim_ids
                 .iter()
                 .any(|id| self.input.dim(*id).is_some_and(|d| d.unlimited));
-        let direct_candidate = var.storage.as_ref().is_some_and(|st| {
-            // Edge chunks are padded with zeros, as HDF5 pads them without fill values.
-            !st.filters.is_empty()
-                && st.no_fill
-                && st.quantize.is_none()
-                && matches!(st.layout, ncmodel::Layout::Chunked(_))
-                && st.endianness.is_machine_order()
-        }) && var.dim_ids.iter().all(|id| self.input.dim(*id).is_some());
         let why = if stored_chunks {
             format!("{why}, stored chunks copied")
         } else {
             why
         };
         self.vars.push(VarPlan {
-            direct_candidate,
             stored_chunks,
             grows,
             copy_data: self.options.selection.copies_data(&path),

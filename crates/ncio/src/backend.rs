@@ -6,7 +6,8 @@ use std::path::Path;
 
 use ncmodel::{Dataset, Layout, Values, Var};
 use store::{
-    ChunkSink, ChunkSource, RawBuffer, StoreError, StoreReader, StoreWriter, StoredChunk, VarHandle,
+    ChunkSink, ChunkSource, ChunkWrite, DecodedChunkReader, RawBuffer, StoreError, StoreReader,
+    StoreWriter, StoredChunk, VarHandle,
 };
 
 use crate::{DirectChunkWriter, NcFile, NcWriter, StoredChunkReader};
@@ -89,6 +90,16 @@ impl StoreReader for NcFile {
         Some(Box::new(source))
     }
 
+    fn decoded_chunk_reader(
+        &self,
+        dataset: &Dataset,
+        group: i32,
+        var: &Var,
+    ) -> Option<Box<dyn DecodedChunkReader + '_>> {
+        let reader = self.chunk_reader(dataset, group, var)?;
+        Some(Box::new(reader))
+    }
+
     fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>> {
         crate::stored_sizes(NcFile::path(self), vars)
     }
@@ -144,7 +155,11 @@ impl StoreWriter for NcWriter {
         NcWriter::set_var_cache(self, var, bytes)
     }
 
-    fn hdf5_chunk_sink(
+    fn write_chunks(&self, var: VarHandle, write: ChunkWrite<'_>) -> Result<(), StoreError> {
+        NcWriter::write_chunks(self, var, write)
+    }
+
+    fn stored_chunk_sink(
         &self,
         group_path: &[String],
         name: &str,
@@ -159,20 +174,12 @@ impl StoreWriter for NcWriter {
 }
 
 impl ChunkSink for DirectChunkWriter<'_> {
-    fn write(&self, offset: &[usize], chunk: &[u8]) -> Result<(), StoreError> {
-        DirectChunkWriter::write(self, offset, chunk)
-    }
-
     fn write_stored(&self, offset: &[usize], chunk: &StoredChunk) -> Result<(), StoreError> {
         DirectChunkWriter::write_stored(self, offset, chunk)
     }
 
     fn set_shape(&self, shape: &[usize]) -> Result<(), StoreError> {
         DirectChunkWriter::set_shape(self, shape)
-    }
-
-    fn stored_filter_params(&self, id: u32) -> Option<Vec<u32>> {
-        DirectChunkWriter::stored_filter_params(self, id)
     }
 }
 

@@ -12,6 +12,7 @@ use ncmodel::{
 };
 use netcdf_sys::{nc_type, NC_GLOBAL};
 
+use crate::chunk_write::EncodableVar;
 use crate::encode::Layouts;
 use crate::error::NcError;
 use crate::names::{c_name, c_new_name, shown};
@@ -54,6 +55,8 @@ pub struct NcWriter {
     types: HashMap<i32, nc_type>,
     dims: HashMap<i32, c_int>,
     vars: HashMap<(Vec<String>, String), VarSlot>,
+    /// The variables whose chunks may be encoded here, by group and variable id.
+    encodable: HashMap<(c_int, c_int), EncodableVar>,
     /// Whether HDF5 may open the file beside libnetcdf (a local netCDF-4 file on disk).
     direct_ok: bool,
 }
@@ -200,8 +203,14 @@ impl NcWriter {
             types: HashMap::new(),
             dims: HashMap::new(),
             vars: HashMap::new(),
+            encodable: HashMap::new(),
             direct_ok,
         })
+    }
+
+    /// The variable `var`, if its chunks may be encoded here.
+    pub(crate) fn encodable_var(&self, var: store::VarHandle) -> Option<&EncodableVar> {
+        self.encodable.get(&(var.group, var.var))
     }
 
     /// The file HDF5 may open beside libnetcdf for direct chunk writes, if any.
@@ -411,6 +420,9 @@ impl NcWriter {
                 type_ref: var.type_ref,
             };
             self.vars.insert((path.clone(), var.name.clone()), slot);
+            if let Some(encodable) = EncodableVar::of(path, var) {
+                self.encodable.insert((grp.id(), varid), encodable);
+            }
         }
         for att in &group.atts {
             self.put_attribute(lib, grp, NC_GLOBAL, att)?;

@@ -83,6 +83,11 @@ impl DirectChunkWriter<'_> {
         with_lib(|lib| self.target.filter_params(lib, id))
     }
 
+    /// What is being done, for messages: the file and the variable written.
+    pub fn context(&self) -> &str {
+        &self.context
+    }
+
     /// Sets the variable's current shape, before chunks beyond it are written.
     pub fn set_shape(&self, shape: &[usize]) -> Result<(), NcError> {
         if with_lib(|lib| self.target.set_extent(lib, shape)) {

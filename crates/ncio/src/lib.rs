@@ -19,10 +19,12 @@ mod access;
 mod attribute;
 mod backend;
 mod chunk_read;
+mod chunk_write;
 mod classic_names;
 #[allow(unsafe_code)]
 pub mod crash_guard;
 mod create;
+mod decoded_chunks;
 mod direct;
 mod encode;
 mod error;

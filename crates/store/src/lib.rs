@@ -9,6 +9,7 @@
 //! writes hyperslabs, atomically (under a temporary name, moved into place by
 //! [`StoreWriter::finish`]). Nothing here links C.
 
+mod chunks;
 pub mod directory;
 mod error;
 pub mod grid;
@@ -16,10 +17,15 @@ mod key;
 mod kv;
 mod location;
 mod memory;
+pub mod pipeline;
 mod raw;
 pub mod temporaries;
 mod traits;
 
+pub use chunks::{
+    cut_from_chunk, extent_in, pad_to_chunk, ChunkFeed, ChunkJob, ChunkRead, ChunkWrite,
+    DecodedChunkReader,
+};
 pub use directory::DirectoryStore;
 pub use error::{StoreError, NC_EHDFERR, NC_ENOFILTER, NC_ENOTNC};
 pub use key::{KeyError, StoreKey};

@@ -7,8 +7,8 @@ use std::sync::Mutex;
 
 use ncmodel::{Dataset, Format, Layout, Values};
 use store::{
-    RawBuffer, StoreError, StoreKey, StoreRoot, StoreWriter, VarHandle, ZarrFlavor, ZarrLocation,
-    ZarrVersion,
+    ChunkFeed, ChunkWrite, RawBuffer, StoreError, StoreKey, StoreRoot, StoreWriter, VarHandle,
+    ZarrFlavor, ZarrLocation, ZarrVersion,
 };
 
 use crate::error::{Result, ZarrError};
@@ -244,6 +244,46 @@ impl ZarrWriter {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         crate::wdata::write_slab(&meta, &var.fill, &var.var.name, &start, &count, data)
+    }
+
+    /// The index in the plan of the variable `var`.
+    fn index_of(&self, var: VarHandle) -> Option<usize> {
+        self.lock()
+            .vars
+            .iter()
+            .position(|v| v.group == var.group && v.id == var.var)
+    }
+
+    /// Writes whole chunks of the variable `index`, which grows to `shape` first.
+    fn write_whole_chunks<'a>(
+        &self,
+        index: usize,
+        shape: &[usize],
+        jobs: impl Iterator<Item = store::ChunkJob<'a>>,
+    ) -> Result<(), StoreError> {
+        let context = || format!("writing {}", self.text);
+        let mut state = self.lock();
+        let var =
+            state.vars.get(index).cloned().ok_or_else(|| {
+                ZarrError::Invalid("no such variable".into()).into_store(context())
+            })?;
+        state
+            .grow(&var.var, shape)
+            .map_err(|e| e.into_store(context()))?;
+        let meta = self
+            .meta_of(&var, &state)
+            .map_err(|e| e.into_store(context()))?;
+        drop(state);
+        let target = crate::wdata::ChunkTarget {
+            fill: &var.fill,
+            quantize: var.quantize,
+            name: &var.var.name,
+        };
+        let _chunk_io = self
+            .chunk_io
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        crate::wdata::write_whole_chunks(&meta, &target, shape, jobs)
     }
 
     /// Makes the fixed-length strings of the variable `index` wide enough for `values`
@@ -584,14 +624,26 @@ impl StoreWriter for ZarrWriter {
         buffer: &RawBuffer,
     ) -> Result<(), StoreError> {
         let index = self
-            .lock()
-            .vars
-            .iter()
-            .position(|v| v.group == var.group && v.id == var.var);
-        let index = index
+            .index_of(var)
             .ok_or_else(|| ZarrError::Invalid("no such variable".into()).into_store("writing"))?;
         self.write_bytes(index, start, count, buffer.as_bytes())
             .map_err(|e| e.into_store(format!("writing {}", self.text)))
+    }
+
+    fn write_chunks(&self, var: VarHandle, write: ChunkWrite<'_>) -> Result<(), StoreError> {
+        let index = self
+            .index_of(var)
+            .ok_or_else(|| ZarrError::Invalid("no such variable".into()).into_store("writing"))?;
+        match write.feed {
+            ChunkFeed::Slab {
+                start,
+                count,
+                values,
+            } => self
+                .write_bytes(index, start, count, values.as_bytes())
+                .map_err(|e| e.into_store(format!("writing {}", self.text))),
+            ChunkFeed::Chunks(jobs) => self.write_whole_chunks(index, write.shape, jobs),
+        }
     }
 
     fn stored_chunk_sink(
