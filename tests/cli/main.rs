@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod bounded;
+mod chunk_writes;
 mod completions;
 mod decoded_reads;
 mod deflate_size;
