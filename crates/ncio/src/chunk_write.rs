@@ -130,7 +130,8 @@ impl NcWriter {
                     let chunk = (job.read)()?;
                     Ok((job.offset, chunk))
                 };
-                let in_flight = batch_len(chunk_values);
+                // Budgeted as chunks of the largest atomic type (8 bytes a value).
+                let in_flight = batch_len(chunk_values.saturating_mul(8));
                 run_ordered(
                     jobs,
                     in_flight,
