@@ -103,12 +103,12 @@ impl ZarrWriter {
             StoreRoot::Directory(root) => {
                 let (commit, temp) = Self::temporary(root, &context)?;
                 let store = objstore::open(&StoreRoot::Directory(temp), objstore::Access::Write)
-                    .map_err(|e| StoreError::new(crate::error::NC_EIO, e.to_string(), &context))?;
+                    .map_err(|e| crate::error::open_error(e, &context))?;
                 (commit, store)
             }
             StoreRoot::Remote(_) => {
                 let store = objstore::open(&location.root, objstore::Access::Write)
-                    .map_err(|e| StoreError::new(crate::error::NC_EIO, e.to_string(), &context))?;
+                    .map_err(|e| crate::error::open_error(e, &context))?;
                 clear_remote_target(store.as_ref()).map_err(|e| e.into_store(context.clone()))?;
                 (Commit::InPlace, store)
             }
@@ -137,14 +137,9 @@ impl ZarrWriter {
         // Made with mkdir under a fresh unpredictable name, which fails on anything
         // already there (a planted link is not followed); registered before it exists
         // and made through the gate, so a signal handler that removes it never races it.
-        // The system's refusal keeps its errno as the code, as libnetcdf passes it on.
-        let (temp, registration) =
-            store::temporaries::create_temporary_dir(&target).map_err(|e| {
-                match e.raw_os_error() {
-                    Some(errno) => StoreError::new(errno, e.to_string(), context),
-                    None => ZarrError::io(&target, e).into_store(context),
-                }
-            })?;
+        // The system's refusal keeps its errno, for the front end's explanation.
+        let (temp, registration) = store::temporaries::create_temporary_dir(&target)
+            .map_err(|e| StoreError::io(&e, context))?;
         let commit = Commit::Rename {
             target,
             temp: temp.clone(),
