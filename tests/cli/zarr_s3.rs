@@ -691,3 +691,49 @@ fn a_server_stopped_mid_copy_leaves_no_complete_store_and_500s_are_retried() {
         "left behind"
     );
 }
+
+#[test]
+fn ctrl_c_during_a_copy_to_s3_removes_what_was_written() {
+    let Some(python) = python() else { return };
+    let dir = scratch();
+    let moto = Server::moto(&python, dir.path(), false);
+    moto.create_bucket("bkt");
+    let nc = input(dir.path());
+    // After 3 objects, every PUT takes a quarter of a second: the copy is mid-way when
+    // the signal comes.
+    let slow = Server::proxy(&python, dir.path(), &moto, "slow-puts-after", 3);
+    let env = s3_env(&slow.url());
+    let mut child = Command::new(crate::support::ours_path("nccopy"))
+        .arg(&nc)
+        .arg("s3://bkt/stopped.zarr")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start nccopy: {e}"));
+    let start = Instant::now();
+    while !slow.output().contains("injected delay") && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        !moto.keys("bkt", "stopped.zarr/").is_empty(),
+        "nothing was written before the signal"
+    );
+    send_signal(child.id(), nix::sys::signal::SIGINT);
+    let start = Instant::now();
+    while child.try_wait().ok().flatten().is_none() && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let done = Run::from(
+        child
+            .wait_with_output()
+            .unwrap_or_else(|e| panic!("nccopy did not finish: {e}")),
+    );
+    assert_eq!(done.code, Some(130), "{:?}: {}", done.signal, done.stderr);
+    assert!(done.stderr.contains("interrupted"), "{}", done.stderr);
+    assert_eq!(
+        moto.keys("bkt", "stopped.zarr/"),
+        Vec::<String>::new(),
+        "left behind after Ctrl-C"
+    );
+}

@@ -51,8 +51,12 @@ enum Commit {
         _registration: store::temporaries::Registration,
     },
     /// Written in place (an object store): chunks first, metadata last, the root's last
-    /// of all; what was written is removed when the writer is dropped unfinished.
-    InPlace,
+    /// of all; what was written is removed when the writer is dropped unfinished (also
+    /// after a signal: the registration lets the writer stop at a check point first).
+    InPlace {
+        /// The count of outputs written in place, which signal handling consults.
+        _registration: store::temporaries::InPlaceOutput,
+    },
 }
 
 #[derive(Default)]
@@ -109,8 +113,12 @@ impl ZarrWriter {
             StoreRoot::Remote(_) => {
                 let store = objstore::open(&location.root, objstore::Access::Write)
                     .map_err(|e| crate::error::open_error(e, &context))?;
+                let registration = store::temporaries::InPlaceOutput::register();
                 clear_remote_target(store.as_ref()).map_err(|e| e.into_store(context.clone()))?;
-                (Commit::InPlace, store)
+                let commit = Commit::InPlace {
+                    _registration: registration,
+                };
+                (commit, store)
             }
         };
         Ok(Self {
@@ -441,7 +449,7 @@ impl Drop for ZarrWriter {
             }
             // Best effort: a server that stopped answering keeps what reached it (chunks
             // and inner metadata, never the root's).
-            Commit::InPlace => {
+            Commit::InPlace { .. } => {
                 let _ = self.store.remove_all(&StoreKey::root());
             }
         }
@@ -470,7 +478,7 @@ impl StoreWriter for ZarrWriter {
     fn temporary_path(&self) -> Option<&Path> {
         match &self.commit {
             Commit::Rename { temp, .. } => Some(temp),
-            Commit::InPlace => None,
+            Commit::InPlace { .. } => None,
         }
     }
 
