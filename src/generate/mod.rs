@@ -104,7 +104,11 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
         eprintln!("ncgen: warning: {warning}");
     }
     order_types(&mut dataset);
-    let format = output::output_format(requested, &dataset, &outcome).map_err(Failure::runtime)?;
+    let implied = named_output
+        .as_ref()
+        .and_then(|o| o.capabilities().implied_format);
+    let format =
+        output::output_format(requested, implied, &dataset, &outcome).map_err(Failure::runtime)?;
     dataset.format = format;
     if format != Format::Netcdf4 {
         for att in output::drop_string_attributes(&mut dataset.root) {
