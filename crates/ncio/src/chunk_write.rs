@@ -15,7 +15,8 @@ use store::{ChunkFeed, ChunkJob, ChunkWrite, RawBuffer, StoredChunk, VarHandle};
 
 use crate::create::NcWriter;
 use crate::direct::DirectChunkWriter;
-use crate::error::{NcError, NC_EHDFERR};
+use crate::error::NcError;
+use store::ErrorKind;
 
 /// A variable of the file being written whose chunks may be encoded here: filtered,
 /// chunked, of a type that moves as raw bytes, in the machine's byte order, not
@@ -208,7 +209,7 @@ impl VarEncoder {
     ) -> Result<EncodedChunk, NcError> {
         if chunk.len() != chunk_bytes {
             return Err(NcError::new(
-                NC_EHDFERR,
+                ErrorKind::InvalidRequest,
                 format!(
                     "a chunk of {} bytes at {offset:?} for chunks of {chunk_bytes}",
                     chunk.len()
@@ -218,7 +219,7 @@ impl VarEncoder {
         }
         let (filter_mask, bytes) = self.encoder.encode_masked(chunk).map_err(|e| {
             NcError::new(
-                NC_EHDFERR,
+                ErrorKind::CodecFailed,
                 format!(
                     "encoding the chunk at {offset:?} failed ({e}); rerun with \
                      NCTOOLS_DIRECT_CHUNKS=0 to let HDF5 compress"

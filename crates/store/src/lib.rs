@@ -9,6 +9,7 @@
 //! writes hyperslabs, atomically (under a temporary name, moved into place by
 //! [`StoreWriter::finish`]). Nothing here links C.
 
+mod capabilities;
 mod chunks;
 pub mod directory;
 mod error;
@@ -22,12 +23,16 @@ mod raw;
 pub mod temporaries;
 mod traits;
 
+pub use capabilities::{
+    Availability, Capabilities, ChunkForm, CodecSupport, MissingChunks, NoCodecs, StoredChunks,
+    StringForm,
+};
 pub use chunks::{
     cut_from_chunk, extent_in, pad_to_chunk, ChunkFeed, ChunkJob, ChunkRead, ChunkWrite,
     DecodedChunkReader,
 };
 pub use directory::DirectoryStore;
-pub use error::{StoreError, NC_EHDFERR, NC_ENOFILTER, NC_ENOTNC};
+pub use error::{ErrorKind, StoreError};
 pub use key::{KeyError, StoreKey};
 pub use kv::{KeyValueStore, Listing, StorageError};
 pub use location::{

@@ -5,7 +5,7 @@ use std::path::Path;
 use ncmodel::{Dataset, Layout, Values, Var};
 
 use crate::chunks::{cut_from_chunk, extent_in, ChunkFeed, ChunkWrite, DecodedChunkReader};
-use crate::{RawBuffer, StoreError};
+use crate::{Capabilities, RawBuffer, StoreError};
 
 /// A variable of a store being written, as [`StoreWriter::handle`] finds it. The ids are
 /// the backend's own.
@@ -27,6 +27,10 @@ pub trait StoreReader {
 
     /// The whole schema: groups, dimensions, types, variables, attributes and storage.
     fn schema(&self) -> Result<Dataset, StoreError>;
+
+    /// What this backend can hold and do, for the front ends: how it stores strings and
+    /// chunks, and which codecs it writes.
+    fn capabilities(&self) -> Capabilities;
 
     /// The hyperslab `start`/`count` of `var` in the group `group`, row-major. A scalar
     /// variable takes empty `start` and `count`.
@@ -201,7 +205,7 @@ pub trait StoreWriter {
             ChunkFeed::Chunks(jobs) => {
                 let Layout::Chunked(chunks) = self.layout(var)? else {
                     return Err(StoreError::new(
-                        crate::NC_EHDFERR,
+                        crate::ErrorKind::InvalidRequest,
                         "whole chunks given for a variable that is not chunked",
                         "writing chunks",
                     ));
