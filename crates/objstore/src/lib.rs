@@ -14,6 +14,7 @@ mod kv;
 
 use std::sync::Arc;
 
+use store::zip::{ArchiveError, ZipStore};
 use store::{DirectoryStore, KeyValueStore, StoreRoot};
 
 pub use kv::{Kind, ObjectKvStore};
@@ -48,12 +49,25 @@ pub enum OpenError {
         /// What is wrong.
         reason: String,
     },
+    /// A zip archive could not be read.
+    #[error(transparent)]
+    Zip(#[from] ArchiveError),
 }
 
-/// The store at `root`, opened for `access`.
+/// The store at `root`, opened for `access`. A zip archive is opened here for reading
+/// only: a writer makes a new one with `store::zip::ZipWriter`.
 pub fn open(root: &StoreRoot, access: Access) -> Result<Arc<dyn KeyValueStore>, OpenError> {
     match root {
         StoreRoot::Directory(path) => Ok(Arc::new(DirectoryStore::new(path))),
+        StoreRoot::Zip(zip) => {
+            if access == Access::Write {
+                return Err(OpenError::Config {
+                    url: zip.path.display().to_string(),
+                    reason: "a zip archive is written whole, by store::zip::ZipWriter".into(),
+                });
+            }
+            Ok(Arc::new(ZipStore::open(&zip.path)?))
+        }
         StoreRoot::Remote(remote) => {
             if access == Access::Write && !remote.service.writable() {
                 return Err(OpenError::ReadOnly { url: remote.url() });

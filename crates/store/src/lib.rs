@@ -19,6 +19,7 @@ mod memory;
 mod raw;
 pub mod temporaries;
 mod traits;
+pub mod zip;
 
 pub use directory::DirectoryStore;
 pub use error::{StoreError, NC_EHDFERR, NC_ENOFILTER, NC_ENOTNC};
@@ -26,7 +27,7 @@ pub use key::{KeyError, StoreKey};
 pub use kv::{KeyValueStore, Listing, StorageError};
 pub use location::{
     is_url, Location, LocationError, RemoteRoot, RemoteService, StoreRoot, ZarrFlavor,
-    ZarrLocation, ZarrVersion,
+    ZarrLocation, ZarrVersion, ZipLayout, ZipRoot,
 };
 pub use memory::MemoryStore;
 pub use raw::{is_raw_type, RawBuffer};

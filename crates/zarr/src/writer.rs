@@ -53,6 +53,14 @@ enum Commit {
     /// Written in place (an object store): chunks first, metadata last, the root's last
     /// of all; what was written is removed when the writer is dropped unfinished.
     InPlace,
+    /// Written into a zip archive under a temporary name beside the target, which gets
+    /// its central directory and is renamed onto the target at the end (removed when the
+    /// writer is dropped unfinished).
+    Zip {
+        archive: std::sync::Arc<store::zip::ZipWriter>,
+        /// Its temporary file while entries are written.
+        temp: PathBuf,
+    },
 }
 
 #[derive(Default)]
@@ -105,6 +113,18 @@ impl ZarrWriter {
                 let store = objstore::open(&StoreRoot::Directory(temp), objstore::Access::Write)
                     .map_err(|e| StoreError::new(crate::error::NC_EIO, e.to_string(), &context))?;
                 (commit, store)
+            }
+            StoreRoot::Zip(zip) => {
+                let writer =
+                    store::zip::ZipWriter::create(&zip.path, zip.dataset_directory().as_deref())
+                        .map_err(|e| archive_error(e, &context))?;
+                let writer = std::sync::Arc::new(writer);
+                let temp = writer.temporary_path();
+                let commit = Commit::Zip {
+                    archive: writer.clone(),
+                    temp,
+                };
+                (commit, writer as Store)
             }
             StoreRoot::Remote(_) => {
                 let store = objstore::open(&location.root, objstore::Access::Write)
@@ -367,6 +387,13 @@ impl ZarrWriter {
             let state = self.lock();
             self.write_metadata(&state, self.store.as_ref())?;
         }
+        if let Commit::Zip { archive, .. } = &self.commit {
+            archive
+                .finish()
+                .map_err(|e| ZarrError::Invalid(e.to_string()))?;
+            self.finished = true;
+            return Ok(());
+        }
         let Commit::Rename { target, temp, .. } = &self.commit else {
             // In place: the root's metadata, written last, made the store whole.
             self.finished = true;
@@ -393,6 +420,17 @@ impl ZarrWriter {
             let _ = std::fs::remove_dir_all(&old).or_else(|_| std::fs::remove_file(&old));
         }
         Ok(())
+    }
+}
+
+/// The [`StoreError`] of a zip archive that cannot be created or finished: the system's
+/// refusal keeps its errno as the code, as libnetcdf passes it on.
+fn archive_error(e: store::zip::ArchiveError, context: &str) -> StoreError {
+    match &e {
+        store::zip::ArchiveError::Io { source, .. } if source.raw_os_error().is_some() => {
+            StoreError::new(source.raw_os_error().unwrap_or(0), e.to_string(), context)
+        }
+        _ => ZarrError::Invalid(e.to_string()).into_store(context),
     }
 }
 
@@ -449,6 +487,8 @@ impl Drop for ZarrWriter {
             Commit::InPlace => {
                 let _ = self.store.remove_all(&StoreKey::root());
             }
+            // Its temporary file goes with the last reference to it.
+            Commit::Zip { .. } => {}
         }
     }
 }
@@ -475,6 +515,7 @@ impl StoreWriter for ZarrWriter {
     fn temporary_path(&self) -> Option<&Path> {
         match &self.commit {
             Commit::Rename { temp, .. } => Some(temp),
+            Commit::Zip { temp, .. } => Some(temp),
             Commit::InPlace => None,
         }
     }
