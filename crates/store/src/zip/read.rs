@@ -293,7 +293,13 @@ impl KeyValueStore for ZipStore {
             return Ok(None);
         };
         StorageError::within_cap(|| self.describe(key), entry.size, cap)?;
-        self.read_entry(key, entry, entry.size).map(Some)
+        let bytes = self.read_entry(key, entry, entry.size)?;
+        let mut crc = flate2::Crc::new();
+        crc.update(&bytes);
+        if crc.sum() != entry.crc {
+            return Err(self.damaged(key, "its bytes do not match their CRC-32"));
+        }
+        Ok(Some(bytes))
     }
 
     fn get_range(
