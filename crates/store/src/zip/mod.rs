@@ -7,7 +7,7 @@
 
 mod read;
 mod records;
-mod write;
+pub(crate) mod write;
 
 use std::fs::File;
 use std::io::Read;

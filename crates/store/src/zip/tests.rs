@@ -253,3 +253,24 @@ fn more_than_65535_entries_take_zip64_records() -> Result {
     );
     Ok(())
 }
+
+#[test]
+fn a_value_written_again_after_it_was_appended_is_in_the_archive_once() -> Result {
+    let dir = tempfile::tempdir()?;
+    let target = dir.path().join("x.zarr.zip");
+    let writer = ZipWriter::create(&target, None)?;
+    writer.set(&key("a")?, &vec![1u8; write::HELD_BYTES + 1])?;
+    // Past the bytes held in memory: the first value is appended to the file.
+    writer.set(&key("b")?, b"b")?;
+    writer.set(&key("a")?, b"again")?;
+    assert_eq!(writer.get(&key("a")?, 5)?, Some(b"again".to_vec()));
+    writer.finish()?;
+    assert_eq!(names(&target)?, ["b", "a"]);
+    assert!(
+        std::fs::metadata(&target)?.len() < 1000,
+        "the first value is still there"
+    );
+    let store = ZipStore::open(&target)?;
+    assert_eq!(store.get(&key("a")?, 5)?, Some(b"again".to_vec()));
+    Ok(())
+}

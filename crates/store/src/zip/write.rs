@@ -2,7 +2,7 @@
 //! temporary file beside the target, the central directory written at the end, then the
 //! file renamed onto the target, so that an archive that looks complete is one.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
 use std::os::unix::fs::FileExt;
@@ -16,8 +16,10 @@ use crate::kv::{list_keys, KeyValueStore, Listing, StorageError};
 use crate::temporaries::{self, Registration};
 
 /// A zip archive being written as a store. Values are appended as stored (uncompressed)
-/// entries, from many threads at once (each reserves its place, then writes there); a
-/// value written again replaces the earlier one, whose bytes are dropped when the
+/// entries. The values written last are held in memory first, up to [`HELD_BYTES`] (and
+/// always the last one): a chunk written again and again, slab after slab, is appended
+/// once, when it has not been written for a while or at the end. A value written again
+/// after it was appended is appended again, and the earlier copy dropped when the
 /// archive is finished. Nothing is at the target until [`ZipWriter::finish`].
 #[derive(Debug)]
 pub struct ZipWriter {
@@ -27,23 +29,33 @@ pub struct ZipWriter {
     state: Mutex<State>,
 }
 
+/// How many bytes of values written last are held in memory before the oldest are
+/// appended to the archive.
+pub const HELD_BYTES: usize = 32 << 20;
+
 #[derive(Debug)]
 struct State {
     temp: Temporary,
     /// Where the next entry goes.
     end: u64,
-    /// The entries in the order written; `None` for one replaced since (or lost to a
-    /// failed write).
+    /// The entries in the order appended; `None` for one replaced since.
     entries: Vec<Option<WrittenEntry>>,
-    /// Each value's entry, by key.
-    index: HashMap<StoreKey, usize>,
+    /// Each appended value's entry, by key.
+    appended: HashMap<StoreKey, usize>,
+    /// The values held in memory, by key, with their place in `order`.
+    held: HashMap<StoreKey, (Vec<u8>, u64)>,
+    /// The held values' keys, oldest first.
+    order: BTreeMap<u64, StoreKey>,
+    /// The bytes held.
+    held_bytes: usize,
+    /// The next place in `order`.
+    next: u64,
     /// The directories (entries ending in `/`) written.
     directories: HashSet<String>,
     /// Whether some bytes in the file belong to no entry.
     holes: bool,
     finished: bool,
 }
-
 /// A temporary file of ours, removed when dropped unless it was renamed.
 #[derive(Debug)]
 struct Temporary {
@@ -91,7 +103,11 @@ impl ZipWriter {
                 temp,
                 end: 0,
                 entries: Vec::new(),
-                index: HashMap::new(),
+                appended: HashMap::new(),
+                held: HashMap::new(),
+                order: BTreeMap::new(),
+                held_bytes: 0,
+                next: 0,
                 directories: HashSet::new(),
                 holes: false,
                 finished: false,
@@ -144,16 +160,83 @@ impl ZipWriter {
         Ok(())
     }
 
-    /// The entry of `key` and where its bytes start.
-    fn find(&self, key: &StoreKey) -> Option<(WrittenEntry, u64, File)> {
+    /// Appends the value of `key` to the archive, replacing any earlier entry of it.
+    fn append(&self, state: &mut State, key: &StoreKey, value: &[u8]) -> std::io::Result<()> {
+        let name = format!("{}{}", self.root, key.as_str());
+        if !self.root.is_empty() {
+            if let Some((parent, _)) = name.rsplit_once('/') {
+                self.add_directory(state, &format!("{parent}/"))?;
+            }
+        }
+        let mut crc = flate2::Crc::new();
+        crc.update(value);
+        let entry = WrittenEntry {
+            name,
+            crc: crc.sum(),
+            size: value.len() as u64,
+            local_offset: state.end,
+        };
+        let header = entry.local_header();
+        let data_at = entry.local_offset + header.len() as u64;
+        state.temp.file.write_all_at(&header, entry.local_offset)?;
+        state.temp.file.write_all_at(value, data_at)?;
+        state.end = data_at + entry.size;
+        state.entries.push(Some(entry));
+        let at = state.entries.len() - 1;
+        if let Some(old) = state.appended.insert(key.clone(), at) {
+            state.entries[old] = None;
+            state.holes = true;
+        }
+        Ok(())
+    }
+
+    /// Appends the oldest held values until no more than [`HELD_BYTES`] are held (or
+    /// one value); all of them when `all`.
+    fn release(&self, state: &mut State, all: bool) -> std::io::Result<()> {
+        while all && !state.held.is_empty() || state.held_bytes > HELD_BYTES && state.held.len() > 1
+        {
+            let Some((_, key)) = state.order.pop_first() else {
+                break;
+            };
+            let Some((value, _)) = state.held.remove(&key) else {
+                continue;
+            };
+            state.held_bytes -= value.len();
+            self.append(state, &key, &value)?;
+        }
+        Ok(())
+    }
+
+    /// The bytes `start..end` (cut to the value's size) of the value of `key`.
+    fn read(&self, key: &StoreKey, start: u64, end: u64) -> Result<Option<Vec<u8>>, StorageError> {
         let state = self.lock();
-        let entry = state
-            .index
+        if let Some((value, _)) = state.held.get(key) {
+            let cut = |v: u64| usize::try_from(v).unwrap_or(usize::MAX).min(value.len());
+            return Ok(Some(value[cut(start)..cut(end).max(cut(start))].to_vec()));
+        }
+        let Some(entry) = state
+            .appended
             .get(key)
-            .and_then(|i| state.entries[*i].clone())?;
+            .and_then(|i| state.entries[*i].as_ref())
+        else {
+            return Ok(None);
+        };
+        let (start, end) = (
+            start.min(entry.size),
+            end.min(entry.size).max(start.min(entry.size)),
+        );
         let data = entry.local_offset + entry.local_header().len() as u64;
-        let file = state.temp.file.try_clone().ok()?;
-        Some((entry, data, file))
+        let len = usize::try_from(end - start).unwrap_or(usize::MAX);
+        let mut buf = vec![0; len];
+        state
+            .temp
+            .file
+            .read_exact_at(&mut buf, data + start)
+            .map_err(|source| StorageError::Io {
+                what: self.describe(key),
+                source,
+            })?;
+        Ok(Some(buf))
     }
 
     /// Writes the central directory and moves the archive onto the target. Entries
@@ -163,6 +246,8 @@ impl ZipWriter {
         if state.finished {
             return Ok(());
         }
+        self.release(&mut state, true)
+            .map_err(|source| self.io_error(source))?;
         if state.holes {
             self.compact(&mut state)
                 .map_err(|source| self.io_error(source))?;
@@ -229,11 +314,11 @@ impl KeyValueStore for ZipWriter {
     }
 
     fn get(&self, key: &StoreKey, cap: u64) -> Result<Option<Vec<u8>>, StorageError> {
-        let Some((entry, _, _)) = self.find(key) else {
+        let Some(size) = self.size(key)? else {
             return Ok(None);
         };
-        StorageError::within_cap(|| self.describe(key), entry.size, cap)?;
-        self.get_range(key, 0, entry.size)
+        StorageError::within_cap(|| self.describe(key), size, cap)?;
+        self.read(key, 0, size)
     }
 
     fn get_range(
@@ -242,73 +327,47 @@ impl KeyValueStore for ZipWriter {
         offset: u64,
         length: u64,
     ) -> Result<Option<Vec<u8>>, StorageError> {
-        let Some((entry, data, file)) = self.find(key) else {
-            return Ok(None);
-        };
-        let start = offset.min(entry.size);
-        let end = offset.saturating_add(length).min(entry.size);
-        let len = usize::try_from(end - start).unwrap_or(usize::MAX);
-        let mut buf = vec![0; len];
-        file.read_exact_at(&mut buf, data + start)
-            .map_err(|source| StorageError::Io {
-                what: self.describe(key),
-                source,
-            })?;
-        Ok(Some(buf))
+        self.read(key, offset, offset.saturating_add(length))
     }
 
     fn size(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
-        Ok(self.find(key).map(|(entry, _, _)| entry.size))
+        let state = self.lock();
+        if let Some((value, _)) = state.held.get(key) {
+            return Ok(Some(value.len() as u64));
+        }
+        Ok(state
+            .appended
+            .get(key)
+            .and_then(|i| state.entries[*i].as_ref())
+            .map(|e| e.size))
     }
 
     fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError> {
-        Ok(list_keys(self.lock().index.keys(), prefix))
+        let state = self.lock();
+        Ok(list_keys(
+            state.appended.keys().chain(state.held.keys()),
+            prefix,
+        ))
     }
 
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
+        let mut state = self.lock();
         let io = |source| StorageError::Io {
             what: self.describe(key),
             source,
         };
-        let name = format!("{}{}", self.root, key.as_str());
-        let mut crc = flate2::Crc::new();
-        crc.update(value);
-        let (entry, header, file) = {
-            let mut state = self.lock();
-            if state.finished {
-                return Err(io(std::io::Error::other("the archive is finished")));
-            }
-            if !self.root.is_empty() {
-                if let Some((parent, _)) = name.rsplit_once('/') {
-                    self.add_directory(&mut state, &format!("{parent}/"))
-                        .map_err(io)?;
-                }
-            }
-            let entry = WrittenEntry {
-                name,
-                crc: crc.sum(),
-                size: value.len() as u64,
-                local_offset: state.end,
-            };
-            let header = entry.local_header();
-            state.end += header.len() as u64 + entry.size;
-            let file = state.temp.file.try_clone().map_err(io)?;
-            (entry, header, file)
-        };
-        let written = file
-            .write_all_at(&header, entry.local_offset)
-            .and_then(|()| file.write_all_at(value, entry.local_offset + header.len() as u64));
-        let mut state = self.lock();
-        if let Err(e) = written {
-            state.holes = true;
-            return Err(io(e));
+        if state.finished {
+            return Err(io(std::io::Error::other("the archive is finished")));
         }
-        state.entries.push(Some(entry));
-        let at = state.entries.len() - 1;
-        if let Some(old) = state.index.insert(key.clone(), at) {
-            state.entries[old] = None;
-            state.holes = true;
+        if let Some((old, at)) = state.held.remove(key) {
+            state.order.remove(&at);
+            state.held_bytes -= old.len();
         }
-        Ok(())
+        let at = state.next;
+        state.next += 1;
+        state.order.insert(at, key.clone());
+        state.held_bytes += value.len();
+        state.held.insert(key.clone(), (value.to_vec(), at));
+        self.release(&mut state, false).map_err(io)
     }
 }
