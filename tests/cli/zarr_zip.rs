@@ -460,3 +460,54 @@ fn hostile_archives_are_clear_errors() {
         assert!(!dir.path().join(format!("{label}.nc")).exists(), "{label}");
     }
 }
+
+#[test]
+fn the_same_input_gives_the_same_archive_and_a_plain_zip_output_is_netcdf() {
+    let dir = scratch();
+    let input = input(dir.path());
+    let [a, b] = ["a.zarr.zip", "b.zarr.zip"].map(|n| dir.path().join(n));
+    for out in [&a, &b] {
+        copy("plain", &input, &out.to_string_lossy(), &[]);
+    }
+    let bytes = |p: &Path| fs::read(p).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+    assert!(bytes(&a) == bytes(&b), "two copies differ");
+    // A plain path ending in .zip alone is a netCDF file, as netCDF-C's nccopy writes it.
+    let nc = dir.path().join("out.zip");
+    copy("netcdf", &input, &nc.to_string_lossy(), &[]);
+    assert!(bytes(&nc).starts_with(b"\x89HDF"), "not a netCDF-4 file");
+}
+
+/// Checks the archive argv[1] with Python's zipfile and reads its array `v` with
+/// zarr-python; prints the number of entries and the sum of `v`.
+const CHECK_ZIP64: &str = r#"
+import sys, zipfile, zarr
+z = zipfile.ZipFile(sys.argv[1])
+assert z.testzip() is None
+root = zarr.open_consolidated(zarr.storage.ZipStore(sys.argv[1], mode="r"), mode="r")
+print(len(z.namelist()), int(root["v"][...].sum()))
+"#;
+
+#[test]
+fn an_archive_of_more_than_65535_entries_is_zip64_and_python_reads_it() {
+    let Some(py) = zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let values: Vec<String> = (0..70_000).map(|i| i.to_string()).collect();
+    let cdl = dir.path().join("many.cdl");
+    let text = format!(
+        "netcdf many {{\ndimensions:\n\tn = 70000 ;\nvariables:\n\tint v(n) ;\n\t\tv:_ChunkSizes = 1 ;\ndata:\n v = {} ;\n}}\n",
+        values.join(", ")
+    );
+    fs::write(&cdl, text).unwrap_or_else(|e| panic!("{e}"));
+    let zip = dir.path().join("many.zarr.zip");
+    ok(
+        "ncgen",
+        Test::ours("ncgen").arg("-o").arg(&zip).arg(&cdl).run(),
+    );
+    let done = run(Command::new(&py).args(["-c", CHECK_ZIP64]).arg(&zip));
+    // 70,000 chunks and 5 metadata documents; the sum of 0..70000.
+    assert_eq!(ok("zipfile", done).trim(), "70005 2449965000");
+    let dumped = dump("ours", &zip, &["-v", "v"]);
+    assert!(dumped.contains("69998, 69999 ;"), "{dumped}");
+}
