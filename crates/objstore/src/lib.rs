@@ -4,7 +4,8 @@
 //!
 //! [`open`] is the one place a Zarr store's root ([`StoreRoot`], decided by
 //! `store::Location`) becomes the [`KeyValueStore`] every reader and writer uses: a
-//! directory store for a local root, an [`ObjectKvStore`] otherwise. The object store
+//! directory store for a local root, a `store::zip::ZipStore` for a zip archive read, an
+//! [`ObjectKvStore`] otherwise. The object store
 //! runs its requests on a small tokio runtime of its own and answers the synchronous
 //! trait, so that nothing else in nctools deals with async code.
 

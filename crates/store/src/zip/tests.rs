@@ -274,3 +274,42 @@ fn a_value_written_again_after_it_was_appended_is_in_the_archive_once() -> Resul
     assert_eq!(store.get(&key("a")?, 5)?, Some(b"again".to_vec()));
     Ok(())
 }
+
+#[test]
+fn encrypted_entries_and_other_methods_are_refused_when_read() -> Result {
+    for (at, value, expected) in [(8, 0x0001u16, "encrypted"), (10, 12, "method 12")] {
+        let mut bytes = archive(&[("a", b"12345")], end_records);
+        let (_, directory, _) = records::find_end(&bytes, 0)?;
+        // The central header's flags (8) or method (10).
+        let cd = usize::try_from(directory.offset)?;
+        bytes[cd + at..cd + at + 2].copy_from_slice(&value.to_le_bytes());
+        let store = open_bytes(&bytes)??;
+        let Err(e) = store.get(&key("a")?, 5) else {
+            return Err(format!("{expected}: read").into());
+        };
+        assert!(e.to_string().contains(expected), "{e}");
+    }
+    Ok(())
+}
+
+#[test]
+fn a_central_directory_beyond_512_mib_is_refused() -> Result {
+    let dir = tempfile::tempdir()?;
+    let path = dir.path().join("big.zip");
+    let size = MAX_DIRECTORY + 1;
+    let file = File::create(&path)?;
+    // A sparse file: the directory's bytes are never read.
+    file.set_len(size)?;
+    use std::os::unix::fs::FileExt;
+    let end = end_records(Directory {
+        entries: 1,
+        size,
+        offset: 0,
+    });
+    file.write_all_at(&end, size)?;
+    let Err(e) = ZipStore::open(&path) else {
+        return Err("accepted".into());
+    };
+    assert!(e.to_string().contains("more than the"), "{e}");
+    Ok(())
+}
