@@ -2,8 +2,8 @@
 //!
 //! - nccopy writes a netCDF-4 file into a zip archive in every form (netCDF-C's
 //!   `#mode=nczarr,zip`, `#mode=zarr,zip`, `#mode=zarr,v3,zip`, a plain `NAME.zarr.zip`,
-//!   and with a codec); ncdump reads each as it reads the same store in a directory, and
-//!   nccopy copies it back to a netCDF-4 file equal to the input;
+//!   and with a codec); ncdump reads each as it reads the same store in a directory
+//!   (`-k` and `-K` too), and nccopy copies it back to a netCDF-4 file equal to the input;
 //! - netCDF-C's form puts the store under a directory named after the file, that
 //!   directory first; the plain form puts it at the archive's top;
 //! - zarr-python's `ZipStore` and xarray (Python warnings made errors) read our archives,
@@ -155,6 +155,24 @@ fn nccopy_writes_zip_archives_that_read_as_their_directories() {
             first_difference(&from_dir, &from_zip)
         );
         assert!(from_zip.contains("1.5, 2.5, 3.5"), "{label}: {from_zip}");
+        // The format, as for the store in a directory.
+        for option in ["-k", "-K"] {
+            let [zip_run, dir_run] =
+                [&zip, &directory].map(|p| Test::ours("ncdump").arg(option).arg(p).run());
+            assert_eq!(
+                (
+                    zip_run.code,
+                    zip_run.stdout,
+                    zip_run.stderr.replace(&zip, "STORE")
+                ),
+                (
+                    dir_run.code,
+                    dir_run.stdout,
+                    dir_run.stderr.replace(&directory, "STORE")
+                ),
+                "{label} {option}"
+            );
+        }
         // Back to netCDF-4: what the directory gives back (the input itself from
         // NCZarr; pure Zarr keeps no order of dimensions).
         let back = |from: &str, name: &str| {
