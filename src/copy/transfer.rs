@@ -263,7 +263,7 @@ fn reopen_safe(dataset: &Dataset, plan: &VarPlan) -> bool {
 struct InputReadFailure(String);
 
 fn read_error(plan: &VarPlan, error: store::StoreError) -> anyhow::Error {
-    if error.is_hdf5_error() && !plan.input_filters.is_empty() {
+    if error.is_library_failure() && !plan.input_filters.is_empty() {
         return InputReadFailure(format!(
             "{}: HDF5 failed decoding a chunk through its filters ({}); the chunk is probably \
              corrupt; no output was written",

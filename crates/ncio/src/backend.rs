@@ -29,9 +29,41 @@ pub fn plugin_remedy() -> String {
     )
 }
 
+/// The codecs a netCDF-4 file takes: the HDF5 filters registered in this process
+/// (nctools' own) or found as plugins.
+#[derive(Debug, Clone, Copy)]
+pub struct Hdf5Filters;
+
+impl store::CodecSupport for Hdf5Filters {
+    fn codec(&self, id: u32) -> store::Availability {
+        if crate::plugins::filter_available(id) {
+            store::Availability::Available
+        } else {
+            store::Availability::Missing {
+                remedy: format!("it is not available; {}", plugin_remedy()),
+            }
+        }
+    }
+}
+
+/// The capabilities of a netCDF file written or read by libnetcdf: any format, any
+/// layout, variable-length strings, HDF5 chunks (netCDF-4) that read as netCDF's fill
+/// value where unwritten, and the filters of [`Hdf5Filters`].
+pub fn capabilities() -> store::Capabilities {
+    store::Capabilities::new("a netCDF file", std::sync::Arc::new(Hdf5Filters))
+}
+
 impl StoreReader for NcFile {
     fn path(&self) -> &str {
         NcFile::path(self)
+    }
+
+    fn capabilities(&self) -> store::Capabilities {
+        let mut caps = capabilities();
+        if !self.hands_out_stored_chunks() {
+            caps.chunks = store::ChunkForm::None;
+        }
+        caps
     }
 
     fn schema(&self) -> Result<Dataset, StoreError> {

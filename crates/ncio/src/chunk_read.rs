@@ -102,7 +102,7 @@ impl NcFile {
     }
 
     fn open_chunked(&self, group_ncid: c_int, varid: c_int) -> Option<ChunkedVar> {
-        if self.path().contains("://") || !crate::direct_chunks_enabled() {
+        if !self.hands_out_stored_chunks() || !crate::direct_chunks_enabled() {
             return None;
         }
         let file_name = CString::new(self.path().as_bytes()).ok()?;

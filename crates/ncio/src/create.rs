@@ -114,11 +114,7 @@ impl Destination {
 
 /// The result of `nc_create` as an [`NcError`] about `target`.
 fn created(file: Result<OpenFile, c_int>, target: &str) -> Result<OpenFile, NcError> {
-    file.map_err(|code| NcError {
-        code,
-        message: crate::sys::message(code),
-        context: format!("{target}: creating"),
-    })
+    file.map_err(|code| crate::error::from_status(code, format!("{target}: creating")))
 }
 
 /// Creates the temporary file of the output `target` beside `beside`, under a fresh
@@ -224,7 +220,7 @@ impl NcWriter {
     /// The open file, or the error of using a closed one.
     pub(crate) fn open_file(&self) -> Result<&OpenFile, NcError> {
         self.file.as_ref().ok_or_else(|| NcError {
-            code: -33,
+            kind: store::ErrorKind::InvalidRequest,
             message: "the file is closed".into(),
             context: self.target.clone(),
         })
@@ -256,7 +252,7 @@ impl NcWriter {
         self.layouts = Layouts::new(&dataset.types);
         let netcdf4 = !dataset.format.is_classic_family();
         let file = self.file.take().ok_or_else(|| NcError {
-            code: -33,
+            kind: store::ErrorKind::InvalidRequest,
             message: "the file is closed".into(),
             context: self.target.clone(),
         })?;
@@ -319,7 +315,7 @@ impl NcWriter {
 
     fn known_type(&self, t: TypeRef, context: &dyn Fn() -> String) -> Result<nc_type, NcError> {
         self.file_type(t).ok_or_else(|| NcError {
-            code: -45,
+            kind: store::ErrorKind::Unsupported,
             message: format!("type {t:?} is not defined"),
             context: context(),
         })
@@ -438,7 +434,7 @@ impl NcWriter {
             .iter()
             .map(|d| {
                 self.dims.get(d).copied().ok_or_else(|| NcError {
-                    code: -46,
+                    kind: store::ErrorKind::NotFound,
                     message: format!("dimension id {d} is not defined"),
                     context: context(),
                 })
@@ -506,7 +502,7 @@ impl NcWriter {
         let key = (group_path.to_vec(), name.to_string());
         let Some(slot) = self.vars.get(&key).copied() else {
             return Err(NcError {
-                code: -49,
+                kind: store::ErrorKind::NotFound,
                 message: "no such variable".into(),
                 context: format!("{}: writing {name}", self.target),
             });
@@ -530,7 +526,7 @@ impl NcWriter {
     /// A group of the file being written, by id.
     pub(crate) fn group_of<'f>(&self, file: &'f OpenFile, ncid: c_int) -> Result<Grp<'f>, NcError> {
         file.group(ncid).ok_or_else(|| NcError {
-            code: -33,
+            kind: store::ErrorKind::InvalidRequest,
             message: format!("group id {ncid} is not one of this file's"),
             context: self.target.clone(),
         })
@@ -540,7 +536,7 @@ impl NcWriter {
     pub fn finish(mut self) -> Result<(), NcError> {
         let Some(file) = self.file.take() else {
             return Err(NcError {
-                code: -33,
+                kind: store::ErrorKind::InvalidRequest,
                 message: "the file is closed".into(),
                 context: self.target.clone(),
             });
@@ -558,7 +554,7 @@ impl NcWriter {
                 // Not a partial file left beside the target: remove it.
                 let _ = std::fs::remove_file(&temp);
                 return Err(NcError {
-                    code: -31,
+                    kind: store::ErrorKind::Other,
                     message: e.to_string(),
                     context: format!("{}: moving the finished file into place", self.target),
                 });

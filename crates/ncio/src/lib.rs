@@ -39,7 +39,7 @@ mod sys;
 mod zarr_names;
 
 pub use access::check_writable;
-pub use backend::{plugin_remedy, plugin_search_path};
+pub use backend::{capabilities, plugin_remedy, plugin_search_path, Hdf5Filters};
 pub use classic_names::{longest_classic_name, MalformedHeader};
 pub use create::NcWriter;
 pub use direct::{direct_chunks_enabled, DirectChunkWriter, StoredChunkReader};

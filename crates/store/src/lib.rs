@@ -11,6 +11,7 @@
 //! writes hyperslabs, atomically (under a temporary name, moved into place by
 //! [`StoreWriter::finish`]). Nothing here links C.
 
+mod capabilities;
 pub mod directory;
 mod error;
 pub mod grid;
@@ -23,8 +24,12 @@ pub mod temporaries;
 mod traits;
 pub mod zip;
 
+pub use capabilities::{
+    Availability, Capabilities, ChunkForm, CodecSupport, MissingChunks, NoCodecs, StoredChunks,
+    StringForm,
+};
 pub use directory::DirectoryStore;
-pub use error::{StoreError, NC_EHDFERR, NC_ENOFILTER, NC_ENOTNC};
+pub use error::{ErrorKind, StoreError};
 pub use key::{KeyError, StoreKey};
 pub use kv::{KeyValueStore, Listing, StorageError};
 pub use location::{

@@ -18,7 +18,7 @@
 
 use std::ffi::{c_char, CString};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::RwLock;
 use std::time::{Duration, Instant};
 
@@ -224,12 +224,37 @@ pub fn slots() -> &'static [AtomicPtr<c_char>; SLOTS] {
     &TABLE
 }
 
-/// How many temporary outputs (not scratch files) are registered now.
+/// How many outputs are being written now: temporary outputs registered (not scratch
+/// files), and outputs written in place ([`InPlaceOutput`]).
 pub fn outputs_registered() -> usize {
     OUTPUT
         .iter()
         .filter(|output| output.load(Ordering::SeqCst))
         .count()
+        + IN_PLACE.load(Ordering::SeqCst)
+}
+
+/// The outputs being written in place now (stores in object stores).
+static IN_PLACE: AtomicUsize = AtomicUsize::new(0);
+
+/// An output written in place, with no temporary name to remove (a Zarr store in an
+/// object store): while one is held, a first signal lets the writer stop at its next
+/// check point and remove what it wrote, instead of ending the process at once.
+#[derive(Debug)]
+pub struct InPlaceOutput(());
+
+impl InPlaceOutput {
+    /// Counts an output written in place until the value is dropped.
+    pub fn register() -> Self {
+        IN_PLACE.fetch_add(1, Ordering::SeqCst);
+        Self(())
+    }
+}
+
+impl Drop for InPlaceOutput {
+    fn drop(&mut self) {
+        IN_PLACE.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Runs `f`, which creates something under a temporary name, with the gate open; waits

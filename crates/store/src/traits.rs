@@ -4,7 +4,7 @@ use std::path::Path;
 
 use ncmodel::{Dataset, Layout, Values, Var};
 
-use crate::{RawBuffer, StoreError};
+use crate::{Capabilities, RawBuffer, StoreError};
 
 /// A variable of a store being written, as [`StoreWriter::handle`] finds it. The ids are
 /// the backend's own.
@@ -26,6 +26,10 @@ pub trait StoreReader {
 
     /// The whole schema: groups, dimensions, types, variables, attributes and storage.
     fn schema(&self) -> Result<Dataset, StoreError>;
+
+    /// What this backend can hold and do, for the front ends: how it stores strings and
+    /// chunks, and which codecs it writes.
+    fn capabilities(&self) -> Capabilities;
 
     /// The hyperslab `start`/`count` of `var` in the group `group`, row-major. A scalar
     /// variable takes empty `start` and `count`.

@@ -51,8 +51,12 @@ enum Commit {
         _registration: store::temporaries::Registration,
     },
     /// Written in place (an object store): chunks first, metadata last, the root's last
-    /// of all; what was written is removed when the writer is dropped unfinished.
-    InPlace,
+    /// of all; what was written is removed when the writer is dropped unfinished (also
+    /// after a signal: the registration lets the writer stop at a check point first).
+    InPlace {
+        /// The count of outputs written in place, which signal handling consults.
+        _registration: store::temporaries::InPlaceOutput,
+    },
     /// Written into a zip archive under a temporary name beside the target, which gets
     /// its central directory and is renamed onto the target at the end (removed when the
     /// writer is dropped unfinished).
@@ -111,7 +115,7 @@ impl ZarrWriter {
             StoreRoot::Directory(root) => {
                 let (commit, temp) = Self::temporary(root, &context)?;
                 let store = objstore::open(&StoreRoot::Directory(temp), objstore::Access::Write)
-                    .map_err(|e| StoreError::new(crate::error::NC_EIO, e.to_string(), &context))?;
+                    .map_err(|e| crate::error::open_error(e, &context))?;
                 (commit, store)
             }
             StoreRoot::Zip(zip) => {
@@ -128,9 +132,13 @@ impl ZarrWriter {
             }
             StoreRoot::Remote(_) => {
                 let store = objstore::open(&location.root, objstore::Access::Write)
-                    .map_err(|e| StoreError::new(crate::error::NC_EIO, e.to_string(), &context))?;
+                    .map_err(|e| crate::error::open_error(e, &context))?;
+                let registration = store::temporaries::InPlaceOutput::register();
                 clear_remote_target(store.as_ref()).map_err(|e| e.into_store(context.clone()))?;
-                (Commit::InPlace, store)
+                let commit = Commit::InPlace {
+                    _registration: registration,
+                };
+                (commit, store)
             }
         };
         Ok(Self {
@@ -157,14 +165,9 @@ impl ZarrWriter {
         // Made with mkdir under a fresh unpredictable name, which fails on anything
         // already there (a planted link is not followed); registered before it exists
         // and made through the gate, so a signal handler that removes it never races it.
-        // The system's refusal keeps its errno as the code, as libnetcdf passes it on.
-        let (temp, registration) =
-            store::temporaries::create_temporary_dir(&target).map_err(|e| {
-                match e.raw_os_error() {
-                    Some(errno) => StoreError::new(errno, e.to_string(), context),
-                    None => ZarrError::io(&target, e).into_store(context),
-                }
-            })?;
+        // The system's refusal keeps its errno, for the front end's explanation.
+        let (temp, registration) = store::temporaries::create_temporary_dir(&target)
+            .map_err(|e| StoreError::io(&e, context))?;
         let commit = Commit::Rename {
             target,
             temp: temp.clone(),
@@ -423,15 +426,16 @@ impl ZarrWriter {
     }
 }
 
-/// The [`StoreError`] of a zip archive that cannot be created or finished: the system's
-/// refusal keeps its errno as the code, as libnetcdf passes it on.
+/// The [`StoreError`] of a zip archive that cannot be created: the system's refusal keeps
+/// its errno, for the front end's explanation.
 fn archive_error(e: store::zip::ArchiveError, context: &str) -> StoreError {
-    match &e {
-        store::zip::ArchiveError::Io { source, .. } if source.raw_os_error().is_some() => {
-            StoreError::new(source.raw_os_error().unwrap_or(0), e.to_string(), context)
-        }
-        _ => ZarrError::Invalid(e.to_string()).into_store(context),
-    }
+    let kind = match &e {
+        store::zip::ArchiveError::Io { source, .. } => store::ErrorKind::System {
+            errno: source.raw_os_error(),
+        },
+        store::zip::ArchiveError::Damaged { .. } => store::ErrorKind::Corrupt,
+    };
+    StoreError::new(kind, e.to_string(), context)
 }
 
 /// The object an in-place write puts at the top of its prefix first and removes once the
@@ -484,7 +488,7 @@ impl Drop for ZarrWriter {
             }
             // Best effort: a server that stopped answering keeps what reached it (chunks
             // and inner metadata, never the root's).
-            Commit::InPlace => {
+            Commit::InPlace { .. } => {
                 let _ = self.store.remove_all(&StoreKey::root());
             }
             // Its temporary file goes with the last reference to it.
@@ -516,7 +520,7 @@ impl StoreWriter for ZarrWriter {
         match &self.commit {
             Commit::Rename { temp, .. } => Some(temp),
             Commit::Zip { temp, .. } => Some(temp),
-            Commit::InPlace => None,
+            Commit::InPlace { .. } => None,
         }
     }
 

@@ -76,13 +76,10 @@ pub fn check(target: &str, inputs: &[&str]) -> anyhow::Result<()> {
 }
 
 /// The error of creating the output `target` (its temporary file or directory),
-/// explained when the system refused it (libnetcdf and the Zarr writer pass `errno` on
-/// as a positive code): the checks above cannot foresee everything (root may be refused
+/// explained when the system refused it (with its `errno`): the checks above cannot foresee everything (root may be refused
 /// where permissions do not apply, as in `/proc`).
 pub fn explain_create_error(target: &str, error: &store::StoreError) -> Option<anyhow::Error> {
-    if !(1..4096).contains(&error.code) {
-        return None;
-    }
+    error.errno()?;
     let parent = Path::new(target.trim_end_matches('/'))
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
