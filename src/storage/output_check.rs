@@ -57,6 +57,14 @@ pub fn check(target: &str, inputs: &[&str]) -> anyhow::Result<()> {
                 StoreRoot::Remote(remote) => {
                     return check_remote_not_an_input(target, &remote, inputs)
                 }
+                // A zip archive is one file, replaced as a netCDF file is.
+                StoreRoot::Zip(zip) => {
+                    check_special(target, &zip.path, true)?;
+                    let resolved = check_link(target, &zip.path)?;
+                    check_directory(target, &resolved)?;
+                    check_file_target(target, &resolved)?;
+                    return check_not_an_input(target, &resolved, inputs);
+                }
             };
             check_special(target, &root, true)?;
             let resolved = check_link(target, &root)?;
@@ -273,7 +281,7 @@ fn input_path(input: &str) -> Option<PathBuf> {
         return None;
     }
     match Location::parse_input(input).ok()? {
-        Location::Zarr(zarr) => zarr.root.directory().map(Path::to_path_buf),
+        Location::Zarr(zarr) => zarr.root.local_path().map(Path::to_path_buf),
         Location::File(path) if is_url(&path) => None,
         Location::File(path) => Some(PathBuf::from(path)),
     }

@@ -42,3 +42,4 @@ mod zarr_outputs;
 mod zarr_s3;
 mod zarr_shard;
 mod zarr_strings;
+mod zarr_zip;

@@ -2,7 +2,9 @@
 //! the traits of this crate; each kind of store has a backend that implements them:
 //!
 //! - `ncio` (libnetcdf and libhdf5): netCDF-3 and netCDF-4/HDF5 files;
-//! - `zarr` (pure Rust): NCZarr and Zarr stores, v2 and v3.
+//! - `zarr` (pure Rust): NCZarr and Zarr stores, v2 and v3, whose keys and values live
+//!   in a [`KeyValueStore`]: a directory ([`DirectoryStore`]), a zip archive ([`zip`]),
+//!   memory, or an object store (`objstore`).
 //!
 //! [`Location::parse`] is the one place that decides which kind of store a path names.
 //! [`StoreReader`] reads a schema and hyperslabs; [`StoreWriter`] defines a dataset and
@@ -22,6 +24,7 @@ pub mod pipeline;
 mod raw;
 pub mod temporaries;
 mod traits;
+pub mod zip;
 
 pub use capabilities::{
     Availability, Capabilities, ChunkForm, CodecSupport, MissingChunks, NoCodecs, StoredChunks,
@@ -37,7 +40,7 @@ pub use key::{KeyError, StoreKey};
 pub use kv::{KeyValueStore, Listing, StorageError};
 pub use location::{
     is_url, Location, LocationError, RemoteRoot, RemoteService, StoreRoot, ZarrFlavor,
-    ZarrLocation, ZarrVersion,
+    ZarrLocation, ZarrVersion, ZipLayout, ZipRoot,
 };
 pub use memory::MemoryStore;
 pub use raw::{is_raw_type, RawBuffer};

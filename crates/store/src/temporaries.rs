@@ -116,12 +116,36 @@ pub fn resolve_links(target: &Path) -> PathBuf {
 /// registered as a temporary output before the directory is created, and the directory
 /// is created through the [`gate`]. Returns the directory and its registration.
 pub fn create_temporary_dir(target: &Path) -> std::io::Result<(PathBuf, Registration)> {
+    let (temp, (), registration) = create_temporary(target, |temp| std::fs::create_dir(temp))?;
+    Ok((temp, registration))
+}
+
+/// Creates a file under a fresh temporary name beside `target`, as
+/// [`create_temporary_dir`] creates a directory: exclusively (`O_EXCL`), registered
+/// first, through the [`gate`]. The file is open for reading and writing.
+pub fn create_temporary_file(
+    target: &Path,
+) -> std::io::Result<(PathBuf, std::fs::File, Registration)> {
+    create_temporary(target, |temp| {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(temp)
+    })
+}
+
+/// Makes something with `create` under a fresh registered temporary name beside `target`.
+fn create_temporary<T>(
+    target: &Path,
+    create: impl Fn(&Path) -> std::io::Result<T>,
+) -> std::io::Result<(PathBuf, T, Registration)> {
     let mut last = None;
     for _ in 0..NAME_ATTEMPTS {
         let temp = temporary_name(target);
         let registration = register(&temp);
-        match gate(|| std::fs::create_dir(&temp)) {
-            Ok(()) => return Ok((temp, registration)),
+        match gate(|| create(&temp)) {
+            Ok(made) => return Ok((temp, made, registration)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
             Err(e) => return Err(e),
         }

@@ -57,6 +57,14 @@ enum Commit {
         /// The count of outputs written in place, which signal handling consults.
         _registration: store::temporaries::InPlaceOutput,
     },
+    /// Written into a zip archive under a temporary name beside the target, which gets
+    /// its central directory and is renamed onto the target at the end (removed when the
+    /// writer is dropped unfinished).
+    Zip {
+        archive: std::sync::Arc<store::zip::ZipWriter>,
+        /// Its temporary file while entries are written.
+        temp: PathBuf,
+    },
 }
 
 #[derive(Default)]
@@ -109,6 +117,18 @@ impl ZarrWriter {
                 let store = objstore::open(&StoreRoot::Directory(temp), objstore::Access::Write)
                     .map_err(|e| crate::error::open_error(e, &context))?;
                 (commit, store)
+            }
+            StoreRoot::Zip(zip) => {
+                let writer =
+                    store::zip::ZipWriter::create(&zip.path, zip.dataset_directory().as_deref())
+                        .map_err(|e| archive_error(e, &context))?;
+                let writer = std::sync::Arc::new(writer);
+                let temp = writer.temporary_path();
+                let commit = Commit::Zip {
+                    archive: writer.clone(),
+                    temp,
+                };
+                (commit, writer as Store)
             }
             StoreRoot::Remote(_) => {
                 let store = objstore::open(&location.root, objstore::Access::Write)
@@ -410,6 +430,13 @@ impl ZarrWriter {
             let state = self.lock();
             self.write_metadata(&state, self.store.as_ref())?;
         }
+        if let Commit::Zip { archive, .. } = &self.commit {
+            archive
+                .finish()
+                .map_err(|e| ZarrError::Invalid(e.to_string()))?;
+            self.finished = true;
+            return Ok(());
+        }
         let Commit::Rename { target, temp, .. } = &self.commit else {
             // In place: the root's metadata, written last, made the store whole.
             self.finished = true;
@@ -437,6 +464,18 @@ impl ZarrWriter {
         }
         Ok(())
     }
+}
+
+/// The [`StoreError`] of a zip archive that cannot be created: the system's refusal keeps
+/// its errno, for the front end's explanation.
+fn archive_error(e: store::zip::ArchiveError, context: &str) -> StoreError {
+    let kind = match &e {
+        store::zip::ArchiveError::Io { source, .. } => store::ErrorKind::System {
+            errno: source.raw_os_error(),
+        },
+        store::zip::ArchiveError::Damaged { .. } => store::ErrorKind::Corrupt,
+    };
+    StoreError::new(kind, e.to_string(), context)
 }
 
 /// The object an in-place write puts at the top of its prefix first and removes once the
@@ -492,6 +531,8 @@ impl Drop for ZarrWriter {
             Commit::InPlace { .. } => {
                 let _ = self.store.remove_all(&StoreKey::root());
             }
+            // Its temporary file goes with the last reference to it.
+            Commit::Zip { .. } => {}
         }
     }
 }
@@ -518,6 +559,7 @@ impl StoreWriter for ZarrWriter {
     fn temporary_path(&self) -> Option<&Path> {
         match &self.commit {
             Commit::Rename { temp, .. } => Some(temp),
+            Commit::Zip { temp, .. } => Some(temp),
             Commit::InPlace { .. } => None,
         }
     }
