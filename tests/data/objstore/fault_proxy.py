@@ -1,6 +1,6 @@
 """A tiny HTTP proxy for the object-store tests, run by tests/cli/zarr_s3.rs on 127.0.0.1.
 
-    fault_proxy.py PORT UPSTREAM_PORT MODE N
+    fault_proxy.py PORT UPSTREAM_PORT MODE N [COUNTS_FILE]
 
 forwards every request to the server at 127.0.0.1:UPSTREAM_PORT, except:
 
@@ -9,7 +9,10 @@ forwards every request to the server at 127.0.0.1:UPSTREAM_PORT, except:
 - MODE stop-after-puts: after N PUT requests were forwarded, the proxy stops (the
   server is gone mid-copy: later connections are refused);
 - MODE fail-puts-after: after N PUT requests were forwarded, every PUT is answered 500
-  (the server refuses writes but still lists and deletes).
+  (the server refuses writes but still lists and deletes);
+- MODE count: nothing is injected (N is not used); after each request, the number of
+  requests forwarded so far by method is written to COUNTS_FILE, a line `METHOD COUNT`
+  per method (`scripts/bench` reads it before and after each run).
 
 Each fault is logged to standard error as a line `injected ...`.
 """
@@ -20,8 +23,21 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PORT, UPSTREAM, MODE, N = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+COUNTS_FILE = sys.argv[5] if len(sys.argv) > 5 else None
 lock = threading.Lock()
 counts = {"requests": 0, "puts": 0}
+by_method = {}
+
+
+def count(method):
+    """Counts a forwarded request of `method` and, in MODE count, writes the counts."""
+    with lock:
+        by_method[method] = by_method.get(method, 0) + 1
+        if MODE == "count" and COUNTS_FILE:
+            text = "".join("%s %d\n" % kv for kv in sorted(by_method.items()))
+            with open(COUNTS_FILE + ".tmp", "w") as f:
+                f.write(text)
+            os.replace(COUNTS_FILE + ".tmp", COUNTS_FILE)
 
 
 def log(text):
@@ -57,10 +73,13 @@ class Proxy(BaseHTTPRequestHandler):
             self.wfile.write(page)
             return
         upstream = http.client.HTTPConnection("127.0.0.1", UPSTREAM, timeout=60)
-        headers = {k: v for k, v in self.headers.items() if k.lower() != "connection"}
+        # The body was read whole above: the client's 100-continue was answered already.
+        skip = ("connection", "expect")
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in skip}
         upstream.request(self.command, self.path, body=body, headers=headers)
         answer = upstream.getresponse()
         data = answer.read()
+        count(self.command)
         self.send_response(answer.status, answer.reason)
         for key, value in answer.getheaders():
             if key.lower() not in ("transfer-encoding", "connection", "content-length"):
