@@ -11,6 +11,7 @@
 mod aws_profile;
 mod backend;
 mod kv;
+mod ranges;
 
 use std::sync::Arc;
 

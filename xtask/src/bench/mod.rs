@@ -99,7 +99,11 @@ fn header_line(jobs: Option<usize>, peer: Peer, requests: bool) -> String {
         format!("{p}_peak_MB")
     );
     if requests {
-        format!("{line} {:>13} {:>21}", "ours_requests", format!("{p}_requests"))
+        format!(
+            "{line} {:>13} {:>21}",
+            "ours_requests",
+            format!("{p}_requests")
+        )
     } else {
         line
     }
@@ -207,7 +211,9 @@ pub fn main(args: BenchArgs) -> Result<i32> {
     let mut shown_peer = None;
     if selected.iter().any(|c| catalog::on_s3(c)) {
         println!("zarr-s3-*: both sides talk to moto's S3 server on 127.0.0.1 through a counting");
-        println!("proxy (one Python process each, single-threaded moto): the S3 ratios measure them");
+        println!(
+            "proxy (one Python process each, single-threaded moto): the S3 ratios measure them"
+        );
         println!("too; the requests are those of one run");
     }
     for case in selected {
@@ -221,7 +227,9 @@ pub fn main(args: BenchArgs) -> Result<i32> {
             };
             builder.inputs.check_zarr_python(more)?;
             if on_s3 {
-                builder.inputs.check_zarr_python(", s3fs, boto3, moto.server")?;
+                builder
+                    .inputs
+                    .check_zarr_python(", s3fs, boto3, moto.server")?;
             }
         }
         if shown_peer != Some((peer, on_s3)) {
@@ -322,7 +330,10 @@ mod tests {
         let header = header_line(None, Peer::Tensorstore, true);
         let row = row_line("zarr-s3-read-tensorstore", &ours, &other);
         assert_eq!(header.len(), row.len(), "{header}\n{row}");
-        assert!(row.ends_with("            12                    32"), "{row}");
+        assert!(
+            row.ends_with("            12                    32"),
+            "{row}"
+        );
         assert_eq!(
             requests_line(&ours, &other, Peer::Tensorstore).as_deref(),
             Some("  requests by method: ours GET 12; tensorstore GET 30, PUT 2")

@@ -164,7 +164,10 @@ impl S3Server {
             .args(["-", mode])
             .arg(from)
             .arg(url)
-            .envs(S3Server::env(&format!("http://127.0.0.1:{}", self.moto_port)))
+            .envs(S3Server::env(&format!(
+                "http://127.0.0.1:{}",
+                self.moto_port
+            )))
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .status()
@@ -221,7 +224,12 @@ fn parse_counts(text: &str) -> Result<RequestCounts> {
 pub fn difference(before: &RequestCounts, after: &RequestCounts) -> RequestCounts {
     after
         .iter()
-        .map(|(m, n)| (m.clone(), n.saturating_sub(before.get(m).copied().unwrap_or(0))))
+        .map(|(m, n)| {
+            (
+                m.clone(),
+                n.saturating_sub(before.get(m).copied().unwrap_or(0)),
+            )
+        })
         .filter(|(_, n)| *n > 0)
         .collect()
 }
