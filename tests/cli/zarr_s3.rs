@@ -583,7 +583,6 @@ fn a_shard_is_read_from_s3_in_few_ranged_requests() {
         .filter(|(m, _)| m == "HEAD")
         .map(|(_, n)| n)
         .sum();
-    eprintln!("requests: {requests:?}");
     assert!(total > 0 && total < 200, "{requests:?}");
     assert!(heads < 20, "{requests:?}");
 }
