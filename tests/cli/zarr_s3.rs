@@ -574,16 +574,17 @@ fn a_shard_is_read_from_s3_in_few_ranged_requests() {
         body(&local_data),
         "a sharded store read from S3",
     );
-    // The whole copy, metadata included, takes fewer requests than one per inner chunk:
-    // each shard's inner chunks are read in a few ranged GETs, with no request for the
-    // shard's size before each.
+    // The whole copy, metadata included, takes fewer requests than one per two inner
+    // chunks: a shard's inner chunks are read up to 8 MiB of them at a time, in one
+    // ranged GET, with no request for the shard's size before each (reading a batch of
+    // inner chunks at a time, a HEAD and a GET each, took 132 requests).
     let total: u64 = requests.iter().map(|(_, n)| n).sum();
     let heads: u64 = requests
         .iter()
         .filter(|(m, _)| m == "HEAD")
         .map(|(_, n)| n)
         .sum();
-    assert!(total > 0 && total < 200, "{requests:?}");
+    assert!(total > 0 && total < 100, "{requests:?}");
     assert!(heads < 20, "{requests:?}");
 }
 
