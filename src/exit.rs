@@ -92,7 +92,7 @@ pub fn tool_name() -> &'static str {
 pub fn install_panic_hook(tool: &'static str) {
     let _ = TOOL.set(tool);
     std::panic::set_hook(Box::new(move |info| {
-        if h5filters::in_filter_callback() {
+        if crate::storage::backends::in_filter_callback() {
             return;
         }
         let what = info

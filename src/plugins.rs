@@ -2,12 +2,12 @@
 
 /// Where HDF5 looks for filter plugins, as the user should read it.
 pub fn plugin_search_path() -> String {
-    ncio::plugin_search_path()
+    crate::storage::backends::plugin_search_path()
 }
 
 /// The filter (id and name) a failed `nc_def_var_filter` was about, from the error's
 /// context (`...: filter ID`).
-fn filter_of(error: &ncio::NcError) -> String {
+fn filter_of(error: &store::StoreError) -> String {
     let id = error
         .context
         .rsplit("filter ")
@@ -42,7 +42,7 @@ pub fn describe_filter(id: u32) -> String {
 /// A failure of the library while creating a file, explained: an unavailable filter names
 /// the filter, where plugins were looked for and what to do (`remedy`, e.g. "remove the
 /// filter from the CDL") (DECISIONS D6).
-pub fn explain_write_error(error: ncio::NcError, remedy: &str) -> anyhow::Error {
+pub fn explain_write_error(error: store::StoreError, remedy: &str) -> anyhow::Error {
     if !error.is_filter_error() {
         return anyhow::anyhow!(error);
     }

@@ -12,7 +12,6 @@ mod advisor;
 mod args;
 mod chunking;
 mod default_chunks;
-mod direct;
 mod options;
 mod plan;
 mod progress;
@@ -26,20 +25,21 @@ use std::io::Write;
 
 use anyhow::{anyhow, Context};
 use clap::Parser;
-use store::StoreReader;
+use store::{Availability, StoreReader};
 
 pub use args::CopyArgs;
 pub use plan::{make_plan, CopyOptions, CopyPlan, VarPlan};
 
 use crate::exit::Failure;
 use crate::interrupt::Interrupted;
+use crate::storage::Output;
 
 /// Runs nccopy on the command-line arguments (program name first); returns the exit code.
 pub fn main(argv: Vec<String>) -> i32 {
     crate::interrupt::install();
     crate::exit::install_panic_hook("nccopy");
-    ncio::crash_guard::install("nccopy");
-    h5filters::register_builtin_filters();
+    crate::storage::backends::crash_guard::install("nccopy");
+    crate::storage::backends::register_builtin_filters();
     let args = match CopyArgs::try_parse_from(&argv) {
         Ok(args) => args,
         Err(e) => return crate::exit::clap_error(e),
@@ -65,8 +65,9 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     let Some(source) = args.input.as_deref() else {
         return Err(Failure::usage(anyhow!("an input file is required")));
     };
-    let threads = crate::jobs::configure(args.jobs);
-    let options = options::copy_options(args).map_err(Failure::usage)?;
+    // The pool every backend encodes and decodes chunks on (`-j`).
+    crate::jobs::configure(args.jobs);
+    let mut options = options::copy_options(args).map_err(Failure::usage)?;
     let buffer_bytes = match &args.buffer_size {
         Some(text) => options::parse_size("-m", text).map_err(Failure::usage)?,
         None => options::DEFAULT_BUFFER_BYTES,
@@ -78,10 +79,13 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     }
     if let (Some(target), false) = (args.output.as_deref(), args.dry_run) {
         // Before any data moves: a target that cannot be written, or is the input.
-        crate::output_check::check(target, &[source]).map_err(Failure::runtime)?;
+        crate::storage::output_check::check(target, &[source]).map_err(Failure::runtime)?;
     }
-    ncio::crash_guard::set_file(source, ncio::crash_guard::Role::Input);
-    ncio::crash_guard::set_activity("opening the file");
+    crate::storage::backends::crash_guard::set_file(
+        source,
+        crate::storage::backends::crash_guard::Role::Input,
+    );
+    crate::storage::backends::crash_guard::set_activity("opening the file");
     let input = crate::storage::open_with(
         source,
         crate::storage::InputOptions {
@@ -90,7 +94,8 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         },
     )
     .map_err(Failure::runtime)?;
-    ncio::crash_guard::set_activity("reading the schema");
+    options.input = Some(input.capabilities());
+    crate::storage::backends::crash_guard::set_activity("reading the schema");
     let dataset = input.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
     let left_out = input.left_out();
     if !left_out.is_empty() && args.only_vars.is_none() {
@@ -101,10 +106,7 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
             left_out.join("; ")
         )));
     }
-    let target_format = args
-        .output
-        .as_deref()
-        .and_then(crate::storage::implied_format);
+    let target_format = options.output.capabilities().implied_format;
     let format = match target_format {
         Some(implied) => {
             options::check_implied_format(&options, implied).map_err(Failure::usage)?
@@ -126,24 +128,23 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     }
     if args.dry_run {
         // The filters a real run would stop on, in its words, as warnings.
-        let target = args.output.as_deref().unwrap_or_default();
         for problem in input_filter_problems(input.as_ref(), &plan)
             .into_iter()
-            .chain(output_filter_problems(target, &plan))
+            .chain(output_filter_problems(&options.output, &plan))
         {
             eprintln!("nccopy: warning: {problem}");
         }
         return print_plan(&plan).map_err(Failure::runtime);
     }
     check_input_filters(input.as_ref(), &plan).map_err(Failure::runtime)?;
-    let Some(target) = args.output.as_deref() else {
+    if args.output.is_none() {
         return Err(Failure::usage(anyhow!(
             "an output file is required (or --dry-run)"
         )));
-    };
-    check_output_filters(target, &plan).map_err(Failure::runtime)?;
+    }
+    check_output_filters(&options.output, &plan).map_err(Failure::runtime)?;
     let mut plan = plan;
-    stored::settle_unwritten_chunks(input.as_ref(), &dataset, &mut plan, options.stores())
+    stored::settle_unwritten_chunks(input.as_ref(), &dataset, &mut plan, &options.stores())
         .map_err(|e| Failure::runtime(anyhow!(e)))?;
     declare_copied_filters(&plan);
     let copy = Copy {
@@ -152,10 +153,9 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         plan: &plan,
         buffer_bytes: buffer_bytes.max(1),
         tune_caches: cache.is_none(),
-        threads,
         shards: &options.shards,
     };
-    copy.write(target, args.output_in_memory)
+    copy.write(&options.output, args.output_in_memory)
         .map_err(Failure::runtime)
 }
 
@@ -412,34 +412,36 @@ fn input_filter_problems(input: &dyn StoreReader, plan: &CopyPlan) -> Vec<String
 }
 
 /// Every output filter must be available before anything is written (DECISIONS D6).
-fn check_output_filters(target: &str, plan: &CopyPlan) -> anyhow::Result<()> {
-    match output_filter_problems(target, plan).first() {
+fn check_output_filters(output: &Output, plan: &CopyPlan) -> anyhow::Result<()> {
+    match output_filter_problems(output, plan).first() {
         Some(problem) => anyhow::bail!("{problem}; no output was written"),
         None => Ok(()),
     }
 }
 
-/// Why each variable cannot be written to `target` with its filters, one message each.
+/// Why each variable cannot be written to `output` with its filters, one message each.
 /// Variables whose filters are only declared ([`VarPlan::filters_declared_only`]) need
 /// none of them: a placeholder is registered for those nctools lacks, so that the output
 /// can declare them (`storage::declare_filters_copied_as_stored`).
-fn output_filter_problems(target: &str, plan: &CopyPlan) -> Vec<String> {
+fn output_filter_problems(output: &Output, plan: &CopyPlan) -> Vec<String> {
     let mut problems = Vec::new();
     for var in plan.vars.iter().filter(|v| !v.filters_declared_only()) {
-        let Some(id) = var
-            .pipeline
-            .ids()
-            .find(|id| !crate::storage::output_filter_available(target, *id))
+        let Some((id, remedy)) =
+            var.pipeline
+                .ids()
+                .find_map(|id| match output.capabilities().codec(id) {
+                    Availability::Available => None,
+                    Availability::Missing { remedy } => Some((id, remedy)),
+                })
         else {
             continue;
         };
         let path = filterspec::escape_path(&var.path);
         problems.push(format!(
-            "cannot write variable {} with {}: {}, or write the variable unfiltered with \
-             -F '{path},none' (-F none for every variable)",
+            "cannot write variable {} with {}: {remedy}, or write the variable unfiltered \
+             with -F '{path},none' (-F none for every variable)",
             var.path,
             crate::plugins::describe_filter(id),
-            crate::storage::output_filter_remedy(target, id)
         ));
     }
     problems
@@ -466,27 +468,27 @@ struct Copy<'a> {
     plan: &'a CopyPlan,
     buffer_bytes: usize,
     tune_caches: bool,
-    /// Threads that encode chunks (`-j`).
-    threads: usize,
     /// `--shards`.
     shards: &'a chunkspec::ShardSpecs,
 }
 
 impl Copy<'_> {
-    fn write(&self, target: &str, in_memory: bool) -> anyhow::Result<()> {
+    fn write(&self, output: &Output, in_memory: bool) -> anyhow::Result<()> {
+        let target = output.target();
         let format = self.plan.dataset.format;
         let explain = |e| crate::plugins::explain_write_error(e, "drop the filter from -F");
-        ncio::crash_guard::set_activity("creating the output");
+        crate::storage::backends::crash_guard::set_activity("creating the output");
         let shards = self.shards;
-        let mut writer = crate::storage::create_sharded(target, format, in_memory, shards)
+        let mut writer = output
+            .create_sharded(format, in_memory, shards)
             .map_err(|e| {
-                crate::output_check::explain_create_error(target, &e)
+                crate::storage::output_check::explain_create_error(target, &e)
                     .unwrap_or_else(|| anyhow!("{target}: {}", e.message))
             })?;
         if format.is_classic_family() && self.plan.vars.iter().all(|v| v.copy_data) {
             writer.set_no_fill().map_err(|e| anyhow!(e))?;
         }
-        ncio::crash_guard::set_activity("defining the output");
+        crate::storage::backends::crash_guard::set_activity("defining the output");
         writer.define(&self.plan.dataset).map_err(explain)?;
         let total = self
             .plan
@@ -504,11 +506,12 @@ impl Copy<'_> {
             tune_caches: self.tune_caches,
             netcdf4_out: !format.is_classic_family(),
             netcdf4_in: !self.dataset.format.is_classic_family(),
-            direct_chunks: ncio::direct_chunks_enabled(),
-            threads: self.threads,
         };
         for var in self.plan.vars.iter().filter(|v| v.copy_data) {
-            ncio::crash_guard::set_activity(&format!("copying variable {}", var.path));
+            crate::storage::backends::crash_guard::set_activity(&format!(
+                "copying variable {}",
+                var.path
+            ));
             transfer.copy_var(var, &progress).map_err(|e| {
                 match e.chain().find_map(|e| e.downcast_ref::<Interrupted>()) {
                     Some(stop) => anyhow!(*stop),
@@ -518,7 +521,7 @@ impl Copy<'_> {
         }
         progress.finish();
         Interrupted::check()?;
-        ncio::crash_guard::set_activity("finishing the output");
+        crate::storage::backends::crash_guard::set_activity("finishing the output");
         for warning in writer.warnings() {
             eprintln!("nccopy: warning: {warning}");
         }

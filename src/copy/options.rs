@@ -77,22 +77,15 @@ pub fn copy_options(args: &CopyArgs) -> anyhow::Result<CopyOptions> {
             data_groups: list("-g", &args.data_groups)?,
             only_groups: list("-G", &args.only_groups)?,
         },
-        zarr_output: args
+        output: args
             .output
             .as_deref()
-            .is_some_and(crate::storage::is_zarr_output),
-        zarr_input: args
-            .input
-            .as_deref()
-            .is_some_and(crate::storage::is_zarr_input),
+            .map(crate::storage::resolve_output)
+            .unwrap_or_default(),
+        input: None,
         // Stored chunks move between stores on disk only: not into a file built in
-        // memory (-w), nor from a URL other than a Zarr store's.
-        recode: args.recode
-            || args.output_in_memory
-            || args
-                .input
-                .as_deref()
-                .is_some_and(|i| store::is_url(i) && !crate::storage::is_zarr_input(i)),
+        // memory (-w); the input's backend says whether it hands them out.
+        recode: args.recode || args.output_in_memory,
     })
 }
 
@@ -101,7 +94,7 @@ fn shard_specs(args: &CopyArgs) -> anyhow::Result<ShardSpecs> {
     let shards = ShardSpecs::parse(args.shards.iter().map(String::as_str))?;
     if shards.is_set() {
         if let Some(output) = args.output.as_deref() {
-            crate::storage::check_shardable(output)?;
+            crate::storage::resolve_output(output).check_shardable()?;
         }
     }
     Ok(shards)

@@ -31,22 +31,25 @@ pub struct CopyOptions {
     pub min_chunk_bytes: usize,
     /// `-v`, `-V`, `-g`, `-G`.
     pub selection: Selection,
-    /// Whether the output is an NCZarr dataset (always chunked: no contiguous or compact
-    /// layout to ask for).
-    pub zarr_output: bool,
-    /// Whether the input is a Zarr store (read by nctools' own backend).
-    pub zarr_input: bool,
+    /// The output, resolved into its backend: what it can hold (a Zarr store: every
+    /// variable chunked, strings fixed-width) and which codecs it writes.
+    pub output: crate::storage::Output,
+    /// What the input's backend can do, once it is open (a netCDF file's before).
+    pub input: Option<store::Capabilities>,
     /// `--recode`: decode and encode every chunk, even where the stored chunks could be
     /// copied as they are.
     pub recode: bool,
 }
 
 impl CopyOptions {
-    /// Which kinds of stores the copy reads and writes.
+    /// Which stores the copy reads and writes.
     pub fn stores(&self) -> super::stored::StoreKinds {
         super::stored::StoreKinds {
-            zarr_input: self.zarr_input,
-            zarr_output: self.zarr_output,
+            input: self
+                .input
+                .clone()
+                .unwrap_or_else(crate::storage::netcdf_file_capabilities),
+            output: self.output.capabilities().clone(),
         }
     }
 
@@ -81,10 +84,6 @@ pub struct VarPlan {
     pub why: String,
     /// The input filters its data must be read through.
     pub input_filters: Pipeline,
-    /// Whether its chunks may be encoded here and written directly (netCDF-4 output,
-    /// filtered, fixed-size type, not quantized, stored in the machine's byte order; a
-    /// variable along an unlimited dimension is grown to its length first).
-    pub direct_candidate: bool,
     /// Whether its stored chunks are copied as they are, neither decoded nor encoded
     /// (see [`super::stored`]).
     pub stored_chunks: bool,
@@ -228,7 +227,9 @@ impl Planner<'_> {
             };
             let mut layout = choose_layout(&choice)?;
             self.warn_kept_chunked(&path, &layout);
-            if self.options.zarr_output && !matches!(layout, ncmodel::Layout::Chunked(_)) {
+            if self.options.output.capabilities().chunked_only
+                && !matches!(layout, ncmodel::Layout::Chunked(_))
+            {
                 layout = ncmodel::Layout::Other;
             }
             // Like the reference, written variables are not pre-filled (it is faster);
@@ -257,7 +258,7 @@ impl Planner<'_> {
                     var,
                     input_storage.as_ref(),
                     output,
-                    stores,
+                    &stores,
                 )
             });
         let grows = !self.options.fix_unlimited
@@ -265,21 +266,12 @@ impl Planner<'_> {
                 .dim_ids
                 .iter()
                 .any(|id| self.input.dim(*id).is_some_and(|d| d.unlimited));
-        let direct_candidate = var.storage.as_ref().is_some_and(|st| {
-            // Edge chunks are padded with zeros, as HDF5 pads them without fill values.
-            !st.filters.is_empty()
-                && st.no_fill
-                && st.quantize.is_none()
-                && matches!(st.layout, ncmodel::Layout::Chunked(_))
-                && st.endianness.is_machine_order()
-        }) && var.dim_ids.iter().all(|id| self.input.dim(*id).is_some());
         let why = if stored_chunks {
             format!("{why}, stored chunks copied")
         } else {
             why
         };
         self.vars.push(VarPlan {
-            direct_candidate,
             stored_chunks,
             grows,
             copy_data: self.options.selection.copies_data(&path),
@@ -360,8 +352,9 @@ impl Planner<'_> {
             return (Pipeline::new(), "scalar".into());
         }
         // A Zarr store keeps strings fixed-length, its values filtered like any other.
+        let output = self.options.output.capabilities();
         let fixed_strings =
-            self.options.zarr_output && var.type_ref == TypeRef::Atomic(AtomicType::String);
+            output.fixed_width_strings() && var.type_ref == TypeRef::Atomic(AtomicType::String);
         if self.input.is_variable_sized(var.type_ref) && !fixed_strings {
             self.warnings.push(format!(
                 "variable {path}: filters are not applied to variable-length types ({} \
@@ -370,11 +363,7 @@ impl Planner<'_> {
             ));
             return (Pipeline::new(), "variable-length type".into());
         }
-        let size = if self.options.zarr_output {
-            crate::storage::zarr_element_size(self.input, var)
-        } else {
-            self.input.type_size(var.type_ref)
-        } as u32;
+        let size = output.stored_value_size(self.input, var) as u32;
         let stored = Pipeline::from_stored(
             pipeline
                 .filters()

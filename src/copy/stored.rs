@@ -13,17 +13,17 @@
 use filterspec::known::SHUFFLE;
 use filterspec::{FilterSpec, VarPath};
 use ncmodel::{Dataset, Layout, Storage, Var};
-use store::StoreReader;
+use store::{Capabilities, ChunkForm, MissingChunks, StoreReader, StoredChunks};
 
 use super::plan::CopyPlan;
 
-/// Which kinds of stores a copy reads and writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The stores a copy reads and writes, by what their backends can do.
+#[derive(Debug, Clone)]
 pub struct StoreKinds {
-    /// The input is a Zarr store.
-    pub zarr_input: bool,
-    /// The output is a Zarr store.
-    pub zarr_output: bool,
+    /// The input's backend.
+    pub input: Capabilities,
+    /// The output's backend.
+    pub output: Capabilities,
 }
 
 /// Whether the chunks of `var` (of the `input` dataset, stored as `input_storage`) can
@@ -33,14 +33,14 @@ pub fn copies_stored_chunks(
     var: &Var,
     input_storage: Option<&Storage>,
     output: &Storage,
-    stores: StoreKinds,
+    stores: &StoreKinds,
 ) -> bool {
     let Some(stored) = input_storage else {
         return false;
     };
     // A Zarr input's chain as its chunks were encoded (shuffle with its element size),
     // and none when a codec has no filter here.
-    let input_filters = if stores.zarr_input {
+    let input_filters = if stores.input.chunks == ChunkForm::Zarr {
         match zarr_chain(stored) {
             Some(chain) => chain,
             None => return false,
@@ -48,12 +48,12 @@ pub fn copies_stored_chunks(
     } else {
         stored.filters.clone()
     };
-    let kinds_agree = if stores.zarr_input || stores.zarr_output {
-        input_filters
+    let kinds_agree = match stores.output.stored_chunks_from(&stores.input) {
+        StoredChunks::Never => false,
+        StoredChunks::SameBytesOnly => input_filters
             .iter()
-            .all(|f| codecs::registry::is_passthrough(f.id))
-    } else {
-        !input.is_nczarr
+            .all(|f| codecs::registry::is_passthrough(f.id)),
+        StoredChunks::Any => !input.is_nczarr,
     };
     let hdf5_input = kinds_agree && !input.format.is_classic_family();
     let same_chunks = match (&stored.layout, &output.layout) {
@@ -118,7 +118,7 @@ pub fn settle_unwritten_chunks(
     input: &dyn StoreReader,
     dataset: &Dataset,
     plan: &mut CopyPlan,
-    stores: StoreKinds,
+    stores: &StoreKinds,
 ) -> Result<(), store::StoreError> {
     for var in plan.vars.iter_mut().filter(|v| v.stored_chunks) {
         let Some(source) = input.stored_chunk_source(&var.path.groups, &var.path.name) else {
@@ -136,12 +136,14 @@ pub fn settle_unwritten_chunks(
         if source.written_chunks()? == store::grid::chunk_count(&var.shape, chunks) {
             continue;
         }
-        if !stores.zarr_input {
+        if stores.input.missing_chunks == MissingChunks::NetcdfFill {
             storage.no_fill = find_var(dataset, &var.path)
                 .and_then(|v| v.storage.as_ref())
                 .is_some_and(|s| s.no_fill);
         }
-        if stores.zarr_input || stores.zarr_output {
+        if stores.input.missing_chunks == MissingChunks::StoreFill
+            || stores.output.missing_chunks == MissingChunks::StoreFill
+        {
             var.stored_chunks = false;
         }
     }

@@ -1,14 +1,18 @@
 //! Moving the data: variable by variable, in hyperslabs of whole output chunks
-//! ([`SlabPlan`]) bounded by the copy buffer (`-m`). Atomic types move as raw bytes;
-//! strings and user-defined types through decoded values.
+//! ([`SlabPlan`]) bounded by the copy buffer (`-m`), or chunk by chunk where the input's
+//! chunks have the output's shape (each decoded chunk handed to the writer whole, with no
+//! slab in between). Atomic types move as raw bytes, which the writer encodes itself
+//! into chunked outputs; strings and user-defined types through decoded values.
+
+use std::sync::{Mutex, PoisonError};
 
 use anyhow::anyhow;
 use ncmodel::{Dataset, Layout};
-use store::{is_raw_type, ChunkSink, RawBuffer, StoreReader, StoreWriter, VarHandle};
+use store::{
+    is_raw_type, ChunkFeed, ChunkJob, ChunkWrite, DecodedChunkReader, RawBuffer, StoreError,
+    StoreReader, StoreWriter, VarHandle,
+};
 
-use codecs::ChunkEncoder;
-
-use super::direct::{write_slab, SlabChunks};
 use super::plan::VarPlan;
 use super::progress::Progress;
 use super::slabs::SlabPlan;
@@ -29,11 +33,6 @@ pub struct Transfer<'a> {
     pub netcdf4_out: bool,
     /// Whether the input is netCDF-4.
     pub netcdf4_in: bool,
-    /// Whether filtered chunks may be encoded here, on `threads` threads, and written
-    /// directly.
-    pub direct_chunks: bool,
-    /// Threads for encoding chunks.
-    pub threads: usize,
 }
 
 /// The number of bytes of data that [`Transfer::copy_var`] moves for `plan`.
@@ -71,24 +70,17 @@ impl Transfer<'_> {
         }
         let slab_bytes = slabs.slab_shape().iter().product::<usize>() * size;
         self.tune(plan, handle, slab_bytes, true)?;
-        let result = match self.direct(plan, &layout, size) {
-            // The direct writer is closed at the end of this arm, before the caches are
-            // emptied (libnetcdf reopens the dataset for that).
-            Some((writer, encoder)) => {
-                let grown = if plan.grows {
-                    writer.set_shape(&plan.shape).map_err(anyhow::Error::from)
-                } else {
-                    Ok(())
-                };
-                let chunks = (writer.as_ref(), &encoder, unit.as_slice());
-                grown.and_then(|()| {
-                    self.copy_raw(plan, handle, &slabs, size, progress, Some(chunks))
-                })
+        let result = match &layout {
+            Layout::Chunked(chunks) if is_raw_type(plan.type_ref) && !chunks.is_empty() => {
+                match self.same_shape_chunks(plan, chunks) {
+                    Some(reader) => {
+                        self.copy_chunks(plan, handle, chunks, reader.as_ref(), progress)
+                    }
+                    None => self.copy_raw(plan, handle, &slabs, progress, true),
+                }
             }
-            None if is_raw_type(plan.type_ref) => {
-                self.copy_raw(plan, handle, &slabs, size, progress, None)
-            }
-            None => self.copy_values(plan, &slabs, size, progress),
+            _ if is_raw_type(plan.type_ref) => self.copy_raw(plan, handle, &slabs, progress, false),
+            _ => self.copy_values(plan, &slabs, size, progress),
         };
         self.tune(plan, handle, slab_bytes, false)?;
         result.map_err(|e| explain_copy_error(plan, e, "data"))
@@ -157,39 +149,92 @@ impl Transfer<'_> {
         Ok(())
     }
 
-    /// The direct chunk writer and encoder of a variable whose chunks can be encoded here
-    /// (see [`VarPlan::direct_candidate`]), unless `NCTOOLS_DIRECT_CHUNKS=0`.
-    fn direct(
+    /// The reader of the input's decoded chunks of a variable whose chunks have the
+    /// output's shape `chunks` and are not copied as stored (their filters differ), for
+    /// [`Transfer::copy_chunks`]; `None` when its data moves in slabs.
+    fn same_shape_chunks(
         &self,
         plan: &VarPlan,
-        layout: &Layout,
-        size: usize,
-    ) -> Option<(Box<dyn ChunkSink + '_>, ChunkEncoder)> {
-        let Layout::Chunked(sizes) = layout else {
-            return None;
-        };
-        if !self.direct_chunks
-            || !plan.direct_candidate
-            || !is_raw_type(plan.type_ref)
-            || sizes.is_empty()
-        {
+        chunks: &[usize],
+    ) -> Option<Box<dyn DecodedChunkReader + '_>> {
+        let var = find_input_var(self.dataset, plan)?;
+        let same_shape = matches!(
+            var.storage.as_ref().map(|s| &s.layout),
+            Some(Layout::Chunked(input)) if input.as_slice() == chunks
+        );
+        let recoded = !plan.pipeline.is_empty() || !plan.input_filters.is_empty();
+        if !same_shape || !recoded || chunks.len() != plan.shape.len() {
             return None;
         }
-        let chunk_bytes = sizes.iter().product::<usize>() * size;
-        super::direct::encoder_for(plan.pipeline.filters(), size, chunk_bytes, || {
-            self.writer
-                .hdf5_chunk_sink(&plan.path.groups, &plan.path.name)
-        })
+        self.input
+            .decoded_chunk_reader(self.dataset, plan.input_group, var)
     }
 
+    /// Copies a variable chunk by chunk: each input chunk is read decoded (by the
+    /// writer's threads, when it asks for it) and handed to the writer whole.
+    fn copy_chunks(
+        &self,
+        plan: &VarPlan,
+        handle: VarHandle,
+        chunks: &[usize],
+        reader: &dyn DecodedChunkReader,
+        progress: &Progress,
+    ) -> anyhow::Result<()> {
+        let size = self.dataset.type_size(plan.type_ref).max(1);
+        let interrupted: Mutex<Option<anyhow::Error>> = Mutex::new(None);
+        let read_failure: Mutex<Option<StoreError>> = Mutex::new(None);
+        let read_failure_ref = &read_failure;
+        let jobs = store::grid::chunk_offsets(&plan.shape, chunks).map_while(|offset| {
+            if let Err(e) = progress.check_interrupt() {
+                *interrupted.lock().unwrap_or_else(PoisonError::into_inner) = Some(e.into());
+                return None;
+            }
+            let values: usize = store::extent_in(&plan.shape, chunks, &offset)
+                .iter()
+                .product();
+            progress.advance((values * size) as u64);
+            let at = offset.clone();
+            Some(ChunkJob {
+                offset,
+                read: Box::new(move || {
+                    reader.read(&at).inspect_err(|e| {
+                        read_failure_ref
+                            .lock()
+                            .unwrap_or_else(PoisonError::into_inner)
+                            .get_or_insert_with(|| e.clone());
+                    })
+                }),
+            })
+        });
+        let write = ChunkWrite {
+            shape: &plan.shape,
+            feed: ChunkFeed::Chunks(Box::new(jobs)),
+        };
+        let written = self.writer.write_chunks(handle, write);
+        if let Some(e) = interrupted
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+        {
+            return Err(e);
+        }
+        if let Some(e) = read_failure
+            .into_inner()
+            .unwrap_or_else(PoisonError::into_inner)
+        {
+            return Err(read_error(plan, e));
+        }
+        Ok(written?)
+    }
+
+    /// Copies a variable in slabs of raw values, handed to the writer as slabs of whole
+    /// chunks when the output is `chunked`.
     fn copy_raw(
         &self,
         plan: &VarPlan,
         handle: VarHandle,
         slabs: &SlabPlan,
-        size: usize,
         progress: &Progress,
-        direct: Option<(&dyn ChunkSink, &ChunkEncoder, &[usize])>,
+        chunked: bool,
     ) -> anyhow::Result<()> {
         let mut buffer = RawBuffer::new();
         for (start, count) in slabs.slabs() {
@@ -203,17 +248,19 @@ impl Transfer<'_> {
                     &mut buffer,
                 )
                 .map_err(|e| read_error(plan, e))?;
-            match direct {
-                Some((writer, encoder, chunk)) => {
-                    let chunks = SlabChunks {
-                        start: &start,
-                        count: &count,
-                        chunk,
-                        size,
-                    };
-                    write_slab(writer, encoder, &chunks, buffer.as_bytes(), self.threads)?;
-                }
-                None => self.writer.write_raw(handle, &start, &count, &buffer)?,
+            if chunked {
+                let feed = ChunkFeed::Slab {
+                    start: &start,
+                    count: &count,
+                    values: &buffer,
+                };
+                let write = ChunkWrite {
+                    shape: &plan.shape,
+                    feed,
+                };
+                self.writer.write_chunks(handle, write)?;
+            } else {
+                self.writer.write_raw(handle, &start, &count, &buffer)?;
             }
             progress.advance(buffer.len() as u64);
         }
@@ -262,8 +309,8 @@ fn reopen_safe(dataset: &Dataset, plan: &VarPlan) -> bool {
 #[error("{0}")]
 struct InputReadFailure(String);
 
-fn read_error(plan: &VarPlan, error: store::StoreError) -> anyhow::Error {
-    if error.is_hdf5_error() && !plan.input_filters.is_empty() {
+fn read_error(plan: &VarPlan, error: StoreError) -> anyhow::Error {
+    if error.is_library_failure() && !plan.input_filters.is_empty() {
         return InputReadFailure(format!(
             "{}: HDF5 failed decoding a chunk through its filters ({}); the chunk is probably \
              corrupt; no output was written",

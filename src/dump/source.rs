@@ -32,7 +32,7 @@ impl<'a> FileSource<'a> {
             .map(|s| s.filters.clone())
             .unwrap_or_default();
         if !error.is_filter_error() {
-            if !filters.is_empty() && error.is_hdf5_error() {
+            if !filters.is_empty() && error.is_library_failure() {
                 // A filter that is there but fails: a chunk it cannot decode.
                 return format!(
                     "{}: cannot read variable {path}: HDF5 failed decoding a chunk through \
@@ -51,7 +51,7 @@ impl<'a> FileSource<'a> {
                 text.trim_start_matches("filter ").to_string()
             })
             .collect();
-        if missing.is_empty() && error.code == store::NC_ENOFILTER {
+        if missing.is_empty() && error.kind == store::ErrorKind::CodecMissing {
             // A Zarr codec nctools lacks: the backend's words name it and what to do.
             return format!(
                 "{}: cannot read variable {path}: {}",
@@ -98,7 +98,9 @@ impl DataSource for FileSource<'_> {
             self.reading = Some((group.ncid, var.id));
             let path = group_path(&self.dataset.root, group.ncid, "")
                 .map_or_else(|| var.name.clone(), |g| format!("{g}/{}", var.name));
-            ncio::crash_guard::set_activity(&format!("reading variable {path}"));
+            crate::storage::backends::crash_guard::set_activity(&format!(
+                "reading variable {path}"
+            ));
         }
         self.file
             .read_slab(self.dataset, group.ncid, var, start, count)

@@ -34,8 +34,8 @@ impl CdlInput {
                     _ => anyhow!("{p}: cannot read: {e}"),
                 })?;
                 if meta.is_file() || meta.is_dir() {
-                    let kind = crate::input_kind::identify(std::path::Path::new(p));
-                    if let Some(problem) = crate::input_kind::not_cdl(p, &kind) {
+                    let kind = crate::storage::input_kind::identify(std::path::Path::new(p));
+                    if let Some(problem) = crate::storage::input_kind::not_cdl(p, &kind) {
                         return Err(anyhow!(problem));
                     }
                 }

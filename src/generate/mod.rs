@@ -32,8 +32,8 @@ use crate::exit::Failure;
 pub fn main(argv: Vec<String>) -> i32 {
     crate::interrupt::install();
     crate::exit::install_panic_hook("ncgen");
-    ncio::crash_guard::install("ncgen");
-    h5filters::register_builtin_filters();
+    crate::storage::backends::crash_guard::install("ncgen");
+    crate::storage::backends::register_builtin_filters();
     let args = match GenerateArgs::try_parse_from(&argv) {
         Ok(args) => args,
         Err(e) => return crate::exit::clap_error(e),
@@ -73,7 +73,7 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     let inputs: Vec<&str> = args.input.as_deref().into_iter().collect();
     if let (Some(target), None) = (&args.output, language) {
         // Before the CDL is read: a target that cannot be written, or is the input.
-        crate::output_check::check(target, &inputs).map_err(Failure::runtime)?;
+        crate::storage::output_check::check(target, &inputs).map_err(Failure::runtime)?;
     }
     let source = input::CdlInput::open(args.input.as_deref()).map_err(Failure::runtime)?;
     // Like the reference, a classic-model -k makes the netCDF-4 type names plain names.
@@ -92,17 +92,23 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     for warning in &warnings {
         eprintln!("ncgen: warning: {warning}");
     }
-    let zarr_output = args
-        .output
-        .as_deref()
-        .is_some_and(crate::storage::is_zarr_output);
-    let outcome = specials::apply_specials(&mut dataset, zarr_output)
+    // The output named with -o, resolved into its backend; a name made from the CDL's
+    // (no -o) is a netCDF file.
+    let named_output = args.output.as_deref().map(crate::storage::resolve_output);
+    let fixed_strings = named_output
+        .as_ref()
+        .is_some_and(|o| o.capabilities().fixed_width_strings());
+    let outcome = specials::apply_specials(&mut dataset, fixed_strings)
         .map_err(|e| Failure::runtime(special_error(&sites, e)))?;
     for warning in &outcome.warnings {
         eprintln!("ncgen: warning: {warning}");
     }
     order_types(&mut dataset);
-    let format = output::output_format(requested, &dataset, &outcome).map_err(Failure::runtime)?;
+    let implied = named_output
+        .as_ref()
+        .and_then(|o| o.capabilities().implied_format);
+    let format =
+        output::output_format(requested, implied, &dataset, &outcome).map_err(Failure::runtime)?;
     dataset.format = format;
     if format != Format::Netcdf4 {
         for att in output::drop_string_attributes(&mut dataset.root) {
@@ -133,14 +139,20 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
         return Ok(());
     };
     if args.output.is_none() {
-        crate::output_check::check(&target, &inputs).map_err(Failure::runtime)?;
+        crate::storage::output_check::check(&target, &inputs).map_err(Failure::runtime)?;
     }
     crate::interrupt::Interrupted::check().map_err(|e| Failure::runtime(e.into()))?;
-    ncio::crash_guard::set_file(&target, ncio::crash_guard::Role::Output);
-    ncio::crash_guard::set_activity("creating the file");
-    let writer = crate::storage::create(&target, format, false).map_err(|e| {
+    crate::storage::backends::crash_guard::set_file(
+        &target,
+        crate::storage::backends::crash_guard::Role::Output,
+    );
+    crate::storage::backends::crash_guard::set_activity("creating the file");
+    let output = named_output
+        .filter(|o| o.target() == target)
+        .unwrap_or_else(|| crate::storage::resolve_output(&target));
+    let writer = output.create(format, false).map_err(|e| {
         Failure::runtime(
-            crate::output_check::explain_create_error(&target, &e)
+            crate::storage::output_check::explain_create_error(&target, &e)
                 .unwrap_or_else(|| output::explain_write_error(e)),
         )
     })?;
@@ -161,7 +173,7 @@ fn write_dataset(
             .set_no_fill()
             .map_err(|e| Failure::runtime(anyhow!(e)))?;
     }
-    ncio::crash_guard::set_activity("defining the file");
+    crate::storage::backends::crash_guard::set_activity("defining the file");
     writer
         .define(dataset)
         .map_err(|e| Failure::runtime(output::explain_write_error(e)))?;
@@ -178,7 +190,7 @@ fn write_dataset(
     for warning in writer.warnings() {
         eprintln!("ncgen: warning: {warning}");
     }
-    ncio::crash_guard::set_activity("closing the file");
+    crate::storage::backends::crash_guard::set_activity("closing the file");
     writer
         .finish()
         .map_err(|e| Failure::runtime(output::explain_write_error(e)))

@@ -41,14 +41,16 @@ pub fn drop_string_attributes(group: &mut Group) -> Vec<String> {
     dropped
 }
 
-/// The output format: the command line wins, then `_Format`, then netCDF-4 when special
-/// attributes or enhanced features ask for it, else classic.
+/// The output format: the command line wins, then `_Format`, then the format the target
+/// implies (a Zarr store holds the netCDF-4 model), then netCDF-4 when special attributes
+/// or enhanced features ask for it, else classic.
 pub fn output_format(
     requested: Option<Format>,
+    implied: Option<Format>,
     dataset: &Dataset,
     specials: &SpecialsOutcome,
 ) -> anyhow::Result<Format> {
-    let format = match (requested, specials.format) {
+    let format = match (requested, specials.format.or(implied)) {
         (Some(f), _) | (None, Some(f)) => f,
         (None, None) if specials.needs_netcdf4 || needs_enhanced_model(dataset) => Format::Netcdf4,
         (None, None) => Format::Classic,

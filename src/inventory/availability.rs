@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ncio::PluginFile;
+use crate::storage::backends::PluginFile;
 
 /// Filters native to HDF5: deflate, shuffle, fletcher32, szip (when HDF5 was built with
 /// it), nbit, scaleoffset.
@@ -85,8 +85,10 @@ impl Availability {
     /// only, since no HDF5 plugin reaches a Zarr store.
     pub fn of_zarr_codec(codec: &serde_json::Value) -> Self {
         let id = codec.get("id").and_then(|v| v.as_str()).unwrap_or("?");
-        let ours = filterspec::filter_of_codec(codec).is_ok_and(|f| zarr::codec_available(f.id))
-            || (filterspec::filter_of_codec(codec).is_err() && zarr::codec_id_available(id));
+        let ours = filterspec::filter_of_codec(codec)
+            .is_ok_and(|f| crate::storage::backends::zarr_codec_available(f.id))
+            || (filterspec::filter_of_codec(codec).is_err()
+                && crate::storage::backends::zarr_codec_id_available(id));
         if ours {
             Self {
                 source: Source::ZarrCodec(id.to_string()),
@@ -109,7 +111,7 @@ fn is_ours(plugin: &PluginFile) -> bool {
     plugin
         .name
         .as_deref()
-        .is_some_and(h5filters::is_nctools_plugin_name)
+        .is_some_and(crate::storage::backends::is_nctools_plugin_name)
 }
 
 /// How a note names a plugin file: `nctools plugin` for one of ours, else `plugin`.
@@ -133,8 +135,8 @@ impl Inventory {
     /// Scans HDF5's plugin search path (loading every plugin file once).
     pub fn scan() -> Self {
         Self {
-            plugins: ncio::scan_plugins(),
-            plugins_enabled: ncio::filter_plugins_enabled(),
+            plugins: crate::storage::backends::scan_plugins(),
+            plugins_enabled: crate::storage::backends::filter_plugins_enabled(),
         }
     }
 
@@ -151,7 +153,7 @@ impl Inventory {
         let turned_off = carried && !codecs::builtins_enabled();
         let providers: Vec<&PluginFile> =
             self.plugins.iter().filter(|p| p.id == Some(id)).collect();
-        if carried && !turned_off && ncio::filter_available(id) {
+        if carried && !turned_off && crate::storage::backends::filter_available(id) {
             let shadowed: Vec<String> = providers
                 .iter()
                 .map(|p| format!("{} {} not used", plugin_kind(p), p.path.display()))
@@ -162,7 +164,7 @@ impl Inventory {
             };
         }
         if HDF5_NATIVE.contains(&id) {
-            return if ncio::filter_available(id) {
+            return if crate::storage::backends::filter_available(id) {
                 Availability {
                     source: Source::Hdf5,
                     note: None,
@@ -201,7 +203,7 @@ impl Inventory {
                 note: (!notes.is_empty()).then(|| notes.join("; ")),
             };
         }
-        if ncio::filter_available(id) {
+        if crate::storage::backends::filter_available(id) {
             return Availability {
                 source: Source::Hdf5,
                 note: Some("registered with HDF5".to_string()),

@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod bounded;
+mod chunk_writes;
 mod completions;
 mod decoded_reads;
 mod deflate_size;
@@ -41,3 +42,4 @@ mod zarr_outputs;
 mod zarr_s3;
 mod zarr_shard;
 mod zarr_strings;
+mod zarr_zip;

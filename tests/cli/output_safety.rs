@@ -398,6 +398,12 @@ fn two_sigterms_leave_no_file() {
 }
 
 #[test]
+fn a_zip_store_stopped_by_a_signal_leaves_the_target_as_it_was() {
+    signal_a_run("nccopy", "out.zarr.zip", &[SIGTERM], Duration::ZERO);
+    signal_a_run("ncgen", "out.zarr.zip", &[SIGINT], Duration::ZERO);
+}
+
+#[test]
 fn ncgen_stopped_by_signals_in_any_number_leaves_no_zarr_store_behind() {
     signal_a_run("ncgen", "out.zarr", &[SIGINT], Duration::ZERO);
     signal_a_run(

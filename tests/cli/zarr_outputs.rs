@@ -280,3 +280,36 @@ fn ncdump_filters_reports_zarr_codecs_and_the_ones_nctools_lacks() {
     assert_eq!(w[1]["codec"], "bz2");
     assert_eq!(w[1]["available"], true);
 }
+
+#[test]
+fn ncgen_writes_a_classic_cdl_into_a_zarr_store_without_being_told_k_nc4() {
+    let dir = scratch();
+    let cdl = dir.path().join("t.cdl");
+    fs::write(
+        &cdl,
+        "netcdf t {\ndimensions:\n x = 3 ;\nvariables:\n int v(x) ;\ndata:\n v = 1, 2, 3 ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("writing the CDL: {e}"));
+    let store = dir.path().join("out.zarr");
+    let made = Test::ours("ncgen").arg("-o").arg(&store).arg(&cdl).run();
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let dump = Test::ours("ncdump").arg(&store).run();
+    assert_eq!(dump.code, Some(0), "{}", dump.stderr);
+    assert!(dump.stdout.contains(" v = 1, 2, 3 ;"), "{}", dump.stdout);
+    // Asked for a classic format, it is still refused, saying why.
+    let classic = dir.path().join("classic.zarr");
+    let refused = Test::ours("ncgen")
+        .args(["-k", "nc3", "-o"])
+        .arg(&classic)
+        .arg(&cdl)
+        .run();
+    assert_eq!(refused.code, Some(1), "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("Zarr stores hold the netCDF-4 model"),
+        "{}",
+        refused.stderr
+    );
+    assert!(!classic.exists());
+}

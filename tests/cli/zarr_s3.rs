@@ -780,3 +780,130 @@ fn a_server_stopped_mid_copy_leaves_no_complete_store_and_500s_are_retried() {
         "left behind"
     );
 }
+
+#[test]
+fn ctrl_c_during_a_copy_to_s3_removes_what_was_written() {
+    let Some(python) = python() else { return };
+    let dir = scratch();
+    let moto = Server::moto(&python, dir.path(), false);
+    moto.create_bucket("bkt");
+    let nc = input(dir.path());
+    // After 3 objects, every PUT takes a quarter of a second: the copy is mid-way when
+    // the signal comes.
+    let slow = Server::proxy(&python, dir.path(), &moto, "slow-puts-after", 3);
+    let env = s3_env(&slow.url());
+    let mut child = Command::new(crate::support::ours_path("nccopy"))
+        .arg(&nc)
+        .arg("s3://bkt/stopped.zarr")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot start nccopy: {e}"));
+    let start = Instant::now();
+    while !slow.output().contains("injected delay") && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        !moto.keys("bkt", "stopped.zarr/").is_empty(),
+        "nothing was written before the signal"
+    );
+    send_signal(child.id(), nix::sys::signal::SIGINT);
+    let start = Instant::now();
+    while child.try_wait().ok().flatten().is_none() && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let done = Run::from(
+        child
+            .wait_with_output()
+            .unwrap_or_else(|e| panic!("nccopy did not finish: {e}")),
+    );
+    assert_eq!(done.code, Some(130), "{:?}: {}", done.signal, done.stderr);
+    assert!(done.stderr.contains("interrupted"), "{}", done.stderr);
+    assert_eq!(
+        moto.keys("bkt", "stopped.zarr/"),
+        Vec::<String>::new(),
+        "left behind after Ctrl-C"
+    );
+}
+
+/// xarray's side of the first "done when" of the object-store work: opens the store with
+/// warnings as errors (an unconsolidated store warns) and compares every variable with
+/// the netCDF file's, printing `equal` when all are.
+const XARRAY_SAME: &str = r#"
+import os, sys, warnings
+warnings.simplefilter("error")
+import numpy as np, xarray as xr
+store, nc = sys.argv[1], sys.argv[2]
+options = {"endpoint_url": os.environ["AWS_ENDPOINT_URL"], "key": "test", "secret": "test"}
+z = xr.open_zarr(store, storage_options=options)
+with xr.open_dataset(nc, engine="netcdf4") as n:
+    assert sorted(z.variables) == sorted(n.variables), (sorted(z.variables), sorted(n.variables))
+    for name in n.variables:
+        assert z[name].dims == n[name].dims, (name, z[name].dims, n[name].dims)
+        assert np.array_equal(z[name].values, n[name].values), name
+print("equal")
+"#;
+
+#[test]
+fn a_file_with_an_unlimited_time_copied_to_s3_with_zstd_opens_in_xarray_without_warning() {
+    let Some(python) = python() else { return };
+    let dir = scratch();
+    let moto = Server::moto(&python, dir.path(), false);
+    moto.create_bucket("bucket");
+    let url = moto.url();
+    let mut cdl = String::from(
+        "netcdf big {\ndimensions:\n  time = UNLIMITED ;\n  lat = 6 ;\n  lon = 8 ;\n\
+         variables:\n  double time(time) ;\n    time:units = \"days since 2000-01-01\" ;\n  \
+         float tas(time, lat, lon) ;\n    tas:units = \"K\" ;\n  float lat(lat) ;\n  \
+         float lon(lon) ;\ndata:\n",
+    );
+    let records = 30;
+    let time: Vec<String> = (0..records).map(|t| t.to_string()).collect();
+    let tas: Vec<String> = (0..records * 48)
+        .map(|i| format!("{}.25", 250 + i % 61))
+        .collect();
+    cdl.push_str(&format!(
+        " time = {} ;\n tas = {} ;\n",
+        time.join(", "),
+        tas.join(", ")
+    ));
+    cdl.push_str(
+        " lat = -50, -30, -10, 10, 30, 50 ;\n lon = 0, 45, 90, 135, 180, 225, 270, 315 ;\n}\n",
+    );
+    let cdl_path = dir.path().join("big.cdl");
+    let nc = dir.path().join("big.nc");
+    std::fs::write(&cdl_path, cdl).unwrap_or_else(|e| panic!("writing the CDL: {e}"));
+    let made = Test::ours("ncgen")
+        .args(["-4", "-o"])
+        .arg(&nc)
+        .arg(&cdl_path)
+        .run();
+    assert_eq!(made.code, Some(0), "ncgen: {}", made.stderr);
+    let nc_text = nc.to_string_lossy();
+    ok_s3(
+        "nccopy",
+        &url,
+        &["-F", "*,zstd,3", &nc_text, "s3://bucket/big.zarr"],
+    );
+    let env = s3_env(&url);
+    let read = run(Command::new(&python)
+        .args(["-c", XARRAY_SAME, "s3://bucket/big.zarr", &nc_text])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str()))));
+    assert_eq!(
+        (read.code, read.stdout.trim()),
+        (Some(0), "equal"),
+        "xarray: {}",
+        read.stderr
+    );
+    // Ours reads it back equal too.
+    let back = dir.path().join("back.nc");
+    ok_s3(
+        "nccopy",
+        &url,
+        &["s3://bucket/big.zarr", &back.to_string_lossy()],
+    );
+    let expected = ok_s3("ncdump", &url, &[&nc_text]);
+    let got = ok_s3("ncdump", &url, &[&back.to_string_lossy()]);
+    assert_same(body(&got), body(&expected), "read back from S3");
+}

@@ -522,3 +522,37 @@ fn char_attributes_keep_every_byte() {
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(read["attrs"]["title"], "\u{e9}t\u{e9}");
 }
+
+#[test]
+fn zarr_python_opens_a_version_3_store_with_a_char_variable() {
+    let Some(python) = zarr_python() else { return };
+    let dir = scratch();
+    let cdl = dir.path().join("c.cdl");
+    fs::write(
+        &cdl,
+        "netcdf c {\ndimensions:\n n = 2 ;\n len = 4 ;\nvariables:\n char name(n, len) ;\n \
+         int v(n) ;\ndata:\n name = \"abcd\", \"ef\" ;\n v = 1, 2 ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("writing the CDL: {e}"));
+    let nc = dir.path().join("c.nc");
+    ok(
+        "ncgen",
+        Test::ours("ncgen")
+            .arg("-4")
+            .arg("-o")
+            .arg(&nc)
+            .arg(&cdl)
+            .run(),
+    );
+    let store = dir.path().join("c.zarr");
+    let url = format!("file://{}#mode=zarr,v3", store.display());
+    ok("nccopy", Test::ours("nccopy").arg(&nc).arg(&url).run());
+    // Char is stored as uint8, its fill value a number (a string is not a uint8).
+    let script = "import sys, zarr\n\
+                  g = zarr.open_group(sys.argv[1], mode='r')\n\
+                  a = g['name']\n\
+                  print(a.dtype, a.fill_value, a[...].tobytes())";
+    let read = run(Command::new(&python).args(["-c", script]).arg(&store));
+    assert_eq!(read.code, Some(0), "zarr-python: {}", read.stderr);
+    assert_eq!(read.stdout.trim(), "uint8 0 b'abcdef\\x00\\x00'");
+}

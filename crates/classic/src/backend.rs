@@ -1,24 +1,35 @@
 //! The classic reader behind the storage boundary.
 
 use ncmodel::{AtomicType, Dataset, TypeRef, Values, Var};
-use store::{RawBuffer, StoreError, StoreReader, NC_ENOTNC};
+use store::{ErrorKind, RawBuffer, StoreError, StoreReader};
 
 use crate::error::ClassicError;
 use crate::file::ClassicFile;
 
-/// libnetcdf's code for a hyperslab outside a variable (`NC_EINVALCOORDS`).
-const NC_EINVALCOORDS: i32 = -40;
-/// libnetcdf's code for a read that found fewer bytes than expected (`NC_EIO`-like).
-const NC_ETRUNC: i32 = -68;
+/// The capabilities of a netCDF classic file read by this backend: no stored chunks to
+/// hand out, no codecs.
+pub fn capabilities() -> store::Capabilities {
+    let mut caps = store::Capabilities::new(
+        "a netCDF classic file",
+        std::sync::Arc::new(store::NoCodecs {
+            remedy: "netCDF classic files hold no filters; write netCDF-4 (-k nc4)",
+        }),
+    );
+    caps.chunks = store::ChunkForm::None;
+    caps
+}
 
 impl ClassicFile {
     fn store_error(&self, e: ClassicError, context: String) -> StoreError {
-        let code = match e {
-            ClassicError::BadRequest(_) => NC_EINVALCOORDS,
-            ClassicError::Truncated { .. } | ClassicError::Io(_) => NC_ETRUNC,
-            ClassicError::NotClassic | ClassicError::Header { .. } => NC_ENOTNC,
+        let kind = match &e {
+            ClassicError::BadRequest(_) => ErrorKind::InvalidRequest,
+            ClassicError::Truncated { .. } | ClassicError::Header { .. } => ErrorKind::Corrupt,
+            ClassicError::Io(io) => ErrorKind::System {
+                errno: io.raw_os_error(),
+            },
+            ClassicError::NotClassic => ErrorKind::NotNetcdf,
         };
-        StoreError::new(code, e.to_string(), context)
+        StoreError::new(kind, e.to_string(), context)
     }
 
     fn values_len(count: &[usize]) -> usize {
@@ -29,6 +40,10 @@ impl ClassicFile {
 impl StoreReader for ClassicFile {
     fn path(&self) -> &str {
         ClassicFile::path(self)
+    }
+
+    fn capabilities(&self) -> store::Capabilities {
+        capabilities()
     }
 
     fn schema(&self) -> Result<Dataset, StoreError> {
@@ -46,7 +61,7 @@ impl StoreReader for ClassicFile {
         let context = || format!("{}: reading variable {}", self.path(), var.name);
         let TypeRef::Atomic(t) = var.type_ref else {
             return Err(StoreError::new(
-                NC_EINVALCOORDS,
+                ErrorKind::InvalidRequest,
                 "a classic file has no user-defined types",
                 context(),
             ));
@@ -76,7 +91,7 @@ impl StoreReader for ClassicFile {
             AtomicType::Double => typed!(Double, 0f64),
             AtomicType::String => {
                 return Err(StoreError::new(
-                    NC_EINVALCOORDS,
+                    ErrorKind::InvalidRequest,
                     "not a fixed-size type",
                     context(),
                 ))

@@ -14,6 +14,7 @@ mod header;
 mod layout;
 mod values;
 
+pub use backend::capabilities;
 pub use error::ClassicError;
 pub use file::{ClassicFile, OpenOptions};
 pub use header::{Header, HeaderAttribute, HeaderDim, HeaderVar, Version};

@@ -6,7 +6,8 @@ use std::path::Path;
 
 use ncmodel::{Dataset, Layout, Values, Var};
 use store::{
-    ChunkSink, ChunkSource, RawBuffer, StoreError, StoreReader, StoreWriter, StoredChunk, VarHandle,
+    ChunkSink, ChunkSource, ChunkWrite, DecodedChunkReader, RawBuffer, StoreError, StoreReader,
+    StoreWriter, StoredChunk, VarHandle,
 };
 
 use crate::{DirectChunkWriter, NcFile, NcWriter, StoredChunkReader};
@@ -29,9 +30,41 @@ pub fn plugin_remedy() -> String {
     )
 }
 
+/// The codecs a netCDF-4 file takes: the HDF5 filters registered in this process
+/// (nctools' own) or found as plugins.
+#[derive(Debug, Clone, Copy)]
+pub struct Hdf5Filters;
+
+impl store::CodecSupport for Hdf5Filters {
+    fn codec(&self, id: u32) -> store::Availability {
+        if crate::plugins::filter_available(id) {
+            store::Availability::Available
+        } else {
+            store::Availability::Missing {
+                remedy: format!("it is not available; {}", plugin_remedy()),
+            }
+        }
+    }
+}
+
+/// The capabilities of a netCDF file written or read by libnetcdf: any format, any
+/// layout, variable-length strings, HDF5 chunks (netCDF-4) that read as netCDF's fill
+/// value where unwritten, and the filters of [`Hdf5Filters`].
+pub fn capabilities() -> store::Capabilities {
+    store::Capabilities::new("a netCDF file", std::sync::Arc::new(Hdf5Filters))
+}
+
 impl StoreReader for NcFile {
     fn path(&self) -> &str {
         NcFile::path(self)
+    }
+
+    fn capabilities(&self) -> store::Capabilities {
+        let mut caps = capabilities();
+        if !self.hands_out_stored_chunks() {
+            caps.chunks = store::ChunkForm::None;
+        }
+        caps
     }
 
     fn schema(&self) -> Result<Dataset, StoreError> {
@@ -89,6 +122,16 @@ impl StoreReader for NcFile {
         Some(Box::new(source))
     }
 
+    fn decoded_chunk_reader(
+        &self,
+        dataset: &Dataset,
+        group: i32,
+        var: &Var,
+    ) -> Option<Box<dyn DecodedChunkReader + '_>> {
+        let reader = self.chunk_reader(dataset, group, var)?;
+        Some(Box::new(reader))
+    }
+
     fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>> {
         crate::stored_sizes(NcFile::path(self), vars)
     }
@@ -144,7 +187,11 @@ impl StoreWriter for NcWriter {
         NcWriter::set_var_cache(self, var, bytes)
     }
 
-    fn hdf5_chunk_sink(
+    fn write_chunks(&self, var: VarHandle, write: ChunkWrite<'_>) -> Result<(), StoreError> {
+        NcWriter::write_chunks(self, var, write)
+    }
+
+    fn stored_chunk_sink(
         &self,
         group_path: &[String],
         name: &str,
@@ -159,20 +206,12 @@ impl StoreWriter for NcWriter {
 }
 
 impl ChunkSink for DirectChunkWriter<'_> {
-    fn write(&self, offset: &[usize], chunk: &[u8]) -> Result<(), StoreError> {
-        DirectChunkWriter::write(self, offset, chunk)
-    }
-
     fn write_stored(&self, offset: &[usize], chunk: &StoredChunk) -> Result<(), StoreError> {
         DirectChunkWriter::write_stored(self, offset, chunk)
     }
 
     fn set_shape(&self, shape: &[usize]) -> Result<(), StoreError> {
         DirectChunkWriter::set_shape(self, shape)
-    }
-
-    fn stored_filter_params(&self, id: u32) -> Option<Vec<u32>> {
-        DirectChunkWriter::stored_filter_params(self, id)
     }
 }
 

@@ -77,6 +77,27 @@ impl NcFile {
         var.read(start, count)
     }
 
+    /// The chunk of the variable `varid` of the group `group_ncid` whose first element is
+    /// at `offset`, whole, decoded here from its stored bytes; `None` when this variable
+    /// or chunk is for libnetcdf to read (the chunk never written, or not decoded here).
+    pub(crate) fn decode_whole_chunk(
+        &self,
+        group_ncid: c_int,
+        varid: c_int,
+        offset: &[usize],
+    ) -> Option<Vec<u8>> {
+        let var = self.chunked_var(group_ncid, varid)?;
+        if offset.len() != var.chunks.len() {
+            return None;
+        }
+        let index: Vec<usize> = offset
+            .iter()
+            .zip(&var.chunks)
+            .map(|(o, c)| o / (*c).max(1))
+            .collect();
+        var.decode_chunk(&index)
+    }
+
     /// How many stored chunks were decoded here rather than by HDF5's pipeline so far.
     pub fn chunks_decoded_here(&self) -> u64 {
         let vars = self
@@ -102,7 +123,7 @@ impl NcFile {
     }
 
     fn open_chunked(&self, group_ncid: c_int, varid: c_int) -> Option<ChunkedVar> {
-        if self.path().contains("://") || !crate::direct_chunks_enabled() {
+        if !self.hands_out_stored_chunks() || !crate::direct_chunks_enabled() {
             return None;
         }
         let file_name = CString::new(self.path().as_bytes()).ok()?;

@@ -12,6 +12,7 @@ use ncmodel::{
 };
 use netcdf_sys::{nc_type, NC_GLOBAL};
 
+use crate::chunk_write::EncodableVar;
 use crate::encode::Layouts;
 use crate::error::NcError;
 use crate::names::{c_name, c_new_name, shown};
@@ -54,6 +55,8 @@ pub struct NcWriter {
     types: HashMap<i32, nc_type>,
     dims: HashMap<i32, c_int>,
     vars: HashMap<(Vec<String>, String), VarSlot>,
+    /// The variables whose chunks may be encoded here, by group and variable id.
+    encodable: HashMap<(c_int, c_int), EncodableVar>,
     /// Whether HDF5 may open the file beside libnetcdf (a local netCDF-4 file on disk).
     direct_ok: bool,
 }
@@ -114,11 +117,7 @@ impl Destination {
 
 /// The result of `nc_create` as an [`NcError`] about `target`.
 fn created(file: Result<OpenFile, c_int>, target: &str) -> Result<OpenFile, NcError> {
-    file.map_err(|code| NcError {
-        code,
-        message: crate::sys::message(code),
-        context: format!("{target}: creating"),
-    })
+    file.map_err(|code| crate::error::from_status(code, format!("{target}: creating")))
 }
 
 /// Creates the temporary file of the output `target` beside `beside`, under a fresh
@@ -200,8 +199,14 @@ impl NcWriter {
             types: HashMap::new(),
             dims: HashMap::new(),
             vars: HashMap::new(),
+            encodable: HashMap::new(),
             direct_ok,
         })
+    }
+
+    /// The variable `var`, if its chunks may be encoded here.
+    pub(crate) fn encodable_var(&self, var: store::VarHandle) -> Option<&EncodableVar> {
+        self.encodable.get(&(var.group, var.var))
     }
 
     /// The file HDF5 may open beside libnetcdf for direct chunk writes, if any.
@@ -224,7 +229,7 @@ impl NcWriter {
     /// The open file, or the error of using a closed one.
     pub(crate) fn open_file(&self) -> Result<&OpenFile, NcError> {
         self.file.as_ref().ok_or_else(|| NcError {
-            code: -33,
+            kind: store::ErrorKind::InvalidRequest,
             message: "the file is closed".into(),
             context: self.target.clone(),
         })
@@ -256,7 +261,7 @@ impl NcWriter {
         self.layouts = Layouts::new(&dataset.types);
         let netcdf4 = !dataset.format.is_classic_family();
         let file = self.file.take().ok_or_else(|| NcError {
-            code: -33,
+            kind: store::ErrorKind::InvalidRequest,
             message: "the file is closed".into(),
             context: self.target.clone(),
         })?;
@@ -319,7 +324,7 @@ impl NcWriter {
 
     fn known_type(&self, t: TypeRef, context: &dyn Fn() -> String) -> Result<nc_type, NcError> {
         self.file_type(t).ok_or_else(|| NcError {
-            code: -45,
+            kind: store::ErrorKind::Unsupported,
             message: format!("type {t:?} is not defined"),
             context: context(),
         })
@@ -411,6 +416,9 @@ impl NcWriter {
                 type_ref: var.type_ref,
             };
             self.vars.insert((path.clone(), var.name.clone()), slot);
+            if let Some(encodable) = EncodableVar::of(path, var) {
+                self.encodable.insert((grp.id(), varid), encodable);
+            }
         }
         for att in &group.atts {
             self.put_attribute(lib, grp, NC_GLOBAL, att)?;
@@ -438,7 +446,7 @@ impl NcWriter {
             .iter()
             .map(|d| {
                 self.dims.get(d).copied().ok_or_else(|| NcError {
-                    code: -46,
+                    kind: store::ErrorKind::NotFound,
                     message: format!("dimension id {d} is not defined"),
                     context: context(),
                 })
@@ -506,7 +514,7 @@ impl NcWriter {
         let key = (group_path.to_vec(), name.to_string());
         let Some(slot) = self.vars.get(&key).copied() else {
             return Err(NcError {
-                code: -49,
+                kind: store::ErrorKind::NotFound,
                 message: "no such variable".into(),
                 context: format!("{}: writing {name}", self.target),
             });
@@ -530,7 +538,7 @@ impl NcWriter {
     /// A group of the file being written, by id.
     pub(crate) fn group_of<'f>(&self, file: &'f OpenFile, ncid: c_int) -> Result<Grp<'f>, NcError> {
         file.group(ncid).ok_or_else(|| NcError {
-            code: -33,
+            kind: store::ErrorKind::InvalidRequest,
             message: format!("group id {ncid} is not one of this file's"),
             context: self.target.clone(),
         })
@@ -540,7 +548,7 @@ impl NcWriter {
     pub fn finish(mut self) -> Result<(), NcError> {
         let Some(file) = self.file.take() else {
             return Err(NcError {
-                code: -33,
+                kind: store::ErrorKind::InvalidRequest,
                 message: "the file is closed".into(),
                 context: self.target.clone(),
             });
@@ -558,7 +566,7 @@ impl NcWriter {
                 // Not a partial file left beside the target: remove it.
                 let _ = std::fs::remove_file(&temp);
                 return Err(NcError {
-                    code: -31,
+                    kind: store::ErrorKind::Other,
                     message: e.to_string(),
                     context: format!("{}: moving the finished file into place", self.target),
                 });

@@ -10,7 +10,7 @@ use std::marker::PhantomData;
 use store::StoredChunk;
 
 use crate::create::NcWriter;
-use crate::error::{NcError, NC_EHDFERR};
+use crate::error::NcError;
 use crate::file::NcFile;
 use crate::sys::{with_lib, ChunkOrigin, ChunkTarget};
 
@@ -83,13 +83,18 @@ impl DirectChunkWriter<'_> {
         with_lib(|lib| self.target.filter_params(lib, id))
     }
 
+    /// What is being done, for messages: the file and the variable written.
+    pub fn context(&self) -> &str {
+        &self.context
+    }
+
     /// Sets the variable's current shape, before chunks beyond it are written.
     pub fn set_shape(&self, shape: &[usize]) -> Result<(), NcError> {
         if with_lib(|lib| self.target.set_extent(lib, shape)) {
             return Ok(());
         }
         Err(NcError {
-            code: NC_EHDFERR,
+            kind: store::ErrorKind::LibraryFailed,
             message: format!("HDF5 could not extend the variable to {shape:?} (H5Dset_extent)"),
             context: self.context.clone(),
         })
@@ -103,7 +108,7 @@ impl DirectChunkWriter<'_> {
     ) -> Result<(), NcError> {
         if offset.len() != self.target.rank() {
             return Err(NcError {
-                code: NC_EHDFERR,
+                kind: store::ErrorKind::LibraryFailed,
                 message: format!(
                     "a chunk offset of {} dimensions for {}",
                     offset.len(),
@@ -114,7 +119,7 @@ impl DirectChunkWriter<'_> {
         }
         if !with_lib(|lib| self.target.write(lib, offset, filter_mask, chunk)) {
             return Err(NcError {
-                code: NC_EHDFERR,
+                kind: store::ErrorKind::LibraryFailed,
                 message: "HDF5 refused a chunk (H5Dwrite_chunk); rerun with \
                           NCTOOLS_DIRECT_CHUNKS=0 to let HDF5 compress"
                     .into(),
@@ -150,7 +155,7 @@ impl NcFile {
         group_path: &[String],
         name: &str,
     ) -> Option<StoredChunkReader<'_>> {
-        if self.path().contains("://") {
+        if !self.hands_out_stored_chunks() {
             return None;
         }
         let file_name = CString::new(self.path().as_bytes()).ok()?;
@@ -172,7 +177,7 @@ impl StoredChunkReader<'_> {
     /// How many of its chunks were ever written.
     pub fn written_chunks(&self) -> Result<u64, NcError> {
         with_lib(|lib| self.origin.written(lib)).ok_or_else(|| NcError {
-            code: NC_EHDFERR,
+            kind: store::ErrorKind::LibraryFailed,
             message: "HDF5 could not count the stored chunks (H5Dget_num_chunks)".into(),
             context: self.context.clone(),
         })
@@ -184,7 +189,7 @@ impl StoredChunkReader<'_> {
         match with_lib(|lib| self.origin.read(lib, offset)) {
             Ok(chunk) => Ok(chunk),
             Err(()) => Err(NcError {
-                code: NC_EHDFERR,
+                kind: store::ErrorKind::LibraryFailed,
                 message: format!("HDF5 could not read the stored chunk at {offset:?}"),
                 context: self.context.clone(),
             }),

@@ -22,7 +22,7 @@ pub(crate) struct Layouts {
 /// Values that do not fit their type.
 fn mismatch(what: String) -> NcError {
     NcError {
-        code: -45,
+        kind: store::ErrorKind::Unsupported,
         message: what,
         context: String::new(),
     }

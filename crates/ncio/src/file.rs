@@ -30,7 +30,7 @@ const LENIENT_CLASSIC_BYTES: u64 = 16 << 20;
 
 /// How large names read from `path` can be: for a classic file, from its header.
 fn name_capacity(path: &str) -> Result<NameCapacity, NcError> {
-    if path.contains("://") {
+    if store::is_url(path) {
         // A store on disk: its largest metadata file bounds its names. Other URLs (remote
         // stores, DAP) keep the netCDF-4 bound.
         let largest = crate::zarr_names::store_directory(path)
@@ -45,7 +45,7 @@ fn name_capacity(path: &str) -> Result<NameCapacity, NcError> {
             match usize::try_from(len) {
                 Ok(len) if len as u64 <= LENIENT_CLASSIC_BYTES => Ok(NameCapacity::classic(len)),
                 _ => Err(NcError {
-                    code: -51,
+                    kind: store::ErrorKind::NotNetcdf,
                     message: format!("not a valid netCDF file: {malformed}"),
                     context: path.to_string(),
                 }),
@@ -70,17 +70,13 @@ impl NcFile {
                 0
             };
         let c_path = CString::new(path).map_err(|_| NcError {
-            code: -1,
+            kind: store::ErrorKind::InvalidRequest,
             message: "path contains a NUL byte".into(),
             context: path.to_string(),
         })?;
         let names = name_capacity(path)?;
         let file = with_lib(|lib| OpenFile::open(lib, &c_path, mode, names));
-        let file = file.map_err(|code| NcError {
-            code,
-            message: sys::message(code),
-            context: path.to_string(),
-        })?;
+        let file = file.map_err(|code| crate::error::from_status(code, path.to_string()))?;
         Ok(Self {
             file,
             path: path.to_string(),
@@ -97,6 +93,12 @@ impl NcFile {
     /// libnetcdf's id of the root group.
     pub fn ncid(&self) -> c_int {
         self.file.raw_id()
+    }
+
+    /// Whether HDF5's stored chunks can be read from this file as they are: a file on
+    /// disk, not a URL (DAP, byte ranges) libnetcdf reads for us.
+    pub fn hands_out_stored_chunks(&self) -> bool {
+        !store::is_url(self.path())
     }
 
     /// Whether the filter `id` can be used here (built into HDF5, registered, or found as a
@@ -178,7 +180,7 @@ impl NcFile {
         }
         let types = self.user_types()?;
         let grp = self.file.group(group_ncid).ok_or_else(|| NcError {
-            code: -33,
+            kind: store::ErrorKind::InvalidRequest,
             message: format!("group id {group_ncid} is not one of this file's"),
             context: context(),
         })?;

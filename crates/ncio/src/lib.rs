@@ -19,10 +19,12 @@ mod access;
 mod attribute;
 mod backend;
 mod chunk_read;
+mod chunk_write;
 mod classic_names;
 #[allow(unsafe_code)]
 pub mod crash_guard;
 mod create;
+mod decoded_chunks;
 mod direct;
 mod encode;
 mod error;
@@ -39,7 +41,7 @@ mod sys;
 mod zarr_names;
 
 pub use access::check_writable;
-pub use backend::{plugin_remedy, plugin_search_path};
+pub use backend::{capabilities, plugin_remedy, plugin_search_path, Hdf5Filters};
 pub use classic_names::{longest_classic_name, MalformedHeader};
 pub use create::NcWriter;
 pub use direct::{direct_chunks_enabled, DirectChunkWriter, StoredChunkReader};

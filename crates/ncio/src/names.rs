@@ -7,7 +7,7 @@ use crate::error::NcError;
 /// A name as a C string; names with an interior NUL cannot exist in netCDF.
 pub(crate) fn c_name(name: &str, context: impl FnOnce() -> String) -> Result<CString, NcError> {
     CString::new(name).map_err(|_| NcError {
-        code: -53,
+        kind: store::ErrorKind::InvalidRequest,
         message: "name contains a NUL byte".into(),
         context: context(),
     })
@@ -20,7 +20,7 @@ use ncmodel::names::NC_MAX_NAME;
 pub(crate) fn c_new_name(name: &str, context: impl FnOnce() -> String) -> Result<CString, NcError> {
     if name.len() > NC_MAX_NAME {
         return Err(NcError {
-            code: -53,
+            kind: store::ErrorKind::InvalidRequest,
             message: format!(
                 "the name is {} bytes long; netCDF files can only be given names of up to \
                  {NC_MAX_NAME} bytes (NC_MAX_NAME)",

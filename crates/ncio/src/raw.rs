@@ -25,7 +25,7 @@ pub fn set_default_chunk_cache(size: usize, nelems: usize) -> Result<(), NcError
 
 fn foreign_group(path: &str, ncid: c_int) -> NcError {
     NcError {
-        code: -33,
+        kind: store::ErrorKind::InvalidRequest,
         message: format!("group id {ncid} is not one of this file's"),
         context: path.to_string(),
     }

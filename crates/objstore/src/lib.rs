@@ -4,7 +4,8 @@
 //!
 //! [`open`] is the one place a Zarr store's root ([`StoreRoot`], decided by
 //! `store::Location`) becomes the [`KeyValueStore`] every reader and writer uses: a
-//! directory store for a local root, an [`ObjectKvStore`] otherwise. The object store
+//! directory store for a local root, a `store::zip::ZipStore` for a zip archive read, an
+//! [`ObjectKvStore`] otherwise. The object store
 //! runs its requests on a small tokio runtime of its own and answers the synchronous
 //! trait, so that nothing else in nctools deals with async code.
 
@@ -15,6 +16,7 @@ mod ranges;
 
 use std::sync::Arc;
 
+use store::zip::{ArchiveError, ZipStore};
 use store::{DirectoryStore, KeyValueStore, StoreRoot};
 
 pub use kv::{Kind, ObjectKvStore};
@@ -49,12 +51,25 @@ pub enum OpenError {
         /// What is wrong.
         reason: String,
     },
+    /// A zip archive could not be read.
+    #[error(transparent)]
+    Zip(#[from] ArchiveError),
 }
 
-/// The store at `root`, opened for `access`.
+/// The store at `root`, opened for `access`. A zip archive is opened here for reading
+/// only: a writer makes a new one with `store::zip::ZipWriter`.
 pub fn open(root: &StoreRoot, access: Access) -> Result<Arc<dyn KeyValueStore>, OpenError> {
     match root {
         StoreRoot::Directory(path) => Ok(Arc::new(DirectoryStore::new(path))),
+        StoreRoot::Zip(zip) => {
+            if access == Access::Write {
+                return Err(OpenError::Config {
+                    url: zip.path.display().to_string(),
+                    reason: "a zip archive is written whole, by store::zip::ZipWriter".into(),
+                });
+            }
+            Ok(Arc::new(ZipStore::open(&zip.path)?))
+        }
         StoreRoot::Remote(remote) => {
             if access == Access::Write && !remote.service.writable() {
                 return Err(OpenError::ReadOnly { url: remote.url() });

@@ -169,3 +169,31 @@ pub trait KeyValueStore: Send + Sync + fmt::Debug {
         })
     }
 }
+
+/// The listing of `prefix` among `keys` (every value's key, in any order): what a store
+/// that holds its keys in memory answers for [`KeyValueStore::list_dir`].
+pub(crate) fn list_keys<'a>(
+    keys: impl Iterator<Item = &'a StoreKey>,
+    prefix: &StoreKey,
+) -> Listing {
+    let mut listing = Listing::default();
+    let start = if prefix.is_root() {
+        String::new()
+    } else {
+        format!("{}/", prefix.as_str())
+    };
+    for key in keys {
+        let Some(rest) = key.as_str().strip_prefix(&start) else {
+            continue;
+        };
+        match rest.split_once('/') {
+            Some((child, _)) => listing.prefixes.push(child.to_string()),
+            None => listing.values.push(rest.to_string()),
+        }
+    }
+    listing.values.sort();
+    listing.values.dedup();
+    listing.prefixes.sort();
+    listing.prefixes.dedup();
+    listing
+}

@@ -2,13 +2,17 @@
 //! the traits of this crate; each kind of store has a backend that implements them:
 //!
 //! - `ncio` (libnetcdf and libhdf5): netCDF-3 and netCDF-4/HDF5 files;
-//! - `zarr` (pure Rust): NCZarr and Zarr stores, v2 and v3.
+//! - `zarr` (pure Rust): NCZarr and Zarr stores, v2 and v3, whose keys and values live
+//!   in a [`KeyValueStore`]: a directory ([`DirectoryStore`]), a zip archive ([`zip`]),
+//!   memory, or an object store (`objstore`).
 //!
 //! [`Location::parse`] is the one place that decides which kind of store a path names.
 //! [`StoreReader`] reads a schema and hyperslabs; [`StoreWriter`] defines a dataset and
 //! writes hyperslabs, atomically (under a temporary name, moved into place by
 //! [`StoreWriter::finish`]). Nothing here links C.
 
+mod capabilities;
+mod chunks;
 pub mod directory;
 mod error;
 pub mod grid;
@@ -16,17 +20,27 @@ mod key;
 mod kv;
 mod location;
 mod memory;
+pub mod pipeline;
 mod raw;
 pub mod temporaries;
 mod traits;
+pub mod zip;
 
+pub use capabilities::{
+    Availability, Capabilities, ChunkForm, CodecSupport, MissingChunks, NoCodecs, StoredChunks,
+    StringForm,
+};
+pub use chunks::{
+    cut_from_chunk, extent_in, pad_to_chunk, ChunkFeed, ChunkJob, ChunkRead, ChunkWrite,
+    DecodedChunkReader,
+};
 pub use directory::DirectoryStore;
-pub use error::{StoreError, NC_EHDFERR, NC_ENOFILTER, NC_ENOTNC};
+pub use error::{ErrorKind, StoreError};
 pub use key::{KeyError, StoreKey};
 pub use kv::{KeyValueStore, Listing, StorageError};
 pub use location::{
     is_url, Location, LocationError, RemoteRoot, RemoteService, StoreRoot, ZarrFlavor,
-    ZarrLocation, ZarrVersion,
+    ZarrLocation, ZarrVersion, ZipLayout, ZipRoot,
 };
 pub use memory::MemoryStore;
 pub use raw::{is_raw_type, RawBuffer};

@@ -9,6 +9,12 @@
 //! - for input, a plain directory that holds `.zgroup`, `.zarray`, `.zmetadata` or
 //!   `zarr.json`;
 //! - for output, a plain path whose name ends in `.zarr` (an NCZarr store, version 2);
+//! - zip archives ([`ZipRoot`]): netCDF-C's `file://PATH#mode=nczarr,zip` (or
+//!   `zarr,zip`, with `v3` for version 3), written with the store under a directory
+//!   named after the file as netCDF-C writes it; for input, a plain path ending in
+//!   `.zip` that is a zip archive; for output, a plain path ending in `.zarr.zip` (an
+//!   NCZarr store, version 2, at the archive's top as zarr-python's `ZipStore` writes
+//!   it);
 //! - object stores ([`RemoteRoot`]): `s3://BUCKET/PREFIX`, `gs://BUCKET/PREFIX`,
 //!   `az://CONTAINER/PREFIX` (with or without a `#mode=` fragment), netCDF-C's
 //!   `https://HOST/BUCKET/KEY#mode=nczarr,s3` (path-style S3 on that host, or the
@@ -57,6 +63,38 @@ pub enum StoreRoot {
     Directory(PathBuf),
     /// A prefix in an object store, or a base URL of a plain HTTP server.
     Remote(RemoteRoot),
+    /// A zip archive on the local file system.
+    Zip(ZipRoot),
+}
+
+/// A store in a zip archive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ZipRoot {
+    /// The archive.
+    pub path: PathBuf,
+    /// Where a store written there goes in the archive (a store read is found where it
+    /// is, at the top or under one directory).
+    pub layout: ZipLayout,
+}
+
+/// Where in a zip archive a store is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ZipLayout {
+    /// At the archive's top, as zarr-python's `ZipStore` writes it.
+    Top,
+    /// Under a directory named after the archive's file without its extension (`x/` in
+    /// `x.zip`), as netCDF-C writes it.
+    DatasetDirectory,
+}
+
+impl ZipRoot {
+    /// The directory inside the archive a store written there goes under, if any.
+    pub fn dataset_directory(&self) -> Option<String> {
+        match self.layout {
+            ZipLayout::Top => None,
+            ZipLayout::DatasetDirectory => Some(crate::zip::dataset_directory(&self.path)),
+        }
+    }
 }
 
 impl StoreRoot {
@@ -64,15 +102,28 @@ impl StoreRoot {
     pub fn directory(&self) -> Option<&Path> {
         match self {
             Self::Directory(path) => Some(path),
+            Self::Remote(_) | Self::Zip(_) => None,
+        }
+    }
+
+    /// The directory or archive on the local file system the store is, if any.
+    pub fn local_path(&self) -> Option<&Path> {
+        match self {
+            Self::Directory(path) => Some(path),
+            Self::Zip(zip) => Some(&zip.path),
             Self::Remote(_) => None,
         }
     }
 
-    /// The last segment of the root's path or prefix (`x.zarr` for `/data/x.zarr` or
-    /// `s3://b/data/x.zarr`), empty when there is none.
+    /// The last segment of the root's path or prefix (`x.zarr` for `/data/x.zarr`,
+    /// `s3://b/data/x.zarr` or `/data/x.zarr.zip`), empty when there is none.
     pub fn last_name(&self) -> &str {
         match self {
             Self::Directory(path) => path.file_name().and_then(|n| n.to_str()).unwrap_or(""),
+            Self::Zip(zip) => {
+                let name = zip.path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                strip_suffix_ignore_case(name, ".zip").unwrap_or(name)
+            }
             Self::Remote(remote) => remote.prefix.rsplit('/').next().unwrap_or(""),
         }
     }
@@ -184,6 +235,20 @@ impl Location {
             return Ok(location);
         }
         let path = Path::new(text);
+        if strip_suffix_ignore_case(text, ".zip").is_some()
+            && path.is_file()
+            && crate::zip::starts_like_zip(path)
+        {
+            return Ok(Self::Zarr(ZarrLocation {
+                root: StoreRoot::Zip(ZipRoot {
+                    path: path.to_path_buf(),
+                    layout: ZipLayout::Top,
+                }),
+                flavor: ZarrFlavor::Detect,
+                version: ZarrVersion::V2,
+                text: text.to_string(),
+            }));
+        }
         if is_zarr_store(path) {
             let version = if path.join("zarr.json").is_file() {
                 ZarrVersion::V3
@@ -201,10 +266,22 @@ impl Location {
     }
 
     /// Where the output path `text` leads. A plain path ending in `.zarr` is an NCZarr
-    /// store (Zarr version 2).
+    /// store (Zarr version 2); one ending in `.zarr.zip` is the same in a zip archive,
+    /// at its top.
     pub fn parse_output(text: &str) -> Result<Self, LocationError> {
         if let Some(location) = Self::parse_url(text, ZarrFlavor::NcZarr)? {
             return Ok(location);
+        }
+        if strip_suffix_ignore_case(text, ".zarr.zip").is_some() {
+            return Ok(Self::Zarr(ZarrLocation {
+                root: StoreRoot::Zip(ZipRoot {
+                    path: PathBuf::from(text),
+                    layout: ZipLayout::Top,
+                }),
+                flavor: ZarrFlavor::NcZarr,
+                version: ZarrVersion::V2,
+                text: text.to_string(),
+            }));
         }
         let trimmed = text.trim_end_matches('/');
         if trimmed.ends_with(".zarr") || is_zarr_store(Path::new(text)) {
@@ -272,13 +349,6 @@ impl Location {
             text: text.to_string(),
             reason,
         };
-        if has("zip") {
-            return Err(fail(
-                "Zarr stores in zip storage are not supported; nctools reads and writes Zarr \
-                 stores in directories (mode=...,file) and object stores (s3://, gs://, az://)"
-                    .to_string(),
-            ));
-        }
         let version = if has("v3") {
             Some(ZarrVersion::V3)
         } else if has("v2") {
@@ -287,6 +357,21 @@ impl Location {
             None
         };
         let root = match scheme.as_deref() {
+            None | Some("file") if has("zip") => {
+                let path = base.strip_prefix("file://").unwrap_or(base);
+                let StoreRoot::Directory(path) = directory_root(path).map_err(fail)? else {
+                    return Err(fail("the URL names no zip archive".to_string()));
+                };
+                StoreRoot::Zip(ZipRoot {
+                    path,
+                    layout: ZipLayout::DatasetDirectory,
+                })
+            }
+            Some(_) if has("zip") => {
+                return Err(fail(
+                    "a zip archive must be a local file (file:///PATH#mode=nczarr,zip)".to_string(),
+                ))
+            }
             None => directory_root(base).map_err(fail)?,
             Some("file") => directory_root(&base["file://".len()..]).map_err(fail)?,
             Some(scheme) if object_scheme || scheme == "http" || scheme == "https" => {
@@ -447,12 +532,20 @@ fn mode_words(fragment: &str) -> Vec<&str> {
         .collect()
 }
 
+/// The metadata documents one of which is at the top of every Zarr store.
+pub(crate) const ZARR_MARKERS: [&str; 4] = [".zgroup", ".zarray", ".zmetadata", "zarr.json"];
+
+/// `text` without `suffix` at its end, whatever the case of its letters; `None` when it
+/// does not end so.
+fn strip_suffix_ignore_case<'a>(text: &'a str, suffix: &str) -> Option<&'a str> {
+    let cut = text.len().checked_sub(suffix.len())?;
+    let (head, tail) = (text.get(..cut)?, text.get(cut..)?);
+    tail.eq_ignore_ascii_case(suffix).then_some(head)
+}
+
 /// Whether `path` is a directory holding Zarr metadata at its root.
 fn is_zarr_store(path: &Path) -> bool {
-    path.is_dir()
-        && [".zgroup", ".zarray", ".zmetadata", "zarr.json"]
-            .iter()
-            .any(|name| path.join(name).is_file())
+    path.is_dir() && ZARR_MARKERS.iter().any(|name| path.join(name).is_file())
 }
 
 #[cfg(test)]
@@ -513,11 +606,39 @@ mod tests {
     }
 
     #[test]
-    fn unsupported_storage_is_an_error() {
-        let Err(error) = Location::parse_input("file:///x.zip#mode=nczarr,zip") else {
-            panic!("zip storage accepted");
+    fn zip_archives() {
+        let z = zarr("file:///data/x.zip#mode=nczarr,zip");
+        let zip = ZipRoot {
+            path: PathBuf::from("/data/x.zip"),
+            layout: ZipLayout::DatasetDirectory,
         };
-        assert!(error.reason.contains("zip storage"), "{error}");
+        assert_eq!(zip.dataset_directory().as_deref(), Some("x"));
+        assert_eq!(
+            (z.root, z.flavor),
+            (StoreRoot::Zip(zip), ZarrFlavor::NcZarr)
+        );
+        let z = zarr("/data/y.zarr.zip#mode=zarr,v3,zip");
+        assert_eq!((z.flavor, z.version), (ZarrFlavor::Xarray, ZarrVersion::V3));
+        assert_eq!(z.root.last_name(), "y.zarr");
+        let Ok(Location::Zarr(z)) = Location::parse_output("out.zarr.ZIP") else {
+            panic!("not zarr");
+        };
+        assert_eq!(
+            z.root,
+            StoreRoot::Zip(ZipRoot {
+                path: PathBuf::from("out.zarr.ZIP"),
+                layout: ZipLayout::Top
+            })
+        );
+        assert_eq!(
+            Location::parse_output("out.zip"),
+            Ok(Location::File("out.zip".into()))
+        );
+        assert!(Location::parse_input("s3://b/x.zip#mode=nczarr,zip").is_err());
+    }
+
+    #[test]
+    fn unsupported_storage_is_an_error() {
         let Err(error) = Location::parse_input("ftp://h/b#mode=nczarr") else {
             panic!("ftp accepted");
         };

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::RwLock;
 
 use crate::key::StoreKey;
-use crate::kv::{KeyValueStore, Listing, StorageError};
+use crate::kv::{list_keys, KeyValueStore, Listing, StorageError};
 
 /// A store in memory: values by key.
 #[derive(Debug, Default)]
@@ -63,30 +63,7 @@ impl KeyValueStore for MemoryStore {
     }
 
     fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError> {
-        let mut listing = Listing::default();
-        let start = if prefix.is_root() {
-            String::new()
-        } else {
-            format!("{}/", prefix.as_str())
-        };
-        for key in self.read().keys() {
-            let Some(rest) = key.as_str().strip_prefix(&start) else {
-                continue;
-            };
-            match rest.split_once('/') {
-                Some((child, _)) => {
-                    if listing.prefixes.last().map(String::as_str) != Some(child) {
-                        listing.prefixes.push(child.to_string());
-                    }
-                }
-                None => listing.values.push(rest.to_string()),
-            }
-        }
-        listing.prefixes.dedup();
-        listing.values.sort();
-        listing.prefixes.sort();
-        listing.prefixes.dedup();
-        Ok(listing)
+        Ok(list_keys(self.read().keys(), prefix))
     }
 
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {

@@ -18,7 +18,7 @@
 
 use std::ffi::{c_char, CString};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::sync::RwLock;
 use std::time::{Duration, Instant};
 
@@ -116,12 +116,36 @@ pub fn resolve_links(target: &Path) -> PathBuf {
 /// registered as a temporary output before the directory is created, and the directory
 /// is created through the [`gate`]. Returns the directory and its registration.
 pub fn create_temporary_dir(target: &Path) -> std::io::Result<(PathBuf, Registration)> {
+    let (temp, (), registration) = create_temporary(target, |temp| std::fs::create_dir(temp))?;
+    Ok((temp, registration))
+}
+
+/// Creates a file under a fresh temporary name beside `target`, as
+/// [`create_temporary_dir`] creates a directory: exclusively (`O_EXCL`), registered
+/// first, through the [`gate`]. The file is open for reading and writing.
+pub fn create_temporary_file(
+    target: &Path,
+) -> std::io::Result<(PathBuf, std::fs::File, Registration)> {
+    create_temporary(target, |temp| {
+        std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create_new(true)
+            .open(temp)
+    })
+}
+
+/// Makes something with `create` under a fresh registered temporary name beside `target`.
+fn create_temporary<T>(
+    target: &Path,
+    create: impl Fn(&Path) -> std::io::Result<T>,
+) -> std::io::Result<(PathBuf, T, Registration)> {
     let mut last = None;
     for _ in 0..NAME_ATTEMPTS {
         let temp = temporary_name(target);
         let registration = register(&temp);
-        match gate(|| std::fs::create_dir(&temp)) {
-            Ok(()) => return Ok((temp, registration)),
+        match gate(|| create(&temp)) {
+            Ok(made) => return Ok((temp, made, registration)),
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => last = Some(e),
             Err(e) => return Err(e),
         }
@@ -200,12 +224,37 @@ pub fn slots() -> &'static [AtomicPtr<c_char>; SLOTS] {
     &TABLE
 }
 
-/// How many temporary outputs (not scratch files) are registered now.
+/// How many outputs are being written now: temporary outputs registered (not scratch
+/// files), and outputs written in place ([`InPlaceOutput`]).
 pub fn outputs_registered() -> usize {
     OUTPUT
         .iter()
         .filter(|output| output.load(Ordering::SeqCst))
         .count()
+        + IN_PLACE.load(Ordering::SeqCst)
+}
+
+/// The outputs being written in place now (stores in object stores).
+static IN_PLACE: AtomicUsize = AtomicUsize::new(0);
+
+/// An output written in place, with no temporary name to remove (a Zarr store in an
+/// object store): while one is held, a first signal lets the writer stop at its next
+/// check point and remove what it wrote, instead of ending the process at once.
+#[derive(Debug)]
+pub struct InPlaceOutput(());
+
+impl InPlaceOutput {
+    /// Counts an output written in place until the value is dropped.
+    pub fn register() -> Self {
+        IN_PLACE.fetch_add(1, Ordering::SeqCst);
+        Self(())
+    }
+}
+
+impl Drop for InPlaceOutput {
+    fn drop(&mut self) {
+        IN_PLACE.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 /// Runs `f`, which creates something under a temporary name, with the gate open; waits

@@ -4,7 +4,8 @@ use std::path::Path;
 
 use ncmodel::{Dataset, Layout, Values, Var};
 
-use crate::{RawBuffer, StoreError};
+use crate::chunks::{cut_from_chunk, extent_in, ChunkFeed, ChunkWrite, DecodedChunkReader};
+use crate::{Capabilities, RawBuffer, StoreError};
 
 /// A variable of a store being written, as [`StoreWriter::handle`] finds it. The ids are
 /// the backend's own.
@@ -26,6 +27,10 @@ pub trait StoreReader {
 
     /// The whole schema: groups, dimensions, types, variables, attributes and storage.
     fn schema(&self) -> Result<Dataset, StoreError>;
+
+    /// What this backend can hold and do, for the front ends: how it stores strings and
+    /// chunks, and which codecs it writes.
+    fn capabilities(&self) -> Capabilities;
 
     /// The hyperslab `start`/`count` of `var` in the group `group`, row-major. A scalar
     /// variable takes empty `start` and `count`.
@@ -100,6 +105,20 @@ pub trait StoreReader {
         None
     }
 
+    /// A reader of the whole chunks of the variable `var` of `group` (of the schema
+    /// `dataset`), decoded, from any thread: what a copy into chunks of the same shape
+    /// hands the writer chunk by chunk, with no slab in between. `None` when the backend reads only slabs of it (not
+    /// chunked, or a type that does not move as raw bytes).
+    fn decoded_chunk_reader(
+        &self,
+        dataset: &Dataset,
+        group: i32,
+        var: &Var,
+    ) -> Option<Box<dyn DecodedChunkReader + '_>> {
+        let _ = (dataset, group, var);
+        None
+    }
+
     /// The variables of the input that cannot be read at all (a type netCDF cannot
     /// hold), one message each naming the variable and the reason. The schema leaves
     /// them out; the tools say so and fail unless the user chose other variables.
@@ -170,26 +189,55 @@ pub trait StoreWriter {
         Ok(())
     }
 
-    /// A sink for chunks the caller encodes itself with HDF5's filter framing (HDF5's
-    /// direct chunk write); `None` when the backend does not take such chunks (it then
-    /// encodes what [`StoreWriter::write_raw`] gives it, on all cores where it can).
-    fn hdf5_chunk_sink(
+    /// Encodes and stores decoded data of the variable `var` whose layout is chunked:
+    /// a slab of whole chunks to cut, or whole chunks one by one (see [`ChunkWrite`]).
+    /// Backends that encode chunks themselves do it in parallel, on rayon's global pool,
+    /// within one in-flight budget ([`crate::pipeline::run_ordered`]); by default each
+    /// chunk's part inside the variable is written with [`StoreWriter::write_raw`], in
+    /// order.
+    fn write_chunks(&self, var: VarHandle, write: ChunkWrite<'_>) -> Result<(), StoreError> {
+        match write.feed {
+            ChunkFeed::Slab {
+                start,
+                count,
+                values,
+            } => self.write_raw(var, start, count, values),
+            ChunkFeed::Chunks(jobs) => {
+                let Layout::Chunked(chunks) = self.layout(var)? else {
+                    return Err(StoreError::new(
+                        crate::ErrorKind::InvalidRequest,
+                        "whole chunks given for a variable that is not chunked",
+                        "writing chunks",
+                    ));
+                };
+                let mut buffer = RawBuffer::new();
+                for job in jobs {
+                    let offset = job.offset;
+                    let chunk = (job.read)()?;
+                    write_chunk_part(
+                        self,
+                        var,
+                        (&chunks, write.shape),
+                        &offset,
+                        &chunk,
+                        &mut buffer,
+                    )?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// A sink for chunks copied as another store keeps them (see
+    /// [`StoreReader::stored_chunk_source`]); `None` when the backend cannot take them
+    /// as they are.
+    fn stored_chunk_sink(
         &self,
         group_path: &[String],
         name: &str,
     ) -> Option<Box<dyn ChunkSink + '_>> {
         let _ = (group_path, name);
         None
-    }
-
-    /// A sink for chunks copied as another store keeps them (see
-    /// [`StoreReader::stored_chunk_source`]); by default [`StoreWriter::hdf5_chunk_sink`].
-    fn stored_chunk_sink(
-        &self,
-        group_path: &[String],
-        name: &str,
-    ) -> Option<Box<dyn ChunkSink + '_>> {
-        self.hdf5_chunk_sink(group_path, name)
     }
 
     /// What the backend changed in the data written so far that a user should hear
@@ -204,10 +252,6 @@ pub trait StoreWriter {
 
 /// Takes encoded chunks of one variable, from any thread.
 pub trait ChunkSink: Sync {
-    /// Writes the encoded chunk whose first element is at `offset` (element indices, a
-    /// multiple of the chunk shape).
-    fn write(&self, offset: &[usize], chunk: &[u8]) -> Result<(), StoreError>;
-
     /// Writes a chunk as another store keeps it (see [`ChunkSource::read`]), its filter
     /// mask included.
     fn write_stored(&self, offset: &[usize], chunk: &StoredChunk) -> Result<(), StoreError>;
@@ -215,14 +259,6 @@ pub trait ChunkSink: Sync {
     /// Grows the variable to `shape` before chunks beyond its current shape are written
     /// (a variable along an unlimited dimension starts empty).
     fn set_shape(&self, shape: &[usize]) -> Result<(), StoreError>;
-
-    /// The parameter words the variable stores for its filter `id`, as the format's own
-    /// library completed them when the variable was defined (HDF5's set-local step:
-    /// szip's four words); `None` when it has no such filter or the sink cannot say.
-    fn stored_filter_params(&self, id: u32) -> Option<Vec<u32>> {
-        let _ = id;
-        None
-    }
 }
 
 /// One chunk as a store keeps it: encoded by the variable's filters, except those whose
@@ -243,4 +279,29 @@ pub trait ChunkSource {
     /// The chunk whose first element is at `offset` (element indices, a multiple of the
     /// chunk shape); `None` when that chunk was never written.
     fn read(&self, offset: &[usize]) -> Result<Option<StoredChunk>, StoreError>;
+}
+
+/// Writes the part of the whole chunk `chunk` at `offset` that lies in the variable
+/// (`chunks` and the variable's `shape`) with [`StoreWriter::write_raw`], through
+/// `buffer`.
+fn write_chunk_part<W: StoreWriter + ?Sized>(
+    writer: &W,
+    var: VarHandle,
+    (chunks, shape): (&[usize], &[usize]),
+    offset: &[usize],
+    chunk: &[u8],
+    buffer: &mut RawBuffer,
+) -> Result<(), StoreError> {
+    let extent = extent_in(shape, chunks, offset);
+    let values: usize = chunks.iter().product();
+    let elem = chunk.len() / values.max(1);
+    if extent == chunks {
+        buffer.resize(chunk.len());
+        buffer.as_bytes_mut().copy_from_slice(chunk);
+    } else {
+        let part = cut_from_chunk(chunk, chunks, &extent, elem);
+        buffer.resize(part.len());
+        buffer.as_bytes_mut().copy_from_slice(&part);
+    }
+    writer.write_raw(var, offset, &extent, buffer)
 }

@@ -1,15 +1,6 @@
 //! The crate's errors, turned into [`store::StoreError`] at the trait boundary.
 
-use store::{StoreError, NC_ENOFILTER, NC_ENOTNC};
-
-/// libnetcdf's `NC_EIO`-like code used for unreadable or corrupt stores.
-pub const NC_EIO: i32 = -68;
-
-/// libnetcdf's `NC_EINVAL`: an invalid argument (a slab out of range, a bad dataset).
-pub const NC_EINVAL: i32 = -36;
-
-/// libnetcdf's `NC_EBADTYPE`: a type this store cannot hold.
-pub const NC_EBADTYPE: i32 = -45;
+use store::{ErrorKind, StoreError};
 
 /// What went wrong in the Zarr backend.
 #[derive(Debug, thiserror::Error)]
@@ -50,15 +41,35 @@ impl ZarrError {
 
     /// The [`StoreError`] for this error while doing `context`.
     pub fn into_store(self, context: impl Into<String>) -> StoreError {
-        let code = match &self {
-            Self::NotAStore(_) => NC_ENOTNC,
-            Self::Io { .. } | Self::Corrupt(_) => NC_EIO,
-            Self::NoCodec(_) => NC_ENOFILTER,
-            Self::Invalid(_) => NC_EINVAL,
-            Self::BadType(_) => NC_EBADTYPE,
+        let kind = match &self {
+            Self::NotAStore(_) => ErrorKind::NotNetcdf,
+            Self::Io { source, .. } => ErrorKind::System {
+                errno: source.raw_os_error(),
+            },
+            Self::Corrupt(_) => ErrorKind::Corrupt,
+            Self::NoCodec(_) => ErrorKind::CodecMissing,
+            Self::Invalid(_) => ErrorKind::InvalidRequest,
+            Self::BadType(_) => ErrorKind::Unsupported,
         };
-        StoreError::new(code, self.to_string(), context)
+        StoreError::new(kind, self.to_string(), context)
     }
+}
+
+/// The [`StoreError`] of a store that could not be opened, while doing `context`: a
+/// plain HTTP server named for writing, a client the settings cannot build, or a zip
+/// archive that cannot be read.
+pub fn open_error(error: objstore::OpenError, context: impl Into<String>) -> StoreError {
+    let kind = match &error {
+        objstore::OpenError::ReadOnly { .. } => ErrorKind::Unsupported,
+        objstore::OpenError::Config { .. } => ErrorKind::InvalidRequest,
+        objstore::OpenError::Zip(store::zip::ArchiveError::Io { source, .. }) => {
+            ErrorKind::System {
+                errno: source.raw_os_error(),
+            }
+        }
+        objstore::OpenError::Zip(store::zip::ArchiveError::Damaged { .. }) => ErrorKind::Corrupt,
+    };
+    StoreError::new(kind, error.to_string(), context)
 }
 
 /// A result of this crate.

@@ -5,6 +5,7 @@
 //! decoded with numcodecs' codecs on all cores. No libnetcdf is involved.
 
 mod attrs;
+mod capabilities;
 mod codec;
 mod dtype;
 mod error;
@@ -29,6 +30,7 @@ mod wmeta;
 mod writer;
 mod wshard;
 
+pub use capabilities::{capabilities, ZarrCodecs};
 pub use error::ZarrError;
 pub use reader::ZarrReader;
 pub use storage::Store;
@@ -46,14 +48,6 @@ pub fn string_width(root_atts: &[ncmodel::Attribute], var_atts: &[ncmodel::Attri
 /// Whether the HDF5 filter `id` can be written and read as a Zarr codec by nctools.
 pub fn codec_available(id: u32) -> bool {
     codec::filter_available(id)
-}
-
-/// Whether nctools writes the HDF5 filter `id` as a Zarr codec into the store at
-/// `location`: a codec only NCZarr has (szip) goes into NCZarr stores only.
-pub fn codec_writable(id: u32, location: &store::ZarrLocation) -> bool {
-    codec_available(id)
-        && (wmeta::writes_nczarr(location.flavor, location.version)
-            || !codecs::registry::by_hdf5_id(id).is_some_and(|c| c.nczarr_only))
 }
 
 /// Whether nctools reads Zarr chunks written with the numcodecs codec `id` (`"gzip"`).

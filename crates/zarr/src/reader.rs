@@ -25,18 +25,15 @@ pub struct ZarrReader {
     consolidated: Option<Source>,
     /// The arrays compared so far, by node, with what was found stale.
     compared: Mutex<HashMap<StoreKey, Option<String>>>,
+    /// What the store can hold and do, as read: its flavor and version.
+    capabilities: store::Capabilities,
 }
 
 impl ZarrReader {
     /// Opens the store `location` names and reads its whole schema.
     pub fn open(location: &ZarrLocation) -> Result<Self, StoreError> {
-        let store: Store = objstore::open(&location.root, objstore::Access::Read).map_err(|e| {
-            StoreError::new(
-                crate::error::NC_EIO,
-                e.to_string(),
-                format!("opening {}", location.text),
-            )
-        })?;
+        let store: Store = objstore::open(&location.root, objstore::Access::Read)
+            .map_err(|e| crate::error::open_error(e, format!("opening {}", location.text)))?;
         Self::open_store(store, location)
     }
 
@@ -126,6 +123,14 @@ impl ZarrReader {
             left_out: builder.left_out,
             consolidated: source.is_consolidated().then_some(source),
             compared: Mutex::new(HashMap::new()),
+            capabilities: crate::capabilities(
+                if nczarr {
+                    ZarrFlavor::NcZarr
+                } else {
+                    ZarrFlavor::Xarray
+                },
+                if v3 { ZarrVersion::V3 } else { ZarrVersion::V2 },
+            ),
         })
     }
 
@@ -172,6 +177,10 @@ impl StoreReader for ZarrReader {
 
     fn schema(&self) -> Result<Dataset, StoreError> {
         Ok(self.dataset.clone())
+    }
+
+    fn capabilities(&self) -> store::Capabilities {
+        self.capabilities.clone()
     }
 
     fn read_slab(

@@ -143,13 +143,6 @@ pub struct ChunkFileSink<'w> {
 }
 
 impl ChunkSink for ChunkFileSink<'_> {
-    fn write(&self, offset: &[usize], _chunk: &[u8]) -> Result<(), StoreError> {
-        Err(
-            ZarrError::Invalid("chunks encoded for HDF5 are not written to Zarr stores".into())
-                .into_store(format!("writing the chunk at {offset:?}")),
-        )
-    }
-
     fn write_stored(&self, offset: &[usize], chunk: &StoredChunk) -> Result<(), StoreError> {
         let context = || format!("writing the chunk at {offset:?} of {}", self.meta.name());
         let index = grid_index(&self.meta, offset).ok_or_else(|| bad_offset(offset, &self.meta))?;

@@ -153,3 +153,57 @@ pub(crate) fn fail(name: &str, e: CodecFail) -> ZarrError {
         CodecFail::Failed(m) => ZarrError::Corrupt(format!("variable {name}: {m}")),
     }
 }
+
+/// What [`write_whole_chunks`] needs of the variable besides its array: its element fill
+/// value (edge chunks are padded with it, as a slab's edge chunks are), its quantization
+/// and its name.
+pub(crate) struct ChunkTarget<'a> {
+    /// The element fill value, machine order.
+    pub fill: &'a [u8],
+    /// Quantization applied to the values written.
+    pub quantize: Option<ncmodel::Quantize>,
+    /// The variable's name, for messages.
+    pub name: &'a str,
+}
+
+/// Encodes and stores whole chunks of the array `meta` (of `shape`, once written) as the
+/// jobs give them, on rayon's pool within the in-flight budget: each is read (decoded),
+/// its part beyond the array padded with the fill value, quantized, encoded and stored
+/// by one task.
+pub(crate) fn write_whole_chunks<'a>(
+    meta: &ArrayMeta,
+    target: &ChunkTarget<'_>,
+    shape: &[usize],
+    jobs: impl Iterator<Item = store::ChunkJob<'a>>,
+) -> std::result::Result<(), store::StoreError> {
+    let chunk_bytes = meta.chunk_bytes();
+    let elem = meta.dtype.size;
+    let context = |offset: &[usize]| format!("writing the chunk at {offset:?} of {}", target.name);
+    let one = |job: store::ChunkJob<'_>| {
+        let mut values = (job.read)()?;
+        let offset = job.offset;
+        if values.len() != chunk_bytes || offset.len() != meta.chunks.len() {
+            let e = ZarrError::Invalid(format!(
+                "a chunk of {} bytes for chunks of {chunk_bytes}",
+                values.len()
+            ));
+            return Err(e.into_store(context(&offset)));
+        }
+        let extent = store::extent_in(shape, &meta.chunks, &offset);
+        if extent != meta.chunks {
+            let part = store::cut_from_chunk(&values, &meta.chunks, &extent, elem);
+            values = store::pad_to_chunk(&part, &extent, &meta.chunks, elem, target.fill);
+        }
+        if let Some(q) = target.quantize {
+            values = crate::quantized::quantized(&values, meta.dtype.atomic, target.fill, q);
+        }
+        let index: Vec<usize> = offset
+            .iter()
+            .zip(&meta.chunks)
+            .map(|(o, c)| o / (*c).max(1))
+            .collect();
+        store_chunk(meta, target.fill, target.name, &index, values)
+            .map_err(|e| e.into_store(context(&offset)))
+    };
+    store::pipeline::run_ordered(jobs, store::grid::batch_len(chunk_bytes), one, |()| Ok(()))
+}

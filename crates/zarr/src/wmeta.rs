@@ -413,7 +413,8 @@ impl MetaWriter<'_> {
                 (
                     "fill_value".into(),
                     if matches!(fill, J::Null) {
-                        first_fill(var)
+                        // Version 3 has no null fill value: the variable's own.
+                        stored_fill(var)
                     } else {
                         fill
                     },
@@ -630,6 +631,12 @@ fn fill_json(var: &PlannedVar) -> J {
     if var.no_fill {
         return J::Null;
     }
+    stored_fill(var)
+}
+
+/// The fill value as the array's data type holds it: char's fill byte as a number (char
+/// is stored as bytes, `uint8` in Zarr version 3), other types as their attribute would be.
+fn stored_fill(var: &PlannedVar) -> J {
     if var.dtype.atomic == ncmodel::AtomicType::Char {
         // The fill byte's number, whatever its text would be.
         return J::int(u32::from(var.fill.first().copied().unwrap_or(0)));

@@ -7,8 +7,8 @@ use std::sync::Mutex;
 
 use ncmodel::{Dataset, Format, Layout, Values};
 use store::{
-    RawBuffer, StoreError, StoreKey, StoreRoot, StoreWriter, VarHandle, ZarrFlavor, ZarrLocation,
-    ZarrVersion,
+    ChunkFeed, ChunkWrite, RawBuffer, StoreError, StoreKey, StoreRoot, StoreWriter, VarHandle,
+    ZarrFlavor, ZarrLocation, ZarrVersion,
 };
 
 use crate::error::{Result, ZarrError};
@@ -51,8 +51,20 @@ enum Commit {
         _registration: store::temporaries::Registration,
     },
     /// Written in place (an object store): chunks first, metadata last, the root's last
-    /// of all; what was written is removed when the writer is dropped unfinished.
-    InPlace,
+    /// of all; what was written is removed when the writer is dropped unfinished (also
+    /// after a signal: the registration lets the writer stop at a check point first).
+    InPlace {
+        /// The count of outputs written in place, which signal handling consults.
+        _registration: store::temporaries::InPlaceOutput,
+    },
+    /// Written into a zip archive under a temporary name beside the target, which gets
+    /// its central directory and is renamed onto the target at the end (removed when the
+    /// writer is dropped unfinished).
+    Zip {
+        archive: std::sync::Arc<store::zip::ZipWriter>,
+        /// Its temporary file while entries are written.
+        temp: PathBuf,
+    },
 }
 
 #[derive(Default)]
@@ -103,14 +115,30 @@ impl ZarrWriter {
             StoreRoot::Directory(root) => {
                 let (commit, temp) = Self::temporary(root, &context)?;
                 let store = objstore::open(&StoreRoot::Directory(temp), objstore::Access::Write)
-                    .map_err(|e| StoreError::new(crate::error::NC_EIO, e.to_string(), &context))?;
+                    .map_err(|e| crate::error::open_error(e, &context))?;
                 (commit, store)
+            }
+            StoreRoot::Zip(zip) => {
+                let writer =
+                    store::zip::ZipWriter::create(&zip.path, zip.dataset_directory().as_deref())
+                        .map_err(|e| archive_error(e, &context))?;
+                let writer = std::sync::Arc::new(writer);
+                let temp = writer.temporary_path();
+                let commit = Commit::Zip {
+                    archive: writer.clone(),
+                    temp,
+                };
+                (commit, writer as Store)
             }
             StoreRoot::Remote(_) => {
                 let store = objstore::open(&location.root, objstore::Access::Write)
-                    .map_err(|e| StoreError::new(crate::error::NC_EIO, e.to_string(), &context))?;
+                    .map_err(|e| crate::error::open_error(e, &context))?;
+                let registration = store::temporaries::InPlaceOutput::register();
                 clear_remote_target(store.as_ref()).map_err(|e| e.into_store(context.clone()))?;
-                (Commit::InPlace, store)
+                let commit = Commit::InPlace {
+                    _registration: registration,
+                };
+                (commit, store)
             }
         };
         Ok(Self {
@@ -137,14 +165,9 @@ impl ZarrWriter {
         // Made with mkdir under a fresh unpredictable name, which fails on anything
         // already there (a planted link is not followed); registered before it exists
         // and made through the gate, so a signal handler that removes it never races it.
-        // The system's refusal keeps its errno as the code, as libnetcdf passes it on.
-        let (temp, registration) =
-            store::temporaries::create_temporary_dir(&target).map_err(|e| {
-                match e.raw_os_error() {
-                    Some(errno) => StoreError::new(errno, e.to_string(), context),
-                    None => ZarrError::io(&target, e).into_store(context),
-                }
-            })?;
+        // The system's refusal keeps its errno, for the front end's explanation.
+        let (temp, registration) = store::temporaries::create_temporary_dir(&target)
+            .map_err(|e| StoreError::io(&e, context))?;
         let commit = Commit::Rename {
             target,
             temp: temp.clone(),
@@ -244,6 +267,46 @@ impl ZarrWriter {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         crate::wdata::write_slab(&meta, &var.fill, &var.var.name, &start, &count, data)
+    }
+
+    /// The index in the plan of the variable `var`.
+    fn index_of(&self, var: VarHandle) -> Option<usize> {
+        self.lock()
+            .vars
+            .iter()
+            .position(|v| v.group == var.group && v.id == var.var)
+    }
+
+    /// Writes whole chunks of the variable `index`, which grows to `shape` first.
+    fn write_whole_chunks<'a>(
+        &self,
+        index: usize,
+        shape: &[usize],
+        jobs: impl Iterator<Item = store::ChunkJob<'a>>,
+    ) -> Result<(), StoreError> {
+        let context = || format!("writing {}", self.text);
+        let mut state = self.lock();
+        let var =
+            state.vars.get(index).cloned().ok_or_else(|| {
+                ZarrError::Invalid("no such variable".into()).into_store(context())
+            })?;
+        state
+            .grow(&var.var, shape)
+            .map_err(|e| e.into_store(context()))?;
+        let meta = self
+            .meta_of(&var, &state)
+            .map_err(|e| e.into_store(context()))?;
+        drop(state);
+        let target = crate::wdata::ChunkTarget {
+            fill: &var.fill,
+            quantize: var.quantize,
+            name: &var.var.name,
+        };
+        let _chunk_io = self
+            .chunk_io
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        crate::wdata::write_whole_chunks(&meta, &target, shape, jobs)
     }
 
     /// Makes the fixed-length strings of the variable `index` wide enough for `values`
@@ -367,6 +430,13 @@ impl ZarrWriter {
             let state = self.lock();
             self.write_metadata(&state, self.store.as_ref())?;
         }
+        if let Commit::Zip { archive, .. } = &self.commit {
+            archive
+                .finish()
+                .map_err(|e| ZarrError::Invalid(e.to_string()))?;
+            self.finished = true;
+            return Ok(());
+        }
         let Commit::Rename { target, temp, .. } = &self.commit else {
             // In place: the root's metadata, written last, made the store whole.
             self.finished = true;
@@ -394,6 +464,18 @@ impl ZarrWriter {
         }
         Ok(())
     }
+}
+
+/// The [`StoreError`] of a zip archive that cannot be created: the system's refusal keeps
+/// its errno, for the front end's explanation.
+fn archive_error(e: store::zip::ArchiveError, context: &str) -> StoreError {
+    let kind = match &e {
+        store::zip::ArchiveError::Io { source, .. } => store::ErrorKind::System {
+            errno: source.raw_os_error(),
+        },
+        store::zip::ArchiveError::Damaged { .. } => store::ErrorKind::Corrupt,
+    };
+    StoreError::new(kind, e.to_string(), context)
 }
 
 /// The object an in-place write puts at the top of its prefix first and removes once the
@@ -446,9 +528,11 @@ impl Drop for ZarrWriter {
             }
             // Best effort: a server that stopped answering keeps what reached it (chunks
             // and inner metadata, never the root's).
-            Commit::InPlace => {
+            Commit::InPlace { .. } => {
                 let _ = self.store.remove_all(&StoreKey::root());
             }
+            // Its temporary file goes with the last reference to it.
+            Commit::Zip { .. } => {}
         }
     }
 }
@@ -475,7 +559,8 @@ impl StoreWriter for ZarrWriter {
     fn temporary_path(&self) -> Option<&Path> {
         match &self.commit {
             Commit::Rename { temp, .. } => Some(temp),
-            Commit::InPlace => None,
+            Commit::Zip { temp, .. } => Some(temp),
+            Commit::InPlace { .. } => None,
         }
     }
 
@@ -584,14 +669,26 @@ impl StoreWriter for ZarrWriter {
         buffer: &RawBuffer,
     ) -> Result<(), StoreError> {
         let index = self
-            .lock()
-            .vars
-            .iter()
-            .position(|v| v.group == var.group && v.id == var.var);
-        let index = index
+            .index_of(var)
             .ok_or_else(|| ZarrError::Invalid("no such variable".into()).into_store("writing"))?;
         self.write_bytes(index, start, count, buffer.as_bytes())
             .map_err(|e| e.into_store(format!("writing {}", self.text)))
+    }
+
+    fn write_chunks(&self, var: VarHandle, write: ChunkWrite<'_>) -> Result<(), StoreError> {
+        let index = self
+            .index_of(var)
+            .ok_or_else(|| ZarrError::Invalid("no such variable".into()).into_store("writing"))?;
+        match write.feed {
+            ChunkFeed::Slab {
+                start,
+                count,
+                values,
+            } => self
+                .write_bytes(index, start, count, values.as_bytes())
+                .map_err(|e| e.into_store(format!("writing {}", self.text))),
+            ChunkFeed::Chunks(jobs) => self.write_whole_chunks(index, write.shape, jobs),
+        }
     }
 
     fn stored_chunk_sink(

@@ -372,7 +372,7 @@ fn unknown_codec_is_named_and_never_returned_as_data() {
         .read_slab(&ds, ds.root.ncid, v, &[0], &[4])
         .err()
         .unwrap_or_else(|| panic!("read"));
-    assert_eq!(err.code, store::NC_ENOFILTER);
+    assert_eq!(err.kind, store::ErrorKind::CodecMissing);
     assert!(
         err.to_string()
             .contains(r#"reading variable /v: codec "zfpy" is not available in nctools"#),

@@ -22,7 +22,7 @@ use std::io::Write;
 use std::path::Path;
 
 use ncmodel::{Dataset, Layout, Values};
-use store::{RawBuffer, StoreError, StoreWriter, VarHandle};
+use store::{ErrorKind, RawBuffer, StoreError, StoreWriter, VarHandle};
 
 /// A language ncgen can write a program in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -145,11 +145,13 @@ impl CodeWriter {
     }
 
     fn fail(&self, what: &str, error: GenerateError) -> StoreError {
-        let code = match error {
-            GenerateError::Io(_) => -31,
-            GenerateError::Unsupported(_) => -45,
+        let kind = match &error {
+            GenerateError::Io(io) => ErrorKind::System {
+                errno: io.raw_os_error(),
+            },
+            GenerateError::Unsupported(_) => ErrorKind::Unsupported,
         };
-        StoreError::new(code, error.to_string(), what.to_string())
+        StoreError::new(kind, error.to_string(), what.to_string())
     }
 }
 
@@ -202,7 +204,11 @@ impl StoreWriter for CodeWriter {
     }
 
     fn layout(&self, _var: VarHandle) -> Result<Layout, StoreError> {
-        Err(StoreError::new(-49, "no such variable", "code generation"))
+        Err(StoreError::new(
+            ErrorKind::NotFound,
+            "no such variable",
+            "code generation",
+        ))
     }
 
     fn write_raw(
@@ -213,19 +219,21 @@ impl StoreWriter for CodeWriter {
         _buffer: &RawBuffer,
     ) -> Result<(), StoreError> {
         Err(StoreError::new(
-            -49,
+            ErrorKind::Unsupported,
             "raw writes are not generated",
             "code generation",
         ))
     }
 
     fn finish(self: Box<Self>) -> Result<(), StoreError> {
-        let mut state = self.state.into_inner();
-        let State { out, generator } = &mut state;
-        generator
-            .finish(out)
-            .and_then(|()| out.flush().map_err(GenerateError::from))
-            .map_err(|e| StoreError::new(-31, e.to_string(), "generating the end of the program"))
+        let result = {
+            let mut state = self.state.borrow_mut();
+            let State { out, generator } = &mut *state;
+            generator
+                .finish(out)
+                .and_then(|()| out.flush().map_err(GenerateError::from))
+        };
+        result.map_err(|e| self.fail("generating the end of the program", e))
     }
 }
 

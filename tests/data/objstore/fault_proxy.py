@@ -10,6 +10,8 @@ forwards every request to the server at 127.0.0.1:UPSTREAM_PORT, except:
   server is gone mid-copy: later connections are refused);
 - MODE fail-puts-after: after N PUT requests were forwarded, every PUT is answered 500
   (the server refuses writes but still lists and deletes);
+- MODE slow-puts-after: after N PUT requests were forwarded, every PUT waits a quarter
+  of a second before it is forwarded (a slow link, for interrupting a copy mid-way);
 - MODE count: nothing is injected (N is not used); after each request, the number of
   requests forwarded so far by method is written to COUNTS_FILE, a line `METHOD COUNT`
   per method (`scripts/bench` reads it before and after each run).
@@ -20,6 +22,7 @@ import http.client
 import os
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PORT, UPSTREAM, MODE, N = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
@@ -64,9 +67,13 @@ class Proxy(BaseHTTPRequestHandler):
                 counts["puts"] += 1
                 fail = fail or (MODE == "fail-puts-after" and counts["puts"] > N)
             stop = MODE == "stop-after-puts" and counts["puts"] > N
+            slow = MODE == "slow-puts-after" and self.command == "PUT" and counts["puts"] > N
         if stop:
             log("injected stop at PUT %d" % counts["puts"])
             os._exit(0)
+        if slow:
+            log("injected delay on PUT %d" % counts["puts"])
+            time.sleep(0.25)
         if fail:
             log("injected 500 on %s %s" % (self.command, self.path))
             page = b"<Error><Code>InternalError</Code><Message>injected</Message></Error>"

@@ -235,6 +235,18 @@ impl CaseBuilder {
                 let inv = self.tool(side, "ncgen").args(["-k", "nc4", "-o"]);
                 run(inv.arg(&out).arg(i.unlimited_cdl()?), Some(out))
             }
+            "rechunkless-zstd" | "rechunkless-bzip2" => {
+                let input = i.unlimited_filtered("deflate1", "1,1")?;
+                let out = self.out("rechunkless-out", side, "nc");
+                let inv = if case == "rechunkless-zstd" {
+                    let plugins = self.plugins()?;
+                    let inv = self.tool(side, "nccopy").env("HDF5_PLUGIN_PATH", plugins);
+                    inv.args(["-F", "*,32015,3"])
+                } else {
+                    self.tool(side, "nccopy").args(["-F", "*,307,9"])
+                };
+                run(inv.arg(input).arg(&out), Some(out))
+            }
             "stored-bzip2" => {
                 let out = self.out("stored-out", side, "nc");
                 run(

@@ -92,6 +92,8 @@ pub const CASES: &[CaseLine] = &[
     ("unlim-ncdump", "ncdump of the unlimited-time file, to /dev/null"),
     ("unlim-ncdump-bzip2", "ncdump of the unlimited-time file compressed with bzip2, to /dev/null"),
     ("unlim-ncgen", "ncgen -k nc4 of the CDL (reference ncdump output) of the unlimited-time file"),
+    ("rechunkless-zstd", "nccopy -F '*,32015,3' (zstd 3) of the unlimited-time file deflated (level 1): same chunks, new filters"),
+    ("rechunkless-bzip2", "the same with -F '*,307,9' (bzip2, level 9)"),
     ("stored-bzip2", "nccopy (no option) of the unlimited-time file compressed with bzip2 (307,9)"),
     ("stored-bzip2-h5repack", "the same copy: our nccopy vs h5repack (not the reference tools)"),
     ("stored-zstd-v", "nccopy -v tas (one of two variables) of the unlimited-time file compressed with zstd (32015,3)"),

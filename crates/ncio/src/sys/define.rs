@@ -36,7 +36,7 @@ pub(crate) struct FieldShape<'a>(pub(crate) &'a [usize]);
 
 fn invalid(message: String, context: &dyn Fn() -> String) -> NcError {
     NcError {
-        code: -36,
+        kind: store::ErrorKind::InvalidRequest,
         message,
         context: context(),
     }

@@ -460,7 +460,7 @@ pub(crate) fn var_filters(
 
 fn too_large(context: &dyn Fn() -> String) -> NcError {
     NcError {
-        code: -36,
+        kind: store::ErrorKind::InvalidRequest,
         message: "an index too large for libnetcdf".into(),
         context: context(),
     }

@@ -17,10 +17,6 @@ pub(crate) fn check(code: c_int, context: impl FnOnce() -> String) -> Result<(),
     if code == 0 {
         Ok(())
     } else {
-        Err(NcError {
-            code,
-            message: message(code),
-            context: context(),
-        })
+        Err(crate::error::from_status(code, context()))
     }
 }

@@ -32,7 +32,7 @@ pub(crate) struct TypeTable<'a> {
 
 fn corrupt(what: String, context: &dyn Fn() -> String) -> NcError {
     NcError {
-        code: -45,
+        kind: store::ErrorKind::Unsupported,
         message: what,
         context: context(),
     }
@@ -40,7 +40,9 @@ fn corrupt(what: String, context: &dyn Fn() -> String) -> NcError {
 
 fn overflow(context: &dyn Fn() -> String) -> NcError {
     NcError {
-        code: -61,
+        kind: store::ErrorKind::System {
+            errno: Some(libc::ENOMEM),
+        },
         message: "the size of the data overflows memory".into(),
         context: context(),
     }
@@ -309,7 +311,7 @@ fn slab_values(
 ) -> Result<usize, NcError> {
     if start.len() != rank || count.len() != rank {
         return Err(NcError {
-            code: -40,
+            kind: store::ErrorKind::InvalidRequest,
             message: format!(
                 "a hyperslab of {} dimensions for a variable of {rank}",
                 count.len().max(start.len())
@@ -407,7 +409,7 @@ fn raw_slab_bytes(
         Some(t) if t != AtomicType::String => t.size(),
         _ => {
             return Err(NcError {
-                code: -45,
+                kind: store::ErrorKind::Unsupported,
                 message: "not an atomic type of fixed size".into(),
                 context: context(),
             })
@@ -452,7 +454,7 @@ pub(crate) fn put_vara_raw(
     let (bytes, size) = raw_slab_bytes(lib, grp, varid, start, count, context)?;
     if buf.len() < bytes {
         return Err(NcError {
-            code: -40,
+            kind: store::ErrorKind::InvalidRequest,
             message: "the buffer is shorter than the hyperslab".into(),
             context: context(),
         });
@@ -485,7 +487,7 @@ pub(crate) fn put_vara(
     let needed = n.checked_mul(size).ok_or_else(|| overflow(context))?;
     if encoded.len() != needed {
         return Err(NcError {
-            code: -40,
+            kind: store::ErrorKind::InvalidRequest,
             message: format!(
                 "{} bytes of values for a hyperslab of {n} values of {size} bytes",
                 encoded.len()
@@ -580,7 +582,7 @@ pub(crate) fn put_att(
 ) -> Result<(), NcError> {
     if Some(encoded.len()) != n.checked_mul(size) {
         return Err(NcError {
-            code: -40,
+            kind: store::ErrorKind::InvalidRequest,
             message: format!(
                 "{} bytes of values for {n} values of {size} bytes",
                 encoded.len()

@@ -57,6 +57,14 @@ pub fn check(target: &str, inputs: &[&str]) -> anyhow::Result<()> {
                 StoreRoot::Remote(remote) => {
                     return check_remote_not_an_input(target, &remote, inputs)
                 }
+                // A zip archive is one file, replaced as a netCDF file is.
+                StoreRoot::Zip(zip) => {
+                    check_special(target, &zip.path, true)?;
+                    let resolved = check_link(target, &zip.path)?;
+                    check_directory(target, &resolved)?;
+                    check_file_target(target, &resolved)?;
+                    return check_not_an_input(target, &resolved, inputs);
+                }
             };
             check_special(target, &root, true)?;
             let resolved = check_link(target, &root)?;
@@ -68,13 +76,10 @@ pub fn check(target: &str, inputs: &[&str]) -> anyhow::Result<()> {
 }
 
 /// The error of creating the output `target` (its temporary file or directory),
-/// explained when the system refused it (libnetcdf and the Zarr writer pass `errno` on
-/// as a positive code): the checks above cannot foresee everything (root may be refused
+/// explained when the system refused it (with its `errno`): the checks above cannot foresee everything (root may be refused
 /// where permissions do not apply, as in `/proc`).
 pub fn explain_create_error(target: &str, error: &store::StoreError) -> Option<anyhow::Error> {
-    if !(1..4096).contains(&error.code) {
-        return None;
-    }
+    error.errno()?;
     let parent = Path::new(target.trim_end_matches('/'))
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -276,7 +281,7 @@ fn input_path(input: &str) -> Option<PathBuf> {
         return None;
     }
     match Location::parse_input(input).ok()? {
-        Location::Zarr(zarr) => zarr.root.directory().map(Path::to_path_buf),
+        Location::Zarr(zarr) => zarr.root.local_path().map(Path::to_path_buf),
         Location::File(path) if is_url(&path) => None,
         Location::File(path) => Some(PathBuf::from(path)),
     }

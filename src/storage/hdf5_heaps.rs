@@ -48,7 +48,7 @@ impl std::fmt::Display for HeapDefect {
 fn size_of_lengths(src: &(impl Source + ?Sized)) -> usize {
     let read_at = |buf: &mut [u8], at: u64| src.read_exact_at(buf, at);
     let mut superblock = [0u8; 16];
-    let field = match crate::input_kind::hdf5_superblock_offset(src.len(), read_at) {
+    let field = match super::input_kind::hdf5_superblock_offset(src.len(), read_at) {
         Some(at) if src.read_exact_at(&mut superblock, at) => match superblock[8] {
             0 | 1 => superblock[14],
             _ => superblock[10],

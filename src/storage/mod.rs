@@ -1,15 +1,26 @@
 //! Where the tools reach storage: the one place that turns a path into a backend of the
 //! storage boundary (`store`): our own classic reader (`classic`) for netCDF-3 files,
 //! libnetcdf (`ncio`) for netCDF-4 files, our own Zarr backend (`zarr`) for NCZarr and Zarr
-//! stores. Errors say what is wrong and what to do.
+//! stores. An input is opened into a [`StoreReader`], an output resolved into an
+//! [`Output`]; both carry their backend's [`store::Capabilities`], which the front ends
+//! ask instead of the path. The front ends reach the backends only through this module
+//! ([`backends`] holds the process-wide facilities they offer). Errors say what is wrong
+//! and what to do.
 
 use std::path::Path;
 
 use anyhow::anyhow;
-use ncmodel::{AtomicType, Dataset, Format, TypeRef};
-use store::{is_url, Location, StoreReader, StoreWriter, NC_ENOTNC};
+use store::{is_url, ErrorKind, Location, StoreReader};
 
-use crate::input_kind::{self, InputKind};
+use input_kind::InputKind;
+
+pub mod backends;
+mod hdf5_heaps;
+pub mod input_kind;
+mod output;
+pub mod output_check;
+
+pub use output::{resolve_output, Output};
 
 /// How an input is opened.
 #[derive(Debug, Clone, Copy, Default)]
@@ -69,7 +80,7 @@ fn open_netcdf(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn Stor
         }
         if kind == InputKind::Hdf5 && heap_check_enabled() {
             // Damaged global heaps make libhdf5 loop forever or fault: refuse them first.
-            crate::hdf5_heaps::check(Path::new(path)).map_err(|defect| {
+            hdf5_heaps::check(Path::new(path)).map_err(|defect| {
                 anyhow!(
                     "{path}: corrupt netCDF-4/HDF5 file ({defect}); libhdf5 cannot read it \
                      safely, so it was not opened"
@@ -77,10 +88,10 @@ fn open_netcdf(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn Stor
             })?;
         }
     }
-    let file = ncio::NcFile::open_with(path, options.in_memory).map_err(|e| match e.code {
-        NC_ENOTNC => anyhow!("{path}: not a netCDF file (unknown format)"),
-        // NC_EHDFERR or NC_ENOTNC4-class failures on an HDF5 signature: damaged file.
-        -101 | -107 => anyhow!(
+    let file = ncio::NcFile::open_with(path, options.in_memory).map_err(|e| match e.kind {
+        ErrorKind::NotNetcdf => anyhow!("{path}: not a netCDF file (unknown format)"),
+        // HDF5 failed, or its metadata is unreadable, on an HDF5 signature: damaged file.
+        ErrorKind::LibraryFailed | ErrorKind::Corrupt => anyhow!(
             "{path}: truncated or corrupt netCDF-4/HDF5 file ({})",
             e.message
         ),
@@ -131,90 +142,15 @@ fn open_classic(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn Sto
     Ok(Box::new(file))
 }
 
+/// The capabilities of a netCDF file read or written by libnetcdf.
+pub fn netcdf_file_capabilities() -> store::Capabilities {
+    ncio::capabilities()
+}
+
 /// Sets the default chunk cache of netCDF-4 files opened or created afterwards: `bytes`
 /// and `slots` per variable (nccopy's `-h` and `-e`); Zarr stores have no such cache.
 pub fn set_default_chunk_cache(bytes: usize, slots: usize) -> Result<(), store::StoreError> {
     ncio::set_default_chunk_cache(bytes, slots)
-}
-
-/// Creates the output `target` of `format`, written under a temporary name until
-/// [`StoreWriter::finish`]. A Zarr target holds the netCDF-4 model whatever `format` is.
-pub fn create(
-    target: &str,
-    format: Format,
-    in_memory: bool,
-) -> Result<Box<dyn StoreWriter>, store::StoreError> {
-    let location = Location::parse_output(target)
-        .map_err(|e| store::StoreError::new(-128, e.reason, e.text))?;
-    match location {
-        Location::Zarr(location) => Ok(Box::new(zarr::ZarrWriter::create(&location, format)?)),
-        Location::File(path) => Ok(Box::new(ncio::NcWriter::create_with(
-            &path, format, in_memory,
-        )?)),
-    }
-}
-
-/// [`create`] for nccopy: the variables `shards` names are stored in shards, which only
-/// a Zarr version 3 target can hold ([`check_shardable`]).
-pub fn create_sharded(
-    target: &str,
-    format: Format,
-    in_memory: bool,
-    shards: &chunkspec::ShardSpecs,
-) -> Result<Box<dyn StoreWriter>, store::StoreError> {
-    if !shards.is_set() {
-        return create(target, format, in_memory);
-    }
-    match Location::parse_output(target) {
-        Ok(Location::Zarr(location)) => {
-            let mut writer = zarr::ZarrWriter::create(&location, format)?;
-            writer.set_shards(shards.clone())?;
-            Ok(Box::new(writer))
-        }
-        _ => Err(store::StoreError::new(
-            -128,
-            zarr::NOT_SHARDABLE.to_string(),
-            target.to_string(),
-        )),
-    }
-}
-
-/// Fails unless the output `target` is a Zarr version 3 store, the only kind with shards.
-pub fn check_shardable(target: &str) -> anyhow::Result<()> {
-    match Location::parse_output(target) {
-        Ok(Location::Zarr(z)) if z.version == store::ZarrVersion::V3 => Ok(()),
-        _ => anyhow::bail!("--shards: {target}: {}", zarr::NOT_SHARDABLE),
-    }
-}
-
-/// Whether the input `path` is a Zarr store, read by nctools' own backend.
-pub fn is_zarr_input(path: &str) -> bool {
-    matches!(Location::parse_input(path), Ok(Location::Zarr(_)))
-}
-
-/// Whether the output `target` is a Zarr store (the one place a front end asks).
-pub fn is_zarr_output(target: &str) -> bool {
-    matches!(Location::parse_output(target), Ok(Location::Zarr(_)))
-}
-
-/// The size in bytes of each stored value of `var` (of `dataset`) in a Zarr output, for
-/// the filters that depend on it (shuffle): a string variable is stored fixed-length
-/// there, its maximum length wide; other types take their own size.
-pub fn zarr_element_size(dataset: &Dataset, var: &ncmodel::Var) -> usize {
-    if var.type_ref == TypeRef::Atomic(AtomicType::String) {
-        zarr::string_width(&dataset.root.atts, &var.atts)
-    } else {
-        dataset.type_size(var.type_ref)
-    }
-}
-
-/// Whether the output `target` can be written with the filter `id`: an HDF5 filter for a
-/// netCDF file, a Zarr codec of ours for a Zarr store.
-pub fn output_filter_available(target: &str, id: u32) -> bool {
-    match Location::parse_output(target) {
-        Ok(Location::Zarr(location)) => zarr::codec_writable(id, &location),
-        _ => ncio::filter_available(id),
-    }
 }
 
 /// Lets netCDF-4 outputs declare the filters `ids` of variables whose stored chunks are
@@ -229,28 +165,55 @@ pub fn declare_filters_copied_as_stored(ids: &[u32]) {
     }
 }
 
-/// What to do about the filter `id` that cannot be written to `target`, for messages.
-pub fn output_filter_remedy(target: &str, id: u32) -> String {
-    match Location::parse_output(target) {
-        Ok(Location::Zarr(_)) if zarr::codec_available(id) => {
-            "its Zarr codec is netCDF-C's NCZarr codec, which numcodecs and zarr-python do \
-             not have, so nctools writes it only into NCZarr stores (Zarr version 2, \
-             #mode=nczarr); write NCZarr, or choose another filter with -F"
-                .to_string()
-        }
-        Ok(Location::Zarr(_)) => format!(
-            "it has no Zarr codec in nctools (Zarr stores take {})",
-            codecs::registry::zarr_filter_names()
-        ),
-        _ => format!("it is not available; {}", ncio::plugin_remedy()),
-    }
-}
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
 
-/// The format an output at `target` must have whatever was asked: a Zarr store holds
-/// the netCDF-4 model. `None` when the target takes any format.
-pub fn implied_format(target: &str) -> Option<Format> {
-    match Location::parse_output(target) {
-        Ok(Location::Zarr(_)) => Some(Format::Netcdf4),
-        _ => None,
+    /// Every `.rs` file under `dir`, recursively.
+    fn rust_files(dir: &Path, found: &mut Vec<std::path::PathBuf>) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                rust_files(&path, found)?;
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                found.push(path);
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn front_ends_reach_the_backends_only_through_storage() -> std::io::Result<()> {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let storage = src.join("storage");
+        let mut files = Vec::new();
+        rust_files(&src, &mut files)?;
+        assert!(
+            files.len() > 50,
+            "{} files under {}",
+            files.len(),
+            src.display()
+        );
+        let backends = ["ncio::", "zarr::", "h5filters::", "classic::", "objstore::"];
+        let mut leaks = Vec::new();
+        for file in files.iter().filter(|f| !f.starts_with(&storage)) {
+            let text = std::fs::read_to_string(file)?;
+            for (n, line) in text.lines().enumerate() {
+                let code = line.split("//").next().unwrap_or_default();
+                let leak = backends
+                    .iter()
+                    .any(|b| code.contains(b) && !code.contains(&format!("_{b}")))
+                    || line.contains("\"://\"");
+                if leak {
+                    leaks.push(format!("{}:{}: {line}", file.display(), n + 1));
+                }
+            }
+        }
+        assert!(
+            leaks.is_empty(),
+            "front ends reaching a backend:\n{}",
+            leaks.join("\n")
+        );
+        Ok(())
     }
 }

@@ -1,0 +1,384 @@
+//! [`ZipStore`]: a Zarr store read from a zip archive, its central directory parsed once
+//! and every value read by offset.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use super::records::{self, CentralEntry, Directory};
+use super::{ArchiveError, FileReader, MAX_DIRECTORY};
+use crate::key::StoreKey;
+use crate::kv::{list_keys, KeyValueStore, Listing, StorageError};
+
+/// How many times its compressed size deflate can make a value at most (about 1032:1,
+/// rounded up): a deflated entry that claims more is damaged.
+const DEFLATE_MAX_RATIO: u64 = 1100;
+
+/// A zip archive read as a store: its entries by key, below the archive's store root
+/// (the archive's top, as zarr-python's `ZipStore` writes it, or the directory netCDF-C
+/// puts the dataset under).
+#[derive(Debug)]
+pub struct ZipStore {
+    path: PathBuf,
+    file: File,
+    /// The file's size when it was opened.
+    file_size: u64,
+    /// The entries under the root, by key relative to it; the last of equal names.
+    entries: BTreeMap<StoreKey, CentralEntry>,
+    /// The directory inside the archive the store's root is (`x/`), or empty.
+    root: String,
+}
+
+impl ZipStore {
+    /// Opens the archive at `path` and reads its central directory.
+    ///
+    /// Every count, size and offset the archive states is checked against the file's
+    /// real size before anything is allocated for it. Every entry's name must be a valid
+    /// key (no `..`, no leading `/`, no empty segment, NUL or backslash); directory
+    /// entries (names ending in `/`) are skipped. Of two entries with one name, the
+    /// later in the central directory is the one read, as Python's `zipfile` reads them.
+    pub fn open(path: &Path) -> Result<Self, ArchiveError> {
+        let fail = |problem: String| ArchiveError::Damaged {
+            path: path.to_path_buf(),
+            problem,
+        };
+        let io = |source: std::io::Error| ArchiveError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let file = File::open(path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
+        if !meta.is_file() {
+            return Err(fail("it is not a regular file".into()));
+        }
+        let file_size = meta.len();
+        let tail_len = file_size.min((records::END_LEN + records::MAX_COMMENT) as u64);
+        let tail_start = file_size - tail_len;
+        let tail = read_at(&file, tail_start, tail_len).map_err(io)?;
+        let (end_at, mut directory, zip64) = records::find_end(&tail, tail_start).map_err(fail)?;
+        if zip64 {
+            let locator_at = end_at
+                .checked_sub(records::LOCATOR64_BEFORE_END)
+                .ok_or_else(|| {
+                    fail("the end record asks for zip64 fields that are not there".into())
+                })?;
+            let locator = read_at(&file, locator_at, records::LOCATOR64_BEFORE_END).map_err(io)?;
+            let end64_at = records::zip64_locator(&locator).map_err(fail)?;
+            let fits = end64_at
+                .checked_add(records::END64_READ as u64)
+                .is_some_and(|e| e <= locator_at);
+            if !fits {
+                return Err(fail("the zip64 end record lies outside the file".into()));
+            }
+            let end64 = read_at(&file, end64_at, records::END64_READ as u64).map_err(io)?;
+            directory = records::zip64_end(&end64).map_err(fail)?;
+        }
+        let entries = read_directory(&file, directory, end_at).map_err(|e| match e {
+            DirectoryError::Io(e) => io(e),
+            DirectoryError::Problem(p) => fail(p),
+        })?;
+        let root = store_root(&entries);
+        let mut by_key = BTreeMap::new();
+        for entry in entries {
+            if entry.name.ends_with('/') {
+                continue;
+            }
+            let Some(relative) = entry.name.strip_prefix(&root) else {
+                continue;
+            };
+            let key = StoreKey::parse(relative).map_err(|e| {
+                fail(format!(
+                    "the entry {:?} cannot be a store's value: {}",
+                    entry.name, e.reason
+                ))
+            })?;
+            check_extent(&entry, file_size).map_err(fail)?;
+            by_key.insert(key, entry);
+        }
+        Ok(Self {
+            path: path.to_path_buf(),
+            file,
+            file_size,
+            entries: by_key,
+            root,
+        })
+    }
+
+    /// The directory inside the archive that is the store's root (`x/`), empty when the
+    /// store is at the archive's top.
+    pub fn root_directory(&self) -> &str {
+        &self.root
+    }
+
+    fn io(&self, key: &StoreKey, source: std::io::Error) -> StorageError {
+        StorageError::Io {
+            what: self.describe(key),
+            source,
+        }
+    }
+
+    fn damaged(&self, key: &StoreKey, problem: impl Into<String>) -> StorageError {
+        self.io(
+            key,
+            std::io::Error::new(std::io::ErrorKind::InvalidData, problem.into()),
+        )
+    }
+
+    /// Where the entry's stored bytes start and how many there are.
+    fn data_extent(
+        &self,
+        key: &StoreKey,
+        entry: &CentralEntry,
+    ) -> Result<(u64, u64), StorageError> {
+        if entry.encrypted {
+            return Err(self.damaged(key, "the entry is encrypted, which nctools does not read"));
+        }
+        let header = read_at(&self.file, entry.local_offset, records::LOCAL_LEN)
+            .map_err(|e| self.io(key, e))?;
+        let variable = records::local_variable_len(&header).map_err(|p| self.damaged(key, p))?;
+        let start = entry.local_offset + records::LOCAL_LEN + variable;
+        let end = start.checked_add(entry.compressed);
+        if end.is_none_or(|end| end > self.file_size) {
+            return Err(self.damaged(key, "the entry's bytes run past the end of the archive"));
+        }
+        Ok((start, entry.compressed))
+    }
+
+    /// The first `limit` decompressed bytes of the entry (all of them when it has fewer).
+    fn read_entry(
+        &self,
+        key: &StoreKey,
+        entry: &CentralEntry,
+        limit: u64,
+    ) -> Result<Vec<u8>, StorageError> {
+        let (start, stored) = self.data_extent(key, entry)?;
+        match entry.method {
+            records::STORED => {
+                read_at(&self.file, start, stored.min(limit)).map_err(|e| self.io(key, e))
+            }
+            records::DEFLATED => {
+                let wanted = entry.size.min(limit);
+                let source = FileReader::new(&self.file, start).take(stored);
+                let mut out = Vec::with_capacity(usize::try_from(wanted).unwrap_or(0).min(1 << 26));
+                flate2::read::DeflateDecoder::new(source)
+                    .take(wanted)
+                    .read_to_end(&mut out)
+                    .map_err(|e| self.damaged(key, format!("its deflated bytes: {e}")))?;
+                if (out.len() as u64) < wanted {
+                    return Err(self.damaged(key, "its deflated bytes end before its stated size"));
+                }
+                Ok(out)
+            }
+            other => Err(self.damaged(
+                key,
+                format!(
+                    "the entry is compressed with method {other}; nctools reads stored (0) and \
+                     deflated (8) entries"
+                ),
+            )),
+        }
+    }
+}
+
+/// Why the central directory could not be read.
+enum DirectoryError {
+    Io(std::io::Error),
+    Problem(String),
+}
+
+/// The central directory `directory` describes, which must end where the end records
+/// start (`end_at`), and be no larger than [`MAX_DIRECTORY`].
+fn read_directory(
+    file: &File,
+    directory: Directory,
+    end_at: u64,
+) -> Result<Vec<CentralEntry>, DirectoryError> {
+    let inside = directory
+        .offset
+        .checked_add(directory.size)
+        .is_some_and(|end| end <= end_at);
+    if !inside {
+        return Err(DirectoryError::Problem(format!(
+            "the central directory ({} bytes at {}) lies outside the file",
+            directory.size, directory.offset
+        )));
+    }
+    if directory.size > MAX_DIRECTORY {
+        return Err(DirectoryError::Problem(format!(
+            "the central directory holds {} bytes, more than the {MAX_DIRECTORY} nctools reads",
+            directory.size
+        )));
+    }
+    let bytes = read_at(file, directory.offset, directory.size).map_err(DirectoryError::Io)?;
+    records::central_entries(&bytes, directory.entries).map_err(DirectoryError::Problem)
+}
+
+/// The archive directory the store's root is: empty when Zarr metadata is at the top (as
+/// zarr-python writes), else the first segment of the first entry's name when that
+/// directory holds Zarr metadata (netCDF-C puts the dataset under a directory named
+/// after the file and takes its name from the first entry).
+fn store_root(entries: &[CentralEntry]) -> String {
+    let has = |prefix: &str| {
+        entries.iter().any(|e| {
+            e.name
+                .strip_prefix(prefix)
+                .is_some_and(|rest| crate::location::ZARR_MARKERS.contains(&rest))
+        })
+    };
+    if has("") {
+        return String::new();
+    }
+    let Some(first) = entries.first() else {
+        return String::new();
+    };
+    match first.name.split_once('/') {
+        Some((dir, _)) if !dir.is_empty() && has(&format!("{dir}/")) => format!("{dir}/"),
+        _ => String::new(),
+    }
+}
+
+/// Checks that an entry's stated sizes and offset fit a file of `file_size` bytes.
+fn check_extent(entry: &CentralEntry, file_size: u64) -> Result<(), String> {
+    let name = &entry.name;
+    let fits = entry
+        .local_offset
+        .checked_add(records::LOCAL_LEN)
+        .and_then(|e| e.checked_add(entry.compressed))
+        .is_some_and(|end| end <= file_size);
+    if !fits {
+        return Err(format!(
+            "the entry {name:?} claims {} bytes at offset {}, beyond the archive's {file_size} \
+             bytes",
+            entry.compressed, entry.local_offset
+        ));
+    }
+    let plausible = match entry.method {
+        records::STORED => entry.size == entry.compressed,
+        records::DEFLATED => {
+            entry.size
+                <= entry
+                    .compressed
+                    .saturating_mul(DEFLATE_MAX_RATIO)
+                    .saturating_add(64)
+        }
+        _ => true,
+    };
+    if !plausible {
+        return Err(format!(
+            "the entry {name:?} claims {} bytes from {} stored ones, which its method cannot give",
+            entry.size, entry.compressed
+        ));
+    }
+    Ok(())
+}
+
+/// `len` bytes of `file` from `offset`; the caller has checked they are inside it.
+fn read_at(file: &File, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
+    let len =
+        usize::try_from(len).map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
+    let mut buf = vec![0; len];
+    file.read_exact_at(&mut buf, offset)?;
+    Ok(buf)
+}
+
+impl KeyValueStore for ZipStore {
+    fn describe(&self, key: &StoreKey) -> String {
+        format!("{}:{}{}", self.path.display(), self.root, key.as_str())
+    }
+
+    fn get(&self, key: &StoreKey, cap: u64) -> Result<Option<Vec<u8>>, StorageError> {
+        let Some(entry) = self.entries.get(key) else {
+            return Ok(None);
+        };
+        StorageError::within_cap(|| self.describe(key), entry.size, cap)?;
+        let bytes = self.read_entry(key, entry, entry.size)?;
+        let mut crc = flate2::Crc::new();
+        crc.update(&bytes);
+        if crc.sum() != entry.crc {
+            return Err(self.damaged(key, "its bytes do not match their CRC-32"));
+        }
+        Ok(Some(bytes))
+    }
+
+    fn get_range(
+        &self,
+        key: &StoreKey,
+        offset: u64,
+        length: u64,
+    ) -> Result<Option<Vec<u8>>, StorageError> {
+        let Some(entry) = self.entries.get(key) else {
+            return Ok(None);
+        };
+        let start = offset.min(entry.size);
+        let end = offset.saturating_add(length).min(entry.size);
+        if entry.method == records::STORED {
+            let (data, _) = self.data_extent(key, entry)?;
+            return read_at(&self.file, data + start, end - start)
+                .map(Some)
+                .map_err(|e| self.io(key, e));
+        }
+        let mut bytes = self.read_entry(key, entry, end)?;
+        bytes.drain(
+            ..usize::try_from(start)
+                .unwrap_or(bytes.len())
+                .min(bytes.len()),
+        );
+        Ok(Some(bytes))
+    }
+
+    fn get_ranges(
+        &self,
+        key: &StoreKey,
+        ranges: &[(u64, u64)],
+    ) -> Result<Option<Vec<Vec<u8>>>, StorageError> {
+        let Some(entry) = self.entries.get(key) else {
+            return Ok(None);
+        };
+        if entry.method != records::STORED {
+            let end = ranges
+                .iter()
+                .map(|(o, l)| o.saturating_add(*l))
+                .max()
+                .unwrap_or(0)
+                .min(entry.size);
+            let bytes = self.read_entry(key, entry, end)?;
+            let slice = |o: u64, l: u64| {
+                let s = usize::try_from(o).unwrap_or(usize::MAX).min(bytes.len());
+                let e = usize::try_from(o.saturating_add(l))
+                    .unwrap_or(usize::MAX)
+                    .min(bytes.len());
+                bytes[s..e].to_vec()
+            };
+            return Ok(Some(ranges.iter().map(|(o, l)| slice(*o, *l)).collect()));
+        }
+        let (data, _) = self.data_extent(key, entry)?;
+        let mut parts = Vec::with_capacity(ranges.len());
+        for (offset, length) in ranges {
+            let start = (*offset).min(entry.size);
+            let end = offset.saturating_add(*length).min(entry.size);
+            parts
+                .push(read_at(&self.file, data + start, end - start).map_err(|e| self.io(key, e))?);
+        }
+        Ok(Some(parts))
+    }
+
+    fn size(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
+        Ok(self.entries.get(key).map(|e| e.size))
+    }
+
+    fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError> {
+        Ok(list_keys(self.entries.keys(), prefix))
+    }
+
+    fn set(&self, key: &StoreKey, _value: &[u8]) -> Result<(), StorageError> {
+        Err(self.io(
+            key,
+            std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "a zip archive opened for reading is not written",
+            ),
+        ))
+    }
+}
