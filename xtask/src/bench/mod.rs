@@ -155,7 +155,7 @@ pub fn main(args: BenchArgs) -> Result<i32> {
             .copied()
             .chain(GROUPS.iter().map(|(n, a, _)| (*n, *a)));
         for (name, about) in lines {
-            if writeln!(out, "{name:<21} {about}").is_err() {
+            if writeln!(out, "{name:<26} {about}").is_err() {
                 break;
             }
         }
