@@ -334,6 +334,14 @@ impl KeyValueStore for ObjectKvStore {
             .map_err(|e| self.failure(key, e))
     }
 
+    fn set_parts(&self, key: &StoreKey, parts: Vec<Vec<u8>>) -> Result<(), StorageError> {
+        let path = self.path(key);
+        let payload: PutPayload = parts.into_iter().map(bytes::Bytes::from).collect();
+        self.run(self.client.put(&path, payload))
+            .map(|_| ())
+            .map_err(|e| self.failure(key, e))
+    }
+
     fn remove(&self, key: &StoreKey) -> Result<(), StorageError> {
         let path = self.path(key);
         match self.run(self.client.delete(&path)) {

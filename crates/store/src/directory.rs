@@ -279,6 +279,21 @@ impl KeyValueStore for DirectoryStore {
         }
         crate::temporaries::gate(|| std::fs::write(&path, value)).map_err(|e| self.io(key, e))
     }
+
+    fn set_parts(&self, key: &StoreKey, parts: Vec<Vec<u8>>) -> Result<(), StorageError> {
+        use std::io::Write;
+        let path = self.path_of(key);
+        if let Some(parent) = path.parent() {
+            crate::temporaries::gate(|| std::fs::create_dir_all(parent))
+                .map_err(|e| self.io(key, e))?;
+        }
+        let mut file =
+            crate::temporaries::gate(|| File::create(&path)).map_err(|e| self.io(key, e))?;
+        for part in parts {
+            file.write_all(&part).map_err(|e| self.io(key, e))?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

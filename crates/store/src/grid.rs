@@ -197,6 +197,19 @@ impl SlabGrid<'_> {
         overlap(index, self.chunks, self.start, self.count).2 == self.chunks
     }
 
+    /// Whether the slab holds every element of the chunk `index` that lies inside an
+    /// array of `shape` (a chunk at the array's end runs past it).
+    pub fn covers_within(&self, index: &[usize], shape: &[usize]) -> bool {
+        let (in_chunk, _, extent) = overlap(index, self.chunks, self.start, self.count);
+        in_chunk.iter().all(|&o| o == 0)
+            && (0..index.len()).all(|d| {
+                let inside = shape[d]
+                    .saturating_sub(index[d] * self.chunks[d])
+                    .min(self.chunks[d]);
+                extent[d] == inside
+            })
+    }
+
     /// Copies the part of the chunk `index` (its whole data, `chunk`) that lies in the
     /// slab into `slab`.
     pub fn chunk_to_slab(&self, index: &[usize], chunk: &[u8], slab: &mut [u8]) {
@@ -271,6 +284,31 @@ mod tests {
             chunk_offsets(&[], &[]).collect::<Vec<_>>(),
             [Vec::<usize>::new()]
         );
+    }
+
+    #[test]
+    fn a_chunk_at_the_arrays_end_is_covered_by_the_slab_holding_its_part_inside() {
+        // Chunks of 4 x 3 over an array of 6 x 5: chunk [1, 1] holds rows 4..8 and
+        // columns 3..6, of which rows 4..6 and columns 3..5 are inside.
+        let grid = SlabGrid {
+            start: &[4, 0],
+            count: &[2, 5],
+            chunks: &[4, 3],
+            elem: 1,
+        };
+        assert!(!grid.covers(&[1, 1]));
+        assert!(grid.covers_within(&[1, 1], &[6, 5]));
+        assert!(grid.covers_within(&[1, 0], &[6, 5]));
+        // Once the array is longer, the slab holds only part of what is inside.
+        assert!(!grid.covers_within(&[1, 1], &[7, 5]));
+        // A slab starting inside the chunk does not hold it.
+        let late = SlabGrid {
+            start: &[5, 0],
+            count: &[1, 5],
+            chunks: &[4, 3],
+            elem: 1,
+        };
+        assert!(!late.covers_within(&[1, 0], &[6, 5]));
     }
 
     #[test]

@@ -143,6 +143,13 @@ pub trait KeyValueStore: Send + Sync + fmt::Debug {
     /// Stores `value` under `key`, replacing what was there.
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError>;
 
+    /// Stores the concatenation of `parts` under `key`, taking them: a backend that can
+    /// write or send them one after another (a file, an object store's request body)
+    /// never joins them in one buffer (a shard's encoded inner chunks and its index).
+    fn set_parts(&self, key: &StoreKey, parts: Vec<Vec<u8>>) -> Result<(), StorageError> {
+        self.set(key, &parts.concat())
+    }
+
     /// Removes the value of `key`, if there is one: how a writer that cannot rename takes
     /// back a marker of its own. Refused by default, as [`KeyValueStore::remove_all`].
     fn remove(&self, key: &StoreKey) -> Result<(), StorageError> {

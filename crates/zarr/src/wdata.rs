@@ -47,8 +47,9 @@ fn write_chunks(
     indices
         .par_iter()
         .map(|index| {
-            if meta.sharding.is_some() && grid.covers(index) {
-                // A shard the slab holds whole is encoded from the slab itself.
+            if meta.sharding.is_some() && grid.covers_within(index, &meta.shape) {
+                // A shard the slab holds whole (or all of it inside the array, for a
+                // shard at the array's end) is encoded from the slab itself.
                 let origin = index
                     .iter()
                     .zip(&meta.chunks)
@@ -136,12 +137,12 @@ fn store_shard(
         )));
     };
     let key = meta.chunk_key(index);
-    let (shard, empty) =
+    let (parts, empty) =
         crate::wshard::encode_shard(meta, sharding, fill, values).map_err(|e| fail(name, e))?;
     if empty && meta.store.size(&key)?.is_none() {
         return Ok(());
     }
-    Ok(meta.store.set(&key, &shard)?)
+    Ok(meta.store.set_parts(&key, parts)?)
 }
 
 /// The error of a codec that failed on a chunk of the variable `name`.

@@ -140,7 +140,8 @@ pub fn sharding_of(inner_chunks: &[usize], codecs: &[Value], big_endian: bool) -
 
 /// Where a shard's values are: the box of the shard's shape at `origin` of the array of
 /// `shape` whose values (C order, the machine's byte order) are `values`; the shard
-/// itself, or a slab that holds it whole (then the shard is not copied out of it).
+/// itself, or a slab that holds it (then the shard is not copied out of it). The part of
+/// the box beyond `shape` (a shard at the array's end) holds the fill value.
 pub struct ShardValues<'a> {
     /// The values of the array that holds the shard.
     pub values: &'a [u8],
@@ -150,7 +151,8 @@ pub struct ShardValues<'a> {
     pub origin: Vec<usize>,
 }
 
-/// The stored bytes of a shard of the array `meta` holding `values`, and whether every
+/// The stored bytes of a shard of the array `meta` holding `values`, in parts to be
+/// stored one after another (its encoded inner chunks, then its index), and whether every
 /// inner chunk held only `fill` (then the shard is its index alone, every entry
 /// missing).
 pub fn encode_shard(
@@ -158,7 +160,7 @@ pub fn encode_shard(
     sharding: &Sharding,
     fill: &[u8],
     values: &ShardValues<'_>,
-) -> Result<(Vec<u8>, bool), CodecFail> {
+) -> Result<(Vec<Vec<u8>>, bool), CodecFail> {
     let elem = meta.dtype.size;
     let inner = &sharding.inner_chunks;
     let per: Vec<usize> = meta.chunks.iter().zip(inner).map(|(c, i)| c / i).collect();
@@ -174,7 +176,21 @@ pub fn encode_shard(
                 .zip(&values.origin)
                 .map(|((p, i), o)| o + p * i)
                 .collect();
-            let mut chunk = vec![0u8; inner_elements * elem];
+            // The part of the inner chunk inside the values; the rest is fill.
+            let extent: Vec<usize> = at
+                .iter()
+                .zip(inner)
+                .zip(values.shape)
+                .map(|((a, i), s)| s.saturating_sub(*a).min(*i))
+                .collect();
+            if extent.contains(&0) {
+                return Ok(None);
+            }
+            let mut chunk = if extent == *inner {
+                vec![0u8; inner_elements * elem]
+            } else {
+                fill.repeat(inner_elements)
+            };
             let from = Region {
                 shape: values.shape,
                 offset: &at,
@@ -184,7 +200,7 @@ pub fn encode_shard(
                 shape: inner,
                 offset: &origin,
             };
-            copy_box(values.values, &from, &mut chunk, &to, inner, elem);
+            copy_box(values.values, &from, &mut chunk, &to, &extent, elem);
             if chunk.chunks_exact(elem.max(1)).all(|e| e == fill) {
                 return Ok(None);
             }
@@ -200,14 +216,15 @@ pub fn encode_shard(
             encode_chain(&sharding.inner.codecs, &array, chunk).map(Some)
         })
         .collect::<Result<_, _>>()?;
-    let stored: usize = encoded.iter().flatten().map(Vec::len).sum();
-    let mut shard = Vec::with_capacity(stored + 16 * encoded.len() + 4);
+    let mut parts = Vec::with_capacity(encoded.len() + 1);
     let mut index = Vec::with_capacity(16 * encoded.len());
+    let mut stored = 0u64;
     for chunk in encoded {
         let (offset, length) = match chunk {
             Some(bytes) => {
-                let entry = (shard.len() as u64, bytes.len() as u64);
-                shard.extend_from_slice(&bytes);
+                let entry = (stored, bytes.len() as u64);
+                stored += bytes.len() as u64;
+                parts.push(bytes);
                 entry
             }
             None => (MISSING, MISSING),
@@ -215,10 +232,10 @@ pub fn encode_shard(
         index.extend_from_slice(&offset.to_le_bytes());
         index.extend_from_slice(&length.to_le_bytes());
     }
-    let empty = shard.is_empty();
+    let empty = parts.is_empty();
     let index_array = codecs::zarr_codec::ZarrArray::of_element(8);
-    shard.extend(encode_chain(&sharding.index_codecs, &index_array, index)?);
-    Ok((shard, empty))
+    parts.push(encode_chain(&sharding.index_codecs, &index_array, index)?);
+    Ok((parts, empty))
 }
 
 /// The position of the `number`th cell (in C order) of a grid of `per`.

@@ -30,6 +30,18 @@ fn values_are_files_under_the_root() {
 }
 
 #[test]
+fn parts_are_stored_one_after_another_as_one_value() {
+    let dir = scratch();
+    let store = DirectoryStore::new(dir.path());
+    let parts = vec![b"shard ".to_vec(), Vec::new(), b"index".to_vec()];
+    assert!(store.set_parts(&key("a/c/0"), parts).is_ok());
+    assert_eq!(
+        store.get(&key("a/c/0"), 100).ok().flatten(),
+        Some(b"shard index".to_vec())
+    );
+}
+
+#[test]
 fn ranges_are_read_within_the_value() {
     let dir = scratch();
     let store = DirectoryStore::new(dir.path());
