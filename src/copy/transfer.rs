@@ -10,7 +10,7 @@ use anyhow::anyhow;
 use ncmodel::{Dataset, Layout};
 use store::{
     is_raw_type, ChunkFeed, ChunkJob, ChunkWrite, DecodedChunkReader, RawBuffer, StoreError,
-    StoreReader, StoreWriter, VarHandle,
+    StoreReader, StoreWriter, VarPath,
 };
 
 use super::plan::VarPlan;
@@ -44,11 +44,7 @@ pub fn data_bytes(dataset: &Dataset, plan: &VarPlan) -> u64 {
 impl Transfer<'_> {
     /// Copies the data of one variable.
     pub fn copy_var(&self, plan: &VarPlan, progress: &Progress) -> anyhow::Result<()> {
-        let groups = &plan.path.groups;
-        let handle = self
-            .writer
-            .handle(groups, &plan.path.name)
-            .ok_or_else(|| anyhow!("variable {} was not defined in the output", plan.path))?;
+        let handle = &plan.path;
         let layout = if self.netcdf4_out {
             self.writer.layout(handle)?
         } else {
@@ -102,9 +98,8 @@ impl Transfer<'_> {
         if chunk.len() != plan.shape.len() || chunk.contains(&0) {
             return None;
         }
-        let (groups, name) = (&plan.path.groups, &plan.path.name);
-        let source = self.input.stored_chunk_source(groups, name)?;
-        let sink = self.writer.stored_chunk_sink(groups, name)?;
+        let source = self.input.stored_chunk_source(&plan.path)?;
+        let sink = self.writer.stored_chunk_sink(&plan.path)?;
         Some((|| {
             if plan.grows {
                 sink.set_shape(&plan.shape)?;
@@ -131,7 +126,7 @@ impl Transfer<'_> {
     fn tune(
         &self,
         plan: &VarPlan,
-        handle: VarHandle,
+        handle: &VarPath,
         slab_bytes: usize,
         starting: bool,
     ) -> anyhow::Result<()> {
@@ -143,8 +138,7 @@ impl Transfer<'_> {
             self.writer.set_var_cache(handle, bytes)?;
         }
         if self.netcdf4_in && !starting {
-            self.input
-                .set_var_cache(plan.input_group, plan.input_varid, 0)?;
+            self.input.set_var_cache(&plan.path, 0)?;
         }
         Ok(())
     }
@@ -166,8 +160,7 @@ impl Transfer<'_> {
         if !same_shape || !recoded || chunks.len() != plan.shape.len() {
             return None;
         }
-        self.input
-            .decoded_chunk_reader(self.dataset, plan.input_group, var)
+        self.input.decoded_chunk_reader(self.dataset, &plan.path)
     }
 
     /// Copies a variable chunk by chunk: each input chunk is read decoded (by the
@@ -175,7 +168,7 @@ impl Transfer<'_> {
     fn copy_chunks(
         &self,
         plan: &VarPlan,
-        handle: VarHandle,
+        handle: &VarPath,
         chunks: &[usize],
         reader: &dyn DecodedChunkReader,
         progress: &Progress,
@@ -231,7 +224,7 @@ impl Transfer<'_> {
     fn copy_raw(
         &self,
         plan: &VarPlan,
-        handle: VarHandle,
+        handle: &VarPath,
         slabs: &SlabPlan,
         progress: &Progress,
         chunked: bool,
@@ -240,13 +233,7 @@ impl Transfer<'_> {
         for (start, count) in slabs.slabs() {
             progress.check_interrupt()?;
             self.input
-                .read_raw(
-                    plan.input_group,
-                    plan.input_varid,
-                    &start,
-                    &count,
-                    &mut buffer,
-                )
+                .read_raw(&plan.path, &start, &count, &mut buffer)
                 .map_err(|e| read_error(plan, e))?;
             if chunked {
                 let feed = ChunkFeed::Slab {
@@ -274,16 +261,13 @@ impl Transfer<'_> {
         size: usize,
         progress: &Progress,
     ) -> anyhow::Result<()> {
-        let var = find_input_var(self.dataset, plan)
-            .ok_or_else(|| anyhow!("variable {} is not in the input", plan.path))?;
         for (start, count) in slabs.slabs() {
             progress.check_interrupt()?;
             let values = self
                 .input
-                .read_slab(self.dataset, plan.input_group, var, &start, &count)
+                .read_slab(self.dataset, &plan.path, &start, &count)
                 .map_err(|e| read_error(plan, e))?;
-            self.writer
-                .write(&plan.path.groups, &plan.path.name, &start, &count, &values)?;
+            self.writer.write(&plan.path, &start, &count, &values)?;
             progress.advance((count.iter().product::<usize>() * size) as u64);
         }
         Ok(())

@@ -38,6 +38,7 @@ mod storage;
 mod storage_size;
 #[allow(unsafe_code)]
 mod sys;
+mod var_ids;
 mod zarr_names;
 
 pub use access::check_writable;
@@ -49,6 +50,6 @@ pub use error::NcError;
 pub use file::NcFile;
 pub use plugin_scan::{filter_plugins_enabled, scan_plugin_dirs, scan_plugins, PluginFile};
 pub use plugins::{filter_available, plugin_search_paths};
-pub use raw::{is_raw_type, set_default_chunk_cache, VarHandle};
+pub use raw::{is_raw_type, set_default_chunk_cache};
 pub use storage_size::stored_sizes;
 pub use sys::RawBuffer;

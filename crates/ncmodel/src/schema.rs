@@ -1,6 +1,6 @@
 //! Datasets, groups, dimensions, variables, attributes and storage properties.
 
-use filterspec::FilterSpec;
+use filterspec::{FilterSpec, VarPath};
 
 use crate::types::{TypeId, TypeRef, UserType};
 use crate::values::Values;
@@ -96,6 +96,37 @@ impl Dataset {
     /// The dimension with this id, searching every group.
     pub fn dim(&self, id: i32) -> Option<&Dim> {
         self.root.find_dim(id)
+    }
+
+    /// The group at `path` (group names from the root; empty for the root group).
+    pub fn group_at(&self, path: &[String]) -> Option<&Group> {
+        path.iter().try_fold(&self.root, |group, name| {
+            group.groups.iter().find(|g| &g.name == name)
+        })
+    }
+
+    /// The variable `path` names, with its group.
+    pub fn var_at(&self, path: &VarPath) -> Option<(&Group, &Var)> {
+        let group = self.group_at(&path.groups)?;
+        Some((group, group.var(&path.name)?))
+    }
+
+    /// The path of the variable `var` of the group whose id is `ncid`.
+    pub fn var_path(&self, ncid: i32, var: &Var) -> Option<VarPath> {
+        fn names(group: &Group, ncid: i32, above: &mut Vec<String>) -> bool {
+            if group.ncid == ncid {
+                return true;
+            }
+            group.groups.iter().any(|g| {
+                above.push(g.name.clone());
+                names(g, ncid, above) || {
+                    above.pop();
+                    false
+                }
+            })
+        }
+        let mut groups = Vec::new();
+        names(&self.root, ncid, &mut groups).then(|| VarPath::new(groups, var.name.clone()))
     }
 }
 
