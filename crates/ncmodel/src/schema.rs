@@ -296,3 +296,66 @@ pub struct Storage {
     /// The `_Codecs` JSON of an NCZarr variable, if any.
     pub codecs: Option<String>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::AtomicType;
+
+    fn var(id: i32, name: &str) -> Var {
+        Var {
+            id,
+            name: name.to_string(),
+            type_ref: TypeRef::Atomic(AtomicType::Int),
+            dim_ids: Vec::new(),
+            atts: Vec::new(),
+            storage: None,
+        }
+    }
+
+    /// `/v` and `/g/h/v` (a variable of the same name in a nested group).
+    fn dataset() -> Dataset {
+        let h = Group {
+            ncid: 3,
+            name: "h".into(),
+            vars: vec![var(0, "w"), var(1, "v")],
+            ..Group::default()
+        };
+        let g = Group {
+            ncid: 2,
+            name: "g".into(),
+            groups: vec![h],
+            ..Group::default()
+        };
+        Dataset {
+            format: Format::Netcdf4,
+            is_nczarr: false,
+            specials: GlobalSpecials::default(),
+            types: Vec::new(),
+            root: Group {
+                ncid: 1,
+                name: "/".into(),
+                vars: vec![var(0, "v")],
+                groups: vec![g],
+                ..Group::default()
+            },
+        }
+    }
+
+    #[test]
+    fn a_path_names_one_variable_and_the_ids_give_its_path_back() {
+        let ds = dataset();
+        let nested = VarPath::new(["g", "h"], "v");
+        let (group, found) = ds.var_at(&nested).unwrap_or_else(|| panic!("no {nested}"));
+        assert_eq!((group.ncid, found.id), (3, 1));
+        assert_eq!(ds.var_path(group.ncid, found), Some(nested));
+        let top = VarPath::in_root("v");
+        let (group, found) = ds.var_at(&top).unwrap_or_else(|| panic!("no {top}"));
+        assert_eq!((group.ncid, found.id), (1, 0));
+        assert_eq!(ds.var_path(1, found), Some(top));
+        assert!(ds.var_at(&VarPath::new(["g"], "v")).is_none());
+        assert!(ds.var_at(&VarPath::new(["x"], "v")).is_none());
+        assert_eq!(ds.group_at(&[]).map(|g| g.ncid), Some(1));
+        assert_eq!(ds.var_path(9, found), None);
+    }
+}
