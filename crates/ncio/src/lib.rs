@@ -11,8 +11,8 @@
 //! - [`NcWriter`] creates a file from a schema and writes slabs, atomically;
 //! - [`scan_plugins`] lists the filter plugins of HDF5's search path with their ids;
 //!   [`stored_sizes`] tells how many bytes variables take on disk;
-//! - [`RawBuffer`], [`NcFile::read_raw`] and [`NcWriter::write_raw`] move atomic data as
-//!   raw bytes (nccopy's fast path).
+//! - [`RawBuffer`], [`NcFile::read_raw`] and [`NcWriter`]'s `StoreWriter::write_raw`
+//!   move atomic data as raw bytes (nccopy's fast path).
 
 #[allow(unsafe_code)]
 mod access;
