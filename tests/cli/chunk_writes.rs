@@ -183,3 +183,49 @@ fn chunks_of_another_shape_are_recoded_with_the_inputs_values() {
         &["-c", "time/3,lat/5,lon/4", "-m", "200"],
     );
 }
+
+#[test]
+fn chunks_of_a_zarr_input_are_recoded_with_its_values() {
+    if !have_reference() {
+        return;
+    }
+    let dir = scratch();
+    let input = input(dir.path());
+    let expected = by_variable(&data_of(&input));
+    for mode in ["zarr", "zarr,v3"] {
+        let store = dir
+            .path()
+            .join(format!("in-{}.zarr", mode.replace(',', "-")));
+        let url = format!("file://{}#mode={mode}", store.display());
+        copy(&[], &[], &input, &url);
+        for spec in ["*,zstd,3", "*,bzip2,9"] {
+            // Into netCDF-4, each Zarr chunk decoded and encoded whole (same shapes) ...
+            let nc = dir.path().join("from-zarr.nc");
+            copy(&[], &["-F", spec], &store_path(&url), &nc.to_string_lossy());
+            assert_eq!(
+                by_variable(&our_data(&nc.to_string_lossy())),
+                expected,
+                "{url} -F {spec} into netCDF-4"
+            );
+            // ... and into another Zarr store.
+            let out = dir.path().join("recoded.zarr");
+            copy(
+                &[],
+                &["-F", spec],
+                &store_path(&url),
+                &out.to_string_lossy(),
+            );
+            assert_eq!(
+                by_variable(&our_data(&out.to_string_lossy())),
+                expected,
+                "{url} -F {spec} into Zarr"
+            );
+            fs::remove_dir_all(&out).unwrap_or_else(|e| panic!("{out:?}: {e}"));
+        }
+    }
+}
+
+/// A URL as the input path [`copy`] takes.
+fn store_path(url: &str) -> PathBuf {
+    PathBuf::from(url)
+}

@@ -1,7 +1,7 @@
 //! Zarr stores in object stores, against servers the tests start on 127.0.0.1 only:
 //! moto's S3 server (`python -m moto.server`, from the project's .venv), Python's
 //! `http.server` for plain HTTP, and `tests/data/objstore/fault_proxy.py`, a proxy that
-//! answers 500 to every Nth request or stops in the middle of a copy.
+//! answers 500 to every Nth request or stops in the middle of a copy, or counts requests.
 //!
 //! - nccopy writes NCZarr (with zstd), Zarr v2 and Zarr v3 stores to S3, reads them back
 //!   to netCDF-4 and copies S3 to S3; ncdump of each S3 store is ncdump of the same copy
@@ -9,7 +9,8 @@
 //!   form names the same store as `s3://BUCKET/KEY`;
 //! - a store is replaced as a local one is, and a prefix holding other objects is refused;
 //! - a sharded Zarr v3 store (`--shards`) is one object per shard, and reads back (ncdump,
-//!   and nccopy to netCDF-4 through ranged reads of the shards) as the local one;
+//!   and nccopy to netCDF-4 through ranged reads of the shards) as the local one, in
+//!   fewer requests than one per inner chunk (the proxy's counting mode counts them);
 //! - zarr-python (through s3fs) reads our S3 store, and we read one it wrote to S3;
 //! - ncdump of a store served by a plain HTTP server equals ncdump of the local store;
 //!   writing there is refused;
@@ -114,15 +115,32 @@ impl Server {
 
     /// The fault proxy in front of `upstream`: `mode` fail-every or stop-after-puts.
     fn proxy(python: &Path, dir: &Path, upstream: &Server, mode: &str, n: u32) -> Self {
+        Self::proxy_with(python, dir, upstream, &[mode, &n.to_string()])
+    }
+
+    /// The proxy in its counting mode in front of `upstream`, and the file where it
+    /// keeps its counts (see [`request_counts`]).
+    fn counting_proxy(python: &Path, dir: &Path, upstream: &Server) -> (Self, PathBuf) {
+        let counts = dir.join(format!("requests-{}.txt", upstream.port));
+        let proxy = Self::proxy_with(
+            python,
+            dir,
+            upstream,
+            &["count", "0", &counts.to_string_lossy()],
+        );
+        (proxy, counts)
+    }
+
+    /// The proxy in front of `upstream`, with the arguments `rest` after the ports.
+    fn proxy_with(python: &Path, dir: &Path, upstream: &Server, rest: &[&str]) -> Self {
         let port = free_port();
         let script = test_data("objstore/fault_proxy.py");
-        let args = [
+        let mut args = vec![
             script.to_string_lossy().into_owned(),
             port.to_string(),
             upstream.port.to_string(),
-            mode.to_string(),
-            n.to_string(),
         ];
+        args.extend(rest.iter().map(|a| a.to_string()));
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
         Self::start(
             python,
@@ -497,6 +515,77 @@ fn sharded_stores_go_to_s3_one_object_per_shard() {
         body(&input_data).split_once("data:").map_or("", |d| d.1),
         "sharded S3 to netCDF-4",
     );
+}
+
+/// The requests a counting proxy forwarded, by method, from its counts file.
+fn request_counts(file: &Path) -> Vec<(String, u64)> {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| {
+            let (method, n) = line.split_once(' ')?;
+            Some((method.to_string(), n.trim().parse().ok()?))
+        })
+        .collect()
+}
+
+#[test]
+fn a_shard_is_read_from_s3_in_few_ranged_requests() {
+    let Some(python) = python() else { return };
+    let dir = scratch();
+    let moto = Server::moto(&python, dir.path(), false);
+    moto.create_bucket("ranged");
+    let nc = input(dir.path());
+    let nc = nc.to_string_lossy();
+    // v (40 x 50) in 200 inner chunks of 2 x 5, shards of 10 x 10 of them: two shards of
+    // 100 inner chunks each.
+    let options = [
+        "-M", "0", "-c", "v:2,5", "-F", "v,zstd,3", "--shards", "v:10,10",
+    ];
+    let local = format!("file://{}/local.zarr#mode=zarr,v3", dir.path().display());
+    let remote = "s3://ranged/s.zarr#mode=zarr,v3";
+    for target in [local.as_str(), remote] {
+        let mut args = options.to_vec();
+        args.extend([&*nc, target]);
+        ok_s3("nccopy", &moto.url(), &args);
+    }
+    assert_eq!(
+        moto.keys("ranged", "s.zarr/v/c/"),
+        ["s.zarr/v/c/0/0", "s.zarr/v/c/1/0"]
+    );
+    let (counter, counts) = Server::counting_proxy(&python, dir.path(), &moto);
+    let from_s3 = dir.path().join("from-s3.nc");
+    ok_s3(
+        "nccopy",
+        &counter.url(),
+        &[remote, &from_s3.to_string_lossy()],
+    );
+    let requests = request_counts(&counts);
+    let from_local = dir.path().join("from-local.nc");
+    ok_s3(
+        "nccopy",
+        &moto.url(),
+        &[&local, &from_local.to_string_lossy()],
+    );
+    let s3_data = ok_s3("ncdump", &moto.url(), &[&from_s3.to_string_lossy()]);
+    let local_data = ok_s3("ncdump", &moto.url(), &[&from_local.to_string_lossy()]);
+    assert!(s3_data.contains(" v =\n  0, 7, 14, 21,"), "{s3_data}");
+    assert_same(
+        body(&s3_data),
+        body(&local_data),
+        "a sharded store read from S3",
+    );
+    // The whole copy, metadata included, takes fewer requests than one per two inner
+    // chunks: a shard's inner chunks are read up to 8 MiB of them at a time, in one
+    // ranged GET, with no request for the shard's size before each (reading a batch of
+    // inner chunks at a time, a HEAD and a GET each, took 132 requests).
+    let total: u64 = requests.iter().map(|(_, n)| n).sum();
+    let heads: u64 = requests
+        .iter()
+        .filter(|(m, _)| m == "HEAD")
+        .map(|(_, n)| n)
+        .sum();
+    assert!(total > 0 && total < 100, "{requests:?}");
+    assert!(heads < 20, "{requests:?}");
 }
 
 #[test]

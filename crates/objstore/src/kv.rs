@@ -1,13 +1,18 @@
 //! [`ObjectKvStore`]: a [`KeyValueStore`] over an `object_store` client, its keys under
 //! a prefix. Each call runs its requests on the store's own tokio runtime and waits for
-//! them; at most [`MAX_REQUESTS`] run at once however many threads call.
+//! them; at most [`MAX_REQUESTS`] run at once however many threads call. Ranged reads
+//! (a shard's index and inner chunks) are planned by [`crate::ranges`]: merged where
+//! close, cut into parts, and run concurrently.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path as ObjectPath;
-use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt, PutPayload};
+use object_store::{GetOptions, ObjectStore, ObjectStoreExt, PutPayload};
 use store::{KeyValueStore, Listing, StorageError, StoreKey};
+
+use crate::ranges;
 use tokio::runtime::Runtime;
 use tokio::sync::Semaphore;
 
@@ -86,6 +91,28 @@ impl ObjectKvStore {
             let _permit = self.permits.acquire().await;
             request.await
         })
+    }
+
+    /// The bytes of each of `wanted` in the value of `key` (empty ranges read nothing),
+    /// read with the requests [`ranges::plan`] gives, concurrently.
+    fn read_ranges(
+        &self,
+        key: &StoreKey,
+        wanted: &[Range<u64>],
+    ) -> object_store::Result<Vec<Vec<u8>>> {
+        let path = self.path(key);
+        let requests = ranges::plan(wanted);
+        let fetched: Vec<_> = self.runtime.block_on(async {
+            futures::stream::iter(requests.iter().cloned())
+                .map(|range| async {
+                    let _permit = self.permits.acquire().await;
+                    self.client.get_range(&path, range).await
+                })
+                .buffered(MAX_REQUESTS)
+                .try_collect()
+                .await
+        })?;
+        Ok(ranges::assemble(wanted, &requests, &fetched))
     }
 
     /// The error of a request about `key`.
@@ -203,26 +230,49 @@ impl KeyValueStore for ObjectKvStore {
         offset: u64,
         length: u64,
     ) -> Result<Option<Vec<u8>>, StorageError> {
-        let Some(size) = self.size(key)? else {
-            return Ok(None);
+        Ok(self
+            .get_ranges(key, &[(offset, length)])?
+            .and_then(|mut parts| parts.pop()))
+    }
+
+    /// The ranges as concurrent ranged GETs (at most [`MAX_REQUESTS`] in flight with
+    /// every other request of the store), merged where close and cut into parts by
+    /// [`ranges::plan`], with no request for the value's size first: the server ends each
+    /// range where the value ends. Only when a range starts past the end (the server
+    /// answers 416) is the size asked and the ranges cut to it. Each range's bytes are
+    /// at most its length.
+    fn get_ranges(
+        &self,
+        key: &StoreKey,
+        ranges: &[(u64, u64)],
+    ) -> Result<Option<Vec<Vec<u8>>>, StorageError> {
+        let wanted: Vec<Range<u64>> = ranges
+            .iter()
+            .map(|(offset, length)| *offset..offset.saturating_add(*length))
+            .collect();
+        let got = match self.read_ranges(key, &wanted) {
+            Err(e) if ranges::unsatisfiable(&e) => {
+                let Some(size) = self.size(key)? else {
+                    return Ok(None);
+                };
+                let within: Vec<Range<u64>> = wanted
+                    .iter()
+                    .map(|r| r.start.min(size)..r.end.min(size))
+                    .collect();
+                self.read_ranges(key, &within)
+            }
+            other => other,
         };
-        let end = offset.saturating_add(length).min(size);
-        if offset >= end {
-            return Ok(Some(Vec::new()));
-        }
-        let path = self.path(key);
-        let options = GetOptions {
-            range: Some(GetRange::Bounded(offset..end)),
-            ..GetOptions::default()
-        };
-        let got = self.run(async {
-            let result = self.client.get_opts(&path, options).await?;
-            result.bytes().await
-        });
         match got {
-            Ok(bytes) => {
-                StorageError::within_cap(|| self.describe(key), bytes.len() as u64, end - offset)?;
-                Ok(Some(bytes.to_vec()))
+            Ok(parts) => {
+                for (part, range) in parts.iter().zip(&wanted) {
+                    StorageError::within_cap(
+                        || self.describe(key),
+                        part.len() as u64,
+                        range.end - range.start,
+                    )?;
+                }
+                Ok(Some(parts))
             }
             Err(e) if not_found(&e) => Ok(None),
             Err(e) => Err(self.failure(key, e)),

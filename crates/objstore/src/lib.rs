@@ -12,6 +12,7 @@
 mod aws_profile;
 mod backend;
 mod kv;
+mod ranges;
 
 use std::sync::Arc;
 

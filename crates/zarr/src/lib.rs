@@ -6,6 +6,7 @@
 
 mod attrs;
 mod capabilities;
+mod chunk_reader;
 mod codec;
 mod dtype;
 mod error;

@@ -333,10 +333,11 @@ fn coalesce(ranges: &[(u64, u64)]) -> Vec<(u64, u64)> {
 /// The box `region` (start and extent in the shard) of the shard `key` of the array
 /// `meta`, decoded, in C order and the machine's byte order: its index is read once
 /// (and kept for the next reads of the same shard, see [`IndexCache`]), then the inner
-/// chunks that meet the box, a batch at a time, each batch's byte ranges
-/// in one request, merged where they touch, and decoded in parallel; inner chunks never
-/// written hold the fill value. Memory is the box and one batch of inner chunks
-/// (within the in-flight budget), whatever the shard's declared size. `None` when the
+/// chunks that meet the box: their stored bytes up to [`FETCH_BYTES`] at a time, in one
+/// request to the store (byte ranges merged where they touch), decoded in parallel a
+/// batch at a time; inner chunks never written hold the fill value. Memory is the box,
+/// [`FETCH_BYTES`] of stored bytes and one batch of inner chunks (within the in-flight
+/// budget), whatever the shard's declared size. `None` when the
 /// shard was never written.
 pub fn read_region(
     meta: &ArrayMeta,
@@ -628,25 +629,54 @@ fn assemble(
         }
     }
     let batch = store::grid::batch_len(inner.chunk_bytes());
-    for group in wanted.chunks(batch) {
-        let ranges: Vec<(u64, u64)> = group.iter().map(|w| (w.offset, w.length)).collect();
-        let decoded: Vec<Vec<u8>> = source
-            .read(&ranges)?
-            .into_par_iter()
-            .map(|bytes| crate::read::decode(&inner, bytes, what))
-            .collect::<std::result::Result<_, _>>()?;
-        for (w, chunk) in group.iter().zip(decoded) {
-            place(
-                &chunk,
-                &w.at,
-                &sharding.inner_chunks,
-                &mut part,
-                region,
-                elem,
-            );
+    for fetch in fetch_groups(&wanted) {
+        let ranges: Vec<(u64, u64)> = fetch.iter().map(|w| (w.offset, w.length)).collect();
+        let mut stored = source.read(&ranges)?.into_iter();
+        for group in fetch.chunks(batch) {
+            let decoded: Vec<Vec<u8>> = stored
+                .by_ref()
+                .take(group.len())
+                .collect::<Vec<_>>()
+                .into_par_iter()
+                .map(|bytes| crate::read::decode(&inner, bytes, what))
+                .collect::<std::result::Result<_, _>>()?;
+            for (w, chunk) in group.iter().zip(decoded) {
+                place(
+                    &chunk,
+                    &w.at,
+                    &sharding.inner_chunks,
+                    &mut part,
+                    region,
+                    elem,
+                );
+            }
         }
     }
     Ok(part)
+}
+
+/// The most stored bytes of inner chunks read from a shard at once: 8 MiB (an eighth of
+/// the in-flight budget). On an object store, where a request costs more than the bytes
+/// it brings, the inner chunks of several decoding batches are so read in one request
+/// (their ranges touch), then decoded a batch at a time.
+const FETCH_BYTES: u64 = (store::grid::IN_FLIGHT_BYTES / 8) as u64;
+
+/// `wanted`, in runs of inner chunks holding at most [`FETCH_BYTES`] stored bytes (at
+/// least one inner chunk each), in order.
+fn fetch_groups(wanted: &[Wanted]) -> Vec<&[Wanted]> {
+    let mut groups = Vec::new();
+    let (mut start, mut bytes) = (0, 0u64);
+    for (i, w) in wanted.iter().enumerate() {
+        if i > start && bytes.saturating_add(w.length) > FETCH_BYTES {
+            groups.push(&wanted[start..i]);
+            (start, bytes) = (i, 0);
+        }
+        bytes = bytes.saturating_add(w.length);
+    }
+    if start < wanted.len() {
+        groups.push(&wanted[start..]);
+    }
+    groups
 }
 
 /// Copies the part of the inner chunk `chunk` at `at` (of shape `inner`) that lies in
@@ -684,6 +714,20 @@ fn place(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inner_chunks_are_fetched_in_runs_of_at_most_fetch_bytes() {
+        let w = |length: u64| Wanted {
+            at: vec![0],
+            offset: 0,
+            length,
+        };
+        let half = FETCH_BYTES / 2;
+        let wanted = [w(half), w(half), w(1), w(FETCH_BYTES * 2), w(3)];
+        let lengths: Vec<usize> = fetch_groups(&wanted).iter().map(|g| g.len()).collect();
+        assert_eq!(lengths, [2, 1, 1, 1]);
+        assert!(fetch_groups(&[]).is_empty());
+    }
 
     #[test]
     fn touching_ranges_are_read_as_one() {

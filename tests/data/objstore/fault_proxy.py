@@ -1,6 +1,6 @@
 """A tiny HTTP proxy for the object-store tests, run by tests/cli/zarr_s3.rs on 127.0.0.1.
 
-    fault_proxy.py PORT UPSTREAM_PORT MODE N
+    fault_proxy.py PORT UPSTREAM_PORT MODE N [COUNTS_FILE]
 
 forwards every request to the server at 127.0.0.1:UPSTREAM_PORT, except:
 
@@ -11,7 +11,10 @@ forwards every request to the server at 127.0.0.1:UPSTREAM_PORT, except:
 - MODE fail-puts-after: after N PUT requests were forwarded, every PUT is answered 500
   (the server refuses writes but still lists and deletes);
 - MODE slow-puts-after: after N PUT requests were forwarded, every PUT waits a quarter
-  of a second before it is forwarded (a slow link, for interrupting a copy mid-way).
+  of a second before it is forwarded (a slow link, for interrupting a copy mid-way);
+- MODE count: nothing is injected (N is not used); after each request, the number of
+  requests forwarded so far by method is written to COUNTS_FILE, a line `METHOD COUNT`
+  per method (`scripts/bench` reads it before and after each run).
 
 Each fault is logged to standard error as a line `injected ...`.
 """
@@ -23,8 +26,21 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 PORT, UPSTREAM, MODE, N = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+COUNTS_FILE = sys.argv[5] if len(sys.argv) > 5 else None
 lock = threading.Lock()
 counts = {"requests": 0, "puts": 0}
+by_method = {}
+
+
+def count(method):
+    """Counts a forwarded request of `method` and, in MODE count, writes the counts."""
+    with lock:
+        by_method[method] = by_method.get(method, 0) + 1
+        if MODE == "count" and COUNTS_FILE:
+            text = "".join("%s %d\n" % kv for kv in sorted(by_method.items()))
+            with open(COUNTS_FILE + ".tmp", "w") as f:
+                f.write(text)
+            os.replace(COUNTS_FILE + ".tmp", COUNTS_FILE)
 
 
 def log(text):
@@ -34,6 +50,9 @@ def log(text):
 
 class Proxy(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    # An answer's headers and body are two writes: without TCP_NODELAY the body waits
+    # for the client's delayed ACK of the headers (40 ms a request on Linux).
+    disable_nagle_algorithm = True
 
     def log_message(self, *args):
         pass
@@ -64,10 +83,13 @@ class Proxy(BaseHTTPRequestHandler):
             self.wfile.write(page)
             return
         upstream = http.client.HTTPConnection("127.0.0.1", UPSTREAM, timeout=60)
-        headers = {k: v for k, v in self.headers.items() if k.lower() != "connection"}
+        # The body was read whole above: the client's 100-continue was answered already.
+        skip = ("connection", "expect")
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in skip}
         upstream.request(self.command, self.path, body=body, headers=headers)
         answer = upstream.getresponse()
         data = answer.read()
+        count(self.command)
         self.send_response(answer.status, answer.reason)
         for key, value in answer.getheaders():
             if key.lower() not in ("transfer-encoding", "connection", "content-length"):

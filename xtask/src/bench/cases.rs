@@ -1,11 +1,14 @@
 //! The bench's cases: what each one runs on our side and on the other side.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 
-use super::inputs::{Inputs, ZARR_PYTHON_SCRIPT};
+use super::catalog::{self, Peer};
+use super::inputs::{Inputs, COUNTING_PROXY_SCRIPT, ZARR_PEERS_SCRIPT};
 use super::measure::Invocation;
+use super::s3::{RequestCounts, S3Server, BUCKET};
 
 /// One side of a case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +49,9 @@ pub struct PreparedRun {
     pub invocation: Invocation,
     /// A file or directory the run writes, removed first.
     pub output: Option<PathBuf>,
+    /// A store on the local S3 server (`s3://BUCKET/PREFIX`) the run writes, removed
+    /// first.
+    pub s3_output: Option<String>,
 }
 
 /// What builds the cases' commands: the inputs and, for the filter cases, the external
@@ -56,6 +62,10 @@ pub struct CaseBuilder {
     pub inputs: Inputs,
     /// HDF5_PLUGIN_PATH of the external plugins, found when a filter case first needs it.
     plugin_path: Option<String>,
+    /// The local S3 server, started by the first S3 case.
+    s3: Option<S3Server>,
+    /// The stores uploaded to it (their URLs).
+    uploaded: BTreeSet<String>,
 }
 
 impl CaseBuilder {
@@ -64,7 +74,55 @@ impl CaseBuilder {
         CaseBuilder {
             inputs,
             plugin_path: None,
+            s3: None,
+            uploaded: BTreeSet::new(),
         }
+    }
+
+    /// The local S3 server, started first if it is not running.
+    fn s3(&mut self) -> Result<&S3Server> {
+        if self.s3.is_none() {
+            eprintln!("bench: starting moto's S3 server and the counting proxy on 127.0.0.1");
+            let server = S3Server::start(
+                &self.inputs.python,
+                COUNTING_PROXY_SCRIPT,
+                &self.inputs.data_dir,
+            )?;
+            self.s3 = Some(server);
+        }
+        match &self.s3 {
+            Some(server) => Ok(server),
+            None => bail!("the S3 server did not start"),
+        }
+    }
+
+    /// The local store `local` uploaded once to the S3 server, as it is: its URL.
+    fn uploaded(&mut self, local: &Path) -> Result<String> {
+        let name = local.file_name().unwrap_or_default().to_string_lossy();
+        let url = format!("s3://{BUCKET}/{name}");
+        if !self.uploaded.contains(&url) {
+            eprintln!("bench: uploading {} to {url}", local.display());
+            self.s3()?
+                .helper(ZARR_PEERS_SCRIPT, "upload", local, &url)?;
+            self.uploaded.insert(url.clone());
+        }
+        Ok(url)
+    }
+
+    /// Removes what `run` writes, before it runs.
+    pub fn remove_outputs(&self, run: &PreparedRun) -> Result<()> {
+        if let Some(out) = &run.output {
+            remove_output(out);
+        }
+        if let (Some(url), Some(server)) = (&run.s3_output, &self.s3) {
+            server.helper(ZARR_PEERS_SCRIPT, "delete", Path::new("-"), url)?;
+        }
+        Ok(())
+    }
+
+    /// The requests the S3 server's proxy counted so far; `None` when it is not running.
+    pub fn request_counts(&self) -> Result<Option<RequestCounts>> {
+        self.s3.as_ref().map(S3Server::counts).transpose()
     }
 
     fn plugins(&mut self) -> Result<String> {
@@ -98,8 +156,11 @@ impl CaseBuilder {
 
     /// The run of `case` on `side`, making its inputs first if needed.
     pub fn prepare(&mut self, case: &str, side: Side) -> Result<PreparedRun> {
-        let run =
-            |invocation: Invocation, output: Option<PathBuf>| PreparedRun { invocation, output };
+        let run = |invocation: Invocation, output: Option<PathBuf>| PreparedRun {
+            invocation,
+            output,
+            s3_output: None,
+        };
         let i = &self.inputs;
         Ok(match case {
             "ncdump" => run(self.tool(side, "ncdump").arg(i.floats()?), None),
@@ -123,9 +184,7 @@ impl CaseBuilder {
                 )
             }
             c if c.starts_with("filter-") => self.filter_case(c, side)?,
-            "zarr-write" | "zarr-read" | "zarr-write-shards" | "zarr-read-shards" => {
-                self.zarr_case(case, side)?
-            }
+            c if c.starts_with("zarr-") => self.zarr_case(case, side)?,
             "unlim-d1s" | "unlim-bzip2" => {
                 let options: &[&str] = if case == "unlim-d1s" {
                     &["-d", "1", "-s"]
@@ -258,6 +317,7 @@ impl CaseBuilder {
         PreparedRun {
             invocation: inv.arg(input).arg(&out),
             output: Some(out),
+            s3_output: None,
         }
     }
 
@@ -293,51 +353,96 @@ impl CaseBuilder {
         Ok(PreparedRun {
             invocation: inv.arg(&out),
             output: Some(out),
+            s3_output: None,
         })
     }
 
-    /// zarr-write, zarr-read and their -shards forms: our nccopy against zarr-python.
-    fn zarr_case(&self, case: &str, side: Side) -> Result<PreparedRun> {
-        let i = &self.inputs;
-        let shards = case.ends_with("-shards");
-        let (input, out, mode) = match (case.starts_with("zarr-write"), shards) {
-            (true, false) => (i.unlimited()?, self.out("zarr-out", side, "zarr"), "write"),
-            (true, true) => (
-                i.unlimited()?,
-                self.out("zarr-shards-out", side, "zarr"),
-                "write-shards",
-            ),
-            (false, false) => (
-                i.zarr_store()?,
-                self.out("zarr-read-out", side, "nc"),
-                "read",
-            ),
-            (false, true) => (
-                i.zarr_sharded_store()?,
-                self.out("zarr-read-shards-out", side, "nc"),
-                "read",
-            ),
+    /// The zarr-* cases: our nccopy against a Zarr peer (its name's end, else
+    /// zarr-python) writing (`-write`) or reading (`-read`) Zarr v2, or v3 shards
+    /// (`-shards`), in a local directory or on the local S3 server (`zarr-s3-`).
+    fn zarr_case(&mut self, case: &str, side: Side) -> Result<PreparedRun> {
+        let peer = catalog::peer(case);
+        let tool = match peer {
+            Peer::Tensorstore => "tensorstore",
+            Peer::ZarrsPython => "zarrs",
+            _ => "zarr-python",
         };
-        // Our side names a version 3 output by its URL.
-        let target = if mode == "write-shards" && side == Side::Ours {
-            std::ffi::OsString::from(format!("file://{}#mode=zarr,v3", out.display()))
+        let on_s3 = catalog::on_s3(case);
+        let shards = case.contains("-shards");
+        let write = case.contains("-write");
+        let mode = match (write, shards) {
+            (true, false) => "write",
+            (true, true) => "write-shards",
+            (false, _) => "read",
+        };
+        // What is read, and where the output goes: locally, a file or a directory
+        // removed before each run; on S3, a prefix emptied before each run.
+        let stem = match (write, shards) {
+            (true, false) => "zarr-out",
+            (true, true) => "zarr-shards-out",
+            (false, false) => "zarr-read-out",
+            (false, true) => "zarr-read-shards-out",
+        };
+        let local_out = self.out(stem, side, if write { "zarr" } else { "nc" });
+        let (input, target, output, s3_output) = if write {
+            let input = self.inputs.unlimited()?.into_os_string();
+            if on_s3 {
+                let url = format!("s3://{BUCKET}/{stem}-{}.zarr", side.tag());
+                (input, url.clone(), None, Some(url))
+            } else {
+                let path = local_out.to_string_lossy().into_owned();
+                (input, path, Some(local_out), None)
+            }
         } else {
-            out.clone().into_os_string()
+            let store = if shards {
+                self.inputs.zarr_sharded_store()?
+            } else {
+                self.inputs.zarr_store()?
+            };
+            let input = if on_s3 {
+                self.uploaded(&store)?.into()
+            } else {
+                store.into_os_string()
+            };
+            let path = local_out.to_string_lossy().into_owned();
+            (input, path, Some(local_out), None)
         };
         let inv = match side {
-            Side::Ours if mode == "write" => self.ours("nccopy").args(["-F", "*,zstd,3"]),
-            Side::Ours if mode == "write-shards" => self
-                .ours("nccopy")
-                .args(["-F", "*,zstd,3", "--shards", "*:64M"]),
-            Side::Ours => self.ours("nccopy"),
-            Side::Other => Invocation::new(&i.python)
+            Side::Ours => {
+                let options: &[&str] = match mode {
+                    "write" => &["-F", "*,zstd,3"],
+                    "write-shards" => &["-F", "*,zstd,3", "--shards", "*:64M"],
+                    // Every chunk decoded and written unfiltered, as the peers do
+                    // (without -F none, nccopy copies the zstd chunks as they are).
+                    _ => &["-F", "none"],
+                };
+                // Our side names a version 3 output by its URL.
+                let target = match (mode, on_s3) {
+                    ("write-shards", true) => format!("{target}#mode=zarr,v3"),
+                    ("write-shards", false) => format!("file://{target}#mode=zarr,v3"),
+                    _ => target,
+                };
+                self.ours("nccopy").args(options).arg(input).arg(target)
+            }
+            Side::Other => Invocation::new(&self.inputs.python)
                 .arg("-c")
-                .arg(ZARR_PYTHON_SCRIPT)
-                .arg(mode),
+                .arg(ZARR_PEERS_SCRIPT)
+                .args([tool, mode])
+                .arg(input)
+                .arg(target),
+        };
+        let inv = if on_s3 {
+            let endpoint = self.s3()?.endpoint();
+            S3Server::env(&endpoint)
+                .into_iter()
+                .fold(inv, |inv, (k, v)| inv.env(k, v))
+        } else {
+            inv
         };
         Ok(PreparedRun {
-            invocation: inv.arg(input).arg(target),
-            output: Some(out),
+            invocation: inv,
+            output,
+            s3_output,
         })
     }
 }

@@ -12,6 +12,10 @@ pub enum Peer {
     Libnetcdf,
     /// zarr-python (with h5py).
     ZarrPython,
+    /// tensorstore (with h5py).
+    Tensorstore,
+    /// zarrs-python: zarr-python with the zarrs crate's codec pipeline (with h5py).
+    ZarrsPython,
     /// HDF5's h5repack.
     H5repack,
     /// NCO's ncks.
@@ -21,12 +25,22 @@ pub enum Peer {
 }
 
 impl Peer {
+    /// Whether it is one of the Zarr peers, run by the bench's Python script.
+    pub fn is_zarr(self) -> bool {
+        matches!(
+            self,
+            Peer::ZarrPython | Peer::Tensorstore | Peer::ZarrsPython
+        )
+    }
+
     /// The column label.
     pub fn label(self) -> &'static str {
         match self {
             Peer::Reference => "ref",
             Peer::Libnetcdf => "libnetcdf",
             Peer::ZarrPython => "zarr-python",
+            Peer::Tensorstore => "tensorstore",
+            Peer::ZarrsPython => "zarrs-python",
             Peer::H5repack => "h5repack",
             Peer::Ncks => "ncks",
             Peer::Cdo => "cdo",
@@ -54,9 +68,21 @@ pub const CASES: &[CaseLine] = &[
     ("filter-blosc-c", "the same with blosc (32001,0,0,0,0,5,1,1)"),
     ("filter-blosc-d", "the same, decompressing"),
     ("zarr-write", "our nccopy -F '*,zstd,3' in.nc out.zarr vs zarr-python writing the same arrays (Zstd 3, same chunks)"),
-    ("zarr-read", "our nccopy store.zarr out.nc vs zarr-python reading every chunk of the same store, h5py writing it"),
+    ("zarr-read", "our nccopy -F none store.zarr out.nc vs zarr-python decoding every chunk of the same store, h5py writing it"),
     ("zarr-write-shards", "our nccopy -F '*,zstd,3' --shards '*:64M' in.nc to Zarr v3 vs zarr-python writing the same shards"),
-    ("zarr-read-shards", "our nccopy of a sharded Zarr v3 store (zarr-python's, shards of 64 MB) to out.nc vs zarr-python reading it, h5py writing it"),
+    ("zarr-read-shards", "our nccopy -F none of a sharded Zarr v3 store (zarr-python's, shards of 64 MB) to out.nc vs zarr-python reading it, h5py writing it"),
+    ("zarr-s3-write", "zarr-write to s3://bench/ on a local moto server (through a counting proxy) vs zarr-python with s3fs"),
+    ("zarr-s3-read", "zarr-read of the store on the local moto server vs zarr-python with s3fs"),
+    ("zarr-s3-write-shards", "zarr-write-shards to the local moto server vs zarr-python with s3fs"),
+    ("zarr-s3-read-shards", "zarr-read-shards of the sharded store on the local moto server (ranged reads) vs zarr-python with s3fs"),
+    ("zarr-write-tensorstore", "zarr-write vs tensorstore's zarr driver (zstd 3, same chunks)"),
+    ("zarr-read-tensorstore", "zarr-read vs tensorstore decoding every chunk of the same store, h5py writing it"),
+    ("zarr-s3-write-tensorstore", "zarr-s3-write vs tensorstore's s3 kvstore driver"),
+    ("zarr-s3-read-tensorstore", "zarr-s3-read vs tensorstore's s3 kvstore driver"),
+    ("zarr-write-zarrs", "zarr-write vs zarrs-python (zarr-python with the zarrs crate's codec pipeline)"),
+    ("zarr-read-zarrs", "zarr-read vs zarrs-python decoding every chunk of the same store, h5py writing it"),
+    ("zarr-write-shards-zarrs", "zarr-write-shards vs zarrs-python"),
+    ("zarr-read-shards-zarrs", "zarr-read-shards vs zarrs-python (no S3 rows: zarrs-python takes local stores only)"),
     ("unlim-d1s", "nccopy -d 1 -s of the unlimited-time file (the zarr cases' input)"),
     ("unlim-d1s-ncks", "the same job: our nccopy -d 1 -s vs ncks -4 -L 1 (deflate 1, shuffle)"),
     ("unlim-d1s-h5repack", "the same job: our nccopy -d 1 -s vs h5repack -f SHUF -f GZIP=1"),
@@ -99,12 +125,24 @@ pub const GROUPS: &[(&str, &str, &[&str])] = &[
     ),
     (
         "zarr",
-        "the zarr-* cases, each a row: ours against zarr-python (not the reference tools)",
+        "the zarr-* cases, each a row: ours against zarr-python, tensorstore and zarrs-python (not the reference tools), locally and on a local S3 server",
         &[
             "zarr-write",
             "zarr-read",
             "zarr-write-shards",
             "zarr-read-shards",
+            "zarr-s3-write",
+            "zarr-s3-read",
+            "zarr-s3-write-shards",
+            "zarr-s3-read-shards",
+            "zarr-write-tensorstore",
+            "zarr-read-tensorstore",
+            "zarr-s3-write-tensorstore",
+            "zarr-s3-read-tensorstore",
+            "zarr-write-zarrs",
+            "zarr-read-zarrs",
+            "zarr-write-shards-zarrs",
+            "zarr-read-shards-zarrs",
         ],
     ),
     (
@@ -149,9 +187,19 @@ pub fn expand(names: &[String]) -> Result<Vec<&'static str>> {
     Ok(out)
 }
 
+/// Whether a case runs against the local S3 server (both sides through its counting
+/// proxy).
+pub fn on_s3(case: &str) -> bool {
+    case.starts_with("zarr-s3-")
+}
+
 /// Who a case compares ours with.
 pub fn peer(case: &str) -> Peer {
-    if case.starts_with("zarr-") {
+    if case.starts_with("zarr-") && case.ends_with("-tensorstore") {
+        Peer::Tensorstore
+    } else if case.starts_with("zarr-") && case.ends_with("-zarrs") {
+        Peer::ZarrsPython
+    } else if case.starts_with("zarr-") {
         Peer::ZarrPython
     } else if case.ends_with("-h5repack") {
         Peer::H5repack
@@ -194,6 +242,9 @@ mod tests {
     #[test]
     fn every_case_is_in_a_group_or_stands_alone_and_has_a_peer() {
         assert_eq!(peer("zarr-read"), Peer::ZarrPython);
+        assert_eq!(peer("zarr-s3-read-tensorstore"), Peer::Tensorstore);
+        assert_eq!(peer("zarr-write-shards-zarrs").label(), "zarrs-python");
+        assert!(peer("zarr-s3-write").is_zarr() && !peer("unlim-d1s").is_zarr());
         assert_eq!(peer("classic-nccopy"), Peer::Libnetcdf);
         assert_eq!(peer("classic-ncdump-ref"), Peer::Reference);
         assert_eq!(peer("unlim-d1s-cdo"), Peer::Cdo);

@@ -11,9 +11,12 @@ use anyhow::{bail, Context, Result};
 
 use super::classic_gen;
 
-/// The zarr-python side of the zarr cases (`write IN.nc OUT.zarr` or `read STORE
-/// OUT.nc`).
-pub const ZARR_PYTHON_SCRIPT: &str = include_str!("zarr_python.py");
+/// The peers' side of the zarr cases (`TOOL write IN.nc OUT`, `TOOL read STORE OUT.nc`,
+/// ...; see its header).
+pub const ZARR_PEERS_SCRIPT: &str = include_str!("zarr_peers.py");
+
+/// The object-store tests' proxy, whose counting mode counts the S3 cases' requests.
+pub const COUNTING_PROXY_SCRIPT: &str = include_str!("../../../tests/data/objstore/fault_proxy.py");
 
 /// Where the inputs live, and what makes them.
 #[derive(Debug, Clone)]
@@ -225,8 +228,8 @@ impl Inputs {
         run(
             Command::new(&self.python)
                 .arg("-c")
-                .arg(ZARR_PYTHON_SCRIPT)
-                .arg(mode)
+                .arg(ZARR_PEERS_SCRIPT)
+                .args(["zarr-python", mode])
                 .arg(&nc)
                 .arg(&part),
             None,
@@ -236,16 +239,19 @@ impl Inputs {
         Ok(store)
     }
 
-    /// Fails unless the Python has zarr, numcodecs and h5py.
-    pub fn check_zarr_python(&self) -> Result<()> {
+    /// Fails unless the Python has zarr, numcodecs and h5py, and `more` (a list of
+    /// modules, for `import`).
+    pub fn check_zarr_python(&self, more: &str) -> Result<()> {
+        let modules = format!("zarr, numcodecs, h5py{more}");
         let ok = Command::new(&self.python)
-            .args(["-c", "import zarr, numcodecs, h5py"])
+            .arg("-c")
+            .arg(format!("import {modules}"))
             .stderr(Stdio::null())
             .status()
             .is_ok_and(|s| s.success());
         if !ok {
             bail!(
-                "zarr, numcodecs or h5py missing from {} (run scripts/setup)",
+                "one of {modules} is missing from {} (run scripts/setup)",
                 self.python.display()
             );
         }

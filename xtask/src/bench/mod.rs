@@ -12,6 +12,7 @@ mod catalog;
 mod classic_gen;
 mod inputs;
 pub mod measure;
+mod s3;
 mod self_test;
 
 use std::io::Write as _;
@@ -54,11 +55,13 @@ pub struct BenchArgs {
     cases: Vec<String>,
 }
 
-/// The times and peak memory of one side of a case.
+/// The times and peak memory of one side of a case, and on the S3 server the requests of
+/// its last run.
 #[derive(Debug, Default)]
 struct SideTimes {
     seconds: Vec<f64>,
     peak_kib: u64,
+    requests: Option<s3::RequestCounts>,
 }
 
 impl SideTimes {
@@ -79,21 +82,31 @@ fn median(values: &[f64]) -> f64 {
     }
 }
 
-/// The table's header line, for ours (with `-j N` if given) against `peer`.
-fn header_line(jobs: Option<usize>, peer: Peer) -> String {
+/// The table's header line, for ours (with `-j N` if given) against `peer`; with
+/// `requests`, two more columns: the requests of a run of each side.
+fn header_line(jobs: Option<usize>, peer: Peer, requests: bool) -> String {
     let ours = match jobs {
         Some(j) => format!("ours(-j {j})_s"),
         None => "ours_s".to_string(),
     };
     let p = peer.label();
-    format!(
-        "{:<20} {ours:>10} {:>14} {:>8} {:>12} {:>19}",
+    let line = format!(
+        "{:<25} {ours:>10} {:>14} {:>8} {:>12} {:>19}",
         "case",
         format!("{p}_s"),
         "ratio",
         "ours_peak_MB",
         format!("{p}_peak_MB")
-    )
+    );
+    if requests {
+        format!(
+            "{line} {:>13} {:>21}",
+            "ours_requests",
+            format!("{p}_requests")
+        )
+    } else {
+        line
+    }
 }
 
 /// A row of the table.
@@ -104,11 +117,27 @@ fn row_line(case: &str, ours: &SideTimes, other: &SideTimes) -> String {
     } else {
         "n/a".to_string()
     };
-    format!(
-        "{case:<20} {o:>10.2} {r:>14.2} {ratio:>8} {:>12.1} {:>19.1}",
+    let line = format!(
+        "{case:<25} {o:>10.2} {r:>14.2} {ratio:>8} {:>12.1} {:>19.1}",
         ours.peak_kib as f64 / 1024.0,
         other.peak_kib as f64 / 1024.0
-    )
+    );
+    match (&ours.requests, &other.requests) {
+        (Some(a), Some(b)) => format!("{line} {:>13} {:>21}", s3::total(a), s3::total(b)),
+        _ => line,
+    }
+}
+
+/// The requests of each side by method, the line under an S3 case's row; `None` for
+/// other cases.
+fn requests_line(ours: &SideTimes, other: &SideTimes, peer: Peer) -> Option<String> {
+    let (a, b) = (ours.requests.as_ref()?, other.requests.as_ref()?);
+    Some(format!(
+        "  requests by method: ours {}; {} {}",
+        s3::describe(a),
+        peer.label(),
+        s3::describe(b)
+    ))
 }
 
 /// Where a directory comes from: the environment variable, or `default`.
@@ -126,7 +155,7 @@ pub fn main(args: BenchArgs) -> Result<i32> {
             .copied()
             .chain(GROUPS.iter().map(|(n, a, _)| (*n, *a)));
         for (name, about) in lines {
-            if writeln!(out, "{name:<21} {about}").is_err() {
+            if writeln!(out, "{name:<26} {about}").is_err() {
                 break;
             }
         }
@@ -180,17 +209,40 @@ pub fn main(args: BenchArgs) -> Result<i32> {
     let mut builder = CaseBuilder::new(inputs);
     let mut failed = false;
     let mut shown_peer = None;
+    if selected.iter().any(|c| catalog::on_s3(c)) {
+        println!("zarr-s3-*: both sides talk to moto's S3 server on 127.0.0.1 through a counting");
+        println!(
+            "proxy (one Python process each, single-threaded moto): the S3 ratios measure them"
+        );
+        println!("too; the requests are those of one run");
+    }
     for case in selected {
         let peer = catalog::peer(case);
-        if peer == Peer::ZarrPython {
-            builder.inputs.check_zarr_python()?;
+        let on_s3 = catalog::on_s3(case);
+        if peer.is_zarr() {
+            let more = match (peer, on_s3) {
+                (Peer::Tensorstore, _) => ", tensorstore",
+                (Peer::ZarrsPython, _) => ", zarrs",
+                _ => "",
+            };
+            builder.inputs.check_zarr_python(more)?;
+            if on_s3 {
+                builder
+                    .inputs
+                    .check_zarr_python(", s3fs, boto3, moto.server")?;
+            }
         }
-        if shown_peer != Some(peer) {
-            println!("{}", header_line(args.jobs, peer));
-            shown_peer = Some(peer);
+        if shown_peer != Some((peer, on_s3)) {
+            println!("{}", header_line(args.jobs, peer, on_s3));
+            shown_peer = Some((peer, on_s3));
         }
         match time_case(&mut builder, case, args.runs, args.jobs)? {
-            Ok((ours, other)) => println!("{}", row_line(case, &ours, &other)),
+            Ok((ours, other)) => {
+                println!("{}", row_line(case, &ours, &other));
+                if let Some(line) = requests_line(&ours, &other, peer) {
+                    println!("{line}");
+                }
+            }
             Err(why) => {
                 println!("{case}: {why}");
                 failed = true;
@@ -215,18 +267,28 @@ fn time_case(
     for _ in 0..runs {
         for side in [Side::Ours, Side::Other] {
             let prepared = builder.prepare(case, side)?;
-            if let Some(out) = &prepared.output {
-                cases::remove_output(out);
-            }
+            builder.remove_outputs(&prepared)?;
             let mut inv = prepared.invocation;
             if let (Side::Ours, true, Some(j)) = (side, inv.takes_jobs, jobs) {
                 inv = inv.with_jobs(j);
             }
-            match measure::measure(&inv)? {
-                Measured::Ran { seconds, peak_kib } => match side {
-                    Side::Ours => ours.add(seconds, peak_kib),
-                    Side::Other => other.add(seconds, peak_kib),
-                },
+            let before = builder.request_counts()?;
+            let measured = measure::measure(&inv)?;
+            let requests = match (before, builder.request_counts()?) {
+                (Some(before), Some(after)) if catalog::on_s3(case) => {
+                    Some(s3::difference(&before, &after))
+                }
+                _ => None,
+            };
+            match measured {
+                Measured::Ran { seconds, peak_kib } => {
+                    let times = match side {
+                        Side::Ours => &mut ours,
+                        Side::Other => &mut other,
+                    };
+                    times.add(seconds, peak_kib);
+                    times.requests = requests;
+                }
                 Measured::Failed { status, first_line } => {
                     let who = match side {
                         Side::Ours => "ours",
@@ -257,11 +319,24 @@ mod tests {
         ours.add(1.0, 2048);
         let mut other = SideTimes::default();
         other.add(4.0, 4096);
-        let header = header_line(None, Peer::Reference);
+        let header = header_line(None, Peer::Reference, false);
         let row = row_line("classic-ncdump-ref", &ours, &other);
         assert_eq!(header.len(), row.len(), "{header}\n{row}");
         assert!(row.contains(" 0.25 "), "{row}");
         assert!(row.ends_with("                4.0"), "{row}");
-        assert!(header_line(Some(2), Peer::ZarrPython).contains("ours(-j 2)_s"));
+        assert!(header_line(Some(2), Peer::ZarrPython, false).contains("ours(-j 2)_s"));
+        ours.requests = Some([("GET".to_string(), 12)].into());
+        other.requests = Some([("GET".to_string(), 30), ("PUT".to_string(), 2)].into());
+        let header = header_line(None, Peer::Tensorstore, true);
+        let row = row_line("zarr-s3-read-tensorstore", &ours, &other);
+        assert_eq!(header.len(), row.len(), "{header}\n{row}");
+        assert!(
+            row.ends_with("            12                    32"),
+            "{row}"
+        );
+        assert_eq!(
+            requests_line(&ours, &other, Peer::Tensorstore).as_deref(),
+            Some("  requests by method: ours GET 12; tensorstore GET 30, PUT 2")
+        );
     }
 }

@@ -7,6 +7,10 @@
 //! 2. A stand-in ncdump that exits 3 must make its case a failure: a line saying so, and
 //!    exit status 1.
 //! 3. A missing program fails its case as exit 127, and the next case still runs.
+//! 4. The S3 harness: `zarr-s3-read` with zarr-python standing in for our nccopy (the
+//!    peers' script reading the store), so that moto and the counting proxy start on
+//!    127.0.0.1, the store is uploaded, both sides read it through the proxy, and the
+//!    row holds each side's requests (above zero) and the line of requests by method.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -14,6 +18,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
+
+use super::inputs::ZARR_PEERS_SCRIPT;
 
 /// The cases of the first check: one per input generator and kind of side.
 const CASES: &[&str] = &[
@@ -56,6 +62,52 @@ fn is_good_row(line: &str, case: &str) -> bool {
         && [1, 2].iter().all(|&i| number(i).is_some_and(|v| v >= 0.0))
         && [4, 5].iter().all(|&i| number(i).is_some_and(|v| v > 0.0))
         && words[3] != "n/a"
+}
+
+/// Whether `line` is an S3 case's row for `case`: as [`is_good_row`], with two request
+/// counts above zero after it.
+fn is_good_s3_row(line: &str, case: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words.len() == 8
+        && is_good_row(&words[..6].join(" "), case)
+        && words[6..]
+            .iter()
+            .all(|w| w.parse::<u64>().is_ok_and(|n| n > 0))
+}
+
+/// The fourth check: `zarr-s3-read` with zarr-python standing in for our nccopy.
+fn s3_harness(tmp: &Path, data: &Path) -> Result<bool> {
+    let python = crate::corpus::repo_root().join(".venv/bin/python3");
+    if !crate::runner::is_executable(&python) {
+        bail!("{} is missing (run scripts/setup)", python.display());
+    }
+    let script = tmp.join("zarr_peers.py");
+    fs::write(&script, ZARR_PEERS_SCRIPT)?;
+    let bin = tmp.join("s3-bin");
+    fs::create_dir(&bin)?;
+    let stand_in = bin.join("nccopy");
+    // Our side is `nccopy -F none STORE OUT.nc`.
+    fs::write(
+        &stand_in,
+        format!(
+            "#!/bin/sh\nexec '{}' '{}' zarr-python read \"$3\" \"$4\"\n",
+            python.display(),
+            script.display()
+        ),
+    )?;
+    fs::set_permissions(&stand_in, fs::Permissions::from_mode(0o755))?;
+    let (code, out) = bench(&bin, data, &["zarr-s3-read"])?;
+    let row = out.lines().any(|l| is_good_s3_row(l, "zarr-s3-read"));
+    let by_method = out
+        .lines()
+        .any(|l| l.starts_with("  requests by method: ours GET "));
+    if code == 0 && row && by_method {
+        println!("ok    the S3 harness: moto, the counting proxy and an upload; requests counted");
+        Ok(true)
+    } else {
+        println!("FAIL  the S3 harness: exit {code}, output:\n{out}");
+        Ok(false)
+    }
 }
 
 /// Runs the self-test; returns 0 when every check passed, 1 otherwise.
@@ -121,6 +173,9 @@ pub fn run() -> Result<i32> {
         println!("FAIL  a missing program: exit {code} (1 expected), output:\n{out}");
         failed += 1;
     }
+    if !s3_harness(tmp.path(), &data)? {
+        failed += 1;
+    }
     Ok(i32::from(failed > 0))
 }
 
@@ -136,5 +191,9 @@ mod tests {
         assert!(!is_good_row("ncdump: ours failed (exit 3): x", "ncdump"));
         let no_peak = "ncdump                     0.00           0.05     0.00          0.0                10.2";
         assert!(!is_good_row(no_peak, "ncdump"));
+        let s3 = "zarr-s3-read     0.19     1.51     0.12     33.0     101.3     38     49";
+        assert!(is_good_s3_row(s3, "zarr-s3-read"));
+        assert!(!is_good_s3_row(&s3.replace(" 38 ", " 0 "), "zarr-s3-read"));
+        assert!(!is_good_s3_row(row, "ncdump"));
     }
 }
