@@ -231,11 +231,11 @@ impl StoreReader for ZarrReader {
 
     fn decoded_chunk_reader(
         &self,
-        _dataset: &Dataset,
-        group: i32,
-        var: &Var,
+        dataset: &Dataset,
+        path: &VarPath,
     ) -> Option<Box<dyn store::DecodedChunkReader + '_>> {
-        let entry = self.entry(group, var.id).ok()?;
+        let entry = self.entry(path).ok()?;
+        let (_, var) = dataset.var_at(path)?;
         // A stale consolidated copy is reported by the slab path, in its words.
         self.check_consolidated(entry).ok()?;
         let reader = crate::chunk_reader::ZarrChunkReader::new(entry, var, &self.text)?;
