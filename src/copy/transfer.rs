@@ -10,7 +10,7 @@ use anyhow::anyhow;
 use ncmodel::{Dataset, Layout};
 use store::{
     is_raw_type, ChunkFeed, ChunkJob, ChunkWrite, DecodedChunkReader, RawBuffer, StoreError,
-    StoreReader, StoreWriter, VarPath,
+    StoreReader, StoreWriter,
 };
 
 use super::plan::VarPlan;
@@ -44,9 +44,8 @@ pub fn data_bytes(dataset: &Dataset, plan: &VarPlan) -> u64 {
 impl Transfer<'_> {
     /// Copies the data of one variable.
     pub fn copy_var(&self, plan: &VarPlan, progress: &Progress) -> anyhow::Result<()> {
-        let handle = &plan.path;
         let layout = if self.netcdf4_out {
-            self.writer.layout(handle)?
+            self.writer.layout(&plan.path)?
         } else {
             Layout::Contiguous
         };
@@ -65,20 +64,18 @@ impl Transfer<'_> {
             }
         }
         let slab_bytes = slabs.slab_shape().iter().product::<usize>() * size;
-        self.tune(plan, handle, slab_bytes, true)?;
+        self.tune(plan, slab_bytes, true)?;
         let result = match &layout {
             Layout::Chunked(chunks) if is_raw_type(plan.type_ref) && !chunks.is_empty() => {
                 match self.same_shape_chunks(plan, chunks) {
-                    Some(reader) => {
-                        self.copy_chunks(plan, handle, chunks, reader.as_ref(), progress)
-                    }
-                    None => self.copy_raw(plan, handle, &slabs, progress, true),
+                    Some(reader) => self.copy_chunks(plan, chunks, reader.as_ref(), progress),
+                    None => self.copy_raw(plan, &slabs, progress, true),
                 }
             }
-            _ if is_raw_type(plan.type_ref) => self.copy_raw(plan, handle, &slabs, progress, false),
+            _ if is_raw_type(plan.type_ref) => self.copy_raw(plan, &slabs, progress, false),
             _ => self.copy_values(plan, &slabs, size, progress),
         };
-        self.tune(plan, handle, slab_bytes, false)?;
+        self.tune(plan, slab_bytes, false)?;
         result.map_err(|e| explain_copy_error(plan, e, "data"))
     }
 
@@ -123,19 +120,13 @@ impl Transfer<'_> {
     /// so that each chunk is assembled in memory and written once, whole. After it: both
     /// the output's and the input's caches emptied, so that memory stays bounded whatever
     /// the number of variables.
-    fn tune(
-        &self,
-        plan: &VarPlan,
-        handle: &VarPath,
-        slab_bytes: usize,
-        starting: bool,
-    ) -> anyhow::Result<()> {
+    fn tune(&self, plan: &VarPlan, slab_bytes: usize, starting: bool) -> anyhow::Result<()> {
         if !self.tune_caches || !reopen_safe(self.dataset, plan) {
             return Ok(());
         }
         if self.netcdf4_out {
             let bytes = if starting { slab_bytes + (1 << 20) } else { 0 };
-            self.writer.set_var_cache(handle, bytes)?;
+            self.writer.set_var_cache(&plan.path, bytes)?;
         }
         if self.netcdf4_in && !starting {
             self.input.set_var_cache(&plan.path, 0)?;
@@ -168,7 +159,6 @@ impl Transfer<'_> {
     fn copy_chunks(
         &self,
         plan: &VarPlan,
-        handle: &VarPath,
         chunks: &[usize],
         reader: &dyn DecodedChunkReader,
         progress: &Progress,
@@ -203,7 +193,7 @@ impl Transfer<'_> {
             shape: &plan.shape,
             feed: ChunkFeed::Chunks(Box::new(jobs)),
         };
-        let written = self.writer.write_chunks(handle, write);
+        let written = self.writer.write_chunks(&plan.path, write);
         if let Some(e) = interrupted
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner)
@@ -224,7 +214,6 @@ impl Transfer<'_> {
     fn copy_raw(
         &self,
         plan: &VarPlan,
-        handle: &VarPath,
         slabs: &SlabPlan,
         progress: &Progress,
         chunked: bool,
@@ -245,9 +234,9 @@ impl Transfer<'_> {
                     shape: &plan.shape,
                     feed,
                 };
-                self.writer.write_chunks(handle, write)?;
+                self.writer.write_chunks(&plan.path, write)?;
             } else {
-                self.writer.write_raw(handle, &start, &count, &buffer)?;
+                self.writer.write_raw(&plan.path, &start, &count, &buffer)?;
             }
             progress.advance(buffer.len() as u64);
         }
