@@ -14,7 +14,9 @@ use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
 use ncmodel::Group;
-use store::{KeyValueStore, MemoryStore, StoreKey, StoreReader, ZarrFlavor, ZarrLocation, ZarrVersion};
+use store::{
+    KeyValueStore, MemoryStore, StoreKey, StoreReader, ZarrFlavor, ZarrLocation, ZarrVersion,
+};
 
 /// The keys the input's records fill, in order.
 const KEYS: [&str; 13] = [
@@ -44,9 +46,20 @@ fn read_all(reader: &dyn StoreReader, dataset: &ncmodel::Dataset, group: &Group)
             .map(|id| dataset.dim(*id).map_or(0, |d| d.len.min(READ_EDGE)))
             .collect();
         let start = vec![0; count.len()];
-        if let Ok(values) = reader.read_slab(dataset, group.ncid, var, &start, &count) {
+        if let Ok(values) = reader.read_slab(
+            dataset,
+            &dataset
+                .var_path(group.ncid, var)
+                .unwrap_or_else(|| panic!("not a variable of the schema")),
+            &start,
+            &count,
+        ) {
             let expected: usize = count.iter().product();
-            assert_eq!(values.len(), expected, "a read returned the wrong number of values");
+            assert_eq!(
+                values.len(),
+                expected,
+                "a read returned the wrong number of values"
+            );
         }
     }
     for child in &group.groups {

@@ -390,7 +390,7 @@ fn input_filter_problems(input: &dyn StoreReader, plan: &CopyPlan) -> Vec<String
             .filter(|id| !input.filter_available(*id))
             .map(crate::plugins::describe_filter)
             .collect();
-        let codecs = input.unreadable_codecs(var.input_group, var.input_varid);
+        let codecs = input.unreadable_codecs(&var.path);
         // A plugin can provide a missing HDF5 filter; nothing can provide a Zarr codec.
         let or = if filters.is_empty() { "so" } else { "or" };
         let missing: Vec<String> = filters

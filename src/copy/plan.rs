@@ -68,10 +68,6 @@ impl CopyOptions {
 pub struct VarPlan {
     /// Its full path.
     pub path: VarPath,
-    /// libnetcdf's id of its group in the input.
-    pub input_group: i32,
-    /// Its id in the input.
-    pub input_varid: i32,
     /// Its type.
     pub type_ref: TypeRef,
     /// The lengths of its dimensions in the input.
@@ -171,7 +167,7 @@ impl Planner<'_> {
             .retain(|v| selection.keeps_var(&VarPath::new(groups.clone(), v.name.clone())));
         for var in &mut group.vars {
             let path = VarPath::new(groups.clone(), var.name.clone());
-            self.plan_var(var, path, group.ncid)?;
+            self.plan_var(var, path)?;
         }
         group.groups.retain(|g| {
             let mut child = groups.clone();
@@ -186,12 +182,7 @@ impl Planner<'_> {
         Ok(())
     }
 
-    fn plan_var(
-        &mut self,
-        var: &mut ncmodel::Var,
-        path: VarPath,
-        input_group: i32,
-    ) -> Result<(), PlanError> {
+    fn plan_var(&mut self, var: &mut ncmodel::Var, path: VarPath) -> Result<(), PlanError> {
         let shape: Vec<usize> = var
             .dim_ids
             .iter()
@@ -276,8 +267,6 @@ impl Planner<'_> {
             grows,
             copy_data: self.options.selection.copies_data(&path),
             path,
-            input_group,
-            input_varid: var.id,
             type_ref: var.type_ref,
             shape,
             pipeline,

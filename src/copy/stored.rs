@@ -121,7 +121,7 @@ pub fn settle_unwritten_chunks(
     stores: &StoreKinds,
 ) -> Result<(), store::StoreError> {
     for var in plan.vars.iter_mut().filter(|v| v.stored_chunks) {
-        let Some(source) = input.stored_chunk_source(&var.path.groups, &var.path.name) else {
+        let Some(source) = input.stored_chunk_source(&var.path) else {
             continue;
         };
         let Some(output) = find_var_mut(&mut plan.dataset, &var.path) else {
@@ -152,11 +152,7 @@ pub fn settle_unwritten_chunks(
 
 /// The variable at `path` of `dataset`.
 pub fn find_var<'d>(dataset: &'d Dataset, path: &VarPath) -> Option<&'d Var> {
-    let mut group = &dataset.root;
-    for name in &path.groups {
-        group = group.groups.iter().find(|g| &g.name == name)?;
-    }
-    group.var(&path.name)
+    dataset.var_at(path).map(|(_, var)| var)
 }
 
 fn find_var_mut<'d>(dataset: &'d mut Dataset, path: &VarPath) -> Option<&'d mut Var> {

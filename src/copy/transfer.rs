@@ -10,7 +10,7 @@ use anyhow::anyhow;
 use ncmodel::{Dataset, Layout};
 use store::{
     is_raw_type, ChunkFeed, ChunkJob, ChunkWrite, DecodedChunkReader, RawBuffer, StoreError,
-    StoreReader, StoreWriter, VarHandle,
+    StoreReader, StoreWriter,
 };
 
 use super::plan::VarPlan;
@@ -44,13 +44,8 @@ pub fn data_bytes(dataset: &Dataset, plan: &VarPlan) -> u64 {
 impl Transfer<'_> {
     /// Copies the data of one variable.
     pub fn copy_var(&self, plan: &VarPlan, progress: &Progress) -> anyhow::Result<()> {
-        let groups = &plan.path.groups;
-        let handle = self
-            .writer
-            .handle(groups, &plan.path.name)
-            .ok_or_else(|| anyhow!("variable {} was not defined in the output", plan.path))?;
         let layout = if self.netcdf4_out {
-            self.writer.layout(handle)?
+            self.writer.layout(&plan.path)?
         } else {
             Layout::Contiguous
         };
@@ -69,20 +64,18 @@ impl Transfer<'_> {
             }
         }
         let slab_bytes = slabs.slab_shape().iter().product::<usize>() * size;
-        self.tune(plan, handle, slab_bytes, true)?;
+        self.tune(plan, slab_bytes, true)?;
         let result = match &layout {
             Layout::Chunked(chunks) if is_raw_type(plan.type_ref) && !chunks.is_empty() => {
                 match self.same_shape_chunks(plan, chunks) {
-                    Some(reader) => {
-                        self.copy_chunks(plan, handle, chunks, reader.as_ref(), progress)
-                    }
-                    None => self.copy_raw(plan, handle, &slabs, progress, true),
+                    Some(reader) => self.copy_chunks(plan, chunks, reader.as_ref(), progress),
+                    None => self.copy_raw(plan, &slabs, progress, true),
                 }
             }
-            _ if is_raw_type(plan.type_ref) => self.copy_raw(plan, handle, &slabs, progress, false),
+            _ if is_raw_type(plan.type_ref) => self.copy_raw(plan, &slabs, progress, false),
             _ => self.copy_values(plan, &slabs, size, progress),
         };
-        self.tune(plan, handle, slab_bytes, false)?;
+        self.tune(plan, slab_bytes, false)?;
         result.map_err(|e| explain_copy_error(plan, e, "data"))
     }
 
@@ -102,9 +95,8 @@ impl Transfer<'_> {
         if chunk.len() != plan.shape.len() || chunk.contains(&0) {
             return None;
         }
-        let (groups, name) = (&plan.path.groups, &plan.path.name);
-        let source = self.input.stored_chunk_source(groups, name)?;
-        let sink = self.writer.stored_chunk_sink(groups, name)?;
+        let source = self.input.stored_chunk_source(&plan.path)?;
+        let sink = self.writer.stored_chunk_sink(&plan.path)?;
         Some((|| {
             if plan.grows {
                 sink.set_shape(&plan.shape)?;
@@ -128,23 +120,16 @@ impl Transfer<'_> {
     /// so that each chunk is assembled in memory and written once, whole. After it: both
     /// the output's and the input's caches emptied, so that memory stays bounded whatever
     /// the number of variables.
-    fn tune(
-        &self,
-        plan: &VarPlan,
-        handle: VarHandle,
-        slab_bytes: usize,
-        starting: bool,
-    ) -> anyhow::Result<()> {
+    fn tune(&self, plan: &VarPlan, slab_bytes: usize, starting: bool) -> anyhow::Result<()> {
         if !self.tune_caches || !reopen_safe(self.dataset, plan) {
             return Ok(());
         }
         if self.netcdf4_out {
             let bytes = if starting { slab_bytes + (1 << 20) } else { 0 };
-            self.writer.set_var_cache(handle, bytes)?;
+            self.writer.set_var_cache(&plan.path, bytes)?;
         }
         if self.netcdf4_in && !starting {
-            self.input
-                .set_var_cache(plan.input_group, plan.input_varid, 0)?;
+            self.input.set_var_cache(&plan.path, 0)?;
         }
         Ok(())
     }
@@ -166,8 +151,7 @@ impl Transfer<'_> {
         if !same_shape || !recoded || chunks.len() != plan.shape.len() {
             return None;
         }
-        self.input
-            .decoded_chunk_reader(self.dataset, plan.input_group, var)
+        self.input.decoded_chunk_reader(self.dataset, &plan.path)
     }
 
     /// Copies a variable chunk by chunk: each input chunk is read decoded (by the
@@ -175,7 +159,6 @@ impl Transfer<'_> {
     fn copy_chunks(
         &self,
         plan: &VarPlan,
-        handle: VarHandle,
         chunks: &[usize],
         reader: &dyn DecodedChunkReader,
         progress: &Progress,
@@ -210,7 +193,7 @@ impl Transfer<'_> {
             shape: &plan.shape,
             feed: ChunkFeed::Chunks(Box::new(jobs)),
         };
-        let written = self.writer.write_chunks(handle, write);
+        let written = self.writer.write_chunks(&plan.path, write);
         if let Some(e) = interrupted
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner)
@@ -231,7 +214,6 @@ impl Transfer<'_> {
     fn copy_raw(
         &self,
         plan: &VarPlan,
-        handle: VarHandle,
         slabs: &SlabPlan,
         progress: &Progress,
         chunked: bool,
@@ -240,13 +222,7 @@ impl Transfer<'_> {
         for (start, count) in slabs.slabs() {
             progress.check_interrupt()?;
             self.input
-                .read_raw(
-                    plan.input_group,
-                    plan.input_varid,
-                    &start,
-                    &count,
-                    &mut buffer,
-                )
+                .read_raw(&plan.path, &start, &count, &mut buffer)
                 .map_err(|e| read_error(plan, e))?;
             if chunked {
                 let feed = ChunkFeed::Slab {
@@ -258,9 +234,9 @@ impl Transfer<'_> {
                     shape: &plan.shape,
                     feed,
                 };
-                self.writer.write_chunks(handle, write)?;
+                self.writer.write_chunks(&plan.path, write)?;
             } else {
-                self.writer.write_raw(handle, &start, &count, &buffer)?;
+                self.writer.write_raw(&plan.path, &start, &count, &buffer)?;
             }
             progress.advance(buffer.len() as u64);
         }
@@ -274,16 +250,13 @@ impl Transfer<'_> {
         size: usize,
         progress: &Progress,
     ) -> anyhow::Result<()> {
-        let var = find_input_var(self.dataset, plan)
-            .ok_or_else(|| anyhow!("variable {} is not in the input", plan.path))?;
         for (start, count) in slabs.slabs() {
             progress.check_interrupt()?;
             let values = self
                 .input
-                .read_slab(self.dataset, plan.input_group, var, &start, &count)
+                .read_slab(self.dataset, &plan.path, &start, &count)
                 .map_err(|e| read_error(plan, e))?;
-            self.writer
-                .write(&plan.path.groups, &plan.path.name, &start, &count, &values)?;
+            self.writer.write(&plan.path, &start, &count, &values)?;
             progress.advance((count.iter().product::<usize>() * size) as u64);
         }
         Ok(())

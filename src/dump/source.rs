@@ -4,14 +4,15 @@
 use anyhow::anyhow;
 use cdl::{DataSource, DumpOptions};
 use ncmodel::{Dataset, Group, Values, Var};
-use store::{StoreError, StoreReader};
+use store::{StoreError, StoreReader, VarPath};
 
 /// Reads variable data from the open file.
 pub struct FileSource<'a> {
     file: &'a dyn StoreReader,
     dataset: &'a Dataset,
-    /// The variable last read (group id, variable id), named in a crash message.
-    reading: Option<(i32, i32)>,
+    /// The variable last read (group id and variable id, and its path), named in a
+    /// crash message.
+    reading: Option<((i32, i32), VarPath)>,
 }
 
 impl<'a> FileSource<'a> {
@@ -94,29 +95,22 @@ impl DataSource for FileSource<'_> {
         start: &[usize],
         count: &[usize],
     ) -> Result<Values, StoreError> {
-        if self.reading != Some((group.ncid, var.id)) {
-            self.reading = Some((group.ncid, var.id));
-            let path = group_path(&self.dataset.root, group.ncid, "")
-                .map_or_else(|| var.name.clone(), |g| format!("{g}/{}", var.name));
-            crate::storage::backends::crash_guard::set_activity(&format!(
-                "reading variable {path}"
-            ));
-        }
-        self.file
-            .read_slab(self.dataset, group.ncid, var, start, count)
+        let ids = (group.ncid, var.id);
+        let path = match &self.reading {
+            Some((read, path)) if *read == ids => path,
+            _ => {
+                let path = self
+                    .dataset
+                    .var_path(group.ncid, var)
+                    .unwrap_or_else(|| VarPath::new(Vec::<String>::new(), var.name.clone()));
+                crate::storage::backends::crash_guard::set_activity(&format!(
+                    "reading variable {path}"
+                ));
+                &self.reading.insert((ids, path)).1
+            }
+        };
+        self.file.read_slab(self.dataset, path, start, count)
     }
-}
-
-/// The path of the group `ncid` under `group` (whose path is `prefix`): empty for the
-/// root.
-fn group_path(group: &Group, ncid: i32, prefix: &str) -> Option<String> {
-    if group.ncid == ncid {
-        return Some(prefix.to_string());
-    }
-    group
-        .groups
-        .iter()
-        .find_map(|g| group_path(g, ncid, &format!("{prefix}/{}", g.name)))
 }
 
 /// Every variable path of a group tree.

@@ -8,7 +8,7 @@ use anyhow::{anyhow, bail, Context};
 use cdl::parse::{push_constant, Constant, DataEntry, DataReader, DataToken, ParseError, Position};
 use ncmodel::{AtomicType, Dataset, Group, TypeRef, Values, Var};
 use rayon::prelude::*;
-use store::StoreWriter;
+use store::{StoreWriter, VarPath};
 
 use super::chars::CharPacker;
 use super::linear::hyperslabs;
@@ -30,8 +30,7 @@ pub struct DataLoader<'a> {
 /// Where a variable's values go: its shape and how many values it holds.
 struct SlabTarget<'a> {
     writer: &'a dyn StoreWriter,
-    group_path: &'a [String],
-    name: &'a str,
+    var: VarPath,
     /// Dimension lengths, outermost first (an unlimited outermost one does not matter).
     shape: Vec<usize>,
     /// How many values fit (none when the outermost dimension is unlimited).
@@ -74,7 +73,7 @@ impl SlabTarget<'_> {
                 Cow::Owned(values.slice(offset..offset + count))
             };
             self.writer
-                .write(self.group_path, self.name, &slab.start, &slab.count, &part)
+                .write(&self.var, &slab.start, &slab.count, &part)
                 .map_err(|e| anyhow!(e))?;
             offset += count;
         }
@@ -158,8 +157,7 @@ impl<'a> DataLoader<'a> {
         let unlimited_first = dims.first().is_some_and(|d| d.1);
         SlabTarget {
             writer: self.writer,
-            group_path: &entry.group_path,
-            name: &entry.var_name,
+            var: VarPath::new(entry.group_path.iter().cloned(), entry.var_name.clone()),
             shape: dims
                 .iter()
                 .map(|&(len, unlimited)| if unlimited { 1 } else { len })

@@ -7,7 +7,7 @@ use std::io::Write;
 
 use anyhow::anyhow;
 use filterspec::FilterSpec;
-use ncmodel::{Dataset, Group, Layout, TypeRef, Var};
+use ncmodel::{Dataset, Group, Layout, TypeRef, Var, VarPath};
 use serde_json::{json, Value};
 
 use super::availability::{Availability, Inventory};
@@ -239,15 +239,21 @@ fn codecs_of(var: &Var) -> Vec<Value> {
 }
 
 /// Every variable with filters (or Zarr codecs) in `group` and below, with its full path.
-fn filtered_vars<'a>(group: &'a Group, prefix: &str, found: &mut Vec<(String, &'a Var)>) {
+fn filtered_vars<'a>(
+    group: &'a Group,
+    groups: &mut Vec<String>,
+    found: &mut Vec<(VarPath, &'a Var)>,
+) {
     for var in &group.vars {
         let storage = var.storage.as_ref();
         if storage.is_some_and(|s| !s.filters.is_empty() || s.codecs.is_some()) {
-            found.push((format!("{prefix}/{}", var.name), var));
+            found.push((VarPath::new(groups.iter().cloned(), var.name.clone()), var));
         }
     }
     for child in &group.groups {
-        filtered_vars(child, &format!("{prefix}/{}", child.name), found);
+        groups.push(child.name.clone());
+        filtered_vars(child, groups, found);
+        groups.pop();
     }
 }
 
@@ -265,11 +271,11 @@ fn type_name(dataset: &Dataset, t: TypeRef) -> String {
 fn reports(
     dataset: &Dataset,
     inventory: &Inventory,
-    stored: impl FnOnce(&[String]) -> Vec<Option<u64>>,
+    stored: impl FnOnce(&[VarPath]) -> Vec<Option<u64>>,
 ) -> Vec<VarReport> {
     let mut vars = Vec::new();
-    filtered_vars(&dataset.root, "", &mut vars);
-    let paths: Vec<String> = vars.iter().map(|(p, _)| p.clone()).collect();
+    filtered_vars(&dataset.root, &mut Vec::new(), &mut vars);
+    let paths: Vec<VarPath> = vars.iter().map(|(p, _)| p.clone()).collect();
     let sizes = if paths.is_empty() {
         Vec::new()
     } else {
@@ -301,7 +307,7 @@ fn reports(
                 codecs.iter().map(FilterReport::of_codec).collect()
             };
             VarReport {
-                path,
+                path: path.to_string(),
                 type_name: type_name(dataset, var.type_ref),
                 dims,
                 layout: storage.map_or(Layout::Other, |s| s.layout.clone()),

@@ -1,7 +1,7 @@
 //! The classic reader behind the storage boundary.
 
-use ncmodel::{AtomicType, Dataset, TypeRef, Values, Var};
-use store::{ErrorKind, RawBuffer, StoreError, StoreReader};
+use ncmodel::{AtomicType, Dataset, TypeRef, Values};
+use store::{ErrorKind, RawBuffer, StoreError, StoreReader, VarPath};
 
 use crate::error::ClassicError;
 use crate::file::ClassicFile;
@@ -35,6 +35,19 @@ impl ClassicFile {
     fn values_len(count: &[usize]) -> usize {
         count.iter().product()
     }
+
+    /// The index in the header of the variable `path` names (a classic file has only the
+    /// root group); `usize::MAX`, which no read accepts, when there is none.
+    fn index_of(&self, path: &VarPath) -> usize {
+        if !path.groups.is_empty() {
+            return usize::MAX;
+        }
+        self.header()
+            .vars
+            .iter()
+            .position(|v| v.name == path.name)
+            .unwrap_or(usize::MAX)
+    }
 }
 
 impl StoreReader for ClassicFile {
@@ -52,13 +65,19 @@ impl StoreReader for ClassicFile {
 
     fn read_slab(
         &self,
-        _dataset: &Dataset,
-        _group: i32,
-        var: &Var,
+        dataset: &Dataset,
+        path: &VarPath,
         start: &[usize],
         count: &[usize],
     ) -> Result<Values, StoreError> {
-        let context = || format!("{}: reading variable {}", self.path(), var.name);
+        let context = || format!("{}: reading variable {}", self.path(), path.name);
+        let Some((_, var)) = dataset.var_at(path) else {
+            return Err(StoreError::new(
+                ErrorKind::NotFound,
+                format!("no variable {path}"),
+                context(),
+            ));
+        };
         let TypeRef::Atomic(t) = var.type_ref else {
             return Err(StoreError::new(
                 ErrorKind::InvalidRequest,
@@ -101,19 +120,13 @@ impl StoreReader for ClassicFile {
 
     fn read_raw(
         &self,
-        _group: i32,
-        var: i32,
+        var: &VarPath,
         start: &[usize],
         count: &[usize],
         buffer: &mut RawBuffer,
     ) -> Result<(), StoreError> {
-        let index = usize::try_from(var).unwrap_or(usize::MAX);
-        let name = self
-            .header()
-            .vars
-            .get(index)
-            .map_or_else(|| format!("#{var}"), |v| v.name.clone());
-        let context = || format!("{}: reading variable {name}", self.path());
+        let index = self.index_of(var);
+        let context = || format!("{}: reading variable {}", self.path(), var.name);
         let size = self
             .var_layout(index)
             .map_or(0, |l| usize::try_from(l.element_size).unwrap_or(0));
@@ -130,7 +143,7 @@ impl StoreReader for ClassicFile {
         "classic files have no filters".to_string()
     }
 
-    fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>> {
+    fn stored_sizes(&self, vars: &[VarPath]) -> Vec<Option<u64>> {
         vec![None; vars.len()]
     }
 }

@@ -28,6 +28,14 @@ impl VarPath {
         }
     }
 
+    /// The path of the variable `name` of the root group.
+    pub fn in_root(name: impl Into<String>) -> Self {
+        Self {
+            groups: Vec::new(),
+            name: name.into(),
+        }
+    }
+
     /// A path from unescaped text like `/g/v` or `v` (a missing leading `/` means the root
     /// group); `None` if a component is empty.
     pub fn from_plain(path: &str) -> Option<Self> {

@@ -7,10 +7,41 @@ use std::path::Path;
 use ncmodel::{Dataset, Layout, Values, Var};
 use store::{
     ChunkSink, ChunkSource, ChunkWrite, DecodedChunkReader, RawBuffer, StoreError, StoreReader,
-    StoreWriter, StoredChunk, VarHandle,
+    StoreWriter, StoredChunk, VarPath,
 };
 
-use crate::{DirectChunkWriter, NcFile, NcWriter, StoredChunkReader};
+use crate::raw::VarHandle;
+use crate::{DirectChunkWriter, NcError, NcFile, NcWriter, StoredChunkReader};
+
+/// The error for a variable `path` that the dataset being read or written does not have.
+fn no_such_variable(path: &VarPath, context: &str) -> NcError {
+    NcError {
+        kind: store::ErrorKind::NotFound,
+        message: format!("no variable {path}"),
+        context: context.to_string(),
+    }
+}
+
+/// The group id and the variable `path` names in `dataset`, the schema an [`NcFile`]
+/// returned.
+fn in_schema<'d>(
+    file: &NcFile,
+    dataset: &'d Dataset,
+    path: &VarPath,
+) -> Result<(i32, &'d Var), NcError> {
+    dataset
+        .var_at(path)
+        .map(|(group, var)| (group.ncid, var))
+        .ok_or_else(|| no_such_variable(path, file.path()))
+}
+
+impl NcWriter {
+    /// The handle of the variable `path` names, once defined.
+    fn handle_of(&self, path: &VarPath) -> Result<VarHandle, NcError> {
+        self.handle(&path.groups, &path.name)
+            .ok_or_else(|| no_such_variable(path, self.target()))
+    }
+}
 
 /// Where HDF5 looks for filter plugins, and where that comes from, as the user should
 /// read it.
@@ -74,22 +105,22 @@ impl StoreReader for NcFile {
     fn read_slab(
         &self,
         dataset: &Dataset,
-        group: i32,
-        var: &Var,
+        var: &VarPath,
         start: &[usize],
         count: &[usize],
     ) -> Result<Values, StoreError> {
+        let (group, var) = in_schema(self, dataset, var)?;
         NcFile::read_slab(self, dataset, group, var, start, count)
     }
 
     fn read_raw(
         &self,
-        group: i32,
-        var: i32,
+        var: &VarPath,
         start: &[usize],
         count: &[usize],
         buffer: &mut RawBuffer,
     ) -> Result<(), StoreError> {
+        let (group, var) = self.var_ids(var)?;
         NcFile::read_raw(self, group, var, start, count, buffer)
     }
 
@@ -101,7 +132,8 @@ impl StoreReader for NcFile {
         plugin_remedy()
     }
 
-    fn set_var_cache(&self, group: i32, var: i32, bytes: usize) -> Result<(), StoreError> {
+    fn set_var_cache(&self, var: &VarPath, bytes: usize) -> Result<(), StoreError> {
+        let (group, var) = self.var_ids(var)?;
         NcFile::set_var_cache(self, group, var, bytes)
     }
 
@@ -113,27 +145,24 @@ impl StoreReader for NcFile {
         NcFile::extended_format(self).ok()
     }
 
-    fn stored_chunk_source(
-        &self,
-        group_path: &[String],
-        name: &str,
-    ) -> Option<Box<dyn ChunkSource + '_>> {
-        let source = self.stored_chunks(group_path, name)?;
+    fn stored_chunk_source(&self, var: &VarPath) -> Option<Box<dyn ChunkSource + '_>> {
+        let source = self.stored_chunks(&var.groups, &var.name)?;
         Some(Box::new(source))
     }
 
     fn decoded_chunk_reader(
         &self,
         dataset: &Dataset,
-        group: i32,
-        var: &Var,
+        var: &VarPath,
     ) -> Option<Box<dyn DecodedChunkReader + '_>> {
+        let (group, var) = in_schema(self, dataset, var).ok()?;
         let reader = self.chunk_reader(dataset, group, var)?;
         Some(Box::new(reader))
     }
 
-    fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>> {
-        crate::stored_sizes(NcFile::path(self), vars)
+    fn stored_sizes(&self, vars: &[VarPath]) -> Vec<Option<u64>> {
+        let paths: Vec<String> = vars.iter().map(VarPath::to_string).collect();
+        crate::stored_sizes(NcFile::path(self), &paths)
     }
 }
 
@@ -156,47 +185,38 @@ impl StoreWriter for NcWriter {
 
     fn write(
         &self,
-        group_path: &[String],
-        name: &str,
+        var: &VarPath,
         start: &[usize],
         count: &[usize],
         values: &Values,
     ) -> Result<(), StoreError> {
-        NcWriter::write(self, group_path, name, start, count, values)
+        NcWriter::write(self, &var.groups, &var.name, start, count, values)
     }
 
-    fn handle(&self, group_path: &[String], name: &str) -> Option<VarHandle> {
-        NcWriter::handle(self, group_path, name)
-    }
-
-    fn layout(&self, var: VarHandle) -> Result<Layout, StoreError> {
-        NcWriter::layout(self, var)
+    fn layout(&self, var: &VarPath) -> Result<Layout, StoreError> {
+        NcWriter::layout(self, self.handle_of(var)?)
     }
 
     fn write_raw(
         &self,
-        var: VarHandle,
+        var: &VarPath,
         start: &[usize],
         count: &[usize],
         buffer: &RawBuffer,
     ) -> Result<(), StoreError> {
-        NcWriter::write_raw(self, var, start, count, buffer)
+        NcWriter::write_raw(self, self.handle_of(var)?, start, count, buffer)
     }
 
-    fn set_var_cache(&self, var: VarHandle, bytes: usize) -> Result<(), StoreError> {
-        NcWriter::set_var_cache(self, var, bytes)
+    fn set_var_cache(&self, var: &VarPath, bytes: usize) -> Result<(), StoreError> {
+        NcWriter::set_var_cache(self, self.handle_of(var)?, bytes)
     }
 
-    fn write_chunks(&self, var: VarHandle, write: ChunkWrite<'_>) -> Result<(), StoreError> {
-        NcWriter::write_chunks(self, var, write)
+    fn write_chunks(&self, var: &VarPath, write: ChunkWrite<'_>) -> Result<(), StoreError> {
+        NcWriter::write_chunks(self, self.handle_of(var)?, write)
     }
 
-    fn stored_chunk_sink(
-        &self,
-        group_path: &[String],
-        name: &str,
-    ) -> Option<Box<dyn ChunkSink + '_>> {
-        let sink = self.direct_chunks(group_path, name)?;
+    fn stored_chunk_sink(&self, var: &VarPath) -> Option<Box<dyn ChunkSink + '_>> {
+        let sink = self.direct_chunks(&var.groups, &var.name)?;
         Some(Box::new(sink))
     }
 

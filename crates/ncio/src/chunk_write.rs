@@ -11,7 +11,9 @@ use codecs::{ChunkEncoder, FilterSpec};
 use ncmodel::{Layout, Var};
 use store::grid::{batch_len, chunks_touched, SlabGrid};
 use store::pipeline::run_ordered;
-use store::{ChunkFeed, ChunkJob, ChunkWrite, RawBuffer, StoredChunk, VarHandle};
+use store::{ChunkFeed, ChunkJob, ChunkWrite, RawBuffer, StoredChunk};
+
+use crate::raw::VarHandle;
 
 use crate::create::NcWriter;
 use crate::direct::DirectChunkWriter;
@@ -58,7 +60,11 @@ impl NcWriter {
     /// Encodes and writes decoded data of the variable `var` (see
     /// [`store::StoreWriter::write_chunks`]): here when its chunks may be encoded here,
     /// else through libnetcdf.
-    pub fn write_chunks(&self, var: VarHandle, write: ChunkWrite<'_>) -> Result<(), NcError> {
+    pub(crate) fn write_chunks(
+        &self,
+        var: VarHandle,
+        write: ChunkWrite<'_>,
+    ) -> Result<(), NcError> {
         let Layout::Chunked(chunks) = self.layout(var)? else {
             return self.write_through_library(var, write, &[]);
         };

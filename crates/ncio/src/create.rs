@@ -205,7 +205,7 @@ impl NcWriter {
     }
 
     /// The variable `var`, if its chunks may be encoded here.
-    pub(crate) fn encodable_var(&self, var: store::VarHandle) -> Option<&EncodableVar> {
+    pub(crate) fn encodable_var(&self, var: crate::raw::VarHandle) -> Option<&EncodableVar> {
         self.encodable.get(&(var.group, var.var))
     }
 

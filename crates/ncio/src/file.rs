@@ -20,6 +20,8 @@ pub struct NcFile {
     types: OnceLock<Vec<UserType>>,
     /// The variables whose chunks are decoded here, found on first read.
     chunked: crate::chunk_read::ChunkedVars,
+    /// The ids of the variables named so far by path.
+    var_ids: crate::var_ids::VarIds,
 }
 
 /// The largest classic file whose malformed header is still handed to libnetcdf. It pads
@@ -82,6 +84,7 @@ impl NcFile {
             path: path.to_string(),
             types: OnceLock::new(),
             chunked: Default::default(),
+            var_ids: Default::default(),
         })
     }
 
@@ -110,6 +113,11 @@ impl NcFile {
     /// The open file, for the readers of this crate.
     pub(crate) fn open_file(&self) -> &OpenFile {
         &self.file
+    }
+
+    /// The ids of the variables named so far by path.
+    pub(crate) fn var_id_cache(&self) -> &crate::var_ids::VarIds {
+        &self.var_ids
     }
 
     /// The variables whose chunks are decoded here.

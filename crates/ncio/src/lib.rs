@@ -11,8 +11,8 @@
 //! - [`NcWriter`] creates a file from a schema and writes slabs, atomically;
 //! - [`scan_plugins`] lists the filter plugins of HDF5's search path with their ids;
 //!   [`stored_sizes`] tells how many bytes variables take on disk;
-//! - [`RawBuffer`], [`NcFile::read_raw`] and [`NcWriter::write_raw`] move atomic data as
-//!   raw bytes (nccopy's fast path).
+//! - [`RawBuffer`], [`NcFile::read_raw`] and [`NcWriter`]'s `StoreWriter::write_raw`
+//!   move atomic data as raw bytes (nccopy's fast path).
 
 #[allow(unsafe_code)]
 mod access;
@@ -38,6 +38,7 @@ mod storage;
 mod storage_size;
 #[allow(unsafe_code)]
 mod sys;
+mod var_ids;
 mod zarr_names;
 
 pub use access::check_writable;
@@ -49,6 +50,6 @@ pub use error::NcError;
 pub use file::NcFile;
 pub use plugin_scan::{filter_plugins_enabled, scan_plugin_dirs, scan_plugins, PluginFile};
 pub use plugins::{filter_available, plugin_search_paths};
-pub use raw::{is_raw_type, set_default_chunk_cache, VarHandle};
+pub use raw::{is_raw_type, set_default_chunk_cache};
 pub use storage_size::stored_sizes;
 pub use sys::RawBuffer;

@@ -73,17 +73,25 @@ impl NcFile {
     }
 }
 
-pub use store::VarHandle;
+/// A variable of a file being written, by libnetcdf's ids (what a [`store::VarPath`]
+/// resolves to here).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct VarHandle {
+    /// The group's id.
+    pub(crate) group: c_int,
+    /// The variable's id in its group.
+    pub(crate) var: c_int,
+}
 
 impl NcWriter {
     /// The handle of the variable `name` of the group at `group_path`, once defined.
-    pub fn handle(&self, group_path: &[String], name: &str) -> Option<VarHandle> {
+    pub(crate) fn handle(&self, group_path: &[String], name: &str) -> Option<VarHandle> {
         self.slot(group_path, name)
             .map(|(group, var)| VarHandle { group, var })
     }
 
     /// Sets the chunk cache of one variable to `bytes` (see [`NcFile::set_var_cache`]).
-    pub fn set_var_cache(&self, var: VarHandle, bytes: usize) -> Result<(), NcError> {
+    pub(crate) fn set_var_cache(&self, var: VarHandle, bytes: usize) -> Result<(), NcError> {
         let file = self.open_file()?;
         let grp = self.group_of(file, var.group)?;
         let context = || format!("{}: setting a chunk cache", self.target());
@@ -92,7 +100,7 @@ impl NcWriter {
 
     /// Writes raw values (as [`NcFile::read_raw`] reads them) to the hyperslab
     /// `start`/`count` of the variable. The rank, type and buffer length are checked here.
-    pub fn write_raw(
+    pub(crate) fn write_raw(
         &self,
         var: VarHandle,
         start: &[usize],
@@ -107,7 +115,7 @@ impl NcWriter {
 
     /// The layout the library gave the variable (chunk sizes included); classic files
     /// answer [`Layout::Contiguous`].
-    pub fn layout(&self, var: VarHandle) -> Result<Layout, NcError> {
+    pub(crate) fn layout(&self, var: VarHandle) -> Result<Layout, NcError> {
         let context = || format!("{}: chunking", self.target());
         let file = self.open_file()?;
         let grp = self.group_of(file, var.group)?;

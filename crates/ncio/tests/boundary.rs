@@ -193,3 +193,78 @@ fn compound_values_that_do_not_fit_their_fields_are_refused() {
         assert_eq!(result.is_ok(), fits, "case {i}: {result:?}");
     }
 }
+
+/// Across the storage boundary a variable is named by its path: two variables named `v`,
+/// in the root group and in `/g`, are written and read apart, and a path the file does
+/// not have is not found.
+#[test]
+fn variables_are_named_by_their_paths() {
+    use store::{ErrorKind, StoreReader, StoreWriter, VarPath};
+    let dir = scratch();
+    let path = dir.path().join("p.nc").to_string_lossy().into_owned();
+    let mut ds = dataset(
+        vec![int_var("v", vec![0], Layout::Contiguous)],
+        Vec::new(),
+        Vec::new(),
+    );
+    ds.root.groups.push(Group {
+        ncid: 1,
+        name: "g".into(),
+        vars: vec![int_var("v", vec![0, 1], Layout::Chunked(vec![1, 2]))],
+        ..Group::default()
+    });
+    let (top, nested) = (VarPath::in_root("v"), VarPath::new(["g"], "v"));
+    let mut writer = NcWriter::create(&path, Format::Netcdf4).unwrap_or_else(|e| panic!("{e}"));
+    writer.define(&ds).unwrap_or_else(|e| panic!("{e}"));
+    let out: &dyn StoreWriter = &writer;
+    out.write(&top, &[0], &[2], &Values::Int(vec![7, 8]))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(out.layout(&nested).ok(), Some(Layout::Chunked(vec![1, 2])));
+    let bytes: Vec<u8> = [1i32, 2, 3, 4]
+        .iter()
+        .flat_map(|v| v.to_ne_bytes())
+        .collect();
+    let mut raw = ncio::RawBuffer::new();
+    raw.resize(bytes.len());
+    raw.as_bytes_mut().copy_from_slice(&bytes);
+    out.write_raw(&nested, &[0, 0], &[2, 2], &raw)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let missing = VarPath::new(["h"], "v");
+    assert_eq!(
+        out.layout(&missing).map_err(|e| e.kind),
+        Err(ErrorKind::NotFound)
+    );
+    writer.finish().unwrap_or_else(|e| panic!("{e}"));
+
+    let file = NcFile::open(&path).unwrap_or_else(|e| panic!("{e}"));
+    let schema = file.schema().unwrap_or_else(|e| panic!("{e}"));
+    let input: &dyn StoreReader = &file;
+    assert_eq!(
+        input.read_slab(&schema, &top, &[0], &[2]).ok(),
+        Some(Values::Int(vec![7, 8]))
+    );
+    assert_eq!(
+        input.read_slab(&schema, &nested, &[1, 0], &[1, 2]).ok(),
+        Some(Values::Int(vec![3, 4]))
+    );
+    let mut back = ncio::RawBuffer::new();
+    for _ in 0..2 {
+        // The second read finds the ids it kept for the path.
+        input
+            .read_raw(&nested, &[0, 0], &[2, 2], &mut back)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(back.as_bytes(), raw.as_bytes());
+    }
+    assert_eq!(
+        input
+            .read_raw(&missing, &[0], &[1], &mut back)
+            .map_err(|e| e.kind),
+        Err(ErrorKind::NotFound)
+    );
+    assert_eq!(
+        input
+            .read_slab(&schema, &missing, &[0], &[1])
+            .map_err(|e| e.kind),
+        Err(ErrorKind::NotFound)
+    );
+}

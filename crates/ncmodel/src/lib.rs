@@ -2,7 +2,9 @@
 //! Rust) and by `ncio` (which fills it from libnetcdf and creates files from it).
 //!
 //! Identifiers (`ncid`, `varid`, dimension and type ids) are libnetcdf's where the
-//! dataset was read from a file; a dataset built from CDL numbers them itself.
+//! dataset was read from a file; a dataset built from CDL numbers them itself. Across the
+//! storage boundary a variable is named by its [`VarPath`] (groups from the root, then
+//! its name), never by those ids.
 
 pub mod names;
 pub mod schema;
@@ -18,3 +20,7 @@ pub use schema::{
 pub use shape::{check_values, field_len, Misfit};
 pub use types::{AtomicType, CompoundField, TypeId, TypeRef, UserType, UserTypeKind};
 pub use values::{Value, Values};
+
+/// The one id of a variable across the storage boundary: its full path. Defined with the
+/// `-F` grammar that names variables the same way (this crate already depends on it).
+pub use filterspec::VarPath;

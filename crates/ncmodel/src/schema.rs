@@ -1,6 +1,6 @@
 //! Datasets, groups, dimensions, variables, attributes and storage properties.
 
-use filterspec::FilterSpec;
+use filterspec::{FilterSpec, VarPath};
 
 use crate::types::{TypeId, TypeRef, UserType};
 use crate::values::Values;
@@ -96,6 +96,37 @@ impl Dataset {
     /// The dimension with this id, searching every group.
     pub fn dim(&self, id: i32) -> Option<&Dim> {
         self.root.find_dim(id)
+    }
+
+    /// The group at `path` (group names from the root; empty for the root group).
+    pub fn group_at(&self, path: &[String]) -> Option<&Group> {
+        path.iter().try_fold(&self.root, |group, name| {
+            group.groups.iter().find(|g| &g.name == name)
+        })
+    }
+
+    /// The variable `path` names, with its group.
+    pub fn var_at(&self, path: &VarPath) -> Option<(&Group, &Var)> {
+        let group = self.group_at(&path.groups)?;
+        Some((group, group.var(&path.name)?))
+    }
+
+    /// The path of the variable `var` of the group whose id is `ncid`.
+    pub fn var_path(&self, ncid: i32, var: &Var) -> Option<VarPath> {
+        fn names(group: &Group, ncid: i32, above: &mut Vec<String>) -> bool {
+            if group.ncid == ncid {
+                return true;
+            }
+            group.groups.iter().any(|g| {
+                above.push(g.name.clone());
+                names(g, ncid, above) || {
+                    above.pop();
+                    false
+                }
+            })
+        }
+        let mut groups = Vec::new();
+        names(&self.root, ncid, &mut groups).then(|| VarPath::new(groups, var.name.clone()))
     }
 }
 
@@ -264,4 +295,67 @@ pub struct Storage {
     pub quantize: Option<Quantize>,
     /// The `_Codecs` JSON of an NCZarr variable, if any.
     pub codecs: Option<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::types::AtomicType;
+
+    fn var(id: i32, name: &str) -> Var {
+        Var {
+            id,
+            name: name.to_string(),
+            type_ref: TypeRef::Atomic(AtomicType::Int),
+            dim_ids: Vec::new(),
+            atts: Vec::new(),
+            storage: None,
+        }
+    }
+
+    /// `/v` and `/g/h/v` (a variable of the same name in a nested group).
+    fn dataset() -> Dataset {
+        let h = Group {
+            ncid: 3,
+            name: "h".into(),
+            vars: vec![var(0, "w"), var(1, "v")],
+            ..Group::default()
+        };
+        let g = Group {
+            ncid: 2,
+            name: "g".into(),
+            groups: vec![h],
+            ..Group::default()
+        };
+        Dataset {
+            format: Format::Netcdf4,
+            is_nczarr: false,
+            specials: GlobalSpecials::default(),
+            types: Vec::new(),
+            root: Group {
+                ncid: 1,
+                name: "/".into(),
+                vars: vec![var(0, "v")],
+                groups: vec![g],
+                ..Group::default()
+            },
+        }
+    }
+
+    #[test]
+    fn a_path_names_one_variable_and_the_ids_give_its_path_back() {
+        let ds = dataset();
+        let nested = VarPath::new(["g", "h"], "v");
+        let (group, found) = ds.var_at(&nested).unwrap_or_else(|| panic!("no {nested}"));
+        assert_eq!((group.ncid, found.id), (3, 1));
+        assert_eq!(ds.var_path(group.ncid, found), Some(nested));
+        let top = VarPath::in_root("v");
+        let (group, found) = ds.var_at(&top).unwrap_or_else(|| panic!("no {top}"));
+        assert_eq!((group.ncid, found.id), (1, 0));
+        assert_eq!(ds.var_path(1, found), Some(top));
+        assert!(ds.var_at(&VarPath::new(["g"], "v")).is_none());
+        assert!(ds.var_at(&VarPath::new(["x"], "v")).is_none());
+        assert_eq!(ds.group_at(&[]).map(|g| g.ncid), Some(1));
+        assert_eq!(ds.var_path(9, found), None);
+    }
 }

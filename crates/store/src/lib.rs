@@ -43,5 +43,6 @@ pub use location::{
     ZarrLocation, ZarrVersion, ZipLayout, ZipRoot,
 };
 pub use memory::MemoryStore;
+pub use ncmodel::VarPath;
 pub use raw::{is_raw_type, RawBuffer};
-pub use traits::{ChunkSink, ChunkSource, StoreReader, StoreWriter, StoredChunk, VarHandle};
+pub use traits::{ChunkSink, ChunkSource, StoreReader, StoreWriter, StoredChunk};

@@ -2,25 +2,14 @@
 
 use std::path::Path;
 
-use ncmodel::{Dataset, Layout, Values, Var};
+use ncmodel::{Dataset, Layout, Values, VarPath};
 
 use crate::chunks::{cut_from_chunk, extent_in, ChunkFeed, ChunkWrite, DecodedChunkReader};
 use crate::{Capabilities, RawBuffer, StoreError};
 
-/// A variable of a store being written, as [`StoreWriter::handle`] finds it. The ids are
-/// the backend's own.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct VarHandle {
-    /// The group's id.
-    pub group: i32,
-    /// The variable's id in its group.
-    pub var: i32,
-}
-
 /// A dataset open for reading.
 ///
-/// Groups are named by the `ncid` their [`ncmodel::Group`] carries in the schema this
-/// reader returned, and variables by their `id`.
+/// Variables are named by their [`VarPath`]; each backend finds its own ids for it.
 pub trait StoreReader {
     /// The path or URL the store was opened with.
     fn path(&self) -> &str;
@@ -32,24 +21,22 @@ pub trait StoreReader {
     /// chunks, and which codecs it writes.
     fn capabilities(&self) -> Capabilities;
 
-    /// The hyperslab `start`/`count` of `var` in the group `group`, row-major. A scalar
-    /// variable takes empty `start` and `count`.
+    /// The hyperslab `start`/`count` of the variable `var` of `dataset` (the schema this
+    /// reader returned), row-major. A scalar variable takes empty `start` and `count`.
     fn read_slab(
         &self,
         dataset: &Dataset,
-        group: i32,
-        var: &Var,
+        var: &VarPath,
         start: &[usize],
         count: &[usize],
     ) -> Result<Values, StoreError>;
 
-    /// The hyperslab `start`/`count` of the variable `var` of `group` as raw values in
-    /// the machine's byte order, into `buffer`; the variable must be of a fixed-size
-    /// atomic type (not `string`).
+    /// The hyperslab `start`/`count` of the variable `var` as raw values in the
+    /// machine's byte order, into `buffer`; the variable must be of a fixed-size atomic
+    /// type (not `string`).
     fn read_raw(
         &self,
-        group: i32,
-        var: i32,
+        var: &VarPath,
         start: &[usize],
         count: &[usize],
         buffer: &mut RawBuffer,
@@ -62,18 +49,18 @@ pub trait StoreReader {
     /// looked for and how to provide it.
     fn filter_remedy(&self) -> String;
 
-    /// The codecs of the variable `var` of `group` that cannot be decoded here and that
-    /// have no HDF5 filter id for [`StoreReader::filter_available`] to judge (a Zarr codec
-    /// such as `delta`), by name. Empty when every stored codec can be decoded.
-    fn unreadable_codecs(&self, group: i32, var: i32) -> Vec<String> {
-        let _ = (group, var);
+    /// The codecs of the variable `var` that cannot be decoded here and that have no
+    /// HDF5 filter id for [`StoreReader::filter_available`] to judge (a Zarr codec such as
+    /// `delta`), by name. Empty when every stored codec can be decoded.
+    fn unreadable_codecs(&self, var: &VarPath) -> Vec<String> {
+        let _ = var;
         Vec::new()
     }
 
-    /// Sets the cache of one variable's decoded chunks to `bytes` (0 frees it). Backends
-    /// without such a cache ignore it.
-    fn set_var_cache(&self, group: i32, var: i32, bytes: usize) -> Result<(), StoreError> {
-        let _ = (group, var, bytes);
+    /// Sets the cache of the variable `var`'s decoded chunks to `bytes` (0 frees it).
+    /// Backends without such a cache ignore it.
+    fn set_var_cache(&self, var: &VarPath, bytes: usize) -> Result<(), StoreError> {
+        let _ = (var, bytes);
         Ok(())
     }
 
@@ -91,31 +78,25 @@ pub trait StoreReader {
         None
     }
 
-    /// A source of the stored (still encoded) chunks of the variable `name` of the group
-    /// at `group_path`, for copying them as they are into a store whose chunks of the
+    /// A source of the stored (still encoded) chunks of the variable `var`, for copying them as they are into a store whose chunks of the
     /// same filters are the same bytes (HDF5 files, Zarr stores: see
     /// [`StoreWriter::stored_chunk_sink`]); `None` when the backend cannot give them (not
     /// a store on disk, or a variable that is not chunked).
-    fn stored_chunk_source(
-        &self,
-        group_path: &[String],
-        name: &str,
-    ) -> Option<Box<dyn ChunkSource + '_>> {
-        let _ = (group_path, name);
+    fn stored_chunk_source(&self, var: &VarPath) -> Option<Box<dyn ChunkSource + '_>> {
+        let _ = var;
         None
     }
 
-    /// A reader of the whole chunks of the variable `var` of `group` (of the schema
-    /// `dataset`), decoded, from any thread: what a copy into chunks of the same shape
+    /// A reader of the whole chunks of the variable `var` of `dataset` (the schema this
+    /// reader returned), decoded, from any thread: what a copy into chunks of the same shape
     /// hands the writer chunk by chunk, with no slab in between. `None` when the backend reads only slabs of it (not
     /// chunked, or a type that does not move as raw bytes).
     fn decoded_chunk_reader(
         &self,
         dataset: &Dataset,
-        group: i32,
-        var: &Var,
+        var: &VarPath,
     ) -> Option<Box<dyn DecodedChunkReader + '_>> {
-        let _ = (dataset, group, var);
+        let _ = (dataset, var);
         None
     }
 
@@ -132,12 +113,13 @@ pub trait StoreReader {
         Vec::new()
     }
 
-    /// How many bytes each variable of `vars` (full paths, `/g/v`) takes in storage;
-    /// `None` where it is not known.
-    fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>>;
+    /// How many bytes each variable of `vars` takes in storage; `None` where it is not
+    /// known.
+    fn stored_sizes(&self, vars: &[VarPath]) -> Vec<Option<u64>>;
 }
 
-/// A dataset being written. It is written under a temporary name and moved into place by
+/// A dataset being written, its variables named by their [`VarPath`] as in
+/// [`StoreReader`]. It is written under a temporary name and moved into place by
 /// [`StoreWriter::finish`]; dropped unfinished, it leaves nothing behind.
 pub trait StoreWriter {
     /// The target path, as given.
@@ -154,29 +136,24 @@ pub trait StoreWriter {
     /// storage, attributes.
     fn define(&mut self, dataset: &Dataset) -> Result<(), StoreError>;
 
-    /// Writes the hyperslab `start`/`count` of the variable `name` of the group at
-    /// `group_path` (empty for the root); the values are of the variable's type, one per
-    /// element.
+    /// Writes the hyperslab `start`/`count` of the variable `var`; the values are of the
+    /// variable's type, one per element.
     fn write(
         &self,
-        group_path: &[String],
-        name: &str,
+        var: &VarPath,
         start: &[usize],
         count: &[usize],
         values: &Values,
     ) -> Result<(), StoreError>;
 
-    /// The handle of the variable `name` of the group at `group_path`, once defined.
-    fn handle(&self, group_path: &[String], name: &str) -> Option<VarHandle>;
-
-    /// The layout the variable was given (chunk sizes included).
-    fn layout(&self, var: VarHandle) -> Result<Layout, StoreError>;
+    /// The layout the variable `var` was given (chunk sizes included), once defined.
+    fn layout(&self, var: &VarPath) -> Result<Layout, StoreError>;
 
     /// Writes raw values in the machine's byte order (as [`StoreReader::read_raw`] reads
     /// them) to the hyperslab `start`/`count` of the variable.
     fn write_raw(
         &self,
-        var: VarHandle,
+        var: &VarPath,
         start: &[usize],
         count: &[usize],
         buffer: &RawBuffer,
@@ -184,7 +161,7 @@ pub trait StoreWriter {
 
     /// Sets the cache of one variable's chunks being assembled to `bytes`; backends
     /// without such a cache ignore it.
-    fn set_var_cache(&self, var: VarHandle, bytes: usize) -> Result<(), StoreError> {
+    fn set_var_cache(&self, var: &VarPath, bytes: usize) -> Result<(), StoreError> {
         let _ = (var, bytes);
         Ok(())
     }
@@ -195,7 +172,7 @@ pub trait StoreWriter {
     /// within one in-flight budget ([`crate::pipeline::run_ordered`]); by default each
     /// chunk's part inside the variable is written with [`StoreWriter::write_raw`], in
     /// order.
-    fn write_chunks(&self, var: VarHandle, write: ChunkWrite<'_>) -> Result<(), StoreError> {
+    fn write_chunks(&self, var: &VarPath, write: ChunkWrite<'_>) -> Result<(), StoreError> {
         match write.feed {
             ChunkFeed::Slab {
                 start,
@@ -231,12 +208,8 @@ pub trait StoreWriter {
     /// A sink for chunks copied as another store keeps them (see
     /// [`StoreReader::stored_chunk_source`]); `None` when the backend cannot take them
     /// as they are.
-    fn stored_chunk_sink(
-        &self,
-        group_path: &[String],
-        name: &str,
-    ) -> Option<Box<dyn ChunkSink + '_>> {
-        let _ = (group_path, name);
+    fn stored_chunk_sink(&self, var: &VarPath) -> Option<Box<dyn ChunkSink + '_>> {
+        let _ = var;
         None
     }
 
@@ -286,7 +259,7 @@ pub trait ChunkSource {
 /// `buffer`.
 fn write_chunk_part<W: StoreWriter + ?Sized>(
     writer: &W,
-    var: VarHandle,
+    var: &VarPath,
     (chunks, shape): (&[usize], &[usize]),
     offset: &[usize],
     chunk: &[u8],

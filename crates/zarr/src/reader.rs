@@ -3,9 +3,11 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
-use ncmodel::{Dataset, Format, GlobalSpecials, Values, Var};
+use ncmodel::{Dataset, Format, GlobalSpecials, Values};
 use serde_json::Value;
-use store::{RawBuffer, StoreError, StoreKey, StoreReader, ZarrFlavor, ZarrLocation, ZarrVersion};
+use store::{
+    RawBuffer, StoreError, StoreKey, StoreReader, VarPath, ZarrFlavor, ZarrLocation, ZarrVersion,
+};
 
 use crate::error::{Result, ZarrError};
 use crate::pure::Pure;
@@ -17,7 +19,8 @@ use crate::storage::Store;
 pub struct ZarrReader {
     text: String,
     dataset: Dataset,
-    vars: HashMap<(i32, i32), VarEntry>,
+    /// The arrays of the variables, by full path (`/g/v`).
+    vars: HashMap<String, VarEntry>,
     warnings: Vec<String>,
     left_out: Vec<String>,
     /// The metadata, kept while it comes from consolidated metadata: an array's own
@@ -118,7 +121,11 @@ impl ZarrReader {
         Ok(Self {
             text: location.text.clone(),
             dataset,
-            vars: builder.vars,
+            vars: builder
+                .vars
+                .into_values()
+                .map(|entry| (entry.path.clone(), entry))
+                .collect(),
             warnings,
             left_out: builder.left_out,
             consolidated: source.is_consolidated().then_some(source),
@@ -160,13 +167,10 @@ impl ZarrReader {
         }
     }
 
-    fn entry(&self, group: i32, var: i32) -> Result<&VarEntry> {
-        self.vars.get(&(group, var)).ok_or_else(|| {
-            ZarrError::Invalid(format!(
-                "no variable {var} in group {group} of {}",
-                self.text
-            ))
-        })
+    fn entry(&self, var: &VarPath) -> Result<&VarEntry> {
+        self.vars
+            .get(&var.to_string())
+            .ok_or_else(|| ZarrError::Invalid(format!("no variable {var} in {}", self.text)))
     }
 }
 
@@ -186,21 +190,12 @@ impl StoreReader for ZarrReader {
     fn read_slab(
         &self,
         _dataset: &Dataset,
-        group: i32,
-        var: &Var,
+        var: &VarPath,
         start: &[usize],
         count: &[usize],
     ) -> Result<Values, StoreError> {
-        let context = || {
-            format!(
-                "{}: reading variable {}",
-                self.text,
-                self.entry(group, var.id).map_or("?", |e| &e.path)
-            )
-        };
-        let entry = self
-            .entry(group, var.id)
-            .map_err(|e| e.into_store(context()))?;
+        let context = || format!("{}: reading variable {var}", self.text);
+        let entry = self.entry(var).map_err(|e| e.into_store(context()))?;
         self.check_consolidated(entry)
             .map_err(|e| e.into_store(context()))?;
         if entry.meta.dtype.text == crate::dtype::Text::Vlen {
@@ -214,15 +209,12 @@ impl StoreReader for ZarrReader {
 
     fn read_raw(
         &self,
-        group: i32,
-        var: i32,
+        var: &VarPath,
         start: &[usize],
         count: &[usize],
         buffer: &mut RawBuffer,
     ) -> Result<(), StoreError> {
-        let entry = self
-            .entry(group, var)
-            .map_err(|e| e.into_store("reading"))?;
+        let entry = self.entry(var).map_err(|e| e.into_store("reading"))?;
         let context = || format!("{}: reading variable {}", self.text, entry.path);
         self.check_consolidated(entry)
             .map_err(|e| e.into_store(context()))?;
@@ -239,11 +231,11 @@ impl StoreReader for ZarrReader {
 
     fn decoded_chunk_reader(
         &self,
-        _dataset: &Dataset,
-        group: i32,
-        var: &Var,
+        dataset: &Dataset,
+        path: &VarPath,
     ) -> Option<Box<dyn store::DecodedChunkReader + '_>> {
-        let entry = self.entry(group, var.id).ok()?;
+        let entry = self.entry(path).ok()?;
+        let (_, var) = dataset.var_at(path)?;
         // A stale consolidated copy is reported by the slab path, in its words.
         self.check_consolidated(entry).ok()?;
         let reader = crate::chunk_reader::ZarrChunkReader::new(entry, var, &self.text)?;
@@ -262,9 +254,8 @@ impl StoreReader for ZarrReader {
         )
     }
 
-    fn unreadable_codecs(&self, group: i32, var: i32) -> Vec<String> {
-        self.vars
-            .get(&(group, var))
+    fn unreadable_codecs(&self, var: &VarPath) -> Vec<String> {
+        self.entry(var)
             .map(crate::read::unavailable_codecs)
             .unwrap_or_default()
     }
@@ -273,17 +264,8 @@ impl StoreReader for ZarrReader {
         Some(1)
     }
 
-    fn stored_chunk_source(
-        &self,
-        group_path: &[String],
-        name: &str,
-    ) -> Option<Box<dyn store::ChunkSource + '_>> {
-        let path: String = group_path
-            .iter()
-            .chain([&name.to_string()])
-            .map(|p| format!("/{p}"))
-            .collect();
-        let entry = self.vars.values().find(|e| e.path == path)?;
+    fn stored_chunk_source(&self, var: &VarPath) -> Option<Box<dyn store::ChunkSource + '_>> {
+        let entry = self.entry(var).ok()?;
         // Stale consolidated metadata fails the reads of the variable instead.
         self.check_consolidated(entry).ok()?;
         // Chunks whose bytes are not the variable's values in C order as netCDF reads
@@ -320,10 +302,10 @@ impl StoreReader for ZarrReader {
         self.left_out.clone()
     }
 
-    fn stored_sizes(&self, vars: &[String]) -> Vec<Option<u64>> {
+    fn stored_sizes(&self, vars: &[VarPath]) -> Vec<Option<u64>> {
         vars.iter()
             .map(|path| {
-                let entry = self.vars.values().find(|e| &e.path == path)?;
+                let entry = self.entry(path).ok()?;
                 Some(chunk_bytes_stored(&entry.meta))
             })
             .collect()

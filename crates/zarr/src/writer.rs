@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use ncmodel::{Dataset, Format, Layout, Values};
 use store::{
-    ChunkFeed, ChunkWrite, RawBuffer, StoreError, StoreKey, StoreRoot, StoreWriter, VarHandle,
+    ChunkFeed, ChunkWrite, RawBuffer, StoreError, StoreKey, StoreRoot, StoreWriter, VarPath,
     ZarrFlavor, ZarrLocation, ZarrVersion,
 };
 
@@ -269,14 +269,6 @@ impl ZarrWriter {
         crate::wdata::write_slab(&meta, &var.fill, &var.var.name, &start, &count, data)
     }
 
-    /// The index in the plan of the variable `var`.
-    fn index_of(&self, var: VarHandle) -> Option<usize> {
-        self.lock()
-            .vars
-            .iter()
-            .position(|v| v.group == var.group && v.id == var.var)
-    }
-
     /// Writes whole chunks of the variable `index`, which grows to `shape` first.
     fn write_whole_chunks<'a>(
         &self,
@@ -418,11 +410,12 @@ impl ZarrWriter {
         })
     }
 
-    fn find(&self, group_path: &[String], name: &str) -> Option<usize> {
+    /// The index in the plan of the variable `var`.
+    fn find(&self, var: &VarPath) -> Option<usize> {
         self.lock()
             .vars
             .iter()
-            .position(|v| v.group_path == group_path && v.var.name == name)
+            .position(|v| v.group_path == var.groups && v.var.name == var.name)
     }
 
     fn finish_inner(&mut self) -> Result<()> {
@@ -606,25 +599,14 @@ impl StoreWriter for ZarrWriter {
 
     fn write(
         &self,
-        group_path: &[String],
-        name: &str,
+        var: &VarPath,
         start: &[usize],
         count: &[usize],
         values: &Values,
     ) -> Result<(), StoreError> {
-        let context = || {
-            format!(
-                "writing variable /{}",
-                group_path
-                    .iter()
-                    .chain([&name.to_string()])
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join("/")
-            )
-        };
+        let context = || format!("writing variable {var}");
         let index = self
-            .find(group_path, name)
+            .find(var)
             .ok_or_else(|| ZarrError::Invalid("not defined".into()).into_store(context()))?;
         self.fit_strings(index, values)
             .map_err(|e| e.into_store(context()))?;
@@ -632,30 +614,18 @@ impl StoreWriter for ZarrWriter {
         let (bytes, cut) =
             crate::values::element_bytes(values, &dtype).map_err(|e| e.into_store(context()))?;
         if cut > 0 {
-            let path: String = group_path.iter().map(|g| format!("/{g}")).collect();
-            self.truncations
-                .record(&format!("{path}/{name}"), dtype.size, cut);
+            self.truncations.record(&var.to_string(), dtype.size, cut);
         }
         self.write_bytes(index, start, count, &bytes)
             .map_err(|e| e.into_store(context()))
     }
 
-    fn handle(&self, group_path: &[String], name: &str) -> Option<VarHandle> {
-        let index = self.find(group_path, name)?;
-        let state = self.lock();
-        let v = &state.vars[index];
-        Some(VarHandle {
-            group: v.group,
-            var: v.id,
-        })
-    }
-
-    fn layout(&self, var: VarHandle) -> Result<Layout, StoreError> {
+    fn layout(&self, var: &VarPath) -> Result<Layout, StoreError> {
         let state = self.lock();
         state
             .vars
             .iter()
-            .find(|v| v.group == var.group && v.id == var.var)
+            .find(|v| v.group_path == var.groups && v.var.name == var.name)
             // A shard is what is written whole: slabs are made of whole shards.
             .map(|v| Layout::Chunked(v.stored_chunks()))
             .ok_or_else(|| ZarrError::Invalid("no such variable".into()).into_store("layout"))
@@ -663,21 +633,21 @@ impl StoreWriter for ZarrWriter {
 
     fn write_raw(
         &self,
-        var: VarHandle,
+        var: &VarPath,
         start: &[usize],
         count: &[usize],
         buffer: &RawBuffer,
     ) -> Result<(), StoreError> {
         let index = self
-            .index_of(var)
+            .find(var)
             .ok_or_else(|| ZarrError::Invalid("no such variable".into()).into_store("writing"))?;
         self.write_bytes(index, start, count, buffer.as_bytes())
             .map_err(|e| e.into_store(format!("writing {}", self.text)))
     }
 
-    fn write_chunks(&self, var: VarHandle, write: ChunkWrite<'_>) -> Result<(), StoreError> {
+    fn write_chunks(&self, var: &VarPath, write: ChunkWrite<'_>) -> Result<(), StoreError> {
         let index = self
-            .index_of(var)
+            .find(var)
             .ok_or_else(|| ZarrError::Invalid("no such variable".into()).into_store("writing"))?;
         match write.feed {
             ChunkFeed::Slab {
@@ -691,12 +661,8 @@ impl StoreWriter for ZarrWriter {
         }
     }
 
-    fn stored_chunk_sink(
-        &self,
-        group_path: &[String],
-        name: &str,
-    ) -> Option<Box<dyn store::ChunkSink + '_>> {
-        let index = self.find(group_path, name)?;
+    fn stored_chunk_sink(&self, var: &VarPath) -> Option<Box<dyn store::ChunkSink + '_>> {
+        let index = self.find(var)?;
         let state = self.lock();
         let var = state.vars.get(index)?.clone();
         // A shard is built from values: stored chunks become its inner chunks only

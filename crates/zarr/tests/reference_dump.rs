@@ -5,7 +5,7 @@ mod common;
 
 use std::path::Path;
 
-use store::{StoreReader, StoreWriter, ZarrFlavor, ZarrVersion};
+use store::{StoreReader, StoreWriter, VarPath, ZarrFlavor, ZarrVersion};
 use zarr::{ZarrReader, ZarrWriter};
 
 const CDL: &str = r#"netcdf d {
@@ -93,10 +93,21 @@ fn copy_group(
             .collect();
         let start = vec![0; count.len()];
         let values = reader
-            .read_slab(ds, group.ncid, var, &start, &count)
+            .read_slab(
+                ds,
+                &ds.var_path(group.ncid, var)
+                    .unwrap_or_else(|| panic!("not a variable of the schema")),
+                &start,
+                &count,
+            )
             .unwrap_or_else(|e| panic!("{e}"));
         writer
-            .write(path, &var.name, &start, &count, &values)
+            .write(
+                &VarPath::new(path.iter().cloned(), var.name.clone()),
+                &start,
+                &count,
+                &values,
+            )
             .unwrap_or_else(|e| panic!("{e}"));
     }
     for child in &group.groups {

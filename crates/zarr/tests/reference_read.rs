@@ -76,7 +76,13 @@ fn reads_what_nccopy_writes() {
     let read = |g: &ncmodel::Group, name: &str, start: &[usize], count: &[usize]| {
         let var = g.var(name).unwrap_or_else(|| panic!("no {name}"));
         reader
-            .read_slab(&ds, g.ncid, var, start, count)
+            .read_slab(
+                &ds,
+                &ds.var_path(g.ncid, var)
+                    .unwrap_or_else(|| panic!("not a variable of the schema")),
+                start,
+                count,
+            )
             .unwrap_or_else(|e| panic!("{e}"))
     };
     assert_eq!(

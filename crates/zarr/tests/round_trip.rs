@@ -7,7 +7,7 @@ use ncmodel::{
     AtomicType as A, Attribute, Dataset, Dim, Endianness, Format, GlobalSpecials, Group, Layout,
     Storage, TypeRef, Values, Var,
 };
-use store::{StoreReader, StoreWriter, ZarrFlavor, ZarrVersion};
+use store::{StoreReader, StoreWriter, VarPath, ZarrFlavor, ZarrVersion};
 use zarr::{ZarrReader, ZarrWriter};
 
 fn storage(chunks: Vec<usize>, filters: Vec<FilterSpec>) -> Option<Storage> {
@@ -153,48 +153,52 @@ fn round_trip(flavor: ZarrFlavor, version: ZarrVersion) {
     let d: Vec<f64> = (0..35).map(f64::from).collect();
     // Unaligned slabs: rows 0-2 then 3-4, each crossing chunk boundaries.
     ok(w.write(
-        &[],
-        "d",
+        &VarPath::in_root("d"),
         &[0, 0],
         &[3, 7],
         &Values::Double(d[..21].to_vec()),
     ));
     ok(w.write(
-        &[],
-        "d",
+        &VarPath::in_root("d"),
         &[3, 0],
         &[2, 7],
         &Values::Double(d[21..].to_vec()),
     ));
     // Records grow the unlimited dimension; record 1 is left unwritten.
     ok(w.write(
-        &[],
-        "rec",
+        &VarPath::in_root("rec"),
         &[0, 0],
         &[1, 5],
         &Values::Int(vec![1, 2, 3, 4, 5]),
     ));
-    ok(w.write(&[], "rec", &[2, 1], &[1, 3], &Values::Int(vec![7, 8, 9])));
     ok(w.write(
-        &[],
-        "c",
+        &VarPath::in_root("rec"),
+        &[2, 1],
+        &[1, 3],
+        &Values::Int(vec![7, 8, 9]),
+    ));
+    ok(w.write(
+        &VarPath::in_root("c"),
         &[0, 0],
         &[1, 7],
         &Values::Char(b"abcdefg".to_vec()),
     ));
-    ok(w.write(&[], "s", &[], &[], &Values::Float(vec![2.5])));
-    ok(w.write(&[], "z", &[1], &[3], &Values::UShort(vec![10, 20, 30])));
+    ok(w.write(&VarPath::in_root("s"), &[], &[], &Values::Float(vec![2.5])));
     ok(w.write(
-        &[],
-        "b",
+        &VarPath::in_root("z"),
+        &[1],
+        &[3],
+        &Values::UShort(vec![10, 20, 30]),
+    ));
+    ok(w.write(
+        &VarPath::in_root("b"),
         &[0],
         &[5],
         &Values::Int64(vec![-1, i64::MAX, 3, 4, 5]),
     ));
     let v: Vec<u8> = (0..15).collect();
     ok(w.write(
-        &["g".into()],
-        "v",
+        &VarPath::new(["g"], "v"),
         &[0, 0],
         &[3, 5],
         &Values::UByte(v.clone()),
@@ -211,8 +215,14 @@ fn round_trip(flavor: ZarrFlavor, version: ZarrVersion) {
     let ds = r.schema().unwrap_or_else(|e| panic!("{e}"));
     let read = |g: &Group, name: &str, start: &[usize], count: &[usize]| {
         let var = g.var(name).unwrap_or_else(|| panic!("no {name}"));
-        r.read_slab(&ds, g.ncid, var, start, count)
-            .unwrap_or_else(|e| panic!("{name}: {e}"))
+        r.read_slab(
+            &ds,
+            &ds.var_path(g.ncid, var)
+                .unwrap_or_else(|| panic!("not a variable of the schema")),
+            start,
+            count,
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
     };
     assert_eq!(
         read(&ds.root, "d", &[0, 0], &[5, 7]),
@@ -369,7 +379,13 @@ fn unknown_codec_is_named_and_never_returned_as_data() {
         Some(r#"[{"id": "zfpy", "mode": 4}]"#)
     );
     let err = r
-        .read_slab(&ds, ds.root.ncid, v, &[0], &[4])
+        .read_slab(
+            &ds,
+            &ds.var_path(ds.root.ncid, v)
+                .unwrap_or_else(|| panic!("not a variable of the schema")),
+            &[0],
+            &[4],
+        )
         .err()
         .unwrap_or_else(|| panic!("read"));
     assert_eq!(err.kind, store::ErrorKind::CodecMissing);
@@ -406,7 +422,13 @@ fn a_damaged_chunk_is_an_error_never_data() {
         &[1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0],
     );
     let err = r
-        .read_slab(&ds, ds.root.ncid, &ds.root.vars[0], &[0], &[4])
+        .read_slab(
+            &ds,
+            &ds.var_path(ds.root.ncid, &ds.root.vars[0])
+                .unwrap_or_else(|| panic!("not a variable of the schema")),
+            &[0],
+            &[4],
+        )
         .err()
         .unwrap_or_else(|| panic!("a damaged chunk was read as data"));
     let text = err.to_string();
@@ -426,11 +448,23 @@ fn a_slab_beyond_the_shape_is_an_error_not_fill() {
     .unwrap_or_else(|e| panic!("{e}"));
     let (r, ds) = zstd_store(dir.path(), &chunk);
     let v = &ds.root.vars[0];
-    let whole = r.read_slab(&ds, ds.root.ncid, v, &[0], &[4]);
+    let whole = r.read_slab(
+        &ds,
+        &ds.var_path(ds.root.ncid, v)
+            .unwrap_or_else(|| panic!("not a variable of the schema")),
+        &[0],
+        &[4],
+    );
     assert_eq!(whole, Ok(Values::Int(vec![0; 4])));
     for (start, count) in [(2, 3), (4, 1), (usize::MAX, 2)] {
         let err = r
-            .read_slab(&ds, ds.root.ncid, v, &[start], &[count])
+            .read_slab(
+                &ds,
+                &ds.var_path(ds.root.ncid, v)
+                    .unwrap_or_else(|| panic!("not a variable of the schema")),
+                &[start],
+                &[count],
+            )
             .err()
             .unwrap_or_else(|| panic!("{start}+{count} was read"));
         assert!(
@@ -475,8 +509,14 @@ fn zarr_python_fixed_length_strings_read_as_strings() {
     let read = |i: usize| {
         let v = &ds.root.vars[i];
         assert_eq!(v.type_ref, TypeRef::Atomic(A::String), "{}", v.name);
-        r.read_slab(&ds, ds.root.ncid, v, &[0], &[3])
-            .unwrap_or_else(|e| panic!("{e}"))
+        r.read_slab(
+            &ds,
+            &ds.var_path(ds.root.ncid, v)
+                .unwrap_or_else(|| panic!("not a variable of the schema")),
+            &[0],
+            &[3],
+        )
+        .unwrap_or_else(|e| panic!("{e}"))
     };
     let strings =
         |list: &[&str]| Values::String(list.iter().map(|s| Some(s.as_bytes().to_vec())).collect());

@@ -49,7 +49,13 @@ fn read(root: &Path, start: &[usize], count: &[usize]) -> Result<Values, String>
     let (reader, ds) = common::open(root, ZarrFlavor::Detect, ZarrVersion::V3);
     let var = ds.root.vars.iter().find(|v| v.name == "v").unwrap();
     reader
-        .read_slab(&ds, ds.root.ncid, var, start, count)
+        .read_slab(
+            &ds,
+            &ds.var_path(ds.root.ncid, var)
+                .unwrap_or_else(|| panic!("not a variable of the schema")),
+            start,
+            count,
+        )
         .map_err(|e| e.to_string())
 }
 
@@ -139,7 +145,13 @@ fn a_shard_far_larger_than_its_array_costs_what_the_slab_costs() {
     let (reader, ds) = common::open(&root, ZarrFlavor::Detect, ZarrVersion::V3);
     let var = ds.root.vars.iter().find(|v| v.name == "v").unwrap();
     let values = reader
-        .read_slab(&ds, ds.root.ncid, var, &[0], &[4])
+        .read_slab(
+            &ds,
+            &ds.var_path(ds.root.ncid, var)
+                .unwrap_or_else(|| panic!("not a variable of the schema")),
+            &[0],
+            &[4],
+        )
         .map_err(|e| e.to_string());
     assert_eq!(values, Ok(Values::Int(vec![7, 7, 7, 7])));
     let grown = peak_mib().saturating_sub(before);

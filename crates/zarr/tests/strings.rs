@@ -10,7 +10,7 @@ use ncmodel::{
     AtomicType as A, Attribute, Dataset, Dim, Format, GlobalSpecials, Group, TypeRef, Values, Var,
 };
 use serde_json::Value;
-use store::{StoreReader, StoreWriter, ZarrFlavor, ZarrVersion};
+use store::{StoreReader, StoreWriter, VarPath, ZarrFlavor, ZarrVersion};
 use zarr::{StringTruncation, ZarrReader, ZarrWriter};
 
 fn strings(list: &[&str]) -> Values {
@@ -129,11 +129,16 @@ fn write(root: &Path, flavor: ZarrFlavor, version: ZarrVersion) -> Vec<StringTru
             _ => vec![written.len()],
         };
         let start = vec![0; count.len()];
-        w.write(&[], name, &start, &count, &strings(written))
+        w.write(&VarPath::in_root(name), &start, &count, &strings(written))
             .unwrap_or_else(|e| panic!("{name}: {e}"));
     }
-    w.write(&[], "c", &[0], &[3], &Values::Char(b"xyz".to_vec()))
-        .unwrap_or_else(|e| panic!("{e}"));
+    w.write(
+        &VarPath::in_root("c"),
+        &[0],
+        &[3],
+        &Values::Char(b"xyz".to_vec()),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let cut = w.truncated_strings();
     Box::new(w).finish().unwrap_or_else(|e| panic!("{e}"));
     cut
@@ -155,8 +160,14 @@ fn data(r: &ZarrReader, ds: &Dataset, name: &str) -> Values {
         .iter()
         .map(|d| ds.dim(*d).map_or(0, |d| d.len))
         .collect();
-    r.read_slab(ds, ds.root.ncid, v, &vec![0; count.len()], &count)
-        .unwrap_or_else(|e| panic!("{name}: {e}"))
+    r.read_slab(
+        ds,
+        &ds.var_path(ds.root.ncid, v)
+            .unwrap_or_else(|| panic!("not a variable of the schema")),
+        &vec![0; count.len()],
+        &count,
+    )
+    .unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 fn json(path: &Path) -> Value {
@@ -311,11 +322,16 @@ fn strings_with_codecs_round_trip() {
     let mut w = ZarrWriter::create(&loc, Format::Netcdf4).unwrap_or_else(|e| panic!("{e}"));
     w.define(&ds).unwrap_or_else(|e| panic!("{e}"));
     let (name, written, expected) = VALUES[0];
-    w.write(&[], name, &[0, 0], &[2, 3], &strings(written))
+    w.write(&VarPath::in_root(name), &[0, 0], &[2, 3], &strings(written))
         .unwrap_or_else(|e| panic!("{e}"));
     // A slab across chunks, written over part of what is there.
-    w.write(&[], name, &[1, 1], &[1, 2], &strings(&["p", "q"]))
-        .unwrap_or_else(|e| panic!("{e}"));
+    w.write(
+        &VarPath::in_root(name),
+        &[1, 1],
+        &[1, 2],
+        &strings(&["p", "q"]),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     Box::new(w).finish().unwrap_or_else(|e| panic!("{e}"));
     let zarray = json(&root.join("grid/.zarray"));
     assert_eq!(
@@ -525,12 +541,17 @@ fn a_width_nobody_set_grows_to_the_data_and_chunks_written_before_follow() {
         let loc = common::location(&root, ZarrFlavor::Detect, version);
         let mut w = ZarrWriter::create(&loc, Format::Netcdf4).unwrap_or_else(|e| panic!("{e}"));
         w.define(&ds).unwrap_or_else(|e| panic!("{e}"));
-        w.write(&[], "filled", &[0], &[1], &strings(&["first"]))
-            .unwrap_or_else(|e| panic!("{e}"));
-        w.write(&[], "filled", &[1], &[1], &strings(&[&long]))
+        w.write(
+            &VarPath::in_root("filled"),
+            &[0],
+            &[1],
+            &strings(&["first"]),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        w.write(&VarPath::in_root("filled"), &[1], &[1], &strings(&[&long]))
             .unwrap_or_else(|e| panic!("{e}"));
         // A width the user set still cuts, and says so.
-        w.write(&[], "one", &[0], &[2], &strings(&["a", "bc"]))
+        w.write(&VarPath::in_root("one"), &[0], &[2], &strings(&["a", "bc"]))
             .unwrap_or_else(|e| panic!("{e}"));
         let cut = w.truncated_strings();
         Box::new(w).finish().unwrap_or_else(|e| panic!("{e}"));

@@ -17,8 +17,6 @@ pub struct SampledVar {
     pub path: filterspec::VarPath,
     /// Its declaration for the report (`float(time=4, lat=6)`).
     pub declaration: String,
-    /// The group's id in the reader.
-    pub group: i32,
     /// The variable.
     pub var: Var,
     /// Dimension lengths.
@@ -70,7 +68,7 @@ impl SampledVar {
             .collect();
         let mut buffer = RawBuffer::new();
         input
-            .read_raw(self.group, self.var.id, offset, &count, &mut buffer)
+            .read_raw(&self.path, offset, &count, &mut buffer)
             .map_err(|e| anyhow::anyhow!(e))?;
         Ok(buffer.as_bytes().to_vec())
     }
@@ -115,7 +113,6 @@ fn walk(dataset: &Dataset, group: &Group, groups: &mut Vec<String>, out: &mut Ve
         out.push(SampledVar {
             path: filterspec::VarPath::new(groups.clone(), var.name.clone()),
             declaration,
-            group: group.ncid,
             var: var.clone(),
             shape,
             chunks,

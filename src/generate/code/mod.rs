@@ -22,7 +22,7 @@ use std::io::Write;
 use std::path::Path;
 
 use ncmodel::{Dataset, Layout, Values};
-use store::{ErrorKind, RawBuffer, StoreError, StoreWriter, VarHandle};
+use store::{ErrorKind, RawBuffer, StoreError, StoreWriter, VarPath};
 
 /// A language ncgen can write a program in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -179,16 +179,16 @@ impl StoreWriter for CodeWriter {
 
     fn write(
         &self,
-        group_path: &[String],
-        name: &str,
+        var: &VarPath,
         start: &[usize],
         count: &[usize],
         values: &Values,
     ) -> Result<(), StoreError> {
         let mut state = self.state.borrow_mut();
         let State { out, generator } = &mut *state;
+        let name = var.name.as_str();
         let slab = Slab {
-            group_path,
+            group_path: &var.groups,
             name,
             start,
             count,
@@ -199,11 +199,7 @@ impl StoreWriter for CodeWriter {
             .map_err(|e| self.fail(&format!("generating the data of {name}"), e))
     }
 
-    fn handle(&self, _group_path: &[String], _name: &str) -> Option<VarHandle> {
-        None
-    }
-
-    fn layout(&self, _var: VarHandle) -> Result<Layout, StoreError> {
+    fn layout(&self, _var: &VarPath) -> Result<Layout, StoreError> {
         Err(StoreError::new(
             ErrorKind::NotFound,
             "no such variable",
@@ -213,7 +209,7 @@ impl StoreWriter for CodeWriter {
 
     fn write_raw(
         &self,
-        _var: VarHandle,
+        _var: &VarPath,
         _start: &[usize],
         _count: &[usize],
         _buffer: &RawBuffer,
