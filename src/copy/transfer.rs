@@ -63,8 +63,8 @@ impl Transfer<'_> {
                 return done.map_err(|e| explain_copy_error(plan, e, "chunks"));
             }
         }
-        let slab_bytes = slabs.slab_shape().iter().product::<usize>() * size;
-        self.tune(plan, slab_bytes, true)?;
+        let slab_shape = slabs.slab_shape();
+        self.tune(plan, slab_shape, size, true)?;
         let result = match &layout {
             Layout::Chunked(chunks) if is_raw_type(plan.type_ref) && !chunks.is_empty() => {
                 match self.same_shape_chunks(plan, chunks) {
@@ -75,7 +75,7 @@ impl Transfer<'_> {
             _ if is_raw_type(plan.type_ref) => self.copy_raw(plan, &slabs, progress, false),
             _ => self.copy_values(plan, &slabs, size, progress),
         };
-        self.tune(plan, slab_bytes, false)?;
+        self.tune(plan, slab_shape, size, false)?;
         result.map_err(|e| explain_copy_error(plan, e, "data"))
     }
 
@@ -117,21 +117,45 @@ impl Transfer<'_> {
     }
 
     /// Before a variable (`starting`): an output chunk cache that holds one slab's chunks,
-    /// so that each chunk is assembled in memory and written once, whole. After it: both
-    /// the output's and the input's caches emptied, so that memory stays bounded whatever
-    /// the number of variables.
-    fn tune(&self, plan: &VarPlan, slab_bytes: usize, starting: bool) -> anyhow::Result<()> {
+    /// so that each chunk is assembled in memory and written once, whole, and no input
+    /// chunk cache when each input chunk lies in one slab. After it: both the output's
+    /// and the input's caches emptied, so that memory stays bounded whatever the number
+    /// of variables.
+    fn tune(
+        &self,
+        plan: &VarPlan,
+        slab: &[usize],
+        size: usize,
+        starting: bool,
+    ) -> anyhow::Result<()> {
         if !self.tune_caches || !reopen_safe(self.dataset, plan) {
             return Ok(());
         }
         if self.netcdf4_out {
+            let slab_bytes = slab.iter().product::<usize>() * size;
             let bytes = if starting { slab_bytes + (1 << 20) } else { 0 };
             self.writer.set_var_cache(&plan.path, bytes)?;
         }
-        if self.netcdf4_in && !starting {
+        if self.netcdf4_in && (!starting || self.input_chunks_tile(plan, slab)) {
             self.input.set_var_cache(&plan.path, 0)?;
         }
         Ok(())
+    }
+
+    /// Whether every input chunk of the variable lies in one slab of shape `slab` (the
+    /// slab is a whole number of input chunks along each dimension, or the whole
+    /// dimension): each chunk is then read once, and the input's chunk cache would only
+    /// hold memory.
+    fn input_chunks_tile(&self, plan: &VarPlan, slab: &[usize]) -> bool {
+        let Some(Layout::Chunked(chunks)) = find_input_var(self.dataset, plan)
+            .and_then(|v| v.storage.as_ref())
+            .map(|s| &s.layout)
+        else {
+            return false;
+        };
+        chunks.len() == slab.len()
+            && (0..slab.len())
+                .all(|d| chunks[d] > 0 && (slab[d] % chunks[d] == 0 || slab[d] >= plan.shape[d]))
     }
 
     /// The reader of the input's decoded chunks of a variable whose chunks have the
