@@ -117,6 +117,14 @@ pub struct CopyArgs {
     /// With --list-filters or --try-filters: print JSON for scripts
     #[arg(long = "json")]
     pub json: bool,
+    /// Write kerchunk version 1 references (JSON) to every chunk of the netCDF-4 inputs
+    /// into REFS instead of copying: every positional argument is then an input
+    #[arg(long = "kerchunk", value_name = "REFS")]
+    pub kerchunk: Option<String>,
+    /// With --kerchunk and several inputs: the root dimension to combine them along, in
+    /// the order given
+    #[arg(long = "concat", value_name = "DIM", requires = "kerchunk")]
+    pub concat: Option<String>,
     /// Print help
     #[arg(long = "help", action = ArgAction::Help)]
     pub help: Option<bool>,
@@ -127,6 +135,9 @@ pub struct CopyArgs {
     #[arg(required_unless_present_any = ["list_filters", "try_filters"])]
     pub input: Option<String>,
     /// The output file (or NCZarr URL); not needed with --dry-run
-    #[arg(required_unless_present_any = ["dry_run", "list_filters", "try_filters"])]
+    #[arg(required_unless_present_any = ["dry_run", "list_filters", "try_filters", "kerchunk"])]
     pub output: Option<String>,
+    /// With --kerchunk: more inputs
+    #[arg(requires = "kerchunk", hide = true)]
+    pub more_inputs: Vec<String>,
 }

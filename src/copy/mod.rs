@@ -12,6 +12,7 @@ mod advisor;
 mod args;
 mod chunking;
 mod default_chunks;
+mod kerchunk;
 mod options;
 mod plan;
 mod progress;
@@ -61,6 +62,9 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         return Err(Failure::usage(anyhow!(
             "--json goes with --list-filters or --try-filters"
         )));
+    }
+    if let Some(refs) = &args.kerchunk {
+        return kerchunk::write_references(args, refs);
     }
     let Some(source) = args.input.as_deref() else {
         return Err(Failure::usage(anyhow!("an input file is required")));

@@ -17,9 +17,11 @@ use input_kind::InputKind;
 pub mod backends;
 mod hdf5_heaps;
 pub mod input_kind;
+mod kerchunk;
 mod output;
 pub mod output_check;
 
+pub use kerchunk::{kerchunk_references, KerchunkReferences};
 pub use output::{resolve_output, Output};
 
 /// How an input is opened.

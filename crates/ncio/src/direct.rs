@@ -183,6 +183,20 @@ impl StoredChunkReader<'_> {
         })
     }
 
+    /// Where the variable's data lies in the file: its layout and stored blocks (byte
+    /// offsets and lengths from HDF5's chunk index). An error when HDF5 fails or more
+    /// than `max_chunks` chunks are stored.
+    pub fn layout(&self, max_chunks: u64) -> Result<store::StoredLayout, NcError> {
+        with_lib(|lib| self.origin.layout(lib, max_chunks)).ok_or_else(|| NcError {
+            kind: store::ErrorKind::LibraryFailed,
+            message: format!(
+                "HDF5 could not list the stored chunks (H5Dget_chunk_info), or there are \
+                 more than {max_chunks}"
+            ),
+            context: self.context.clone(),
+        })
+    }
+
     /// The chunk whose first element is at `offset` as stored; `None` when it was never
     /// written.
     pub fn read(&self, offset: &[usize]) -> Result<Option<StoredChunk>, NcError> {

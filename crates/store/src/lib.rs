@@ -21,6 +21,7 @@ mod kv;
 mod location;
 mod memory;
 pub mod pipeline;
+mod places;
 mod raw;
 pub mod temporaries;
 mod traits;
@@ -44,5 +45,6 @@ pub use location::{
 };
 pub use memory::MemoryStore;
 pub use ncmodel::VarPath;
+pub use places::{ChunkPlace, StoredLayout};
 pub use raw::{is_raw_type, RawBuffer};
 pub use traits::{ChunkSink, ChunkSource, StoreReader, StoreWriter, StoredChunk};

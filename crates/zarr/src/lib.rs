@@ -11,6 +11,7 @@ mod codec;
 mod dtype;
 mod error;
 mod json;
+pub mod kerchunk;
 mod meta;
 mod plan;
 mod pure;

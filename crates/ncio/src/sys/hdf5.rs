@@ -6,19 +6,20 @@ use std::ffi::{c_int, c_uint, c_void, CStr, CString};
 
 use hdf5_metno_sys::h5::{hsize_t, H5open};
 use hdf5_metno_sys::h5d::{
-    H5Dclose, H5Dget_chunk_info_by_coord, H5Dget_create_plist, H5Dget_num_chunks, H5Dget_space,
-    H5Dget_storage_size, H5Dopen2, H5Dread_chunk, H5Dset_extent, H5Dwrite_chunk,
+    H5D_layout_t, H5Dclose, H5Dget_chunk_info, H5Dget_chunk_info_by_coord, H5Dget_create_plist,
+    H5Dget_num_chunks, H5Dget_offset, H5Dget_space, H5Dget_storage_size, H5Dopen2, H5Dread_chunk,
+    H5Dset_extent, H5Dwrite_chunk,
 };
 use hdf5_metno_sys::h5e::{H5Eset_auto2, H5E_DEFAULT};
 use hdf5_metno_sys::h5f::{H5Fclose, H5Fopen, H5F_ACC_RDONLY, H5F_ACC_RDWR};
 use hdf5_metno_sys::h5i::hid_t;
 use hdf5_metno_sys::h5l::H5Lexists;
-use hdf5_metno_sys::h5p::{H5Pclose, H5Pget_filter_by_id2, H5P_DEFAULT};
+use hdf5_metno_sys::h5p::{H5Pclose, H5Pget_filter_by_id2, H5Pget_layout, H5P_DEFAULT};
 use hdf5_metno_sys::h5pl::{H5PLget, H5PLget_loading_state, H5PLsize, H5PL_FILTER_PLUGIN};
 use hdf5_metno_sys::h5s::{H5Sclose, H5Sget_simple_extent_ndims};
 use hdf5_metno_sys::h5z::{H5Z_filter_t, H5Zfilter_avail};
 
-use store::StoredChunk;
+use store::{ChunkPlace, StoredChunk, StoredLayout};
 
 use super::{with_lib, Lib};
 
@@ -384,5 +385,92 @@ impl ChunkOrigin {
             filter_mask: read_mask,
             bytes,
         }))
+    }
+}
+
+impl ChunkOrigin {
+    /// Where the dataset's data lies in the file: its layout and, for a chunked dataset,
+    /// every chunk ever written (at most `max_chunks`; `None` beyond), or for a contiguous
+    /// one its single block. `None` when HDF5 fails.
+    pub(crate) fn layout(&self, lib: &Lib, max_chunks: u64) -> Option<StoredLayout> {
+        let dataset = self.var.dataset.id;
+        // SAFETY: the dataset is open; its creation property list id is checked and
+        // closed at once.
+        let layout = unsafe {
+            let plist = H5Dget_create_plist(dataset);
+            if plist < 0 {
+                return None;
+            }
+            let layout = H5Pget_layout(plist);
+            H5Pclose(plist);
+            layout
+        };
+        match layout {
+            H5D_layout_t::H5D_COMPACT => Some(StoredLayout::Compact),
+            H5D_layout_t::H5D_CONTIGUOUS => {
+                // SAFETY: the dataset is open.
+                let (address, size) =
+                    unsafe { (H5Dget_offset(dataset), H5Dget_storage_size(dataset)) };
+                Some(StoredLayout::Contiguous(
+                    (address != HADDR_UNDEF && size > 0).then_some(ChunkPlace {
+                        index: Vec::new(),
+                        filter_mask: 0,
+                        address,
+                        size,
+                    }),
+                ))
+            }
+            H5D_layout_t::H5D_CHUNKED => {
+                let count = self.written(lib)?;
+                if count > max_chunks {
+                    return None;
+                }
+                self.chunk_places(count).map(StoredLayout::Chunked)
+            }
+            _ => Some(StoredLayout::Other),
+        }
+    }
+
+    /// The `count` chunks of the chunked dataset as HDF5's chunk index lists them; their
+    /// `index` is the element offset of their first element.
+    fn chunk_places(&self, count: u64) -> Option<Vec<ChunkPlace>> {
+        let dataset = self.var.dataset.id;
+        let mut places = Vec::with_capacity(usize::try_from(count.min(1 << 20)).ok()?);
+        // SAFETY: the dataset is open; the dataspace id is checked and closed below.
+        let space = unsafe { H5Dget_space(dataset) };
+        if space < 0 {
+            return None;
+        }
+        let mut offset: Vec<hsize_t> = vec![0; self.var.rank.max(1)];
+        for i in 0..count {
+            let (mut mask, mut address, mut size): (c_uint, u64, hsize_t) = (0, 0, 0);
+            // SAFETY: the dataset and dataspace are open; `offset` holds one entry per
+            // dimension (at least one), the other out-pointers are live.
+            let status = unsafe {
+                H5Dget_chunk_info(
+                    dataset,
+                    space,
+                    i,
+                    offset.as_mut_ptr(),
+                    &mut mask,
+                    &mut address,
+                    &mut size,
+                )
+            };
+            if status < 0 {
+                // SAFETY: the dataspace was opened above and is closed once.
+                unsafe { H5Sclose(space) };
+                return None;
+            }
+            places.push(ChunkPlace {
+                index: offset[..self.var.rank].to_vec(),
+                filter_mask: mask,
+                address,
+                size,
+            });
+        }
+        // SAFETY: the dataspace was opened above and is closed once.
+        unsafe { H5Sclose(space) };
+        Some(places)
     }
 }

@@ -1,0 +1,322 @@
+//! Virtual references (kerchunk's version 1 JSON) to the chunks of netCDF-4 files: the
+//! Zarr version 2 metadata this crate writes for a pure (xarray) store, and for every
+//! chunk the file, byte offset and length HDF5's chunk index gives. Several files are
+//! combined along one dimension, as kerchunk's `MultiZarrToZarr` does.
+
+use std::collections::{BTreeMap, HashMap};
+
+use ncmodel::{Dataset, Group, Layout, TypeRef, Var};
+use serde_json::{Map, Value};
+use store::{ChunkPlace, MemoryStore, StoredLayout, ZarrFlavor, ZarrVersion};
+
+use crate::error::{Result, ZarrError};
+use crate::plan::{plan, PlannedVar};
+use crate::wmeta::MetaWriter;
+
+/// One netCDF-4 file to reference.
+#[derive(Debug)]
+pub struct SourceFile {
+    /// What the references name the file by (its path or URL).
+    pub url: String,
+    /// Its schema.
+    pub dataset: Dataset,
+    /// Where each variable's data lies, by full path (`/v`, `/g/v`); an error text where
+    /// it could not be told.
+    pub layouts: HashMap<String, std::result::Result<StoredLayout, String>>,
+    /// The file's size in bytes: no reference may reach beyond it.
+    pub size: u64,
+}
+
+/// The references made, and the variables left out.
+#[derive(Debug)]
+pub struct References {
+    /// The kerchunk version 1 JSON text.
+    pub json: String,
+    /// Each variable left out, with why (`/v: reason`).
+    pub skipped: Vec<String>,
+}
+
+/// The references of `files`, combined along the root dimension `concat` when there are
+/// several (the first file gives the schema; variables without that dimension come from
+/// it alone).
+pub fn references(files: &[SourceFile], concat: Option<&str>) -> Result<References> {
+    let Some(first) = files.first() else {
+        return Err(ZarrError::Invalid("no input file".into()));
+    };
+    if files.len() > 1 && concat.is_none() {
+        return Err(ZarrError::Invalid(
+            "several inputs need a dimension to combine them along (--concat DIM)".into(),
+        ));
+    }
+    let concat_dim = match concat {
+        Some(name) => Some(
+            first
+                .dataset
+                .root
+                .dims
+                .iter()
+                .find(|d| d.name == name)
+                .ok_or_else(|| {
+                    ZarrError::Invalid(format!(
+                        "{}: no dimension {name} in the root group",
+                        first.url
+                    ))
+                })?
+                .clone(),
+        ),
+        None => None,
+    };
+    // Lengths along the combined dimension, file by file.
+    let mut starts = Vec::with_capacity(files.len());
+    let mut total = 0usize;
+    for file in files {
+        starts.push(total);
+        let len = match &concat_dim {
+            Some(dim) => file
+                .dataset
+                .root
+                .dims
+                .iter()
+                .find(|d| d.name == dim.name)
+                .map(|d| d.len)
+                .ok_or_else(|| {
+                    ZarrError::Invalid(format!("{}: no dimension {}", file.url, dim.name))
+                })?,
+            None => 0,
+        };
+        total = total
+            .checked_add(len)
+            .ok_or_else(|| ZarrError::Invalid("the combined dimension is too long".into()))?;
+    }
+    let mut dataset = first.dataset.clone();
+    let mut skipped = Vec::new();
+    let mut kept: Vec<(String, Vec<Vec<ChunkPlace>>)> = Vec::new();
+    select(
+        &mut dataset.root,
+        &mut Vec::new(),
+        files,
+        &mut skipped,
+        &mut kept,
+    );
+    let mut lens: HashMap<i32, usize> = HashMap::new();
+    collect_lens(&dataset.root, &mut lens);
+    if let Some(dim) = &concat_dim {
+        lens.insert(dim.id, total);
+        set_dim_len(&mut dataset.root, dim.id, total);
+    }
+    let planned = plan(&dataset, false, &chunkspec::ShardSpecs::default())?;
+    let memory = MemoryStore::new();
+    MetaWriter {
+        dataset: &dataset,
+        vars: &planned,
+        lens: &lens,
+        flavor: ZarrFlavor::Xarray,
+        version: ZarrVersion::V2,
+        consolidated: false,
+    }
+    .write_all(&memory)?;
+    let mut refs = Map::new();
+    for (key, bytes) in memory.entries() {
+        let text = String::from_utf8(bytes)
+            .map_err(|_| ZarrError::Invalid(format!("metadata {} is not UTF-8", key.as_str())))?;
+        refs.insert(key.as_str().to_string(), Value::String(text));
+    }
+    let kept: BTreeMap<String, Vec<Vec<ChunkPlace>>> = kept.into_iter().collect();
+    for var in &planned {
+        let path = crate::codec::var_path(&var.group_path, &var.var.name);
+        let Some(per_file) = kept.get(&path) else {
+            continue;
+        };
+        let along = concat_dim
+            .as_ref()
+            .and_then(|d| var.var.dim_ids.iter().position(|id| *id == d.id));
+        for (k, places) in per_file.iter().enumerate() {
+            if k > 0 && along.is_none() {
+                break;
+            }
+            let shift = along.map(|axis| (axis, starts[k]));
+            for place in places {
+                let index = chunk_index(var, place, shift).map_err(|problem| {
+                    ZarrError::Invalid(format!("{}: variable {path}: {problem}", files[k].url))
+                })?;
+                let key = format!("{}/{}", &path[1..], index);
+                refs.insert(
+                    key,
+                    serde_json::json!([files[k].url, place.address, place.size]),
+                );
+            }
+        }
+    }
+    let json = serde_json::json!({"version": 1, "refs": Value::Object(refs)});
+    Ok(References {
+        json: json.to_string(),
+        skipped,
+    })
+}
+
+/// The Zarr key's chunk index (`i.j.k`) of the stored chunk `place` of `var`, its index
+/// along `shift.0` moved by `shift.1` elements (the file's start in the combined array).
+fn chunk_index(
+    var: &PlannedVar,
+    place: &ChunkPlace,
+    shift: Option<(usize, usize)>,
+) -> std::result::Result<String, String> {
+    if place.index.is_empty() {
+        return Ok(vec!["0"; var.chunks.len()].join("."));
+    }
+    if place.index.len() != var.chunks.len() {
+        return Err("a chunk of the wrong rank".into());
+    }
+    let mut parts = Vec::with_capacity(place.index.len());
+    for (axis, (offset, chunk)) in place.index.iter().zip(&var.chunks).enumerate() {
+        let mut offset = *offset;
+        if let Some((along, start)) = shift {
+            if along == axis {
+                if start % chunk != 0 {
+                    return Err(format!(
+                        "the file starts at {start} along the combined dimension, not a \
+                         multiple of the chunk length {chunk}: its chunks cannot be referenced"
+                    ));
+                }
+                offset += start as u64;
+            }
+        }
+        if *chunk == 0 || offset % *chunk as u64 != 0 {
+            return Err(format!(
+                "a chunk at element {offset}, not on the chunk grid"
+            ));
+        }
+        parts.push((offset / *chunk as u64).to_string());
+    }
+    Ok(parts.join("."))
+}
+
+/// Removes from `group` (at `path`) the variables that cannot be referenced, naming them
+/// in `skipped`, and records where the others' chunks lie in each file.
+fn select(
+    group: &mut Group,
+    path: &mut Vec<String>,
+    files: &[SourceFile],
+    skipped: &mut Vec<String>,
+    kept: &mut Vec<(String, Vec<Vec<ChunkPlace>>)>,
+) {
+    let mut vars = std::mem::take(&mut group.vars);
+    vars.retain_mut(|var| {
+        let full = crate::codec::var_path(path, &var.name);
+        match referenceable(var, &full, files) {
+            Ok((layout_chunks, places)) => {
+                if let (Some(chunks), Some(storage)) = (layout_chunks, var.storage.as_mut()) {
+                    storage.layout = Layout::Chunked(chunks);
+                }
+                kept.push((full, places));
+                true
+            }
+            Err(reason) => {
+                skipped.push(format!("{full}: {reason}"));
+                false
+            }
+        }
+    });
+    group.vars = vars;
+    for child in &mut group.groups {
+        path.push(child.name.clone());
+        select(child, path, files, skipped, kept);
+        path.pop();
+    }
+}
+
+/// Whether `var` (full path `full`) can be referenced in every file: the chunk shape to
+/// give it when it is contiguous, and its stored blocks in each file; otherwise why not.
+#[allow(clippy::type_complexity)]
+fn referenceable(
+    var: &Var,
+    full: &str,
+    files: &[SourceFile],
+) -> std::result::Result<(Option<Vec<usize>>, Vec<Vec<ChunkPlace>>), String> {
+    match &var.type_ref {
+        TypeRef::Atomic(ncmodel::AtomicType::String) => {
+            return Err("variable-length strings have no fixed-size chunks to reference".into())
+        }
+        TypeRef::Atomic(_) => {}
+        _ => return Err("user-defined types cannot be stored in Zarr".into()),
+    }
+    let storage = var.storage.as_ref().ok_or("no storage information")?;
+    for filter in &storage.filters {
+        if !codecs::registry::is_passthrough(filter.id) {
+            let name = filterspec::known::name_of(filter.id).unwrap_or("unknown");
+            return Err(format!(
+                "filter {} ({name}) stores bytes no Zarr codec reads as they are",
+                filter.id
+            ));
+        }
+    }
+    let mut contiguous_chunks = None;
+    let mut per_file = Vec::with_capacity(files.len());
+    for file in files {
+        let layout = match file.layouts.get(full) {
+            Some(Ok(layout)) => layout,
+            Some(Err(problem)) => return Err(format!("{}: {problem}", file.url)),
+            None => return Err(format!("{}: not in this file", file.url)),
+        };
+        let places = match layout {
+            StoredLayout::Chunked(places) => places.clone(),
+            StoredLayout::Contiguous(place) => {
+                if files.len() > 1 {
+                    return Err("contiguous variables are referenced from one file only".into());
+                }
+                let shape: Vec<usize> = var
+                    .dim_ids
+                    .iter()
+                    .map(|id| file.dataset.dim(*id).map_or(0, |d| d.len))
+                    .collect();
+                if shape.contains(&0) {
+                    return Err("contiguous and empty".into());
+                }
+                contiguous_chunks = Some(shape);
+                place.iter().cloned().collect()
+            }
+            StoredLayout::Compact => {
+                return Err("compact layout: its data lies in the object header".into())
+            }
+            StoredLayout::Other => return Err("a layout that cannot be referenced".into()),
+        };
+        for place in &places {
+            if place.filter_mask != 0 {
+                return Err(format!(
+                    "{}: a chunk stored with filters skipped (filter mask {:#x})",
+                    file.url, place.filter_mask
+                ));
+            }
+            let end = place.address.checked_add(place.size);
+            if end.is_none_or(|end| end > file.size) {
+                return Err(format!(
+                    "{}: a chunk at byte {} of {} bytes reaches beyond the end of the file \
+                     ({} bytes)",
+                    file.url, place.address, place.size, file.size
+                ));
+            }
+        }
+        per_file.push(places);
+    }
+    Ok((contiguous_chunks, per_file))
+}
+
+fn collect_lens(group: &Group, lens: &mut HashMap<i32, usize>) {
+    for dim in &group.dims {
+        lens.insert(dim.id, dim.len);
+    }
+    for child in &group.groups {
+        collect_lens(child, lens);
+    }
+}
+
+fn set_dim_len(group: &mut Group, id: i32, len: usize) {
+    for dim in &mut group.dims {
+        if dim.id == id {
+            dim.len = len;
+        }
+    }
+    for child in &mut group.groups {
+        set_dim_len(child, id, len);
+    }
+}

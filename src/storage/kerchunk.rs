@@ -1,0 +1,87 @@
+//! Virtual references to the chunks of netCDF-4 files (`nccopy --kerchunk`): each input
+//! opened with libnetcdf for its schema and with HDF5 for its chunk index, the references
+//! made by the Zarr backend.
+
+use std::collections::HashMap;
+
+use anyhow::{anyhow, Context};
+use ncmodel::Group;
+
+/// The most chunks listed for one variable of one file: a hostile chunk index cannot
+/// make the references grow without bound.
+const MAX_CHUNKS_PER_VARIABLE: u64 = 50_000_000;
+
+/// The references made, and the variables left out (`/v: reason`).
+#[derive(Debug)]
+pub struct KerchunkReferences {
+    /// The kerchunk version 1 JSON text.
+    pub json: String,
+    /// Each variable left out, with why.
+    pub skipped: Vec<String>,
+}
+
+/// Kerchunk version 1 references to every chunk of the netCDF-4 files `inputs`, combined
+/// along the root dimension `concat` when there are several. Each file is named by its
+/// absolute path.
+pub fn kerchunk_references(
+    inputs: &[String],
+    concat: Option<&str>,
+) -> anyhow::Result<KerchunkReferences> {
+    let mut files = Vec::with_capacity(inputs.len());
+    for input in inputs {
+        files.push(source_file(input)?);
+    }
+    let refs = zarr::kerchunk::references(&files, concat)?;
+    Ok(KerchunkReferences {
+        json: refs.json,
+        skipped: refs.skipped,
+    })
+}
+
+fn source_file(input: &str) -> anyhow::Result<zarr::kerchunk::SourceFile> {
+    let absolute = std::fs::canonicalize(input).with_context(|| format!("{input}"))?;
+    let size = std::fs::metadata(&absolute)
+        .with_context(|| format!("{input}"))?
+        .len();
+    let file = ncio::NcFile::open(input)?;
+    let dataset = file.schema()?;
+    if dataset.format != ncmodel::Format::Netcdf4
+        && dataset.format != ncmodel::Format::Netcdf4Classic
+    {
+        return Err(anyhow!(
+            "{input}: not a netCDF-4 file; references point at HDF5 chunks"
+        ));
+    }
+    let mut layouts = HashMap::new();
+    collect_layouts(&file, &dataset.root, &mut Vec::new(), &mut layouts);
+    Ok(zarr::kerchunk::SourceFile {
+        url: absolute.to_string_lossy().into_owned(),
+        dataset,
+        layouts,
+        size,
+    })
+}
+
+type Layouts = HashMap<String, Result<store::StoredLayout, String>>;
+
+fn collect_layouts(file: &ncio::NcFile, group: &Group, path: &mut Vec<String>, out: &mut Layouts) {
+    for var in &group.vars {
+        let full: String = path
+            .iter()
+            .chain(std::iter::once(&var.name))
+            .map(|p| format!("/{p}"))
+            .collect();
+        let layout = match file.stored_chunks(path, &var.name) {
+            Some(reader) => reader
+                .layout(MAX_CHUNKS_PER_VARIABLE)
+                .map_err(|e| e.to_string()),
+            None => Err("HDF5 cannot open its dataset".to_string()),
+        };
+        out.insert(full, layout);
+    }
+    for child in &group.groups {
+        path.push(child.name.clone());
+        collect_layouts(file, child, path, out);
+        path.pop();
+    }
+}
