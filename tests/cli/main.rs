@@ -12,6 +12,7 @@ mod filters_interop;
 mod harness_selftest;
 mod hostile_stores;
 mod install;
+mod kerchunk;
 mod limits;
 mod multicall;
 mod names;

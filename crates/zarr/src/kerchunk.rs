@@ -119,6 +119,11 @@ pub fn references(files: &[SourceFile], concat: Option<&str>) -> Result<Referenc
     for (key, bytes) in memory.entries() {
         let text = String::from_utf8(bytes)
             .map_err(|_| ZarrError::Invalid(format!("metadata {} is not UTF-8", key.as_str())))?;
+        let text = if key.as_str() == ".zattrs" {
+            without_nc_properties(&text)?
+        } else {
+            text
+        };
         refs.insert(key.as_str().to_string(), Value::String(text));
     }
     let kept: BTreeMap<String, Vec<Vec<ChunkPlace>>> = kept.into_iter().collect();
@@ -299,6 +304,16 @@ fn referenceable(
         per_file.push(places);
     }
     Ok((contiguous_chunks, per_file))
+}
+
+/// The root's `.zattrs` text without `_NCProperties`, which the Zarr writer adds for
+/// the reference tools: it describes a file this is not (kerchunk leaves it out too).
+fn without_nc_properties(text: &str) -> Result<String> {
+    let mut value = crate::json::parse(text, ".zattrs")?;
+    if let Value::Object(members) = &mut value {
+        members.remove("_NCProperties");
+    }
+    Ok(value.to_string())
 }
 
 fn collect_lens(group: &Group, lens: &mut HashMap<i32, usize>) {

@@ -1,0 +1,183 @@
+//! `nccopy --kerchunk`: virtual references to the chunks of netCDF-4 files, read by
+//! xarray through fsspec's reference file system, and compared chunk for chunk with
+//! kerchunk's own (`SingleHdf5ToZarr`, `MultiZarrToZarr`). Python runs from the
+//! project's .venv (scripts/setup: xarray, netCDF4, kerchunk); a missing .venv fails the
+//! tests in CI and is a visible skip elsewhere.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::{run, scratch, skip, Test};
+
+/// The Python side: `python -c PY read REFS FILE...` opens the references with xarray
+/// and checks every variable against the files (combined along `time`);
+/// `python -c PY kerchunk REFS FILE...` makes kerchunk's references of the files and
+/// prints every chunk key whose file, offset or length differs from ours, or that only
+/// one side has. Both print `ok` last when all is well.
+const PY: &str = r#"
+import json, sys
+import numpy as np, xarray as xr
+mode, refs_path, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+ours = json.load(open(refs_path))
+if mode == "read":
+    ds = xr.open_dataset("reference://", engine="zarr", backend_kwargs={"storage_options": {"fo": ours}, "consolidated": False})
+    parts = [xr.open_dataset(f) for f in files]
+    for name in ds.variables:
+        if "time" in parts[0][name].dims and len(parts) > 1:
+            want = np.concatenate([p[name].values for p in parts], axis=parts[0][name].dims.index("time"))
+        else:
+            want = parts[0][name].values
+        got = ds[name].values
+        assert got.shape == want.shape, (name, got.shape, want.shape)
+        assert np.array_equal(got, want, equal_nan=True), (name, got, want)
+    print(sorted(ds.variables))
+else:
+    from kerchunk.hdf import SingleHdf5ToZarr
+    from kerchunk.combine import MultiZarrToZarr
+    singles = [SingleHdf5ToZarr(f, f, inline_threshold=0).translate() for f in files]
+    theirs = singles[0] if len(singles) == 1 else MultiZarrToZarr(singles, concat_dims=["time"], inline_threshold=0).translate()
+    a = {k: v for k, v in ours["refs"].items() if isinstance(v, list)}
+    b = {k: v for k, v in theirs["refs"].items() if isinstance(v, list)}
+    for k in sorted(set(a) | set(b)):
+        if a.get(k) != b.get(k):
+            print("differs", k, a.get(k), b.get(k))
+    print(len(a), "chunks")
+print("ok")
+"#;
+
+/// The project virtualenv's python with xarray, netCDF4 and kerchunk, or `None` after a
+/// skip (a failure in CI).
+fn kerchunk_python() -> Option<PathBuf> {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python3");
+    let check = "import xarray, netCDF4, kerchunk.hdf, kerchunk.combine, fsspec";
+    if python.is_file() && run(Command::new(&python).args(["-c", check])).code == Some(0) {
+        Some(python)
+    } else {
+        skip("the project virtualenv .venv with xarray, netCDF4 and kerchunk");
+        None
+    }
+}
+
+/// A netCDF-4 file of 4 time steps from `first`: a shuffled, deflated 3-d variable
+/// chunked 2 along time, coordinates, a contiguous variable and a compact one.
+fn input(dir: &Path, name: &str, first: i32) -> PathBuf {
+    let times: Vec<String> = (first..first + 4).map(|t| t.to_string()).collect();
+    let values: Vec<String> = (0..4 * 6 * 8)
+        .map(|i| (i + first * 100).to_string())
+        .collect();
+    let cdl = format!(
+        "netcdf {name} {{\n\
+         dimensions:\n  time = UNLIMITED ;\n  lat = 6 ;\n  lon = 8 ;\n\
+         variables:\n\
+         \x20 double time(time) ;\n    time:units = \"days since 2000-01-01\" ;\n\
+         \x20 float lat(lat) ;\n  float lon(lon) ;\n\
+         \x20 float t(time, lat, lon) ;\n    t:_FillValue = -999.f ;\n    t:long_name = \"temperature\" ;\n\
+         \x20   t:_ChunkSizes = 2, 3, 4 ;\n    t:_DeflateLevel = 4 ;\n    t:_Shuffle = \"true\" ;\n\
+         \x20 int n(lat) ;\n    n:_Storage = \"contiguous\" ;\n\
+         \x20 short z(lat) ;\n    z:_Storage = \"compact\" ;\n\
+         \x20 :title = \"kerchunk test\" ;\n\
+         data:\n  time = {} ;\n  lat = 0, 1, 2, 3, 4, 5 ;\n  lon = 0, 1, 2, 3, 4, 5, 6, 7 ;\n\
+         \x20 t = {} ;\n  n = 1, 2, 3, 4, 5, 6 ;\n  z = 1, 2, 3, 4, 5, 6 ;\n}}\n",
+        times.join(", "),
+        values.join(", "),
+    );
+    let cdl_path = dir.join(format!("{name}.cdl"));
+    let nc = dir.join(format!("{name}.nc"));
+    std::fs::write(&cdl_path, cdl).expect("write the CDL");
+    let made = Test::ours("ncgen")
+        .arg("-4")
+        .arg("-o")
+        .arg(&nc)
+        .arg(&cdl_path)
+        .run();
+    assert_eq!(made.code, Some(0), "ncgen: {}", made.stderr);
+    nc
+}
+
+fn python(python: &Path, mode: &str, refs: &Path, files: &[&Path]) -> String {
+    let done = run(Command::new(python)
+        .arg("-c")
+        .arg(PY)
+        .arg(mode)
+        .arg(refs)
+        .args(files));
+    assert_eq!(
+        done.code,
+        Some(0),
+        "python {mode}: {}\n{}",
+        done.stdout,
+        done.stderr
+    );
+    done.stdout
+}
+
+#[test]
+fn xarray_reads_our_references_to_one_file_and_they_equal_kerchunks() {
+    let Some(py) = kerchunk_python() else {
+        return;
+    };
+    let dir = scratch();
+    let nc = input(dir.path(), "one", 0);
+    let refs = dir.path().join("refs.json");
+    let done = Test::ours("nccopy")
+        .arg("--kerchunk")
+        .arg(&refs)
+        .arg(&nc)
+        .run();
+    assert_eq!(done.code, Some(0), "nccopy --kerchunk: {}", done.stderr);
+    assert!(
+        done.stderr.contains("not referenced: /z: compact layout"),
+        "the compact variable is named: {}",
+        done.stderr
+    );
+    let read = python(&py, "read", &refs, &[&nc]);
+    assert!(read.contains("'n'") && read.contains("'t'"), "{read}");
+    let compared = python(&py, "kerchunk", &refs, &[&nc]);
+    assert!(!compared.contains("differs"), "{compared}");
+    assert!(compared.contains("12 chunks"), "{compared}");
+}
+
+#[test]
+fn references_combine_several_files_along_time_as_kerchunk_does() {
+    let Some(py) = kerchunk_python() else {
+        return;
+    };
+    let dir = scratch();
+    let files: Vec<PathBuf> = (0..3)
+        .map(|k| input(dir.path(), &format!("part{k}"), k * 4))
+        .collect();
+    let file_refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    let refs = dir.path().join("refs.json");
+    let done = Test::ours("nccopy")
+        .arg("--kerchunk")
+        .arg(&refs)
+        .args(["--concat", "time"])
+        .args(&files)
+        .run();
+    assert_eq!(
+        done.code,
+        Some(0),
+        "nccopy --kerchunk --concat: {}",
+        done.stderr
+    );
+    python(&py, "read", &refs, &file_refs);
+    let compared = python(&py, "kerchunk", &refs, &file_refs);
+    assert!(!compared.contains("differs"), "{compared}");
+}
+
+#[test]
+fn several_inputs_without_a_dimension_to_combine_along_are_refused() {
+    let dir = scratch();
+    let a = input(dir.path(), "a", 0);
+    let b = input(dir.path(), "b", 4);
+    let refs = dir.path().join("refs.json");
+    let done = Test::ours("nccopy")
+        .arg("--kerchunk")
+        .arg(&refs)
+        .arg(&a)
+        .arg(&b)
+        .run();
+    assert_eq!(done.code, Some(2), "{}", done.stderr);
+    assert!(done.stderr.contains("--concat DIM"), "{}", done.stderr);
+    assert!(!refs.exists());
+}
