@@ -29,7 +29,7 @@ pub fn kerchunk_references(
 ) -> anyhow::Result<KerchunkReferences> {
     let mut files = Vec::with_capacity(inputs.len());
     for input in inputs {
-        files.push(source_file(input)?);
+        files.push(source_file(input, concat)?);
     }
     let refs = zarr::kerchunk::references(&files, concat)?;
     Ok(KerchunkReferences {
@@ -38,7 +38,7 @@ pub fn kerchunk_references(
     })
 }
 
-fn source_file(input: &str) -> anyhow::Result<zarr::kerchunk::SourceFile> {
+fn source_file(input: &str, concat: Option<&str>) -> anyhow::Result<zarr::kerchunk::SourceFile> {
     let absolute = std::fs::canonicalize(input).with_context(|| format!("{input}"))?;
     let size = std::fs::metadata(&absolute)
         .with_context(|| format!("{input}"))?
@@ -54,12 +54,43 @@ fn source_file(input: &str) -> anyhow::Result<zarr::kerchunk::SourceFile> {
     }
     let mut layouts = HashMap::new();
     collect_layouts(&file, &dataset.root, &mut Vec::new(), &mut layouts);
+    let coordinate = match concat {
+        Some(dim) => coordinate_bytes(&file, &dataset, dim)?,
+        None => None,
+    };
     Ok(zarr::kerchunk::SourceFile {
         url: absolute.to_string_lossy().into_owned(),
         dataset,
         layouts,
         size,
+        coordinate,
     })
+}
+
+/// The values (machine order) of the root's coordinate variable of the dimension `dim`,
+/// if it has one of a fixed-size type.
+fn coordinate_bytes(
+    file: &ncio::NcFile,
+    dataset: &ncmodel::Dataset,
+    dim: &str,
+) -> anyhow::Result<Option<Vec<u8>>> {
+    let root = &dataset.root;
+    let Some(d) = root.dims.iter().find(|d| d.name == dim) else {
+        return Ok(None);
+    };
+    let Some(var) = root
+        .vars
+        .iter()
+        .find(|v| v.name == dim && v.dim_ids == [d.id])
+    else {
+        return Ok(None);
+    };
+    if !ncio::is_raw_type(var.type_ref) {
+        return Ok(None);
+    }
+    let mut buf = store::RawBuffer::new();
+    file.read_raw(root.ncid, var.id, &[0], &[d.len], &mut buf)?;
+    Ok(Some(buf.as_bytes().to_vec()))
 }
 
 type Layouts = HashMap<String, Result<store::StoredLayout, String>>;

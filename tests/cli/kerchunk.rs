@@ -35,7 +35,7 @@ else:
     from kerchunk.hdf import SingleHdf5ToZarr
     from kerchunk.combine import MultiZarrToZarr
     singles = [SingleHdf5ToZarr(f, f, inline_threshold=0).translate() for f in files]
-    theirs = singles[0] if len(singles) == 1 else MultiZarrToZarr(singles, concat_dims=["time"], inline_threshold=0).translate()
+    theirs = singles[0] if len(singles) == 1 else MultiZarrToZarr(singles, concat_dims=["time"], identical_dims=["lat", "lon", "n"], inline_threshold=0).translate()
     a = {k: v for k, v in ours["refs"].items() if isinstance(v, list)}
     b = {k: v for k, v in theirs["refs"].items() if isinstance(v, list)}
     for k in sorted(set(a) | set(b)):

@@ -25,6 +25,10 @@ pub struct SourceFile {
     pub layouts: HashMap<String, std::result::Result<StoredLayout, String>>,
     /// The file's size in bytes: no reference may reach beyond it.
     pub size: u64,
+    /// With several files: the values (machine order) of the coordinate variable of the
+    /// dimension they are combined along, inlined in the references as kerchunk's
+    /// `MultiZarrToZarr` does (its chunks seldom line up from file to file).
+    pub coordinate: Option<Vec<u8>>,
 }
 
 /// The references made, and the variables left out.
@@ -104,6 +108,10 @@ pub fn references(files: &[SourceFile], concat: Option<&str>) -> Result<Referenc
         lens.insert(dim.id, total);
         set_dim_len(&mut dataset.root, dim.id, total);
     }
+    let inlined = match &concat_dim {
+        Some(dim) if files.len() > 1 => inline_coordinate(&mut dataset, dim, files, total),
+        _ => None,
+    };
     let planned = plan(&dataset, false, &chunkspec::ShardSpecs::default())?;
     let memory = MemoryStore::new();
     MetaWriter {
@@ -126,7 +134,12 @@ pub fn references(files: &[SourceFile], concat: Option<&str>) -> Result<Referenc
         };
         refs.insert(key.as_str().to_string(), Value::String(text));
     }
-    let kept: BTreeMap<String, Vec<Vec<ChunkPlace>>> = kept.into_iter().collect();
+    let mut kept: BTreeMap<String, Vec<Vec<ChunkPlace>>> = kept.into_iter().collect();
+    if let Some((path, bytes)) = inlined {
+        kept.remove(&path);
+        let key = format!("{}/0", &path[1..]);
+        refs.insert(key, Value::String(format!("base64:{}", base64(&bytes))));
+    }
     for var in &planned {
         let path = crate::codec::var_path(&var.group_path, &var.var.name);
         let Some(per_file) = kept.get(&path) else {
@@ -157,6 +170,54 @@ pub fn references(files: &[SourceFile], concat: Option<&str>) -> Result<Referenc
         json: json.to_string(),
         skipped,
     })
+}
+
+/// Makes the root's coordinate variable of `dim` one uncompressed chunk of `total`
+/// values in machine order, when every file has its values: its path and the values,
+/// concatenated.
+fn inline_coordinate(
+    dataset: &mut Dataset,
+    dim: &ncmodel::Dim,
+    files: &[SourceFile],
+    total: usize,
+) -> Option<(String, Vec<u8>)> {
+    let mut bytes = Vec::new();
+    for file in files {
+        bytes.extend_from_slice(file.coordinate.as_ref()?);
+    }
+    let var = dataset
+        .root
+        .vars
+        .iter_mut()
+        .find(|v| v.name == dim.name && v.dim_ids == [dim.id])?;
+    let storage = var.storage.as_mut()?;
+    storage.layout = Layout::Chunked(vec![total.max(1)]);
+    storage.filters.clear();
+    storage.endianness = ncmodel::Endianness::Native;
+    Some((format!("/{}", dim.name), bytes))
+}
+
+/// `bytes` in base64 (RFC 4648, padded), as fsspec's reference file system reads an
+/// inlined value after `base64:`.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for group in bytes.chunks(3) {
+        let b = [
+            group[0],
+            group.get(1).copied().unwrap_or(0),
+            group.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for i in 0..4 {
+            if i <= group.len() {
+                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// The Zarr key's chunk index (`i.j.k`) of the stored chunk `place` of `var`, its index
@@ -266,9 +327,6 @@ fn referenceable(
         let places = match layout {
             StoredLayout::Chunked(places) => places.clone(),
             StoredLayout::Contiguous(place) => {
-                if files.len() > 1 {
-                    return Err("contiguous variables are referenced from one file only".into());
-                }
                 let shape: Vec<usize> = var
                     .dim_ids
                     .iter()
