@@ -39,9 +39,9 @@ pub fn kerchunk_references(
 }
 
 fn source_file(input: &str, concat: Option<&str>) -> anyhow::Result<zarr::kerchunk::SourceFile> {
-    let absolute = std::fs::canonicalize(input).with_context(|| format!("{input}"))?;
+    let absolute = std::fs::canonicalize(input).with_context(|| input.to_string())?;
     let size = std::fs::metadata(&absolute)
-        .with_context(|| format!("{input}"))?
+        .with_context(|| input.to_string())?
         .len();
     let file = ncio::NcFile::open(input)?;
     let dataset = file.schema()?;
