@@ -83,7 +83,7 @@ fn input(dir: &Path, name: &str, first: i32) -> PathBuf {
     );
     let cdl_path = dir.join(format!("{name}.cdl"));
     let nc = dir.join(format!("{name}.nc"));
-    std::fs::write(&cdl_path, cdl).expect("write the CDL");
+    std::fs::write(&cdl_path, cdl).unwrap_or_else(|e| panic!("cannot write {cdl_path:?}: {e}"));
     let made = Test::ours("ncgen")
         .arg("-4")
         .arg("-o")
