@@ -34,6 +34,8 @@ complete -c nccopy -s M -d 'Minimum size in bytes of a fixed-size variable that 
 complete -c nccopy -l quantize -d 'Quantize float and double variables: VARS,ALGORITHM,N with ALGORITHM bitgroom or granularbr (N significant digits) or bitround (N bits); repeatable' -r
 complete -c nccopy -s j -l jobs -d 'Threads that decode and encode chunks (default: every core, at most 8); the output is the same for any number' -r
 complete -c nccopy -l try-filters -d 'Try filter pipelines on a sample of each variable\'s chunks and report ratio and speeds, with a suggestion; writes nothing. LIST: pipelines separated by `;` (default: deflate, zstd, bzip2, blosc and lz4 at several levels, with and without shuffle); with --quantize, each quantization is tried before each pipeline' -r
+complete -c nccopy -l kerchunk -d 'Write kerchunk version 1 references (JSON) to every chunk of the netCDF-4 inputs into REFS instead of copying: every positional argument is then an input' -r
+complete -c nccopy -l concat -d 'With --kerchunk and several inputs: the root dimension to combine them along, in the order given' -r
 complete -c nccopy -s 3 -d 'Classic format (same as -k classic)'
 complete -c nccopy -s 4 -d 'netCDF-4 format (same as -k netCDF-4)'
 complete -c nccopy -s 5 -d 'CDF5 format (same as -k cdf5)'
