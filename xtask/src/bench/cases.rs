@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 
 use super::catalog::{self, Peer};
-use super::inputs::{Inputs, COUNTING_PROXY_SCRIPT, ZARR_PEERS_SCRIPT};
+use super::inputs::{Inputs, COUNTING_PROXY_SCRIPT, KERCHUNK_PEER_SCRIPT, ZARR_PEERS_SCRIPT};
 use super::measure::Invocation;
 use super::s3::{RequestCounts, S3Server, BUCKET};
 
@@ -293,6 +293,30 @@ impl CaseBuilder {
             }
             "classic-ncdump-ref" => {
                 run(self.tool(side, "ncdump").arg(i.unlimited_classic()?), None)
+            }
+            "kerchunk-one" | "kerchunk-multi" => {
+                let inputs = if case == "kerchunk-one" {
+                    vec![i.unlimited_filtered("deflate1", "1,1")?]
+                } else {
+                    i.unlimited_parts()?
+                };
+                let out = self.out(case, side, "json");
+                let inv = match side {
+                    Side::Ours => {
+                        let inv = self.ours("nccopy").arg("--kerchunk").arg(&out);
+                        if inputs.len() > 1 {
+                            inv.args(["--concat", "time"])
+                        } else {
+                            inv
+                        }
+                    }
+                    Side::Other => Invocation::new(&i.python)
+                        .arg("-c")
+                        .arg(KERCHUNK_PEER_SCRIPT)
+                        .arg("refs")
+                        .arg(&out),
+                };
+                run(inv.args(&inputs), Some(out))
             }
             _ => bail!("unknown case {case}"),
         })

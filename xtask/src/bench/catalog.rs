@@ -22,6 +22,8 @@ pub enum Peer {
     Ncks,
     /// CDO.
     Cdo,
+    /// kerchunk (SingleHdf5ToZarr, MultiZarrToZarr).
+    Kerchunk,
 }
 
 impl Peer {
@@ -44,6 +46,7 @@ impl Peer {
             Peer::H5repack => "h5repack",
             Peer::Ncks => "ncks",
             Peer::Cdo => "cdo",
+            Peer::Kerchunk => "kerchunk",
         }
     }
 }
@@ -100,6 +103,8 @@ pub const CASES: &[CaseLine] = &[
     ("classic-ncdump", "our ncdump of the unlimited-time file as a 64-bit offset classic file: our reader vs libnetcdf's"),
     ("classic-nccopy", "our nccopy -k nc4 of the same classic file: our reader vs libnetcdf's"),
     ("classic-ncdump-ref", "ncdump of the same classic file: ours vs the reference"),
+    ("kerchunk-one", "nccopy --kerchunk refs.json of the unlimited-time file deflated (level 1) vs kerchunk's SingleHdf5ToZarr"),
+    ("kerchunk-multi", "nccopy --kerchunk refs.json --concat time of that file split into 4 by time vs SingleHdf5ToZarr of each and MultiZarrToZarr"),
 ];
 
 /// Names that stand for several cases, in order: name, description, members.
@@ -170,6 +175,11 @@ pub const GROUPS: &[(&str, &str, &[&str])] = &[
         "the classic-* cases, each a row: nctools' own classic reader against libnetcdf's",
         &["classic-ncdump", "classic-nccopy", "classic-ncdump-ref"],
     ),
+    (
+        "kerchunk",
+        "the kerchunk-* cases, each a row: virtual references, ours against kerchunk's",
+        &["kerchunk-one", "kerchunk-multi"],
+    ),
 ];
 
 /// The named cases, groups expanded, in order.
@@ -207,6 +217,8 @@ pub fn peer(case: &str) -> Peer {
         Peer::Ncks
     } else if case.ends_with("-cdo") {
         Peer::Cdo
+    } else if case.starts_with("kerchunk-") {
+        Peer::Kerchunk
     } else if case == "classic-ncdump" || case == "classic-nccopy" {
         Peer::Libnetcdf
     } else {
@@ -249,5 +261,6 @@ mod tests {
         assert_eq!(peer("classic-ncdump-ref"), Peer::Reference);
         assert_eq!(peer("unlim-d1s-cdo"), Peer::Cdo);
         assert_eq!(peer("stored-bzip2-h5repack").label(), "h5repack");
+        assert_eq!(peer("kerchunk-multi").label(), "kerchunk");
     }
 }

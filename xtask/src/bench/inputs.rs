@@ -15,6 +15,12 @@ use super::classic_gen;
 /// ...; see its header).
 pub const ZARR_PEERS_SCRIPT: &str = include_str!("zarr_peers.py");
 
+/// The kerchunk cases' helper (`split IN N K OUT`, `refs OUT.json IN...`; see its header).
+pub const KERCHUNK_PEER_SCRIPT: &str = include_str!("kerchunk_peer.py");
+
+/// How many files the kerchunk cases split the unlimited-time file into.
+pub const KERCHUNK_PARTS: usize = 4;
+
 /// The object-store tests' proxy, whose counting mode counts the S3 cases' requests.
 pub const COUNTING_PROXY_SCRIPT: &str = include_str!("../../../tests/data/objstore/fault_proxy.py");
 
@@ -197,6 +203,36 @@ impl Inputs {
                 None,
             )
         })
+    }
+
+    /// The unlimited-time file deflated (level 1), split by time into
+    /// [`KERCHUNK_PARTS`] files by netCDF4-python, each made once: the kerchunk cases'
+    /// inputs.
+    pub fn unlimited_parts(&self) -> Result<Vec<PathBuf>> {
+        let nc = self.unlimited_filtered("deflate1", "1,1")?;
+        let stem = nc
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        (0..KERCHUNK_PARTS)
+            .map(|k| {
+                let out = self.data_dir.join(format!("{stem}-part{k}.nc"));
+                made_once(out, |part| {
+                    run(
+                        Command::new(&self.python)
+                            .arg("-c")
+                            .arg(KERCHUNK_PEER_SCRIPT)
+                            .arg("split")
+                            .arg(&nc)
+                            .arg(KERCHUNK_PARTS.to_string())
+                            .arg(k.to_string())
+                            .arg(part),
+                        None,
+                    )
+                })
+            })
+            .collect()
     }
 
     /// The Zarr store both sides of zarr-read read, made once by zarr-python.
