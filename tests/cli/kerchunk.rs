@@ -61,8 +61,13 @@ fn kerchunk_python() -> Option<PathBuf> {
 /// A netCDF-4 file of 4 time steps from `first`: a shuffled, deflated 3-d variable
 /// chunked 2 along time, coordinates, a contiguous variable and a compact one.
 fn input(dir: &Path, name: &str, first: i32) -> PathBuf {
-    let times: Vec<String> = (first..first + 4).map(|t| t.to_string()).collect();
-    let values: Vec<String> = (0..4 * 6 * 8)
+    input_of(dir, name, first, 4)
+}
+
+/// [`input`] with `steps` time steps.
+fn input_of(dir: &Path, name: &str, first: i32, steps: i32) -> PathBuf {
+    let times: Vec<String> = (first..first + steps).map(|t| t.to_string()).collect();
+    let values: Vec<String> = (0..steps * 6 * 8)
         .map(|i| (i + first * 100).to_string())
         .collect();
     let cdl = format!(
@@ -180,4 +185,79 @@ fn several_inputs_without_a_dimension_to_combine_along_are_refused() {
     assert_eq!(done.code, Some(2), "{}", done.stderr);
     assert!(done.stderr.contains("--concat DIM"), "{}", done.stderr);
     assert!(!refs.exists());
+}
+
+#[test]
+fn files_whose_chunks_do_not_line_up_along_the_combined_dimension_are_refused() {
+    let dir = scratch();
+    let a = input_of(dir.path(), "a", 0, 3);
+    let b = input_of(dir.path(), "b", 3, 3);
+    let refs = dir.path().join("refs.json");
+    let done = Test::ours("nccopy")
+        .arg("--kerchunk")
+        .arg(&refs)
+        .args(["--concat", "time"])
+        .arg(&a)
+        .arg(&b)
+        .run();
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(
+        done.stderr
+            .contains("b.nc: variable /t: the file starts at 3")
+            && done.stderr.contains("chunk length 2"),
+        "{}",
+        done.stderr
+    );
+    assert!(!refs.exists());
+}
+
+#[test]
+fn variables_without_a_zarr_codec_for_their_bytes_are_named_and_left_out() {
+    let dir = scratch();
+    let cdl = dir.path().join("s.cdl");
+    std::fs::write(
+        &cdl,
+        "netcdf s {\ndimensions:\n  x = 4 ;\nvariables:\n  int a(x) ;\n    a:_ChunkSizes = 2 ;\n\
+         \x20 int b(x) ;\n    b:_ChunkSizes = 2 ;\n  string s(x) ;\n\
+         data:\n  a = 1, 2, 3, 4 ;\n  b = 5, 6, 7, 8 ;\n  s = \"p\", \"q\", \"r\", \"s\" ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("cannot write {cdl:?}: {e}"));
+    let plain = dir.path().join("plain.nc");
+    let made = Test::ours("ncgen")
+        .arg("-4")
+        .arg("-o")
+        .arg(&plain)
+        .arg(&cdl)
+        .run();
+    assert_eq!(made.code, Some(0), "ncgen: {}", made.stderr);
+    // lz4 (32004) frames its chunks differently in HDF5 and in Zarr.
+    let nc = dir.path().join("lz4.nc");
+    let copied = Test::ours("nccopy")
+        .args(["-F", "b,32004"])
+        .arg(&plain)
+        .arg(&nc)
+        .run();
+    assert_eq!(copied.code, Some(0), "nccopy -F b,32004: {}", copied.stderr);
+    let refs = dir.path().join("refs.json");
+    let done = Test::ours("nccopy")
+        .arg("--kerchunk")
+        .arg(&refs)
+        .arg(&nc)
+        .run();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert!(
+        done.stderr
+            .contains("not referenced: /b: filter 32004 (lz4)"),
+        "{}",
+        done.stderr
+    );
+    assert!(
+        done.stderr
+            .contains("not referenced: /s: variable-length strings"),
+        "{}",
+        done.stderr
+    );
+    let text = std::fs::read_to_string(&refs).unwrap_or_else(|e| panic!("{refs:?}: {e}"));
+    assert!(text.contains("\"a/0\""), "{text}");
+    assert!(!text.contains("\"b/"), "{text}");
 }
