@@ -9,7 +9,7 @@ use ncmodel::Group;
 
 /// The most chunks listed for one variable of one file: a hostile chunk index cannot
 /// make the references grow without bound.
-const MAX_CHUNKS_PER_VARIABLE: u64 = 50_000_000;
+const MAX_CHUNKS_PER_VARIABLE: u64 = 4_000_000;
 
 /// The references made, and the variables left out (`/v: reason`).
 #[derive(Debug)]
@@ -54,6 +54,15 @@ fn source_file(input: &str, concat: Option<&str>) -> anyhow::Result<zarr::kerchu
     }
     let mut layouts = HashMap::new();
     collect_layouts(&file, &dataset.root, &mut Vec::new(), &mut layouts);
+    let mut inlined = HashMap::new();
+    collect_inlined(
+        &file,
+        &dataset,
+        &dataset.root,
+        &mut Vec::new(),
+        &layouts,
+        &mut inlined,
+    )?;
     let coordinate = match concat {
         Some(dim) => coordinate_bytes(&file, &dataset, dim)?,
         None => None,
@@ -64,6 +73,7 @@ fn source_file(input: &str, concat: Option<&str>) -> anyhow::Result<zarr::kerchu
         layouts,
         size,
         coordinate,
+        inlined,
     })
 }
 
@@ -115,4 +125,44 @@ fn collect_layouts(file: &ncio::NcFile, group: &Group, path: &mut Vec<String>, o
         collect_layouts(file, child, path, out);
         path.pop();
     }
+}
+
+/// The values of the variables of `group` (at `path`) that cannot be referenced but can
+/// be inlined (`zarr::kerchunk::inlines`), by full path.
+fn collect_inlined(
+    file: &ncio::NcFile,
+    dataset: &ncmodel::Dataset,
+    group: &Group,
+    path: &mut Vec<String>,
+    layouts: &Layouts,
+    out: &mut HashMap<String, Vec<u8>>,
+) -> anyhow::Result<()> {
+    for var in &group.vars {
+        let full: String = path
+            .iter()
+            .chain(std::iter::once(&var.name))
+            .map(|p| format!("/{p}"))
+            .collect();
+        let Some(Ok(layout)) = layouts.get(&full) else {
+            continue;
+        };
+        let dims: Vec<usize> = var
+            .dim_ids
+            .iter()
+            .map(|id| dataset.dim(*id).map_or(0, |d| d.len))
+            .collect();
+        if !zarr::kerchunk::inlines(var, layout, &dims) {
+            continue;
+        }
+        let mut buf = store::RawBuffer::new();
+        let start = vec![0; dims.len()];
+        file.read_raw(group.ncid, var.id, &start, &dims, &mut buf)?;
+        out.insert(full, buf.as_bytes().to_vec());
+    }
+    for child in &group.groups {
+        path.push(child.name.clone());
+        collect_inlined(file, dataset, child, path, layouts, out)?;
+        path.pop();
+    }
+    Ok(())
 }

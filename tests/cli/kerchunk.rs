@@ -42,6 +42,8 @@ else:
         if a.get(k) != b.get(k):
             print("differs", k, a.get(k), b.get(k))
     print(len(a), "chunks")
+    if "z/.zarray" in theirs["refs"] and not any(k.startswith("z/0") for k in theirs["refs"]):
+        print("kerchunk references no chunk of the compact z")
 print("ok")
 "#;
 
@@ -131,15 +133,26 @@ fn xarray_reads_our_references_to_one_file_and_they_equal_kerchunks() {
         .run();
     assert_eq!(done.code, Some(0), "nccopy --kerchunk: {}", done.stderr);
     assert!(
-        done.stderr.contains("not referenced: /z: compact layout"),
+        done.stderr.contains(
+            "not referenced: /z: compact layout: its data lies in the object header; its \
+             values are inlined instead"
+        ),
         "the compact variable is named: {}",
         done.stderr
     );
     let read = python(&py, "read", &refs, &[&nc]);
-    assert!(read.contains("'n'") && read.contains("'t'"), "{read}");
+    assert!(
+        read.contains("'n'") && read.contains("'t'") && read.contains("'z'"),
+        "{read}"
+    );
     let compared = python(&py, "kerchunk", &refs, &[&nc]);
     assert!(!compared.contains("differs"), "{compared}");
     assert!(compared.contains("12 chunks"), "{compared}");
+    // What docs/nccopy.md says of kerchunk: the compact variable has no chunk there.
+    assert!(
+        compared.contains("kerchunk references no chunk of the compact z"),
+        "{compared}"
+    );
 }
 
 #[test]
@@ -212,7 +225,7 @@ fn files_whose_chunks_do_not_line_up_along_the_combined_dimension_are_refused() 
 }
 
 #[test]
-fn variables_without_a_zarr_codec_for_their_bytes_are_named_and_left_out() {
+fn variables_without_a_zarr_codec_for_their_bytes_are_named_and_inlined_or_left_out() {
     let dir = scratch();
     let cdl = dir.path().join("s.cdl");
     std::fs::write(
@@ -259,5 +272,10 @@ fn variables_without_a_zarr_codec_for_their_bytes_are_named_and_left_out() {
     );
     let text = std::fs::read_to_string(&refs).unwrap_or_else(|e| panic!("{refs:?}: {e}"));
     assert!(text.contains("\"a/0\""), "{text}");
-    assert!(!text.contains("\"b/"), "{text}");
+    // 5, 6, 7, 8 as little-endian 32-bit integers.
+    assert!(
+        text.contains("\"b/0\":\"base64:BQAAAAYAAAAHAAAACAAAAA==\""),
+        "{text}"
+    );
+    assert!(!text.contains("\"s/"), "{text}");
 }

@@ -29,6 +29,35 @@ pub struct SourceFile {
     /// dimension they are combined along, inlined in the references as kerchunk's
     /// `MultiZarrToZarr` does (its chunks seldom line up from file to file).
     pub coordinate: Option<Vec<u8>>,
+    /// The values (machine order) of the variables that cannot be referenced but are
+    /// small enough to inline ([`inlines`]), by full path.
+    pub inlined: HashMap<String, Vec<u8>>,
+}
+
+/// The most bytes of values a variable that cannot be referenced may have to be inlined
+/// (decoded, in base64) instead: compact variables always fit (HDF5 caps them at 64 KiB).
+pub const INLINE_LIMIT: usize = 64 * 1024;
+
+/// Whether `var`, laid out as `layout`, cannot be referenced but can be inlined: compact,
+/// or with a filter whose HDF5 bytes no Zarr codec reads, of a fixed-size atomic type
+/// and at most [`INLINE_LIMIT`] bytes of values (`dims`: the lengths of its dimensions).
+pub fn inlines(var: &Var, layout: &StoredLayout, dims: &[usize]) -> bool {
+    let TypeRef::Atomic(atomic) = var.type_ref else {
+        return false;
+    };
+    if atomic == ncmodel::AtomicType::String {
+        return false;
+    }
+    let unreferenced = matches!(layout, StoredLayout::Compact)
+        || var.storage.as_ref().is_some_and(|s| {
+            s.filters
+                .iter()
+                .any(|f| !codecs::registry::is_passthrough(f.id))
+        });
+    let bytes = dims
+        .iter()
+        .try_fold(atomic.size(), |n, d| n.checked_mul(*d));
+    unreferenced && bytes.is_some_and(|b| b > 0 && b <= INLINE_LIMIT)
 }
 
 /// The references made, and the variables left out.
@@ -93,15 +122,20 @@ pub fn references(files: &[SourceFile], concat: Option<&str>) -> Result<Referenc
             .ok_or_else(|| ZarrError::Invalid("the combined dimension is too long".into()))?;
     }
     let mut dataset = first.dataset.clone();
-    let mut skipped = Vec::new();
-    let mut kept: Vec<(String, Vec<Vec<ChunkPlace>>)> = Vec::new();
-    select(
-        &mut dataset.root,
-        &mut Vec::new(),
+    let mut selection = Selection {
         files,
-        &mut skipped,
-        &mut kept,
-    );
+        concat: concat_dim.as_ref().map(|d| d.id),
+        skipped: Vec::new(),
+        kept: Vec::new(),
+        inlined: Vec::new(),
+    };
+    selection.group(&mut dataset.root, &mut Vec::new());
+    let Selection {
+        skipped,
+        kept,
+        inlined: inlined_vars,
+        ..
+    } = selection;
     let mut lens: HashMap<i32, usize> = HashMap::new();
     collect_lens(&dataset.root, &mut lens);
     if let Some(dim) = &concat_dim {
@@ -135,6 +169,10 @@ pub fn references(files: &[SourceFile], concat: Option<&str>) -> Result<Referenc
         refs.insert(key.as_str().to_string(), Value::String(text));
     }
     let mut kept: BTreeMap<String, Vec<Vec<ChunkPlace>>> = kept.into_iter().collect();
+    for (path, rank, bytes) in &inlined_vars {
+        let key = format!("{}/{}", &path[1..], vec!["0"; (*rank).max(1)].join("."));
+        refs.insert(key, Value::String(format!("base64:{}", base64(bytes))));
+    }
     if let Some((path, bytes)) = inlined {
         kept.remove(&path);
         let key = format!("{}/0", &path[1..]);
@@ -257,37 +295,84 @@ fn chunk_index(
     Ok(parts.join("."))
 }
 
-/// Removes from `group` (at `path`) the variables that cannot be referenced, naming them
-/// in `skipped`, and records where the others' chunks lie in each file.
-fn select(
-    group: &mut Group,
-    path: &mut Vec<String>,
-    files: &[SourceFile],
-    skipped: &mut Vec<String>,
-    kept: &mut Vec<(String, Vec<Vec<ChunkPlace>>)>,
-) {
-    let mut vars = std::mem::take(&mut group.vars);
-    vars.retain_mut(|var| {
-        let full = crate::codec::var_path(path, &var.name);
-        match referenceable(var, &full, files) {
-            Ok((layout_chunks, places)) => {
-                if let (Some(chunks), Some(storage)) = (layout_chunks, var.storage.as_mut()) {
-                    storage.layout = Layout::Chunked(chunks);
+/// The walk that decides, variable by variable, what is referenced, inlined or left out.
+struct Selection<'a> {
+    files: &'a [SourceFile],
+    /// The id of the dimension the files are combined along.
+    concat: Option<i32>,
+    /// Each variable left out, with why.
+    skipped: Vec<String>,
+    /// Each variable referenced: its full path and its stored blocks in each file.
+    kept: Vec<(String, Vec<Vec<ChunkPlace>>)>,
+    /// Each variable inlined: its full path, rank and values (machine order).
+    inlined: Vec<(String, usize, Vec<u8>)>,
+}
+
+impl Selection<'_> {
+    /// Removes from `group` (at `path`) the variables that can be neither referenced nor
+    /// inlined, naming them in `skipped`; the inlined ones become one uncompressed chunk.
+    fn group(&mut self, group: &mut Group, path: &mut Vec<String>) {
+        let mut vars = std::mem::take(&mut group.vars);
+        vars.retain_mut(|var| {
+            let full = crate::codec::var_path(path, &var.name);
+            match referenceable(var, &full, self.files) {
+                Ok((layout_chunks, places)) => {
+                    if let (Some(chunks), Some(storage)) = (layout_chunks, var.storage.as_mut()) {
+                        storage.layout = Layout::Chunked(chunks);
+                    }
+                    self.kept.push((full, places));
+                    true
                 }
-                kept.push((full, places));
-                true
+                Err(reason) => {
+                    if self.inline(var, &full) {
+                        self.skipped
+                            .push(format!("{full}: {reason}; its values are inlined instead"));
+                        true
+                    } else {
+                        self.skipped.push(format!("{full}: {reason}"));
+                        false
+                    }
+                }
             }
-            Err(reason) => {
-                skipped.push(format!("{full}: {reason}"));
-                false
-            }
+        });
+        group.vars = vars;
+        for child in &mut group.groups {
+            path.push(child.name.clone());
+            self.group(child, path);
+            path.pop();
         }
-    });
-    group.vars = vars;
-    for child in &mut group.groups {
-        path.push(child.name.clone());
-        select(child, path, files, skipped, kept);
-        path.pop();
+    }
+
+    /// Makes `var` one uncompressed chunk of its values read from the first file, when
+    /// they were read and it is not along the combined dimension.
+    fn inline(&mut self, var: &mut Var, full: &str) -> bool {
+        let Some(first) = self.files.first() else {
+            return false;
+        };
+        let Some(bytes) = first.inlined.get(full) else {
+            return false;
+        };
+        if self.files.len() > 1 && self.concat.is_some_and(|id| var.dim_ids.contains(&id)) {
+            return false;
+        }
+        let shape: Vec<usize> = var
+            .dim_ids
+            .iter()
+            .map(|id| first.dataset.dim(*id).map_or(0, |d| d.len))
+            .collect();
+        let Some(storage) = var.storage.as_mut() else {
+            return false;
+        };
+        storage.layout = Layout::Chunked(if shape.is_empty() {
+            vec![1]
+        } else {
+            shape.clone()
+        });
+        storage.filters.clear();
+        storage.endianness = ncmodel::Endianness::Native;
+        self.inlined
+            .push((full.to_string(), shape.len(), bytes.clone()));
+        true
     }
 }
 
