@@ -14,9 +14,11 @@ use hdf5_metno_sys::h5e::{H5Eset_auto2, H5E_DEFAULT};
 use hdf5_metno_sys::h5f::{H5Fclose, H5Fopen, H5F_ACC_RDONLY, H5F_ACC_RDWR};
 use hdf5_metno_sys::h5i::hid_t;
 use hdf5_metno_sys::h5l::H5Lexists;
-use hdf5_metno_sys::h5p::{H5Pclose, H5Pget_filter_by_id2, H5Pget_layout, H5P_DEFAULT};
+use hdf5_metno_sys::h5p::{
+    H5Pclose, H5Pget_chunk, H5Pget_filter_by_id2, H5Pget_layout, H5P_DEFAULT,
+};
 use hdf5_metno_sys::h5pl::{H5PLget, H5PLget_loading_state, H5PLsize, H5PL_FILTER_PLUGIN};
-use hdf5_metno_sys::h5s::{H5Sclose, H5Sget_simple_extent_ndims};
+use hdf5_metno_sys::h5s::{H5Sclose, H5Sget_simple_extent_dims, H5Sget_simple_extent_ndims};
 use hdf5_metno_sys::h5z::{H5Z_filter_t, H5Zfilter_avail};
 
 use store::{ChunkPlace, StoredChunk, StoredLayout};
@@ -303,6 +305,13 @@ pub(crate) struct ChunkOrigin {
     var: OpenVariable,
 }
 
+/// How many places the chunk grid of `shape` in `chunks` has (saturating).
+fn grid_cells(shape: &[hsize_t], chunks: &[hsize_t]) -> u64 {
+    shape.iter().zip(chunks).fold(1u64, |n, (len, c)| {
+        n.saturating_mul(len.div_ceil((*c).max(1)))
+    })
+}
+
 /// HDF5's undefined address: a chunk that was never written.
 const HADDR_UNDEF: u64 = u64::MAX;
 
@@ -425,9 +434,104 @@ impl ChunkOrigin {
                 if count > max_chunks {
                     return None;
                 }
-                self.chunk_places(count).map(StoredLayout::Chunked)
+                // HDF5 1.10 finds the i-th chunk by walking the index from its start, so
+                // listing by index takes time quadratic in the chunks; asking each place
+                // of the chunk grid takes one lookup each, when the grid is not too large.
+                match self.grid() {
+                    Some((shape, chunks)) if grid_cells(&shape, &chunks) <= max_chunks => self
+                        .chunk_places_by_grid(&shape, &chunks)
+                        .map(StoredLayout::Chunked),
+                    _ => self.chunk_places(count).map(StoredLayout::Chunked),
+                }
             }
             _ => Some(StoredLayout::Other),
+        }
+    }
+
+    /// The chunked dataset's current shape and chunk shape; `None` when HDF5 fails.
+    fn grid(&self) -> Option<(Vec<hsize_t>, Vec<hsize_t>)> {
+        let rank = self.var.rank;
+        let rank_c = c_int::try_from(rank).ok()?;
+        let mut shape: Vec<hsize_t> = vec![0; rank.max(1)];
+        let mut chunks: Vec<hsize_t> = vec![0; rank.max(1)];
+        // SAFETY: the dataset is open; the dataspace and property list ids are checked and
+        // closed at once; both buffers hold at least `rank` entries, which is what HDF5
+        // writes (the dataset's rank, and at most `rank` chunk dimensions).
+        let ok = unsafe {
+            let space = H5Dget_space(self.var.dataset.id);
+            if space < 0 {
+                return None;
+            }
+            let got = H5Sget_simple_extent_dims(space, shape.as_mut_ptr(), std::ptr::null_mut());
+            H5Sclose(space);
+            let plist = H5Dget_create_plist(self.var.dataset.id);
+            if plist < 0 {
+                return None;
+            }
+            let chunk_rank = H5Pget_chunk(plist, rank_c, chunks.as_mut_ptr());
+            H5Pclose(plist);
+            got == rank_c && chunk_rank == rank_c
+        };
+        shape.truncate(rank);
+        chunks.truncate(rank);
+        (ok && !chunks.contains(&0)).then_some((shape, chunks))
+    }
+
+    /// The written chunks of the chunked dataset of `shape` and `chunks`, found by asking
+    /// HDF5 for each place of the chunk grid in row-major order.
+    fn chunk_places_by_grid(
+        &self,
+        shape: &[hsize_t],
+        chunks: &[hsize_t],
+    ) -> Option<Vec<ChunkPlace>> {
+        let counts: Vec<hsize_t> = shape
+            .iter()
+            .zip(chunks)
+            .map(|(n, c)| n.div_ceil(*c))
+            .collect();
+        let mut places = Vec::new();
+        if counts.contains(&0) {
+            return Some(places);
+        }
+        let mut cell: Vec<hsize_t> = vec![0; shape.len()];
+        loop {
+            let offset: Vec<hsize_t> = cell.iter().zip(chunks).map(|(i, c)| i * c).collect();
+            let (mut mask, mut address, mut size): (c_uint, u64, hsize_t) = (0, 0, 0);
+            // SAFETY: the dataset is open; offset has one entry per dimension; the three
+            // out-pointers are live.
+            let status = unsafe {
+                H5Dget_chunk_info_by_coord(
+                    self.var.dataset.id,
+                    offset.as_ptr(),
+                    &mut mask,
+                    &mut address,
+                    &mut size,
+                )
+            };
+            if status < 0 {
+                return None;
+            }
+            if address != HADDR_UNDEF {
+                places.push(ChunkPlace {
+                    index: offset,
+                    filter_mask: mask,
+                    address,
+                    size,
+                });
+            }
+            // The next place, the last dimension fastest.
+            let mut axis = cell.len();
+            loop {
+                if axis == 0 {
+                    return Some(places);
+                }
+                axis -= 1;
+                cell[axis] += 1;
+                if cell[axis] < counts[axis] {
+                    break;
+                }
+                cell[axis] = 0;
+            }
         }
     }
 
