@@ -428,7 +428,20 @@ fn referenceable(
             }
             StoredLayout::Other => return Err("a layout that cannot be referenced".into()),
         };
+        let shape: Vec<u64> = var
+            .dim_ids
+            .iter()
+            .map(|id| file.dataset.dim(*id).map_or(0, |d| d.len as u64))
+            .collect();
         for place in &places {
+            let outside = place.index.len() == shape.len()
+                && place.index.iter().zip(&shape).any(|(i, n)| i >= n);
+            if outside || (!place.index.is_empty() && place.index.len() != shape.len()) {
+                return Err(format!(
+                    "{}: a chunk at {:?}, outside the variable's shape {shape:?}",
+                    file.url, place.index
+                ));
+            }
             if place.filter_mask != 0 {
                 return Err(format!(
                     "{}: a chunk stored with filters skipped (filter mask {:#x})",
@@ -476,5 +489,25 @@ fn set_dim_len(group: &mut Group, id: i32, len: usize) {
     }
     for child in &mut group.groups {
         set_dim_len(child, id, len);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_pads_as_rfc_4648_does() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
+        assert_eq!(base64(&[0xff, 0xfe]), "//4=");
+    }
+
+    #[test]
+    fn no_input_and_several_inputs_without_a_dimension_are_refused() {
+        assert!(references(&[], None).is_err());
     }
 }
