@@ -279,3 +279,36 @@ fn variables_without_a_zarr_codec_for_their_bytes_are_named_and_inlined_or_left_
     );
     assert!(!text.contains("\"s/"), "{text}");
 }
+
+#[test]
+fn a_variable_stored_differently_in_one_file_is_named_and_left_out() {
+    let dir = scratch();
+    let a = input(dir.path(), "a", 0);
+    let b = input(dir.path(), "b", 4);
+    let rechunked = dir.path().join("b2.nc");
+    let copied = Test::ours("nccopy")
+        .args(["-c", "time/2,lat/2,lon/4"])
+        .arg(&b)
+        .arg(&rechunked)
+        .run();
+    assert_eq!(copied.code, Some(0), "nccopy -c: {}", copied.stderr);
+    let refs = dir.path().join("refs.json");
+    let done = Test::ours("nccopy")
+        .arg("--kerchunk")
+        .arg(&refs)
+        .args(["--concat", "time"])
+        .arg(&a)
+        .arg(&rechunked)
+        .run();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert!(
+        done.stderr.contains("not referenced: /t: ")
+            && done
+                .stderr
+                .contains("b2.nc: its chunks differ from the first file's"),
+        "{}",
+        done.stderr
+    );
+    let text = std::fs::read_to_string(&refs).unwrap_or_else(|e| panic!("{refs:?}: {e}"));
+    assert!(!text.contains("\"t/"), "{text}");
+}

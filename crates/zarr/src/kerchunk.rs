@@ -315,7 +315,9 @@ impl Selection<'_> {
         let mut vars = std::mem::take(&mut group.vars);
         vars.retain_mut(|var| {
             let full = crate::codec::var_path(path, &var.name);
-            match referenceable(var, &full, self.files) {
+            let checked = same_in_every_file(var, path, self.files, self.concat)
+                .and_then(|()| referenceable(var, &full, self.files));
+            match checked {
                 Ok((layout_chunks, places)) => {
                     if let (Some(chunks), Some(storage)) = (layout_chunks, var.storage.as_mut()) {
                         storage.layout = Layout::Chunked(chunks);
@@ -374,6 +376,62 @@ impl Selection<'_> {
             .push((full.to_string(), shape.len(), bytes.clone()));
         true
     }
+}
+
+/// Whether `var` (of the first file's group at `path`) is stored alike in every file:
+/// type, layout and chunks, filters, byte order, and its dimensions' names and lengths
+/// (along the dimension `concat`, any length); otherwise the first difference.
+fn same_in_every_file(
+    var: &Var,
+    path: &[String],
+    files: &[SourceFile],
+    concat: Option<i32>,
+) -> std::result::Result<(), String> {
+    let Some((first, rest)) = files.split_first() else {
+        return Ok(());
+    };
+    let dims_of = |file: &SourceFile, v: &Var| -> Vec<(String, Option<usize>)> {
+        v.dim_ids
+            .iter()
+            .map(|id| {
+                let dim = file.dataset.dim(*id);
+                let name = dim.map_or_else(String::new, |d| d.name.clone());
+                let len = if concat
+                    .is_some_and(|c| first.dataset.dim(c).is_some_and(|d| d.name == name))
+                {
+                    None
+                } else {
+                    dim.map(|d| d.len)
+                };
+                (name, len)
+            })
+            .collect()
+    };
+    let want_dims = dims_of(first, var);
+    for file in rest {
+        let other = file
+            .dataset
+            .group_at(path)
+            .and_then(|g| g.vars.iter().find(|v| v.name == var.name))
+            .ok_or_else(|| format!("{}: not in this file", file.url))?;
+        let differs = if other.type_ref != var.type_ref {
+            Some("its type")
+        } else if dims_of(file, other) != want_dims {
+            Some("its dimensions")
+        } else {
+            match (&other.storage, &var.storage) {
+                (Some(a), Some(b)) if a.layout != b.layout => Some("its chunks"),
+                (Some(a), Some(b)) if a.filters != b.filters => Some("its filters"),
+                (Some(a), Some(b)) if a.endianness != b.endianness => Some("its byte order"),
+                (Some(_), Some(_)) => None,
+                _ => Some("its storage"),
+            }
+        };
+        if let Some(what) = differs {
+            return Err(format!("{}: {what} differ from the first file's", file.url));
+        }
+    }
+    Ok(())
 }
 
 /// Whether `var` (full path `full`) can be referenced in every file: the chunk shape to
