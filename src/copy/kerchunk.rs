@@ -16,6 +16,12 @@ pub fn write_references(args: &CopyArgs, refs: &str) -> Result<(), Failure> {
         .chain(args.more_inputs.iter())
         .cloned()
         .collect();
+    if let Some(option) = copy_option_given(args) {
+        return Err(Failure::usage(anyhow!(
+            "{option} changes a copy; --kerchunk copies nothing (its references point at \
+             the inputs' chunks as they are)"
+        )));
+    }
     if inputs.is_empty() {
         return Err(Failure::usage(anyhow!("--kerchunk needs an input file")));
     }
@@ -39,4 +45,30 @@ pub fn write_references(args: &CopyArgs, refs: &str) -> Result<(), Failure> {
         .with_context(|| format!("{refs}: cannot write the references"))
         .map_err(Failure::runtime)?;
     Ok(())
+}
+
+/// The first option given that shapes a copy, which references cannot honour.
+fn copy_option_given(args: &CopyArgs) -> Option<&'static str> {
+    let f = &args.format;
+    [
+        (
+            f.kind.is_some() || f.classic || f.netcdf4 || f.cdf5 || f.offset64 || f.netcdf4_classic,
+            "-k",
+        ),
+        (args.deflate.is_some(), "-d"),
+        (args.shuffle, "-s"),
+        (args.fix_unlimited, "-u"),
+        (!args.chunkspecs.is_empty(), "-c"),
+        (args.data_vars.is_some(), "-v"),
+        (args.only_vars.is_some(), "-V"),
+        (args.data_groups.is_some(), "-g"),
+        (args.only_groups.is_some(), "-G"),
+        (!args.filters.is_empty(), "-F"),
+        (!args.quantize.is_empty(), "--quantize"),
+        (!args.shards.is_empty(), "--shards"),
+        (args.dry_run, "--dry-run"),
+        (args.recode, "--recode"),
+    ]
+    .into_iter()
+    .find_map(|(given, name)| given.then_some(name))
 }

@@ -312,3 +312,24 @@ fn a_variable_stored_differently_in_one_file_is_named_and_left_out() {
     let text = std::fs::read_to_string(&refs).unwrap_or_else(|e| panic!("{refs:?}: {e}"));
     assert!(!text.contains("\"t/"), "{text}");
 }
+
+#[test]
+fn options_that_shape_a_copy_are_refused_with_kerchunk() {
+    let dir = scratch();
+    let a = input(dir.path(), "a", 0);
+    let refs = dir.path().join("refs.json");
+    let done = Test::ours("nccopy")
+        .arg("--kerchunk")
+        .arg(&refs)
+        .args(["-d", "1"])
+        .arg(&a)
+        .run();
+    assert_eq!(done.code, Some(2), "{}", done.stderr);
+    assert!(
+        done.stderr
+            .contains("-d changes a copy; --kerchunk copies nothing"),
+        "{}",
+        done.stderr
+    );
+    assert!(!refs.exists());
+}
