@@ -5,7 +5,7 @@
 //! pipeline with the rule that decided it), which is all `--dry-run` needs. Then every
 //! variable that will be read is checked for unavailable filters (D6) before anything is
 //! written; the output is defined in full, and the data streams variable by variable in
-//! slabs of whole output chunks bounded by `-m` ([`transfer`]). The output is written
+//! slabs of whole output chunks bounded by `-m` (`transfer`). The output is written
 //! under a temporary name and renamed at the end (D7).
 
 mod advisor;
