@@ -1,0 +1,221 @@
+//! Region writes (`nccopy --region DIM=START:END`): chunks written into part of an
+//! existing store whose metadata a template wrote. The dataset defined must match the
+//! store's arrays (names, types, shapes but along the region's dimension, chunks,
+//! codecs); the region must start and end on chunk boundaries, so that writers of
+//! disjoint regions never touch the same object.
+
+use std::collections::HashMap;
+
+use ncmodel::Dataset;
+use serde_json::Value;
+use store::{KeyValueStore, MemoryStore, Region, StoreKey, ZarrFlavor, ZarrVersion};
+
+use crate::error::{Result, ZarrError};
+use crate::plan::PlannedVar;
+use crate::wmeta::MetaWriter;
+
+/// A region being written, with each variable's first chunk in the store.
+pub(crate) struct RegionWrite {
+    region: Region,
+    /// By group path and name: the chunk grid indices of the region's first chunk.
+    offsets: HashMap<(Vec<String>, String), Vec<usize>>,
+}
+
+/// What [`RegionWrite::prepare`] checks the store against.
+pub(crate) struct RegionCheck<'a> {
+    pub dataset: &'a Dataset,
+    pub vars: &'a [PlannedVar],
+    pub lens: &'a HashMap<i32, usize>,
+    pub flavor: ZarrFlavor,
+    pub version: ZarrVersion,
+    pub store: &'a dyn KeyValueStore,
+}
+
+/// The largest metadata document read.
+const DOCUMENT_CAP: u64 = 64 << 20;
+
+impl RegionWrite {
+    /// A region to write; [`RegionWrite::prepare`] before any chunk.
+    pub(crate) fn new(region: Region) -> Self {
+        Self {
+            region,
+            offsets: HashMap::new(),
+        }
+    }
+
+    /// The option as the user wrote it, for messages.
+    fn option(&self) -> String {
+        let r = &self.region;
+        format!("--region {}={}:{}", r.dim, r.start, r.end)
+    }
+
+    /// The chunk grid indices added to the keys of the variable's chunks.
+    pub(crate) fn key_offset(&self, groups: &[String], name: &str) -> Vec<usize> {
+        self.offsets
+            .get(&(groups.to_vec(), name.to_string()))
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Checks the region against the dataset (a dimension of the root group, inside the
+    /// store's length, chunk-aligned for every variable along it) and the store's
+    /// metadata against the dataset's, and finds each variable's first chunk.
+    pub(crate) fn prepare(&mut self, check: &RegionCheck<'_>) -> Result<()> {
+        let option = self.option();
+        let r = &self.region;
+        let dim = check
+            .dataset
+            .root
+            .dims
+            .iter()
+            .find(|d| d.name == r.dim)
+            .ok_or_else(|| {
+                ZarrError::Invalid(format!(
+                    "{option}: the input has no dimension {} in its root group",
+                    r.dim
+                ))
+            })?;
+        if r.start >= r.end || r.end > r.length {
+            return Err(ZarrError::Invalid(format!(
+                "{option}: the region must be START:END with START < END <= {}, the \
+                 length of {} in the store",
+                r.length, r.dim
+            )));
+        }
+        for var in check.vars {
+            let chunks = var.stored_chunks();
+            let mut offset = vec![0; var.var.dim_ids.len()];
+            for (axis, id) in var.var.dim_ids.iter().enumerate() {
+                if *id != dim.id {
+                    continue;
+                }
+                let chunk = chunks.get(axis).copied().unwrap_or(1).max(1);
+                if let Some((low, high)) = r.misalignment(chunk) {
+                    return Err(ZarrError::Invalid(format!(
+                        "{option}: variable {} is stored in chunks of {chunk} along {}, \
+                         and a region must start and end on chunk boundaries (or at the \
+                         end, {}) so that no two writers share a chunk; the aligned \
+                         region that holds it is {}={low}:{high}",
+                        crate::codec::var_path(&var.group_path, &var.var.name),
+                        r.dim,
+                        r.length,
+                        r.dim
+                    )));
+                }
+                offset[axis] = r.start / chunk;
+            }
+            self.offsets
+                .insert((var.group_path.clone(), var.var.name.clone()), offset);
+        }
+        let mut lens = check.lens.clone();
+        lens.insert(dim.id, r.length);
+        compare_arrays(check, &lens, &option)
+    }
+}
+
+/// Fails, naming the first difference, unless every array the dataset would have in a
+/// store of `lens` is in `check.store` with the same metadata (attributes aside: they
+/// may differ from file to file).
+fn compare_arrays(check: &RegionCheck<'_>, lens: &HashMap<i32, usize>, option: &str) -> Result<()> {
+    let expected = MemoryStore::new();
+    MetaWriter {
+        dataset: check.dataset,
+        vars: check.vars,
+        lens,
+        flavor: check.flavor,
+        version: check.version,
+        consolidated: false,
+    }
+    .write_all(&expected)?;
+    for key in expected.keys() {
+        let Some(ours) = array_document(&expected, &key)? else {
+            continue;
+        };
+        let node = key
+            .as_str()
+            .rsplit_once('/')
+            .map_or("", |(node, _)| node)
+            .to_string();
+        let Some(theirs) = array_document(check.store, &key)? else {
+            return Err(ZarrError::Invalid(format!(
+                "{option}: the store has no variable /{node} ({} is missing); write the \
+                 store's template from a file like this one (nccopy --template)",
+                check.store.describe(&key)
+            )));
+        };
+        if let Some(difference) = first_difference(&theirs, &ours, "") {
+            return Err(ZarrError::Invalid(format!(
+                "{option}: the input does not match the store: variable /{node}: \
+                 {difference}"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The array metadata document at `key` without its attributes, or `None` when `key` is
+/// no array's document (or absent).
+fn array_document(store: &dyn KeyValueStore, key: &StoreKey) -> Result<Option<Value>> {
+    let name = key.name();
+    if name != ".zarray" && name != "zarr.json" {
+        return Ok(None);
+    }
+    let Some(bytes) = store.get(key, DOCUMENT_CAP)? else {
+        return Ok(None);
+    };
+    let mut json: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        ZarrError::Invalid(format!("{}: not JSON: {e}", store.describe(key)))
+    })?;
+    if name == "zarr.json" {
+        if json.get("node_type").and_then(Value::as_str) != Some("array") {
+            return Ok(None);
+        }
+        if let Some(object) = json.as_object_mut() {
+            object.remove("attributes");
+        }
+    }
+    Ok(Some(json))
+}
+
+/// The first member (in name order, depth first) whose value differs, as a sentence.
+fn first_difference(store: &Value, ours: &Value, path: &str) -> Option<String> {
+    if let (Value::Object(a), Value::Object(b)) = (store, ours) {
+        let mut names: Vec<&String> = a.keys().chain(b.keys()).collect();
+        names.sort();
+        names.dedup();
+        return names.into_iter().find_map(|name| {
+            let inner = if path.is_empty() {
+                name.clone()
+            } else {
+                format!("{path}.{name}")
+            };
+            match (a.get(name), b.get(name)) {
+                (Some(x), Some(y)) => first_difference(x, y, &inner),
+                (Some(x), None) => Some(format!("{inner} is {x} in the store, absent in the input")),
+                (None, Some(y)) => Some(format!("{inner} is absent in the store, {y} in the input")),
+                (None, None) => None,
+            }
+        });
+    }
+    (store != ours).then(|| {
+        let what = if path.is_empty() { "its metadata" } else { path };
+        format!("{what} is {store} in the store, {ours} in the input")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_first_difference_is_named_by_its_member() {
+        let store = json!({"chunks": [5, 4], "dtype": "<f4", "shape": [20, 4]});
+        let ours = json!({"chunks": [10, 4], "dtype": "<f8", "shape": [20, 4]});
+        assert_eq!(
+            first_difference(&store, &ours, "").as_deref(),
+            Some("chunks is [5,4] in the store, [10,4] in the input")
+        );
+        assert_eq!(first_difference(&store, &store, ""), None);
+    }
+}
