@@ -78,6 +78,16 @@ pub struct CopyArgs {
     /// size or none); repeatable
     #[arg(long = "shards", value_name = "VAR:SHAPE", action = ArgAction::Append)]
     pub shards: Vec<String>,
+    /// Zarr output: declare a store for many region writes (--region): the root
+    /// dimension DIM gets length N; variables along DIM get their metadata only, the
+    /// others are copied
+    #[arg(long = "template", value_name = "DIM=N", conflicts_with = "region")]
+    pub template: Option<String>,
+    /// Write the input's records into records START to END (END excluded) of DIM of an
+    /// existing Zarr store made with --template: chunks only, so that jobs writing
+    /// disjoint chunk-aligned regions may run at once
+    #[arg(long = "region", value_name = "DIM=START:END")]
+    pub region: Option<String>,
     /// Filters for output variables (see below); repeatable
     #[arg(short = 'F', value_name = "filterspec", action = ArgAction::Append, value_parser = crate::completion_values::FILTER_SPECS, hide_possible_values = true)]
     pub filters: Vec<String>,

@@ -16,6 +16,7 @@ mod options;
 mod plan;
 mod progress;
 mod quantize;
+mod regions;
 mod select;
 mod slabs;
 mod stored;
@@ -77,7 +78,24 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         crate::storage::set_default_chunk_cache(bytes, slots)
             .map_err(|e| Failure::runtime(e.into()))?;
     }
-    if let (Some(target), false) = (args.output.as_deref(), args.dry_run) {
+    let template = args
+        .template
+        .as_deref()
+        .map(regions::parse_template)
+        .transpose()
+        .map_err(Failure::usage)?;
+    let region = args
+        .region
+        .as_deref()
+        .map(regions::parse_region)
+        .transpose()
+        .map_err(Failure::usage)?;
+    if (template.is_some() || region.is_some()) && !options.output.holds_regions() {
+        return Err(Failure::usage(anyhow!(
+            "--template and --region write a Zarr store (a directory or an object store)"
+        )));
+    }
+    if let (Some(target), false, None) = (args.output.as_deref(), args.dry_run, &region) {
         // Before any data moves: a target that cannot be written, or is the input.
         crate::storage::output_check::check(target, &[source]).map_err(Failure::runtime)?;
     }
@@ -144,6 +162,22 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     }
     check_output_filters(&options.output, &plan).map_err(Failure::runtime)?;
     let mut plan = plan;
+    if let Some(template) = &template {
+        regions::apply_template(&mut plan, template).map_err(Failure::usage)?;
+    }
+    let region = match (&region, args.output.as_deref()) {
+        (Some(request), Some(target)) => {
+            let store = crate::storage::open(target)
+                .with_context(|| format!("--region: opening the store {target}"))
+                .map_err(Failure::runtime)?;
+            let store_dataset = store.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
+            Some(
+                regions::apply_region(&mut plan, request, &store_dataset, target)
+                    .map_err(Failure::runtime)?,
+            )
+        }
+        _ => None,
+    };
     stored::settle_unwritten_chunks(input.as_ref(), &dataset, &mut plan, &options.stores())
         .map_err(|e| Failure::runtime(anyhow!(e)))?;
     declare_copied_filters(&plan);
@@ -154,6 +188,7 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         buffer_bytes: buffer_bytes.max(1),
         tune_caches: cache.is_none(),
         shards: &options.shards,
+        region,
     };
     copy.write(&options.output, args.output_in_memory)
         .map_err(Failure::runtime)
@@ -470,6 +505,8 @@ struct Copy<'a> {
     tune_caches: bool,
     /// `--shards`.
     shards: &'a chunkspec::ShardSpecs,
+    /// `--region`: the part of an existing store written.
+    region: Option<store::Region>,
 }
 
 impl Copy<'_> {
@@ -479,9 +516,11 @@ impl Copy<'_> {
         let explain = |e| crate::plugins::explain_write_error(e, "drop the filter from -F");
         crate::storage::backends::crash_guard::set_activity("creating the output");
         let shards = self.shards;
-        let mut writer = output
-            .create_sharded(format, in_memory, shards)
-            .map_err(|e| {
+        let created = match &self.region {
+            Some(region) => output.open_region(format, region.clone()),
+            None => output.create_sharded(format, in_memory, shards),
+        };
+        let mut writer = created.map_err(|e| {
                 crate::storage::output_check::explain_create_error(target, &e)
                     .unwrap_or_else(|| anyhow!("{target}: {}", e.message))
             })?;
