@@ -521,9 +521,9 @@ impl Copy<'_> {
             None => output.create_sharded(format, in_memory, shards),
         };
         let mut writer = created.map_err(|e| {
-                crate::storage::output_check::explain_create_error(target, &e)
-                    .unwrap_or_else(|| anyhow!("{target}: {}", e.message))
-            })?;
+            crate::storage::output_check::explain_create_error(target, &e)
+                .unwrap_or_else(|| anyhow!("{target}: {}", e.message))
+        })?;
         if format.is_classic_family() && self.plan.vars.iter().all(|v| v.copy_data) {
             writer.set_no_fill().map_err(|e| anyhow!(e))?;
         }

@@ -46,7 +46,9 @@ pub fn parse_template(text: &str) -> anyhow::Result<Template> {
 /// Parses `--region DIM=START:END`.
 pub fn parse_region(text: &str) -> anyhow::Result<RegionRequest> {
     let usage = || {
-        anyhow!("--region {text}: write DIM=START:END, the records START to END (END excluded) of DIM")
+        anyhow!(
+            "--region {text}: write DIM=START:END, the records START to END (END excluded) of DIM"
+        )
     };
     let (dim, range) = text.split_once('=').ok_or_else(usage)?;
     let (start, end) = range.split_once(':').ok_or_else(usage)?;
@@ -107,7 +109,8 @@ pub fn apply_region(
     target: &str,
 ) -> anyhow::Result<store::Region> {
     let option = format!("--region {}={}:{}", request.dim, request.start, request.end);
-    let (id, input_len) = root_dim_len(&plan.dataset, &request.dim, &format!("{option}: the input"))?;
+    let (id, input_len) =
+        root_dim_len(&plan.dataset, &request.dim, &format!("{option}: the input"))?;
     let (_, length) = root_dim_len(store_dataset, &request.dim, &format!("{option}: {target}"))?;
     if request.end > length {
         bail!(

@@ -111,8 +111,7 @@ impl Output {
             )?)),
             _ => Err(StoreError::new(
                 ErrorKind::Unsupported,
-                "region writes go into a Zarr store (a directory or an object store)"
-                    .to_string(),
+                "region writes go into a Zarr store (a directory or an object store)".to_string(),
                 self.target.clone(),
             )),
         }

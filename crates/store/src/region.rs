@@ -28,7 +28,11 @@ impl Region {
             return None;
         }
         let low = self.start / chunk * chunk;
-        let high = self.end.div_ceil(chunk).saturating_mul(chunk).min(self.length);
+        let high = self
+            .end
+            .div_ceil(chunk)
+            .saturating_mul(chunk)
+            .min(self.length);
         Some((low, high))
     }
 }

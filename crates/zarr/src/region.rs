@@ -163,9 +163,8 @@ fn array_document(store: &dyn KeyValueStore, key: &StoreKey) -> Result<Option<Va
     let Some(bytes) = store.get(key, DOCUMENT_CAP)? else {
         return Ok(None);
     };
-    let mut json: Value = serde_json::from_slice(&bytes).map_err(|e| {
-        ZarrError::Invalid(format!("{}: not JSON: {e}", store.describe(key)))
-    })?;
+    let mut json: Value = serde_json::from_slice(&bytes)
+        .map_err(|e| ZarrError::Invalid(format!("{}: not JSON: {e}", store.describe(key))))?;
     if name == "zarr.json" {
         if json.get("node_type").and_then(Value::as_str) != Some("array") {
             return Ok(None);
@@ -191,14 +190,22 @@ fn first_difference(store: &Value, ours: &Value, path: &str) -> Option<String> {
             };
             match (a.get(name), b.get(name)) {
                 (Some(x), Some(y)) => first_difference(x, y, &inner),
-                (Some(x), None) => Some(format!("{inner} is {x} in the store, absent in the input")),
-                (None, Some(y)) => Some(format!("{inner} is absent in the store, {y} in the input")),
+                (Some(x), None) => {
+                    Some(format!("{inner} is {x} in the store, absent in the input"))
+                }
+                (None, Some(y)) => {
+                    Some(format!("{inner} is absent in the store, {y} in the input"))
+                }
                 (None, None) => None,
             }
         });
     }
     (store != ours).then(|| {
-        let what = if path.is_empty() { "its metadata" } else { path };
+        let what = if path.is_empty() {
+            "its metadata"
+        } else {
+            path
+        };
         format!("{what} is {store} in the store, {ours} in the input")
     })
 }

@@ -662,9 +662,7 @@ impl StoreWriter for ZarrWriter {
                 version: self.version,
                 store: self.store.as_ref(),
             };
-            region
-                .prepare(&check)
-                .map_err(|e| e.into_store(&context))?;
+            region.prepare(&check).map_err(|e| e.into_store(&context))?;
         }
         let mut state = self.lock();
         *state = State {
