@@ -18,6 +18,8 @@ complete -c nccopy -s m -d 'Copy buffer size in bytes (suffix K, M, G or T: powe
 complete -c nccopy -s h -d 'Chunk cache size per variable in bytes (suffix K, M, G or T: powers of 1000)' -r
 complete -c nccopy -s e -d 'Number of chunk slots in each variable\'s chunk cache' -r
 complete -c nccopy -l shards -d 'Zarr version 3 output only: store a variable\'s chunks in shards (one object each), VAR:n1,n2,... inner chunks per shard along each dimension, VAR:SIZE (e.g. 64M) as many as fit in SIZE bytes of values, VAR:none; * for every variable (a size or none); repeatable' -r
+complete -c nccopy -l template -d 'Zarr output: declare a store for many region writes (--region): the root dimension DIM gets length N; variables along DIM get their metadata only, the others are copied' -r
+complete -c nccopy -l region -d 'Write the input\'s records into records START to END (END excluded) of DIM of an existing Zarr store made with --template: chunks only, so that jobs writing disjoint chunk-aligned regions may run at once' -r
 complete -c nccopy -s F -d 'Filters for output variables (see below); repeatable' -r -f -a "none\t''
 *\,none\t''
 *\,deflate\,5\t''
