@@ -260,14 +260,36 @@ fn attributes_may_differ_from_file_to_file() {
     let (parts, _) = inputs(dir.path());
     let store = dir.path().join("store.zarr");
     let store_text = store.to_string_lossy();
-    nccopy_ok(&["--template", "time=20", &parts[0].to_string_lossy(), &store_text], &[]);
+    nccopy_ok(
+        &[
+            "--template",
+            "time=20",
+            &parts[0].to_string_lossy(),
+            &store_text,
+        ],
+        &[],
+    );
     let other = cdl("other", RECORDS, RECORDS).replace(
         "data:",
         "\tt:comment = \"reprocessed\" ;\n// global attributes:\n\t:history = \"day 5\" ;\ndata:",
     );
     let other = netcdf(dir.path(), "other", &other);
-    nccopy_ok(&["--region", "time=5:10", &other.to_string_lossy(), &store_text], &[]);
+    nccopy_ok(
+        &[
+            "--region",
+            "time=5:10",
+            &other.to_string_lossy(),
+            &store_text,
+        ],
+        &[],
+    );
     let body = dump_body(&store_text, &[]);
-    assert!(body.contains(" time = _, _, _, _, _, 5, 6, 7, 8, 9, _,"), "{body}");
-    assert!(!body.contains("reprocessed") && !body.contains("day 5"), "{body}");
+    assert!(
+        body.contains(" time = _, _, _, _, _, 5, 6, 7, 8, 9, _,"),
+        "{body}"
+    );
+    assert!(
+        !body.contains("reprocessed") && !body.contains("day 5"),
+        "{body}"
+    );
 }

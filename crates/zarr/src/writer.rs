@@ -109,14 +109,7 @@ impl ZarrWriter {
     /// Starts writing the store `location` names, in a temporary directory beside it.
     pub fn create(location: &ZarrLocation, format: Format) -> Result<Self, StoreError> {
         let context = format!("creating {}", location.text);
-        if format != Format::Netcdf4 && format != Format::Netcdf4Classic {
-            let e = ZarrError::Invalid(format!(
-                "Zarr stores hold the netCDF-4 model; format {} cannot be written to {}",
-                format.name(),
-                location.text
-            ));
-            return Err(e.into_store(context));
-        }
+        refuse_format(location, format, &context)?;
         let (commit, store) = match &location.root {
             StoreRoot::Directory(root) => {
                 let (commit, temp) = Self::temporary(root, &context)?;
@@ -199,14 +192,7 @@ impl ZarrWriter {
         format: Format,
         context: &str,
     ) -> Result<Self, StoreError> {
-        if format != Format::Netcdf4 && format != Format::Netcdf4Classic {
-            let e = ZarrError::Invalid(format!(
-                "Zarr stores hold the netCDF-4 model; format {} cannot be written to {}",
-                format.name(),
-                location.text
-            ));
-            return Err(e.into_store(context));
-        }
+        refuse_format(location, format, context)?;
         Ok(Self {
             text: location.text.clone(),
             commit: Commit::Region,
@@ -534,6 +520,19 @@ impl ZarrWriter {
         }
         Ok(())
     }
+}
+
+/// Fails unless `format` is one a Zarr store holds: the netCDF-4 model.
+fn refuse_format(location: &ZarrLocation, format: Format, context: &str) -> Result<(), StoreError> {
+    if format == Format::Netcdf4 || format == Format::Netcdf4Classic {
+        return Ok(());
+    }
+    let e = ZarrError::Invalid(format!(
+        "Zarr stores hold the netCDF-4 model; format {} cannot be written to {}",
+        format.name(),
+        location.text
+    ));
+    Err(e.into_store(context))
 }
 
 /// The [`StoreError`] of a zip archive that cannot be created: the system's refusal keeps
