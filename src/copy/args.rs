@@ -88,6 +88,15 @@ pub struct CopyArgs {
     /// disjoint chunk-aligned regions may run at once
     #[arg(long = "region", value_name = "DIM=START:END")]
     pub region: Option<String>,
+    /// Append the input's records along DIM, the unlimited (or any root) dimension of an
+    /// existing Zarr store, after checking that the input matches the store; the
+    /// store's metadata takes the new length last, once the chunks are written
+    #[arg(long = "append", value_name = "DIM", conflicts_with_all = ["template", "region"])]
+    pub append: Option<String>,
+    /// With --append: append even when the input's coordinates along DIM do not increase
+    /// from the store's last one (a duplicate or overlapping range)
+    #[arg(long = "allow-overlap", requires = "append")]
+    pub allow_overlap: bool,
     /// Filters for output variables (see below); repeatable
     #[arg(short = 'F', value_name = "filterspec", action = ArgAction::Append, value_parser = crate::completion_values::FILTER_SPECS, hide_possible_values = true)]
     pub filters: Vec<String>,

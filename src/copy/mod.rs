@@ -84,18 +84,20 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         .map(regions::parse_template)
         .transpose()
         .map_err(Failure::usage)?;
-    let region = args
+    let region_request = args
         .region
         .as_deref()
         .map(regions::parse_region)
         .transpose()
         .map_err(Failure::usage)?;
-    if (template.is_some() || region.is_some()) && !options.output.holds_regions() {
+    let into_store = region_request.is_some() || args.append.is_some();
+    if (template.is_some() || into_store) && !options.output.holds_regions() {
         return Err(Failure::usage(anyhow!(
-            "--template and --region write a Zarr store (a directory or an object store)"
+            "--template, --region and --append write a Zarr store (a directory or an \
+             object store)"
         )));
     }
-    if let (Some(target), false, None) = (args.output.as_deref(), args.dry_run, &region) {
+    if let (Some(target), false, false) = (args.output.as_deref(), args.dry_run, into_store) {
         // Before any data moves: a target that cannot be written, or is the input.
         crate::storage::output_check::check(target, &[source]).map_err(Failure::runtime)?;
     }
@@ -165,14 +167,24 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     if let Some(template) = &template {
         regions::apply_template(&mut plan, template).map_err(Failure::usage)?;
     }
-    let region = match (&region, args.output.as_deref()) {
-        (Some(request), Some(target)) => {
-            let store = crate::storage::open(target)
-                .with_context(|| format!("--region: opening the store {target}"))
-                .map_err(Failure::runtime)?;
-            let store_dataset = store.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
+    let region = match (&region_request, &args.append, args.output.as_deref()) {
+        (Some(request), _, Some(target)) => {
+            let (_, store_dataset) = open_store(target, "--region")?;
             Some(
                 regions::apply_region(&mut plan, request, &store_dataset, target)
+                    .map_err(Failure::runtime)?,
+            )
+        }
+        (None, Some(dim), Some(target)) => {
+            let (store, store_dataset) = open_store(target, "--append")?;
+            let sources = regions::AppendSources {
+                store: store.as_ref(),
+                store_dataset: &store_dataset,
+                input: input.as_ref(),
+                input_dataset: &dataset,
+            };
+            Some(
+                regions::apply_append(&mut plan, dim, &sources, args.allow_overlap, target)
                     .map_err(Failure::runtime)?,
             )
         }
@@ -192,6 +204,19 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     };
     copy.write(&options.output, args.output_in_memory)
         .map_err(Failure::runtime)
+}
+
+/// The existing store `target` of `--region` or `--append` (`option`), opened for
+/// reading, and its schema.
+fn open_store(
+    target: &str,
+    option: &str,
+) -> Result<(Box<dyn StoreReader>, ncmodel::Dataset), Failure> {
+    let store = crate::storage::open(target)
+        .with_context(|| format!("{option}: opening the store {target}"))
+        .map_err(Failure::runtime)?;
+    let dataset = store.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
+    Ok((store, dataset))
 }
 
 /// `--try-filters [LIST] in.nc`: the advisor. `--try-filters in.nc` (no list) reads the

@@ -136,7 +136,133 @@ pub fn apply_region(
         start: request.start,
         end: request.end,
         length,
+        extend: false,
     })
+}
+
+/// What `--append DIM` reads before it writes: the store and the input, each with its
+/// schema.
+pub struct AppendSources<'a> {
+    /// The store appended to, opened for reading.
+    pub store: &'a dyn store::StoreReader,
+    /// Its schema.
+    pub store_dataset: &'a ncmodel::Dataset,
+    /// The input.
+    pub input: &'a dyn store::StoreReader,
+    /// Its schema.
+    pub input_dataset: &'a ncmodel::Dataset,
+}
+
+/// Makes `plan` an append's (`--append DIM`): the input's records go after the store's,
+/// and only the variables along `DIM` are written. The coordinate variable `DIM`, where
+/// both have one, must increase from the store's last value on, unless
+/// `allow_overlap`.
+pub fn apply_append(
+    plan: &mut CopyPlan,
+    dim: &str,
+    sources: &AppendSources<'_>,
+    allow_overlap: bool,
+    target: &str,
+) -> anyhow::Result<store::Region> {
+    let option = format!("--append {dim}");
+    let (id, records) = root_dim_len(&plan.dataset, dim, &format!("{option}: the input"))?;
+    let (_, length) = root_dim_len(sources.store_dataset, dim, &format!("{option}: {target}"))?;
+    if records == 0 {
+        bail!("{option}: the input has no records of {dim}");
+    }
+    if !allow_overlap {
+        check_coordinates(dim, sources, length, &option)?;
+    }
+    for i in 0..plan.vars.len() {
+        if !along(plan, i, id) {
+            plan.vars[i].copy_data = false;
+        }
+    }
+    Ok(store::Region {
+        dim: dim.to_string(),
+        start: length,
+        end: length + records,
+        length,
+        extend: true,
+    })
+}
+
+/// The values of the root coordinate variable `dim` (one dimension, `dim`) of `dataset`
+/// from `start` on, as numbers; `None` when there is no such variable or its type is
+/// not a number.
+fn coordinates(
+    reader: &dyn store::StoreReader,
+    dataset: &ncmodel::Dataset,
+    dim: &str,
+    start: usize,
+) -> anyhow::Result<Option<Vec<f64>>> {
+    let Some(var) = dataset.root.vars.iter().find(|v| v.name == dim) else {
+        return Ok(None);
+    };
+    let (Some(id), 1) = (var.dim_ids.first(), var.dim_ids.len()) else {
+        return Ok(None);
+    };
+    let Some(length) = dataset.dim(*id).map(|d| d.len) else {
+        return Ok(None);
+    };
+    if start >= length {
+        return Ok(Some(Vec::new()));
+    }
+    let path = store::VarPath::new(Vec::<String>::new(), dim);
+    let values = reader
+        .read_slab(dataset, &path, &[start], &[length - start])
+        .map_err(|e| anyhow!(e))?;
+    Ok((0..values.len())
+        .map(|i| number_at(&values, i))
+        .collect::<Option<Vec<f64>>>())
+}
+
+/// The value at `i` as a number, for the numeric types.
+fn number_at(values: &ncmodel::Values, i: usize) -> Option<f64> {
+    match values {
+        ncmodel::Values::Float(v) => v.get(i).map(|x| f64::from(*x)),
+        ncmodel::Values::Double(v) => v.get(i).copied(),
+        // Coordinates are far below 2^53, where the conversion is exact.
+        #[allow(clippy::cast_precision_loss)]
+        other => other.integer_at(i).map(|x| x as f64),
+    }
+}
+
+/// Fails unless the input's coordinates along `dim` increase, from after the store's
+/// last one.
+fn check_coordinates(
+    dim: &str,
+    sources: &AppendSources<'_>,
+    length: usize,
+    option: &str,
+) -> anyhow::Result<()> {
+    let Some(new) = coordinates(sources.input, sources.input_dataset, dim, 0)? else {
+        return Ok(());
+    };
+    let last = match length.checked_sub(1) {
+        Some(last) => coordinates(sources.store, sources.store_dataset, dim, last)?
+            .and_then(|values| values.first().copied()),
+        None => None,
+    };
+    let mut previous = last;
+    for (i, value) in new.iter().enumerate() {
+        if let Some(before) = previous {
+            if value.partial_cmp(&before) != Some(std::cmp::Ordering::Greater) {
+                let whose = if i == 0 {
+                    format!("the store's last {dim} is {before}")
+                } else {
+                    format!("the input's {dim} at record {} is {before}", i - 1)
+                };
+                bail!(
+                    "{option}: the input's {dim} at record {i} is {value}, and {whose}: {dim} \
+                     must increase (a duplicate or overlapping range); --allow-overlap \
+                     appends the records anyway"
+                );
+            }
+        }
+        previous = Some(*value);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

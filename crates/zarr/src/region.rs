@@ -17,6 +17,8 @@ use crate::wmeta::MetaWriter;
 /// A region being written, with each variable's first chunk in the store.
 pub(crate) struct RegionWrite {
     region: Region,
+    /// The id of the region's dimension in the dataset defined, once prepared.
+    dim_id: Option<i32>,
     /// By group path and name: the chunk grid indices of the region's first chunk.
     offsets: HashMap<(Vec<String>, String), Vec<usize>>,
 }
@@ -39,6 +41,7 @@ impl RegionWrite {
     pub(crate) fn new(region: Region) -> Self {
         Self {
             region,
+            dim_id: None,
             offsets: HashMap::new(),
         }
     }
@@ -46,7 +49,11 @@ impl RegionWrite {
     /// The option as the user wrote it, for messages.
     fn option(&self) -> String {
         let r = &self.region;
-        format!("--region {}={}:{}", r.dim, r.start, r.end)
+        if r.extend {
+            format!("--append {}", r.dim)
+        } else {
+            format!("--region {}={}:{}", r.dim, r.start, r.end)
+        }
     }
 
     /// The chunk grid indices added to the keys of the variable's chunks.
@@ -75,7 +82,13 @@ impl RegionWrite {
                     r.dim
                 ))
             })?;
-        if r.start >= r.end || r.end > r.length {
+        if r.extend && (r.start != r.length || r.end <= r.start) {
+            return Err(ZarrError::Invalid(format!(
+                "{option}: an append starts at the store's {} records of {}",
+                r.length, r.dim
+            )));
+        }
+        if !r.extend && (r.start >= r.end || r.end > r.length) {
             return Err(ZarrError::Invalid(format!(
                 "{option}: the region must be START:END with START < END <= {}, the \
                  length of {} in the store",
@@ -90,6 +103,16 @@ impl RegionWrite {
                     continue;
                 }
                 let chunk = chunks.get(axis).copied().unwrap_or(1).max(1);
+                if r.extend && r.misalignment(chunk).is_some() {
+                    return Err(ZarrError::Invalid(format!(
+                        "{option}: variable {} is stored in chunks of {chunk} along {}, and \
+                         the store's {} records do not fill its last chunk; an append \
+                         starts on a chunk boundary (records are appended in whole chunks)",
+                        crate::codec::var_path(&var.group_path, &var.var.name),
+                        r.dim,
+                        r.length
+                    )));
+                }
                 if let Some((low, high)) = r.misalignment(chunk) {
                     return Err(ZarrError::Invalid(format!(
                         "{option}: variable {} is stored in chunks of {chunk} along {}, \
@@ -107,9 +130,112 @@ impl RegionWrite {
             self.offsets
                 .insert((var.group_path.clone(), var.var.name.clone()), offset);
         }
+        self.dim_id = Some(dim.id);
         let mut lens = check.lens.clone();
         lens.insert(dim.id, r.length);
         compare_arrays(check, &lens, &option)
+    }
+
+    /// After an append's chunks: the store's metadata documents take the dimension's
+    /// new length, each replaced at once ([`KeyValueStore::set_atomic`]); the arrays'
+    /// first, the groups' next, the consolidated metadata last. Only the members that
+    /// depend on the length change (shapes, NCZarr's dimension lengths): the store's
+    /// attributes stay. Nothing is done for a region that does not extend the store.
+    pub(crate) fn extend_metadata(&self, check: &RegionCheck<'_>) -> Result<()> {
+        let (Some(id), true) = (self.dim_id, self.region.extend) else {
+            return Ok(());
+        };
+        let documents = |length: usize| -> Result<MemoryStore> {
+            let mut lens = check.lens.clone();
+            lens.insert(id, length);
+            let docs = MemoryStore::new();
+            MetaWriter {
+                dataset: check.dataset,
+                vars: check.vars,
+                lens: &lens,
+                flavor: check.flavor,
+                version: check.version,
+                consolidated: true,
+            }
+            .write_all(&docs)?;
+            Ok(docs)
+        };
+        let (before, after) = (documents(self.region.length)?, documents(self.region.end)?);
+        let mut keys = after.keys();
+        keys.sort_by_key(|key| update_rank(&after, key));
+        for key in keys {
+            let (Some(old), Some(new)) = (
+                read_json(&before, &key, crate::json::parse_keeping_numbers)?,
+                read_json(&after, &key, crate::json::parse_keeping_numbers)?,
+            ) else {
+                continue;
+            };
+            if old == new {
+                continue;
+            }
+            let Some(mut stored) =
+                read_json(check.store, &key, crate::json::parse_keeping_numbers)?
+            else {
+                continue;
+            };
+            carry_changes(&old, &new, &mut stored);
+            // Laid out as the writer lays out a document of that name.
+            let stored = crate::json::J::from_value(&stored);
+            let text = match key.name() {
+                "zarr.json" => stored.pretty_text(),
+                crate::wmeta::ZMETADATA => stored.python_text(),
+                _ => stored.nczarr_text(),
+            };
+            check.store.set_atomic(&key, text.as_bytes())?;
+        }
+        Ok(())
+    }
+}
+
+/// When a document is updated after an append: arrays' (0), groups' (1), the root
+/// group's (2), the consolidated metadata (3), so that a reader of the consolidated
+/// metadata sees the new length only once every other document has it.
+fn update_rank(docs: &MemoryStore, key: &StoreKey) -> u8 {
+    let root = !key.as_str().contains('/');
+    match key.name() {
+        crate::wmeta::ZMETADATA => 3,
+        ".zarray" => 0,
+        "zarr.json" if matches!(array_document(docs, key), Ok(Some(_))) => 0,
+        _ if root => 2,
+        _ => 1,
+    }
+}
+
+/// The JSON document at `key` parsed by `parse`, if there is one.
+fn read_json(
+    store: &dyn KeyValueStore,
+    key: &StoreKey,
+    parse: fn(&str, &str) -> Result<Value>,
+) -> Result<Option<Value>> {
+    let Some(bytes) = store.get(key, DOCUMENT_CAP)? else {
+        return Ok(None);
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    parse(&text, &store.describe(key)).map(Some)
+}
+
+/// Sets in `target` every member where `new` differs from `old` (an array whole),
+/// where `target` has that member: `old` and `new` are the same document for two
+/// lengths of a dimension, `target` the store's, whose other members are kept.
+fn carry_changes(old: &Value, new: &Value, target: &mut Value) {
+    match (old, new, target) {
+        (Value::Object(old), Value::Object(new), Value::Object(target)) => {
+            for (name, new_value) in new {
+                if let (Some(old_value), Some(slot)) = (old.get(name), target.get_mut(name)) {
+                    carry_changes(old_value, new_value, slot);
+                }
+            }
+        }
+        (old, new, target) => {
+            if old != new {
+                *target = new.clone();
+            }
+        }
     }
 }
 
@@ -160,11 +286,9 @@ fn array_document(store: &dyn KeyValueStore, key: &StoreKey) -> Result<Option<Va
     if name != ".zarray" && name != "zarr.json" {
         return Ok(None);
     }
-    let Some(bytes) = store.get(key, DOCUMENT_CAP)? else {
+    let Some(mut json) = read_json(store, key, crate::json::parse)? else {
         return Ok(None);
     };
-    let mut json: Value = serde_json::from_slice(&bytes)
-        .map_err(|e| ZarrError::Invalid(format!("{}: not JSON: {e}", store.describe(key))))?;
     if name == "zarr.json" {
         if json.get("node_type").and_then(Value::as_str) != Some("array") {
             return Ok(None);
@@ -214,6 +338,18 @@ fn first_difference(store: &Value, ours: &Value, path: &str) -> Option<String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn only_the_members_that_changed_are_carried_into_the_stored_document() {
+        let old = json!({"shape": [20, 4], "chunks": [5, 4], "attributes": {"a": 1}});
+        let new = json!({"shape": [25, 4], "chunks": [5, 4], "attributes": {"a": 1}});
+        let mut stored = json!({"shape": [20, 4], "chunks": [5, 4], "attributes": {"a": 2}});
+        carry_changes(&old, &new, &mut stored);
+        assert_eq!(
+            stored,
+            json!({"shape": [25, 4], "chunks": [5, 4], "attributes": {"a": 2}})
+        );
+    }
 
     #[test]
     fn the_first_difference_is_named_by_its_member() {

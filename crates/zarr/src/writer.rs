@@ -478,7 +478,21 @@ impl ZarrWriter {
 
     fn finish_inner(&mut self) -> Result<()> {
         if matches!(self.commit, Commit::Region) {
-            // The store's metadata, the template's, already describes every chunk.
+            // A region's chunks are described by the store's metadata already; an
+            // append's, once the metadata takes the new length, now.
+            if let Some(region) = &self.region {
+                let state = self.lock();
+                if let Some(dataset) = &state.dataset {
+                    region.extend_metadata(&crate::region::RegionCheck {
+                        dataset,
+                        vars: &state.vars,
+                        lens: &state.lens,
+                        flavor: self.flavor,
+                        version: self.version,
+                        store: self.store.as_ref(),
+                    })?;
+                }
+            }
             self.finished = true;
             return Ok(());
         }
