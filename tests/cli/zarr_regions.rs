@@ -248,7 +248,7 @@ fn unaligned_regions_wrong_lengths_other_codecs_and_zip_archives_are_refused() {
     assert_eq!(done.code, Some(2), "{}", done.stderr);
     assert!(
         done.stderr
-            .contains("--template and --region write a Zarr store"),
+            .contains("--template, --region and --append write a Zarr store"),
         "{}",
         done.stderr
     );
@@ -292,4 +292,161 @@ fn attributes_may_differ_from_file_to_file() {
         !body.contains("reprocessed") && !body.contains("day 5"),
         "{body}"
     );
+}
+
+/// `nccopy --append time` of every part after the first, into a copy of the first.
+fn append_all(parts: &[PathBuf], store: &str) {
+    nccopy_ok(&[&parts[0].to_string_lossy(), store], &[]);
+    for part in &parts[1..] {
+        nccopy_ok(&["--append", "time", &part.to_string_lossy(), store], &[]);
+    }
+}
+
+#[test]
+fn appends_make_the_store_a_single_copy_makes_byte_for_byte() {
+    let dir = scratch();
+    let (parts, all) = inputs(dir.path());
+    for (name, fragment) in [
+        ("nczarr", "#mode=nczarr"),
+        ("v2", "#mode=zarr"),
+        ("v3", "#mode=zarr,v3"),
+    ] {
+        let appended = dir.path().join(format!("appended-{name}.zarr"));
+        let single = dir.path().join(format!("single-{name}.zarr"));
+        append_all(&parts, &format!("file://{}{fragment}", appended.display()));
+        nccopy_ok(
+            &[
+                &all.to_string_lossy(),
+                &format!("file://{}{fragment}", single.display()),
+            ],
+            &[],
+        );
+        let (ours, theirs) = (tree(&appended), tree(&single));
+        assert_eq!(
+            ours.keys().collect::<Vec<_>>(),
+            theirs.keys().collect::<Vec<_>>(),
+            "{name}"
+        );
+        for (key, bytes) in &ours {
+            assert!(theirs.get(key) == Some(bytes), "{name}: {key} differs");
+        }
+    }
+}
+
+#[test]
+fn appends_refuse_overlapping_coordinates_unaligned_stores_and_other_codecs() {
+    let dir = scratch();
+    let (parts, _) = inputs(dir.path());
+    let store = dir.path().join("store.zarr");
+    let store_text = store.to_string_lossy();
+    append_all(&parts[..2], &store_text);
+    let again = parts[1].to_string_lossy();
+    let before = tree(&store);
+    refused(
+        &["--append", "time", &again, &store_text],
+        "--append time: the input's time at record 0 is 5, and the store's last time is 9: \
+         time must increase (a duplicate or overlapping range); --allow-overlap appends the \
+         records anyway",
+    );
+    refused(
+        &[
+            "-d",
+            "5",
+            "--append",
+            "time",
+            &parts[2].to_string_lossy(),
+            &store_text,
+        ],
+        "--append time: the input does not match the store: variable /t: compressor.level \
+         is 1 in the store, 5 in the input",
+    );
+    assert!(tree(&store) == before, "a refused append wrote nothing");
+    nccopy_ok(
+        &["--append", "time", "--allow-overlap", &again, &store_text],
+        &[],
+    );
+    let body = dump_body(&store_text, &[]);
+    assert!(
+        body.contains(" time = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 5, 6, 7, 8, 9 ;"),
+        "{body}"
+    );
+    // Seven records in chunks of five: the last chunk is not full.
+    let seven = netcdf(dir.path(), "seven", &cdl("seven", 0, 7));
+    let short = dir.path().join("short.zarr");
+    nccopy_ok(&[&seven.to_string_lossy(), &short.to_string_lossy()], &[]);
+    refused(
+        &[
+            "--append",
+            "time",
+            &parts[3].to_string_lossy(),
+            &short.to_string_lossy(),
+        ],
+        "--append time: variable /time is stored in chunks of 5 along time, and the store's \
+         7 records do not fill its last chunk; an append starts on a chunk boundary",
+    );
+}
+
+#[test]
+fn a_reader_looping_during_appends_never_sees_records_without_their_chunks() {
+    let dir = scratch();
+    let parts: Vec<PathBuf> = (0..12)
+        .map(|k| {
+            let name = format!("day{k}");
+            netcdf(dir.path(), &name, &cdl(&name, k * RECORDS, RECORDS))
+        })
+        .collect();
+    let store = dir.path().join("store.zarr");
+    let store_text = store.to_string_lossy().into_owned();
+    nccopy_ok(&[&parts[0].to_string_lossy(), &store_text], &[]);
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let lengths = std::thread::scope(|scope| {
+        let reader = scope.spawn(|| {
+            let mut lengths = Vec::new();
+            while !done.load(std::sync::atomic::Ordering::Relaxed) || lengths.is_empty() {
+                let dump = Test::ours("ncdump").arg(&store_text).run();
+                assert_eq!(dump.code, Some(0), "ncdump during appends: {}", dump.stderr);
+                let length: usize = dump
+                    .stdout
+                    .lines()
+                    .find(|l| l.contains("time = UNLIMITED"))
+                    .unwrap_or_default()
+                    .split("// (")
+                    .nth(1)
+                    .and_then(|rest| rest.split(' ').next())
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or_else(|| panic!("no length in {}", dump.stdout));
+                let data = crate::support::from_line(&dump.stdout, "data:");
+                assert!(
+                    !data.contains('_'),
+                    "a record without its data:\n{}",
+                    dump.stdout
+                );
+                let times: Vec<String> = data
+                    .split(" time = ")
+                    .nth(1)
+                    .and_then(|rest| rest.split(';').next())
+                    .unwrap_or_default()
+                    .split(',')
+                    .map(|v| v.trim().to_string())
+                    .collect();
+                let wanted: Vec<String> = (0..length).map(|d| d.to_string()).collect();
+                assert!(times == wanted, "{length} records:\n{}", dump.stdout);
+                lengths.push(length);
+            }
+            lengths
+        });
+        for part in &parts[1..] {
+            nccopy_ok(
+                &["--append", "time", &part.to_string_lossy(), &store_text],
+                &[],
+            );
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        reader
+            .join()
+            .unwrap_or_else(|_| panic!("the reader failed"))
+    });
+    assert!(lengths.windows(2).all(|w| w[0] <= w[1]), "{lengths:?}");
+    let last = dump_body(&store_text, &[]);
+    assert!(last.contains("// (60 currently)"), "{last}");
 }
