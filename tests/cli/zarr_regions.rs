@@ -295,10 +295,10 @@ fn attributes_may_differ_from_file_to_file() {
 }
 
 /// `nccopy --append time` of every part after the first, into a copy of the first.
-fn append_all(parts: &[PathBuf], store: &str) {
-    nccopy_ok(&[&parts[0].to_string_lossy(), store], &[]);
+pub fn append_all(parts: &[PathBuf], store: &str, env: &[(&str, &str)]) {
+    nccopy_ok(&[&parts[0].to_string_lossy(), store], env);
     for part in &parts[1..] {
-        nccopy_ok(&["--append", "time", &part.to_string_lossy(), store], &[]);
+        nccopy_ok(&["--append", "time", &part.to_string_lossy(), store], env);
     }
 }
 
@@ -313,7 +313,11 @@ fn appends_make_the_store_a_single_copy_makes_byte_for_byte() {
     ] {
         let appended = dir.path().join(format!("appended-{name}.zarr"));
         let single = dir.path().join(format!("single-{name}.zarr"));
-        append_all(&parts, &format!("file://{}{fragment}", appended.display()));
+        append_all(
+            &parts,
+            &format!("file://{}{fragment}", appended.display()),
+            &[],
+        );
         nccopy_ok(
             &[
                 &all.to_string_lossy(),
@@ -339,7 +343,7 @@ fn appends_refuse_overlapping_coordinates_unaligned_stores_and_other_codecs() {
     let (parts, _) = inputs(dir.path());
     let store = dir.path().join("store.zarr");
     let store_text = store.to_string_lossy();
-    append_all(&parts[..2], &store_text);
+    append_all(&parts[..2], &store_text, &[]);
     let again = parts[1].to_string_lossy();
     let before = tree(&store);
     refused(

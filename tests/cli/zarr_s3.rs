@@ -15,7 +15,8 @@
 //! - ncdump of a store served by a plain HTTP server equals ncdump of the local store;
 //!   writing there is refused;
 //! - four `nccopy --region` processes at once fill one S3 store (after `--template`),
-//!   equal object for object and byte for byte to a single copy of the concatenated input;
+//!   equal object for object and byte for byte to a single copy of the concatenated input,
+//!   and so does a store made by `--append` of each input in turn;
 //! - faults: wrong credentials are a clear error (exit 1); a server that stops mid-copy
 //!   leaves no store that looks complete (no root metadata); 500s are retried.
 //!
@@ -941,7 +942,7 @@ fn object_digests(python: &Path, url: &str, bucket: &str, prefix: &str) -> Vec<(
 }
 
 #[test]
-fn four_region_writers_at_once_fill_an_s3_store_equal_to_one_copy_object_for_object() {
+fn four_region_writers_at_once_and_appends_fill_s3_stores_equal_to_one_copy() {
     let Some(python) = python() else { return };
     let dir = scratch();
     let moto = Server::moto(&python, dir.path(), false);
@@ -966,4 +967,18 @@ fn four_region_writers_at_once_fill_an_s3_store_equal_to_one_copy_object_for_obj
         crate::zarr_regions::dump_body(single, &env),
     );
     assert_same(&ours, &theirs, "ncdump of the store filled by regions");
+    // Appends: chunks, then each document in one PUT; the same objects again.
+    let appended = "s3://bkt/appended.zarr#mode=zarr";
+    crate::zarr_regions::append_all(&parts, appended, &env);
+    let appended = object_digests(&python, &url, "bkt", "appended.zarr/");
+    assert_eq!(
+        appended,
+        theirs_objects(&python, &url),
+        "the appended store's objects"
+    );
+}
+
+/// The objects of the single copy of the 4-process test's input.
+fn theirs_objects(python: &Path, url: &str) -> Vec<(String, String)> {
+    object_digests(python, url, "bkt", "single.zarr/")
 }
