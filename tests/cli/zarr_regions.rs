@@ -239,7 +239,13 @@ fn unaligned_regions_wrong_lengths_other_codecs_and_zip_archives_are_refused() {
     nccopy_ok(&["--template", "time=20", &part, &zip], &[]);
     refused(
         &["--region", "time=0:5", &part, &zip],
-        "a zip archive is written whole, by one writer: it cannot take region writes",
+        "a zip archive is written whole, by one writer: it cannot take region writes or \
+         appends",
+    );
+    refused(
+        &["--append", "time", &parts[1].to_string_lossy(), &zip],
+        "a zip archive is written whole, by one writer: it cannot take region writes or \
+         appends",
     );
     let file = dir.path().join("out.nc");
     let done = Test::ours("nccopy")

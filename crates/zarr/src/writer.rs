@@ -172,8 +172,8 @@ impl ZarrWriter {
             StoreRoot::Zip(_) => {
                 let e = ZarrError::Invalid(format!(
                     "{}: a zip archive is written whole, by one writer: it cannot take \
-                     region writes; write the regions into a directory or an object \
-                     store, then zip it",
+                     region writes or appends; write the store in a directory or an \
+                     object store, then zip it",
                     location.text
                 ));
                 return Err(e.into_store(context));
