@@ -25,6 +25,7 @@ mod location;
 mod memory;
 pub mod pipeline;
 mod raw;
+mod region;
 pub mod temporaries;
 mod traits;
 pub mod zip;
@@ -48,4 +49,5 @@ pub use location::{
 pub use memory::MemoryStore;
 pub use ncmodel::VarPath;
 pub use raw::{is_raw_type, RawBuffer};
+pub use region::Region;
 pub use traits::{ChunkSink, ChunkSource, StoreReader, StoreWriter, StoredChunk};

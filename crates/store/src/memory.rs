@@ -19,6 +19,11 @@ impl MemoryStore {
         Self::default()
     }
 
+    /// Every key held, in order.
+    pub fn keys(&self) -> Vec<StoreKey> {
+        self.read().keys().cloned().collect()
+    }
+
     fn read(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<StoreKey, Vec<u8>>> {
         self.values
             .read()

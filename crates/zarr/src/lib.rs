@@ -17,6 +17,7 @@ mod pure;
 mod quantized;
 mod read;
 mod reader;
+mod region;
 mod schema;
 mod shard;
 mod source;
