@@ -460,3 +460,35 @@ fn a_reader_looping_during_appends_never_sees_records_without_their_chunks() {
     let last = dump_body(&store_text, &[]);
     assert!(last.contains("// (60 currently)"), "{last}");
 }
+
+#[test]
+fn a_region_written_again_leaves_the_store_as_one_copy_makes_it() {
+    let dir = scratch();
+    let (parts, all) = inputs(dir.path());
+    let filled = dir.path().join("again.zarr");
+    let single = dir.path().join("single.zarr");
+    let store = format!("file://{}#mode=zarr", filled.display());
+    fill_from_many_jobs(&parts, &store, &[]);
+    // A task run a second time (as a job array re-runs a failed task): the same chunks.
+    nccopy_ok(
+        &[
+            "--region",
+            &format!("time={}:{}", RECORDS, 2 * RECORDS),
+            &parts[1].to_string_lossy(),
+            &store,
+        ],
+        &[],
+    );
+    nccopy_ok(
+        &[
+            &all.to_string_lossy(),
+            &format!("file://{}#mode=zarr", single.display()),
+        ],
+        &[],
+    );
+    assert_eq!(
+        tree(&filled),
+        tree(&single),
+        "the store after a region ran twice"
+    );
+}
