@@ -23,7 +23,7 @@ _nccopy() {
 
     case "${cmd}" in
         nccopy)
-            opts="-k -3 -4 -5 -6 -7 -d -s -u -w -c -v -V -g -G -m -h -e -r -x -F -L -M -j --allow-truncated --shards --dry-run --quantize --jobs --recode --list-filters --try-filters --json --kerchunk --concat --help --version"
+            opts="-k -3 -4 -5 -6 -7 -d -s -u -w -c -v -V -g -G -m -h -e -r -x -F -L -M -j --allow-truncated --shards --template --region --append --allow-overlap --dry-run --quantize --jobs --recode --list-filters --try-filters --json --kerchunk --concat --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -70,6 +70,18 @@ _nccopy() {
                     return 0
                     ;;
                 --shards)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --template)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --region)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --append)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -18,6 +18,9 @@ complete -c nccopy -s m -d 'Copy buffer size in bytes (suffix K, M, G or T: powe
 complete -c nccopy -s h -d 'Chunk cache size per variable in bytes (suffix K, M, G or T: powers of 1000)' -r
 complete -c nccopy -s e -d 'Number of chunk slots in each variable\'s chunk cache' -r
 complete -c nccopy -l shards -d 'Zarr version 3 output only: store a variable\'s chunks in shards (one object each), VAR:n1,n2,... inner chunks per shard along each dimension, VAR:SIZE (e.g. 64M) as many as fit in SIZE bytes of values, VAR:none; * for every variable (a size or none); repeatable' -r
+complete -c nccopy -l template -d 'Zarr output: declare a store for many region writes (--region): the root dimension DIM gets length N; variables along DIM get their metadata only, the others are copied' -r
+complete -c nccopy -l region -d 'Write the input\'s records into records START to END (END excluded) of DIM of an existing Zarr store made with --template: chunks only, so that jobs writing disjoint chunk-aligned regions may run at once' -r
+complete -c nccopy -l append -d 'Append the input\'s records along DIM, the unlimited (or any root) dimension of an existing Zarr store, after checking that the input matches the store; the store\'s metadata takes the new length last, once the chunks are written' -r
 complete -c nccopy -s F -d 'Filters for output variables (see below); repeatable' -r -f -a "none\t''
 *\,none\t''
 *\,deflate\,5\t''
@@ -47,6 +50,7 @@ complete -c nccopy -s w -d 'Build the output in memory and write it at the end'
 complete -c nccopy -s r -d 'Read the whole input into memory first'
 complete -c nccopy -s x -d 'Chunk caches sized for each variable\'s chunks (the reference\'s experimental option; nctools always sizes each output variable\'s cache for the chunks it writes)'
 complete -c nccopy -l allow-truncated -d 'Read a netCDF classic file shorter than its header says it must be: the values past its end read as fill values, with a warning (without it, such a file is an error and nothing is read)'
+complete -c nccopy -l allow-overlap -d 'With --append: append even when the input\'s coordinates along DIM do not increase from the store\'s last one (a duplicate or overlapping range)'
 complete -c nccopy -l dry-run -d 'Print each output variable\'s filters and why (FULL_PATH<TAB>FILTERS<TAB>WHY), write nothing'
 complete -c nccopy -l recode -d 'Decode and encode every chunk, even of variables whose filters, chunks, type and byte order do not change (by default their stored chunks are copied as they are)'
 complete -c nccopy -l list-filters -d 'List every filter nctools knows and every plugin found, with where each comes from (built-in, HDF5, plugin file, not available)'

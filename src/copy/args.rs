@@ -78,6 +78,25 @@ pub struct CopyArgs {
     /// size or none); repeatable
     #[arg(long = "shards", value_name = "VAR:SHAPE", action = ArgAction::Append)]
     pub shards: Vec<String>,
+    /// Zarr output: declare a store for many region writes (--region): the root
+    /// dimension DIM gets length N; variables along DIM get their metadata only, the
+    /// others are copied
+    #[arg(long = "template", value_name = "DIM=N", conflicts_with = "region")]
+    pub template: Option<String>,
+    /// Write the input's records into records START to END (END excluded) of DIM of an
+    /// existing Zarr store made with --template: chunks only, so that jobs writing
+    /// disjoint chunk-aligned regions may run at once
+    #[arg(long = "region", value_name = "DIM=START:END")]
+    pub region: Option<String>,
+    /// Append the input's records along DIM, the unlimited (or any root) dimension of an
+    /// existing Zarr store, after checking that the input matches the store; the
+    /// store's metadata takes the new length last, once the chunks are written
+    #[arg(long = "append", value_name = "DIM", conflicts_with_all = ["template", "region"])]
+    pub append: Option<String>,
+    /// With --append: append even when the input's coordinates along DIM do not increase
+    /// from the store's last one (a duplicate or overlapping range)
+    #[arg(long = "allow-overlap", requires = "append")]
+    pub allow_overlap: bool,
     /// Filters for output variables (see below); repeatable
     #[arg(short = 'F', value_name = "filterspec", action = ArgAction::Append, value_parser = crate::completion_values::FILTER_SPECS, hide_possible_values = true)]
     pub filters: Vec<String>,

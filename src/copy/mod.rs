@@ -5,7 +5,7 @@
 //! pipeline with the rule that decided it), which is all `--dry-run` needs. Then every
 //! variable that will be read is checked for unavailable filters (D6) before anything is
 //! written; the output is defined in full, and the data streams variable by variable in
-//! slabs of whole output chunks bounded by `-m` ([`transfer`]). The output is written
+//! slabs of whole output chunks bounded by `-m` (`transfer`). The output is written
 //! under a temporary name and renamed at the end (D7).
 
 mod advisor;
@@ -17,6 +17,7 @@ mod options;
 mod plan;
 mod progress;
 mod quantize;
+mod regions;
 mod select;
 mod slabs;
 mod stored;
@@ -81,7 +82,26 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         crate::storage::set_default_chunk_cache(bytes, slots)
             .map_err(|e| Failure::runtime(e.into()))?;
     }
-    if let (Some(target), false) = (args.output.as_deref(), args.dry_run) {
+    let template = args
+        .template
+        .as_deref()
+        .map(regions::parse_template)
+        .transpose()
+        .map_err(Failure::usage)?;
+    let region_request = args
+        .region
+        .as_deref()
+        .map(regions::parse_region)
+        .transpose()
+        .map_err(Failure::usage)?;
+    let into_store = region_request.is_some() || args.append.is_some();
+    if (template.is_some() || into_store) && !options.output.holds_regions() {
+        return Err(Failure::usage(anyhow!(
+            "--template, --region and --append write a Zarr store (a directory or an \
+             object store)"
+        )));
+    }
+    if let (Some(target), false, false) = (args.output.as_deref(), args.dry_run, into_store) {
         // Before any data moves: a target that cannot be written, or is the input.
         crate::storage::output_check::check(target, &[source]).map_err(Failure::runtime)?;
     }
@@ -148,6 +168,32 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     }
     check_output_filters(&options.output, &plan).map_err(Failure::runtime)?;
     let mut plan = plan;
+    if let Some(template) = &template {
+        regions::apply_template(&mut plan, template).map_err(Failure::usage)?;
+    }
+    let region = match (&region_request, &args.append, args.output.as_deref()) {
+        (Some(request), _, Some(target)) => {
+            let (_, store_dataset) = open_store(target, "--region")?;
+            Some(
+                regions::apply_region(&mut plan, request, &store_dataset, target)
+                    .map_err(Failure::runtime)?,
+            )
+        }
+        (None, Some(dim), Some(target)) => {
+            let (store, store_dataset) = open_store(target, "--append")?;
+            let sources = regions::AppendSources {
+                store: store.as_ref(),
+                store_dataset: &store_dataset,
+                input: input.as_ref(),
+                input_dataset: &dataset,
+            };
+            Some(
+                regions::apply_append(&mut plan, dim, &sources, args.allow_overlap, target)
+                    .map_err(Failure::runtime)?,
+            )
+        }
+        _ => None,
+    };
     stored::settle_unwritten_chunks(input.as_ref(), &dataset, &mut plan, &options.stores())
         .map_err(|e| Failure::runtime(anyhow!(e)))?;
     declare_copied_filters(&plan);
@@ -158,9 +204,23 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         buffer_bytes: buffer_bytes.max(1),
         tune_caches: cache.is_none(),
         shards: &options.shards,
+        region,
     };
     copy.write(&options.output, args.output_in_memory)
         .map_err(Failure::runtime)
+}
+
+/// The existing store `target` of `--region` or `--append` (`option`), opened for
+/// reading, and its schema.
+fn open_store(
+    target: &str,
+    option: &str,
+) -> Result<(Box<dyn StoreReader>, ncmodel::Dataset), Failure> {
+    let store = crate::storage::open(target)
+        .with_context(|| format!("{option}: opening the store {target}"))
+        .map_err(Failure::runtime)?;
+    let dataset = store.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
+    Ok((store, dataset))
 }
 
 /// `--try-filters [LIST] in.nc`: the advisor. `--try-filters in.nc` (no list) reads the
@@ -474,6 +534,8 @@ struct Copy<'a> {
     tune_caches: bool,
     /// `--shards`.
     shards: &'a chunkspec::ShardSpecs,
+    /// `--region`: the part of an existing store written.
+    region: Option<store::Region>,
 }
 
 impl Copy<'_> {
@@ -483,12 +545,14 @@ impl Copy<'_> {
         let explain = |e| crate::plugins::explain_write_error(e, "drop the filter from -F");
         crate::storage::backends::crash_guard::set_activity("creating the output");
         let shards = self.shards;
-        let mut writer = output
-            .create_sharded(format, in_memory, shards)
-            .map_err(|e| {
-                crate::storage::output_check::explain_create_error(target, &e)
-                    .unwrap_or_else(|| anyhow!("{target}: {}", e.message))
-            })?;
+        let created = match &self.region {
+            Some(region) => output.open_region(format, region.clone()),
+            None => output.create_sharded(format, in_memory, shards),
+        };
+        let mut writer = created.map_err(|e| {
+            crate::storage::output_check::explain_create_error(target, &e)
+                .unwrap_or_else(|| anyhow!("{target}: {}", e.message))
+        })?;
         if format.is_classic_family() && self.plan.vars.iter().all(|v| v.copy_data) {
             writer.set_no_fill().map_err(|e| anyhow!(e))?;
         }

@@ -81,7 +81,7 @@ pub struct VarPlan {
     /// The input filters its data must be read through.
     pub input_filters: Pipeline,
     /// Whether its stored chunks are copied as they are, neither decoded nor encoded
-    /// (see [`super::stored`]).
+    /// (see `copy::stored`).
     pub stored_chunks: bool,
     /// Whether it lies along an unlimited dimension of the output (which starts empty).
     pub grows: bool,

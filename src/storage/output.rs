@@ -92,6 +92,31 @@ impl Output {
         }
     }
 
+    /// Whether the output is a Zarr store, which templates and region writes make.
+    pub fn holds_regions(&self) -> bool {
+        matches!(self.location, Ok(Location::Zarr(_)))
+    }
+
+    /// Opens the existing Zarr store of the output to write `region` of it: chunks only,
+    /// after checking that the dataset defined matches the store's metadata (see
+    /// `nccopy --region`). Any other output is refused.
+    pub fn open_region(
+        &self,
+        format: Format,
+        region: store::Region,
+    ) -> Result<Box<dyn StoreWriter>, StoreError> {
+        match &self.location {
+            Ok(Location::Zarr(location)) => Ok(Box::new(zarr::ZarrWriter::open_region(
+                location, format, region,
+            )?)),
+            _ => Err(StoreError::new(
+                ErrorKind::Unsupported,
+                "region writes go into a Zarr store (a directory or an object store)".to_string(),
+                self.target.clone(),
+            )),
+        }
+    }
+
     /// Fails unless the output can hold shards (a Zarr version 3 store).
     pub fn check_shardable(&self) -> anyhow::Result<()> {
         if self.capabilities.shards {

@@ -40,6 +40,7 @@ mod zarr_consolidated;
 mod zarr_foreign;
 mod zarr_interop;
 mod zarr_outputs;
+mod zarr_regions;
 mod zarr_s3;
 mod zarr_shard;
 mod zarr_strings;

@@ -14,6 +14,9 @@
 //! - zarr-python (through s3fs) reads our S3 store, and we read one it wrote to S3;
 //! - ncdump of a store served by a plain HTTP server equals ncdump of the local store;
 //!   writing there is refused;
+//! - four `nccopy --region` processes at once fill one S3 store (after `--template`),
+//!   equal object for object and byte for byte to a single copy of the concatenated input,
+//!   and so does a store made by `--append` of each input in turn;
 //! - faults: wrong credentials are a clear error (exit 1); a server that stops mid-copy
 //!   leaves no store that looks complete (no root metadata); 500s are retried.
 //!
@@ -906,4 +909,76 @@ fn a_file_with_an_unlimited_time_copied_to_s3_with_zstd_opens_in_xarray_without_
     let expected = ok_s3("ncdump", &url, &[&nc_text]);
     let got = ok_s3("ncdump", &url, &[&back.to_string_lossy()]);
     assert_same(body(&got), body(&expected), "read back from S3");
+}
+
+/// Every object of `bucket` under `prefix` (the prefix cut off) with the SHA-256 of its
+/// bytes, read through boto3 (moto's dependency) from the server at `url`.
+fn object_digests(python: &Path, url: &str, bucket: &str, prefix: &str) -> Vec<(String, String)> {
+    let script = "import boto3, hashlib, sys\n\
+        s3 = boto3.client('s3', endpoint_url=sys.argv[1])\n\
+        pages = s3.get_paginator('list_objects_v2').paginate(Bucket=sys.argv[2], Prefix=sys.argv[3])\n\
+        for page in pages:\n\
+        \x20   for o in page.get('Contents', []):\n\
+        \x20       body = s3.get_object(Bucket=sys.argv[2], Key=o['Key'])['Body'].read()\n\
+        \x20       print(o['Key'][len(sys.argv[3]):], hashlib.sha256(body).hexdigest())\n";
+    let env = s3_env(url);
+    let done = run(Command::new(python)
+        .args(["-c", script, url, bucket, prefix])
+        .envs(env.iter().map(|(k, v)| (*k, v.as_str()))));
+    assert_eq!(
+        done.code,
+        Some(0),
+        "listing {bucket}/{prefix}: {}",
+        done.stderr
+    );
+    let mut digests: Vec<(String, String)> = done
+        .stdout
+        .lines()
+        .filter_map(|l| l.split_once(' '))
+        .map(|(k, d)| (k.to_string(), d.to_string()))
+        .collect();
+    digests.sort();
+    digests
+}
+
+#[test]
+fn four_region_writers_at_once_and_appends_fill_s3_stores_equal_to_one_copy() {
+    let Some(python) = python() else { return };
+    let dir = scratch();
+    let moto = Server::moto(&python, dir.path(), false);
+    moto.create_bucket("bkt");
+    let url = moto.url();
+    let env = s3_env(&url);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (parts, all) = crate::zarr_regions::inputs(dir.path());
+    let filled = "s3://bkt/filled.zarr#mode=zarr";
+    let single = "s3://bkt/single.zarr#mode=zarr";
+    crate::zarr_regions::fill_from_many_jobs(&parts, filled, &env);
+    crate::zarr_regions::nccopy_ok(&[&all.to_string_lossy(), single], &env);
+    let ours = object_digests(&python, &url, "bkt", "filled.zarr/");
+    let theirs = object_digests(&python, &url, "bkt", "single.zarr/");
+    assert!(ours.len() > 2 * crate::zarr_regions::PARTS, "{ours:?}");
+    assert_eq!(
+        ours, theirs,
+        "the objects of the two stores and their bytes"
+    );
+    let (ours, theirs) = (
+        crate::zarr_regions::dump_body(filled, &env),
+        crate::zarr_regions::dump_body(single, &env),
+    );
+    assert_same(&ours, &theirs, "ncdump of the store filled by regions");
+    // Appends: chunks, then each document in one PUT; the same objects again.
+    let appended = "s3://bkt/appended.zarr#mode=zarr";
+    crate::zarr_regions::append_all(&parts, appended, &env);
+    let appended = object_digests(&python, &url, "bkt", "appended.zarr/");
+    assert_eq!(
+        appended,
+        theirs_objects(&python, &url),
+        "the appended store's objects"
+    );
+}
+
+/// The objects of the single copy of the 4-process test's input.
+fn theirs_objects(python: &Path, url: &str) -> Vec<(String, String)> {
+    object_digests(python, url, "bkt", "single.zarr/")
 }

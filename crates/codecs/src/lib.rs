@@ -3,7 +3,7 @@
 //! end:
 //!
 //! - [`wire`]: the HDF5 filters nctools carries, bzip2 (307), blosc (32001), lz4 (32004)
-//!   and zstd (32015), byte for byte as the standard plugins write them; [`codec`]:
+//!   and zstd (32015), byte for byte as the standard plugins write them; `codec`:
 //!   HDF5's own shuffle and deflate;
 //! - [`numcodecs`]: the numcodecs codecs that have no HDF5 filter (gzip, checksums,
 //!   delta, fixedscaleoffset, bitround, quantize), and whole numcodecs pipelines;

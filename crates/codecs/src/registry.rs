@@ -404,7 +404,7 @@ pub fn carried_codecs() -> impl Iterator<Item = &'static dyn Codec> {
 
 /// How many codecs a C interface can tell apart by callback: HDF5 and netCDF-C tell a
 /// callback nothing of the filter it runs for, so each filter a library exports needs
-/// functions of its own, one set per slot ([`by_slot!`]), slot `n` for the `n`th filter
+/// functions of its own, one set per slot (`by_slot!`), slot `n` for the `n`th filter
 /// of the list the library exports.
 pub const SLOTS: usize = 16;
 

@@ -15,7 +15,7 @@
 //! fixed buffers: the tool's name ([`install`]), the file ([`set_file`]) and what the
 //! tool is doing ([`set_activity`], set at coarse points: opening, reading the schema,
 //! reading or writing a variable). Whether the fault happened inside the library is known
-//! from a per-thread count kept by the library lock ([`LibraryCall`]).
+//! from a per-thread count kept by the library lock (`LibraryCall`).
 //!
 //! Limits: a fault that corrupts memory without a signal is not seen; a fault in another
 //! thread while the first is handled waits for the process to end; with several threads

@@ -235,9 +235,9 @@ impl KeyValueStore for ObjectKvStore {
             .and_then(|mut parts| parts.pop()))
     }
 
-    /// The ranges as concurrent ranged GETs (at most [`MAX_REQUESTS`] in flight with
+    /// The ranges as concurrent ranged GETs (at most `MAX_REQUESTS` in flight with
     /// every other request of the store), merged where close and cut into parts by
-    /// [`ranges::plan`], with no request for the value's size first: the server ends each
+    /// `ranges::plan`, with no request for the value's size first: the server ends each
     /// range where the value ends. Only when a range starts past the end (the server
     /// answers 416) is the size asked and the ranges cut to it. Each range's bytes are
     /// at most its length.

@@ -280,6 +280,21 @@ impl KeyValueStore for DirectoryStore {
         crate::temporaries::gate(|| std::fs::write(&path, value)).map_err(|e| self.io(key, e))
     }
 
+    fn set_atomic(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
+        let path = self.path_of(key);
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        // Beside the value, in its directory, so that the rename stays on one file system.
+        let temp = path.with_file_name(format!(".{name}.nctools-{}.tmp", std::process::id()));
+        crate::temporaries::gate(|| std::fs::write(&temp, value)).map_err(|e| self.io(key, e))?;
+        std::fs::rename(&temp, &path).map_err(|e| {
+            let _ = std::fs::remove_file(&temp);
+            self.io(key, e)
+        })
+    }
+
     fn set_parts(&self, key: &StoreKey, parts: Vec<Vec<u8>>) -> Result<(), StorageError> {
         use std::io::Write;
         let path = self.path_of(key);

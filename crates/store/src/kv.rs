@@ -143,6 +143,15 @@ pub trait KeyValueStore: Send + Sync + fmt::Debug {
     /// Stores `value` under `key`, replacing what was there.
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError>;
 
+    /// Stores `value` under `key` so that a reader sees the old value or the new one,
+    /// never part of either (a metadata document updated while readers open the store).
+    /// The default is [`KeyValueStore::set`], right for a store whose writes replace a
+    /// value whole (an object store's PUT); a directory writes a temporary file and
+    /// renames it.
+    fn set_atomic(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
+        self.set(key, value)
+    }
+
     /// Stores the concatenation of `parts` under `key`, taking them: a backend that can
     /// write or send them one after another (a file, an object store's request body)
     /// never joins them in one buffer (a shard's encoded inner chunks and its index).

@@ -6,10 +6,13 @@
 //!   in a [`KeyValueStore`]: a directory ([`DirectoryStore`]), a zip archive ([`zip`]),
 //!   memory, or an object store (`objstore`).
 //!
-//! [`Location::parse`] is the one place that decides which kind of store a path names.
-//! [`StoreReader`] reads a schema and hyperslabs; [`StoreWriter`] defines a dataset and
-//! writes hyperslabs, atomically (under a temporary name, moved into place by
-//! [`StoreWriter::finish`]). Nothing here links C.
+//! [`Location::parse_input`] and [`Location::parse_output`] are the one place that
+//! decides which kind of store a path names; each backend states what it can hold and do
+//! in its [`Capabilities`]. [`StoreReader`] reads a schema, hyperslabs and chunks;
+//! [`StoreWriter`] defines a dataset and writes hyperslabs or chunks, atomically (under a
+//! temporary name moved into place by [`StoreWriter::finish`], or with its metadata
+//! last in an object store). Variables are named by their path ([`VarPath`]); errors
+//! carry an [`ErrorKind`]. Nothing here links C.
 
 mod capabilities;
 mod chunks;
@@ -23,6 +26,7 @@ mod memory;
 pub mod pipeline;
 mod places;
 mod raw;
+mod region;
 pub mod temporaries;
 mod traits;
 pub mod zip;
@@ -47,4 +51,5 @@ pub use memory::MemoryStore;
 pub use ncmodel::VarPath;
 pub use places::{ChunkPlace, StoredLayout};
 pub use raw::{is_raw_type, RawBuffer};
+pub use region::Region;
 pub use traits::{ChunkSink, ChunkSource, StoreReader, StoreWriter, StoredChunk};

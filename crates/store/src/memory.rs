@@ -19,12 +19,9 @@ impl MemoryStore {
         Self::default()
     }
 
-    /// Every value with its key, in key order.
-    pub fn entries(&self) -> Vec<(StoreKey, Vec<u8>)> {
-        self.read()
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect()
+    /// Every key held, in order.
+    pub fn keys(&self) -> Vec<StoreKey> {
+        self.read().keys().cloned().collect()
     }
 
     fn read(&self) -> std::sync::RwLockReadGuard<'_, BTreeMap<StoreKey, Vec<u8>>> {

@@ -19,6 +19,64 @@ pub fn parse(text: &str, what: &str) -> Result<Value> {
     })
 }
 
+/// The prefix a number gets when it is turned into a string by
+/// [`parse_keeping_numbers`].
+const NUMBER: char = '\u{2}';
+
+/// Parses like [`parse`], keeping every number as its text (a marked string, which
+/// [`J::from_value`] writes back as the same number): a document rewritten through it
+/// changes no number's text, where a double parsed and printed again may.
+pub fn parse_keeping_numbers(text: &str, what: &str) -> Result<Value> {
+    let prepared = quote_numbers(&quote_bare_tokens(text));
+    serde_json::from_str(&prepared).map_err(|e| {
+        ZarrError::Corrupt(format!(
+            "{what} is not valid JSON ({e}); the store is damaged"
+        ))
+    })
+}
+
+/// Rewrites every number outside strings as a string marked by [`NUMBER`].
+fn quote_numbers(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + text.len() / 4);
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+            continue;
+        }
+        if c == '-' || c.is_ascii_digit() {
+            let mut end = i + c.len_utf8();
+            while let Some((j, d)) = chars.peek().copied() {
+                if d.is_ascii_digit() || matches!(d, '.' | 'e' | 'E' | '+' | '-') {
+                    end = j + d.len_utf8();
+                    chars.next();
+                } else {
+                    break;
+                }
+            }
+            out.push('"');
+            out.push_str("\\u0002");
+            out.push_str(&text[i..end]);
+            out.push('"');
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// Rewrites bare `NaN`, `Infinity` and `-Infinity` outside strings as marked strings.
 fn quote_bare_tokens(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -135,7 +193,10 @@ impl J {
             Value::Number(n) => Self::Num(n.to_string()),
             Value::String(s) => match non_finite(s).filter(|_| is_bare_token(s)) {
                 Some(x) => Self::f64(x),
-                None => Self::Str(s.clone()),
+                None => match s.strip_prefix(NUMBER) {
+                    Some(number) => Self::Num(number.to_string()),
+                    None => Self::Str(s.clone()),
+                },
             },
             Value::Array(items) => Self::Arr(items.iter().map(Self::from_value).collect()),
             Value::Object(map) => Self::Obj(
@@ -357,5 +418,18 @@ mod tests {
         assert_eq!(J::f32(0.1).nczarr_text(), "0.1");
         assert_eq!(J::f64(9.5).nczarr_text(), "9.5");
         assert_eq!(J::f32(f32::NAN).pretty_text(), "\"NaN\"");
+    }
+}
+
+#[cfg(test)]
+mod keeping_numbers_tests {
+    use super::*;
+
+    #[test]
+    fn numbers_keep_their_text_through_a_rewrite() -> Result<()> {
+        let text = r#"{"a": [1,-2], "f": 9.969209968386869e36, "n": NaN, "s": "x-1"}"#;
+        let value = parse_keeping_numbers(text, "test")?;
+        assert_eq!(J::from_value(&value).nczarr_text(), text);
+        Ok(())
     }
 }

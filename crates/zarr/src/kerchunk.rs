@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use ncmodel::{Dataset, Group, Layout, TypeRef, Var};
 use serde_json::{Map, Value};
-use store::{ChunkPlace, MemoryStore, StoredLayout, ZarrFlavor, ZarrVersion};
+use store::{ChunkPlace, KeyValueStore, MemoryStore, StoredLayout, ZarrFlavor, ZarrVersion};
 
 use crate::error::{Result, ZarrError};
 use crate::plan::{plan, PlannedVar};
@@ -158,7 +158,10 @@ pub fn references(files: &[SourceFile], concat: Option<&str>) -> Result<Referenc
     }
     .write_all(&memory)?;
     let mut refs = Map::new();
-    for (key, bytes) in memory.entries() {
+    for key in memory.keys() {
+        let Some(bytes) = memory.get(&key, u64::MAX)? else {
+            continue;
+        };
         let text = String::from_utf8(bytes)
             .map_err(|_| ZarrError::Invalid(format!("metadata {} is not UTF-8", key.as_str())))?;
         let text = if key.as_str() == ".zattrs" {

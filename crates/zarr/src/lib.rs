@@ -18,6 +18,7 @@ mod pure;
 mod quantized;
 mod read;
 mod reader;
+mod region;
 mod schema;
 mod shard;
 mod source;

@@ -36,6 +36,9 @@ pub struct ArrayMeta {
     pub transpose: Option<Vec<usize>>,
     /// The `sharding_indexed` codec, when each stored chunk is a shard of inner chunks.
     pub sharding: Option<Box<crate::shard::Sharding>>,
+    /// Added to the grid indices of every chunk key: the array is a region of a larger
+    /// one, starting at this chunk (`nccopy --region`); empty when it is not.
+    pub key_offset: Vec<usize>,
 }
 
 fn shape_of(value: Option<&Value>, what: &str) -> Result<Vec<usize>> {
@@ -140,6 +143,7 @@ impl ArrayMeta {
             separator,
             transpose: fortran_axes,
             sharding: None,
+            key_offset: Vec::new(),
         }
         .checked(&what)
     }
@@ -192,6 +196,7 @@ impl ArrayMeta {
                 .transpose
                 .filter(|order| order.iter().enumerate().any(|(i, o)| i != *o)),
             sharding: chain.sharding,
+            key_offset: Vec::new(),
         }
         .checked(&what)
     }
@@ -235,7 +240,11 @@ impl ArrayMeta {
 
     /// The key of the chunk with grid indices `index` (`g/v/0.1`, `v/c/0/1`).
     pub fn chunk_key(&self, index: &[usize]) -> StoreKey {
-        let mut key: Vec<String> = index.iter().map(usize::to_string).collect();
+        let mut key: Vec<String> = index
+            .iter()
+            .enumerate()
+            .map(|(axis, i)| (i + self.key_offset.get(axis).copied().unwrap_or(0)).to_string())
+            .collect();
         if key.is_empty() && self.key_prefix.is_none() {
             key.push("0".into());
         }

@@ -351,7 +351,34 @@ fn same_document(real: Option<&Value>, copy: Option<&Value>, name: &str) -> bool
         }
         Some(doc)
     };
-    normal(real) == normal(copy)
+    let (real, copy) = (normal(real), normal(copy));
+    real == copy || matches!((&real, &copy), (Some(r), Some(c)) if appended_to(r, c, false))
+}
+
+/// Whether `real` is `copy` after an append (`nccopy --append`): the same but for
+/// lengths (members `shape`, and NCZarr's dimension lengths, `dims`) that grew. An
+/// append updates the documents first and the consolidated metadata last, so a reader
+/// between the two reads the consolidated copies: the store as it was, whose chunks are
+/// all there.
+fn appended_to(real: &Value, copy: &Value, lengths: bool) -> bool {
+    match (real, copy) {
+        (Value::Object(r), Value::Object(c)) => {
+            r.len() == c.len()
+                && r.iter().all(|(name, value)| {
+                    c.get(name).is_some_and(|other| {
+                        let lengths = lengths || name == "shape" || name == "dims";
+                        appended_to(value, other, lengths)
+                    })
+                })
+        }
+        (Value::Array(r), Value::Array(c)) => {
+            r.len() == c.len() && r.iter().zip(c).all(|(x, y)| appended_to(x, y, lengths))
+        }
+        (Value::Number(r), Value::Number(c)) if lengths => {
+            matches!((r.as_u64(), c.as_u64()), (Some(r), Some(c)) if r >= c)
+        }
+        _ => real == copy,
+    }
 }
 
 /// The `.zmetadata` key of the document `name` of the node `node` (`g/v/.zarray`).
@@ -382,6 +409,10 @@ mod tests {
         assert!(same_document(Some(&array), Some(&copy), ".zarray"));
         let grown = json!({"shape": [4], "zarr_format": 2});
         assert!(!same_document(Some(&array), Some(&grown), ".zarray"));
+        // A store appended to: its document grew first, its copy follows.
+        assert!(same_document(Some(&grown), Some(&array), ".zarray"));
+        let other = json!({"shape": [4], "zarr_format": 3});
+        assert!(!same_document(Some(&other), Some(&array), ".zarray"));
         assert!(!same_document(None, Some(&array), ".zarray"));
         assert!(same_document(None, Some(&json!({})), ".zattrs"));
         let attrs = json!({"units": "K", "missing": null});

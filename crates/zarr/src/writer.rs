@@ -38,6 +38,9 @@ pub struct ZarrWriter {
     truncations: crate::strings::Truncations,
     /// The shard shapes asked for (`nccopy --shards`).
     shards: chunkspec::ShardSpecs,
+    /// A region of an existing store being filled (`nccopy --region`), with each
+    /// variable's first chunk there.
+    region: Option<crate::region::RegionWrite>,
 }
 
 /// How a store being written becomes the target.
@@ -57,6 +60,9 @@ enum Commit {
         /// The count of outputs written in place, which signal handling consults.
         _registration: store::temporaries::InPlaceOutput,
     },
+    /// Chunks written into a region of an existing store, in place; nothing else is
+    /// written, and nothing is removed when the writer stops unfinished.
+    Region,
     /// Written into a zip archive under a temporary name beside the target, which gets
     /// its central directory and is renamed onto the target at the end (removed when the
     /// writer is dropped unfinished).
@@ -103,14 +109,7 @@ impl ZarrWriter {
     /// Starts writing the store `location` names, in a temporary directory beside it.
     pub fn create(location: &ZarrLocation, format: Format) -> Result<Self, StoreError> {
         let context = format!("creating {}", location.text);
-        if format != Format::Netcdf4 && format != Format::Netcdf4Classic {
-            let e = ZarrError::Invalid(format!(
-                "Zarr stores hold the netCDF-4 model; format {} cannot be written to {}",
-                format.name(),
-                location.text
-            ));
-            return Err(e.into_store(context));
-        }
+        refuse_format(location, format, &context)?;
         let (commit, store) = match &location.root {
             StoreRoot::Directory(root) => {
                 let (commit, temp) = Self::temporary(root, &context)?;
@@ -154,6 +153,60 @@ impl ZarrWriter {
             chunk_io: Mutex::new(()),
             truncations: Default::default(),
             shards: chunkspec::ShardSpecs::default(),
+            region: None,
+        })
+    }
+
+    /// Opens the existing store `location` names to fill `region` of it with chunks
+    /// only: [`StoreWriter::define`] checks that the dataset defined matches the store's
+    /// metadata, and the store's metadata is never written. A zip archive is refused:
+    /// it cannot take several writers at once.
+    pub fn open_region(
+        location: &ZarrLocation,
+        format: Format,
+        region: store::Region,
+    ) -> Result<Self, StoreError> {
+        let context = format!("writing a region of {}", location.text);
+        let mut writer = Self::create_unopened(location, format, &context)?;
+        let store = match &location.root {
+            StoreRoot::Zip(_) => {
+                let e = ZarrError::Invalid(format!(
+                    "{}: a zip archive is written whole, by one writer: it cannot take \
+                     region writes or appends; write the store in a directory or an \
+                     object store, then zip it",
+                    location.text
+                ));
+                return Err(e.into_store(context));
+            }
+            root => objstore::open(root, objstore::Access::Write)
+                .map_err(|e| crate::error::open_error(e, &context))?,
+        };
+        writer.store = store;
+        writer.region = Some(crate::region::RegionWrite::new(region));
+        Ok(writer)
+    }
+
+    /// A writer of `location` in region mode, before its store is opened.
+    fn create_unopened(
+        location: &ZarrLocation,
+        format: Format,
+        context: &str,
+    ) -> Result<Self, StoreError> {
+        refuse_format(location, format, context)?;
+        Ok(Self {
+            text: location.text.clone(),
+            commit: Commit::Region,
+            store: std::sync::Arc::new(store::MemoryStore::new()),
+            flavor: location.flavor,
+            version: location.version,
+            consolidated: location.consolidated(),
+            no_fill: false,
+            finished: false,
+            state: Mutex::new(State::default()),
+            chunk_io: Mutex::new(()),
+            truncations: Default::default(),
+            shards: chunkspec::ShardSpecs::default(),
+            region: None,
         })
     }
 
@@ -407,6 +460,11 @@ impl ZarrWriter {
             separator: if v3 { '/' } else { '.' },
             transpose: None,
             sharding,
+            key_offset: self
+                .region
+                .as_ref()
+                .map(|r| r.key_offset(&var.group_path, &var.var.name))
+                .unwrap_or_default(),
         })
     }
 
@@ -419,6 +477,25 @@ impl ZarrWriter {
     }
 
     fn finish_inner(&mut self) -> Result<()> {
+        if matches!(self.commit, Commit::Region) {
+            // A region's chunks are described by the store's metadata already; an
+            // append's, once the metadata takes the new length, now.
+            if let Some(region) = &self.region {
+                let state = self.lock();
+                if let Some(dataset) = &state.dataset {
+                    region.extend_metadata(&crate::region::RegionCheck {
+                        dataset,
+                        vars: &state.vars,
+                        lens: &state.lens,
+                        flavor: self.flavor,
+                        version: self.version,
+                        store: self.store.as_ref(),
+                    })?;
+                }
+            }
+            self.finished = true;
+            return Ok(());
+        }
         {
             let state = self.lock();
             self.write_metadata(&state, self.store.as_ref())?;
@@ -457,6 +534,19 @@ impl ZarrWriter {
         }
         Ok(())
     }
+}
+
+/// Fails unless `format` is one a Zarr store holds: the netCDF-4 model.
+fn refuse_format(location: &ZarrLocation, format: Format, context: &str) -> Result<(), StoreError> {
+    if format == Format::Netcdf4 || format == Format::Netcdf4Classic {
+        return Ok(());
+    }
+    let e = ZarrError::Invalid(format!(
+        "Zarr stores hold the netCDF-4 model; format {} cannot be written to {}",
+        format.name(),
+        location.text
+    ));
+    Err(e.into_store(context))
 }
 
 /// The [`StoreError`] of a zip archive that cannot be created: the system's refusal keeps
@@ -526,6 +616,9 @@ impl Drop for ZarrWriter {
             }
             // Its temporary file goes with the last reference to it.
             Commit::Zip { .. } => {}
+            // The store is not ours: chunks written stay, and a region written again
+            // replaces them.
+            Commit::Region => {}
         }
     }
 }
@@ -553,7 +646,7 @@ impl StoreWriter for ZarrWriter {
         match &self.commit {
             Commit::Rename { temp, .. } => Some(temp),
             Commit::Zip { temp, .. } => Some(temp),
-            Commit::InPlace { .. } => None,
+            Commit::InPlace { .. } | Commit::Region => None,
         }
     }
 
@@ -573,6 +666,17 @@ impl StoreWriter for ZarrWriter {
         }
         let mut lens = HashMap::new();
         collect_lens(&dataset.root, &mut lens);
+        if let Some(region) = &mut self.region {
+            let check = crate::region::RegionCheck {
+                dataset,
+                vars: &vars,
+                lens: &lens,
+                flavor: self.flavor,
+                version: self.version,
+                store: self.store.as_ref(),
+            };
+            region.prepare(&check).map_err(|e| e.into_store(&context))?;
+        }
         let mut state = self.lock();
         *state = State {
             dataset: Some(dataset.clone()),

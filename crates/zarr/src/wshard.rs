@@ -368,6 +368,7 @@ mod tests {
             separator: '/',
             transpose: None,
             sharding: Some(Box::new(sharding.clone())),
+            key_offset: Vec::new(),
         };
         (meta, sharding)
     }

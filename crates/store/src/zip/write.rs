@@ -16,7 +16,7 @@ use crate::kv::{list_keys, KeyValueStore, Listing, StorageError};
 use crate::temporaries::{self, Registration};
 
 /// A zip archive being written as a store. Values are appended as stored (uncompressed)
-/// entries. The values written last are held in memory first, up to [`HELD_BYTES`] (and
+/// entries. The values written last are held in memory first, up to `HELD_BYTES` (and
 /// always the last one): a chunk written again and again, slab after slab, is appended
 /// once, when it has not been written for a while or at the end. A value written again
 /// after it was appended is appended again, and the earlier copy dropped when the

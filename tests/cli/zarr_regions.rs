@@ -1,0 +1,494 @@
+//! Many jobs into one Zarr store: `nccopy --template DIM=N` declares the store, then
+//! `nccopy --region DIM=START:END` processes, run at once, each write one input's
+//! records. The store they fill equals a single copy of the concatenated input, object
+//! for object and byte for byte, and ncdump shows the same data. Regions that are not
+//! chunk-aligned, inputs of the wrong length or with other codecs, and zip archives are
+//! refused with messages that say why. (The S3 variant is in `zarr_s3.rs`.)
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::support::{first_difference, scratch, Test};
+
+/// Records per input file, and the chunk length along `time`.
+pub const RECORDS: usize = 5;
+
+/// Input files (and regions) of the 4-process test.
+pub const PARTS: usize = 4;
+
+/// The CDL of `records` daily records from day `first`: a `time` coordinate, a
+/// deflated `t(time, x)` and a static `x`, chunked by [`RECORDS`] along `time`.
+fn cdl(name: &str, first: usize, records: usize) -> String {
+    let times: Vec<String> = (first..first + records).map(|d| d.to_string()).collect();
+    let values: Vec<String> = (first..first + records)
+        .flat_map(|d| (0..4).map(move |x| format!("{}.5", d * 10 + x)))
+        .collect();
+    format!(
+        "netcdf {name} {{\ndimensions:\n\ttime = UNLIMITED ;\n\tx = 4 ;\nvariables:\n\
+         \tdouble time(time) ;\n\t\ttime:units = \"days since 2000-01-01\" ;\n\
+         \t\ttime:_ChunkSizes = {RECORDS} ;\n\tfloat t(time, x) ;\n\
+         \t\tt:_ChunkSizes = {RECORDS}, 4 ;\n\t\tt:_DeflateLevel = 1 ;\n\tint x(x) ;\n\
+         data:\n time = {} ;\n t = {} ;\n x = 1, 2, 3, 4 ;\n}}\n",
+        times.join(", "),
+        values.join(", ")
+    )
+}
+
+/// Makes `NAME.nc` from its CDL in `dir` with our ncgen.
+fn netcdf(dir: &Path, name: &str, cdl: &str) -> PathBuf {
+    let source = dir.join(format!("{name}.cdl"));
+    let nc = dir.join(format!("{name}.nc"));
+    std::fs::write(&source, cdl).unwrap_or_else(|e| panic!("writing {name}.cdl: {e}"));
+    let done = Test::ours("ncgen")
+        .args(["-k", "nc4", "-o"])
+        .arg(&nc)
+        .arg(&source)
+        .run();
+    assert_eq!(done.code, Some(0), "ncgen {name}: {}", done.stderr);
+    nc
+}
+
+/// The [`PARTS`] daily files of [`RECORDS`] records each, and one file of all of them.
+pub fn inputs(dir: &Path) -> (Vec<PathBuf>, PathBuf) {
+    let parts = (0..PARTS)
+        .map(|k| {
+            let name = format!("part{k}");
+            netcdf(dir, &name, &cdl(&name, k * RECORDS, RECORDS))
+        })
+        .collect();
+    let all = netcdf(dir, "all", &cdl("all", 0, PARTS * RECORDS));
+    (parts, all)
+}
+
+/// Runs nccopy with `args` (and `env`); it must succeed.
+#[track_caller]
+pub fn nccopy_ok(args: &[&str], env: &[(&str, &str)]) {
+    let done = Test::ours("nccopy").args(args).envs(env).run();
+    assert_eq!(done.code, Some(0), "nccopy {args:?}: {}", done.stderr);
+}
+
+/// `nccopy --template time=N` from the first part, then one `--region` process per part,
+/// all running at once, into `store`.
+pub fn fill_from_many_jobs(parts: &[PathBuf], store: &str, env: &[(&str, &str)]) {
+    let first = parts[0].to_string_lossy();
+    let template = format!("time={}", parts.len() * RECORDS);
+    nccopy_ok(&["--template", &template, &first, store], env);
+    std::thread::scope(|scope| {
+        for (k, part) in parts.iter().enumerate() {
+            scope.spawn(move || {
+                let region = format!("time={}:{}", k * RECORDS, (k + 1) * RECORDS);
+                nccopy_ok(&["--region", &region, &part.to_string_lossy(), store], env);
+            });
+        }
+    });
+}
+
+/// Every file under `root`, by path relative to it, with its bytes.
+fn tree(root: &Path) -> BTreeMap<String, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, files: &mut BTreeMap<String, Vec<u8>>) {
+        let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                walk(root, &path, files);
+            } else {
+                let bytes =
+                    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                let relative = path.strip_prefix(root).unwrap_or(&path);
+                files.insert(relative.to_string_lossy().into_owned(), bytes);
+            }
+        }
+    }
+    let mut files = BTreeMap::new();
+    walk(root, root, &mut files);
+    files
+}
+
+/// ncdump's output of `target` without its first line (the name, from the path).
+pub fn dump_body(target: &str, env: &[(&str, &str)]) -> String {
+    let done = Test::ours("ncdump").arg(target).envs(env).run();
+    assert_eq!(done.code, Some(0), "ncdump {target}: {}", done.stderr);
+    done.stdout
+        .split_once('\n')
+        .map_or(String::new(), |(_, rest)| rest.to_string())
+}
+
+#[test]
+fn four_region_writers_at_once_fill_a_store_equal_to_one_copy_chunk_for_chunk() {
+    let dir = scratch();
+    let (parts, all) = inputs(dir.path());
+    for (name, fragment) in [
+        ("nczarr", "#mode=nczarr"),
+        ("v2", "#mode=zarr"),
+        ("v3", "#mode=zarr,v3"),
+    ] {
+        let filled = dir.path().join(format!("filled-{name}.zarr"));
+        let single = dir.path().join(format!("single-{name}.zarr"));
+        let filled_url = format!("file://{}{fragment}", filled.display());
+        let single_url = format!("file://{}{fragment}", single.display());
+        fill_from_many_jobs(&parts, &filled_url, &[]);
+        nccopy_ok(&[&all.to_string_lossy(), &single_url], &[]);
+        let (filled_files, single_files) = (tree(&filled), tree(&single));
+        assert_eq!(
+            filled_files.keys().collect::<Vec<_>>(),
+            single_files.keys().collect::<Vec<_>>(),
+            "{name}: the objects of the store"
+        );
+        for (key, bytes) in &filled_files {
+            assert!(
+                single_files.get(key) == Some(bytes),
+                "{name}: {key} differs"
+            );
+        }
+        // Every chunk of t and time: 4 each, one per region.
+        let chunks = filled_files.keys().filter(|k| k.starts_with('t')).count();
+        assert!(
+            chunks >= 2 * PARTS,
+            "{name}: {chunks} objects under t and time"
+        );
+        let (ours, theirs) = (dump_body(&filled_url, &[]), dump_body(&single_url, &[]));
+        assert!(
+            ours == theirs,
+            "{name}: ncdump differs at {}",
+            first_difference(&theirs, &ours)
+        );
+        // Unlimited in NCZarr; plain Zarr has no unlimited dimensions.
+        let twenty = ["time = UNLIMITED ; // (20 currently)", "time = 20 ;"];
+        assert!(twenty.iter().any(|t| ours.contains(t)), "{name}: {ours}");
+    }
+}
+
+#[test]
+fn a_template_declares_the_dimension_and_copies_only_the_static_variables() {
+    let dir = scratch();
+    let (parts, _) = inputs(dir.path());
+    let store = dir.path().join("template.zarr");
+    let store_text = store.to_string_lossy();
+    nccopy_ok(
+        &[
+            "--template",
+            "time=20",
+            &parts[0].to_string_lossy(),
+            &store_text,
+        ],
+        &[],
+    );
+    let files = tree(&store);
+    assert!(
+        files
+            .keys()
+            .any(|k| k.starts_with("x/") && !k.contains(".z")),
+        "{files:?}"
+    );
+    assert!(
+        !files.keys().any(|k| k.starts_with("t/0")),
+        "no chunk of t: {:?}",
+        files.keys()
+    );
+    let body = dump_body(&store_text, &[]);
+    assert!(
+        body.contains("time = UNLIMITED ; // (20 currently)"),
+        "{body}"
+    );
+    assert!(body.contains(" time = _, _, _"), "{body}");
+    assert!(body.contains(" x = 1, 2, 3, 4 ;"), "{body}");
+}
+
+/// Runs nccopy with `args`; it must fail with exit 1 and a message holding `wanted`.
+#[track_caller]
+fn refused(args: &[&str], wanted: &str) {
+    let done = Test::ours("nccopy").args(args).run();
+    assert_eq!(done.code, Some(1), "nccopy {args:?}: {}", done.stderr);
+    assert!(
+        done.stderr.contains(wanted),
+        "nccopy {args:?}: {}",
+        done.stderr
+    );
+}
+
+#[test]
+fn unaligned_regions_wrong_lengths_other_codecs_and_zip_archives_are_refused() {
+    let dir = scratch();
+    let (parts, _) = inputs(dir.path());
+    let part = parts[0].to_string_lossy();
+    let store = dir.path().join("store.zarr");
+    let store_text = store.to_string_lossy();
+    nccopy_ok(&["--template", "time=20", &part, &store_text], &[]);
+    let before = tree(&store);
+    refused(
+        &["--region", "time=3:8", &part, &store_text],
+        "variable /time is stored in chunks of 5 along time, and a region must start and \
+         end on chunk boundaries (or at the end, 20) so that no two writers share a chunk; \
+         the aligned region that holds it is time=0:10",
+    );
+    refused(
+        &["--region", "time=0:10", &part, &store_text],
+        "--region time=0:10: the region holds 10 records of time, and the input has 5",
+    );
+    refused(
+        &["--region", "time=20:25", &part, &store_text],
+        "the region ends beyond the store's 20 records of time",
+    );
+    refused(
+        &["-d", "5", "--region", "time=0:5", &part, &store_text],
+        "--region time=0:5: the input does not match the store: variable /t: \
+         compressor.level is 1 in the store, 5 in the input",
+    );
+    assert!(tree(&store) == before, "a refused region wrote nothing");
+    let zip = format!("file://{}/t.zip#mode=zarr,zip", dir.path().display());
+    nccopy_ok(&["--template", "time=20", &part, &zip], &[]);
+    refused(
+        &["--region", "time=0:5", &part, &zip],
+        "a zip archive is written whole, by one writer: it cannot take region writes or \
+         appends",
+    );
+    refused(
+        &["--append", "time", &parts[1].to_string_lossy(), &zip],
+        "a zip archive is written whole, by one writer: it cannot take region writes or \
+         appends",
+    );
+    let file = dir.path().join("out.nc");
+    let done = Test::ours("nccopy")
+        .args(["--region", "time=0:5", &part, &file.to_string_lossy()])
+        .run();
+    assert_eq!(done.code, Some(2), "{}", done.stderr);
+    assert!(
+        done.stderr
+            .contains("--template, --region and --append write a Zarr store"),
+        "{}",
+        done.stderr
+    );
+}
+
+#[test]
+fn attributes_may_differ_from_file_to_file() {
+    let dir = scratch();
+    let (parts, _) = inputs(dir.path());
+    let store = dir.path().join("store.zarr");
+    let store_text = store.to_string_lossy();
+    nccopy_ok(
+        &[
+            "--template",
+            "time=20",
+            &parts[0].to_string_lossy(),
+            &store_text,
+        ],
+        &[],
+    );
+    let other = cdl("other", RECORDS, RECORDS).replace(
+        "data:",
+        "\tt:comment = \"reprocessed\" ;\n// global attributes:\n\t:history = \"day 5\" ;\ndata:",
+    );
+    let other = netcdf(dir.path(), "other", &other);
+    nccopy_ok(
+        &[
+            "--region",
+            "time=5:10",
+            &other.to_string_lossy(),
+            &store_text,
+        ],
+        &[],
+    );
+    let body = dump_body(&store_text, &[]);
+    assert!(
+        body.contains(" time = _, _, _, _, _, 5, 6, 7, 8, 9, _,"),
+        "{body}"
+    );
+    assert!(
+        !body.contains("reprocessed") && !body.contains("day 5"),
+        "{body}"
+    );
+}
+
+/// `nccopy --append time` of every part after the first, into a copy of the first.
+pub fn append_all(parts: &[PathBuf], store: &str, env: &[(&str, &str)]) {
+    nccopy_ok(&[&parts[0].to_string_lossy(), store], env);
+    for part in &parts[1..] {
+        nccopy_ok(&["--append", "time", &part.to_string_lossy(), store], env);
+    }
+}
+
+#[test]
+fn appends_make_the_store_a_single_copy_makes_byte_for_byte() {
+    let dir = scratch();
+    let (parts, all) = inputs(dir.path());
+    for (name, fragment) in [
+        ("nczarr", "#mode=nczarr"),
+        ("v2", "#mode=zarr"),
+        ("v3", "#mode=zarr,v3"),
+    ] {
+        let appended = dir.path().join(format!("appended-{name}.zarr"));
+        let single = dir.path().join(format!("single-{name}.zarr"));
+        append_all(
+            &parts,
+            &format!("file://{}{fragment}", appended.display()),
+            &[],
+        );
+        nccopy_ok(
+            &[
+                &all.to_string_lossy(),
+                &format!("file://{}{fragment}", single.display()),
+            ],
+            &[],
+        );
+        let (ours, theirs) = (tree(&appended), tree(&single));
+        assert_eq!(
+            ours.keys().collect::<Vec<_>>(),
+            theirs.keys().collect::<Vec<_>>(),
+            "{name}"
+        );
+        for (key, bytes) in &ours {
+            assert!(theirs.get(key) == Some(bytes), "{name}: {key} differs");
+        }
+    }
+}
+
+#[test]
+fn appends_refuse_overlapping_coordinates_unaligned_stores_and_other_codecs() {
+    let dir = scratch();
+    let (parts, _) = inputs(dir.path());
+    let store = dir.path().join("store.zarr");
+    let store_text = store.to_string_lossy();
+    append_all(&parts[..2], &store_text, &[]);
+    let again = parts[1].to_string_lossy();
+    let before = tree(&store);
+    refused(
+        &["--append", "time", &again, &store_text],
+        "--append time: the input's time at record 0 is 5, and the store's last time is 9: \
+         time must increase (a duplicate or overlapping range); --allow-overlap appends the \
+         records anyway",
+    );
+    refused(
+        &[
+            "-d",
+            "5",
+            "--append",
+            "time",
+            &parts[2].to_string_lossy(),
+            &store_text,
+        ],
+        "--append time: the input does not match the store: variable /t: compressor.level \
+         is 1 in the store, 5 in the input",
+    );
+    assert!(tree(&store) == before, "a refused append wrote nothing");
+    nccopy_ok(
+        &["--append", "time", "--allow-overlap", &again, &store_text],
+        &[],
+    );
+    let body = dump_body(&store_text, &[]);
+    assert!(
+        body.contains(" time = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 5, 6, 7, 8, 9 ;"),
+        "{body}"
+    );
+    // Seven records in chunks of five: the last chunk is not full.
+    let seven = netcdf(dir.path(), "seven", &cdl("seven", 0, 7));
+    let short = dir.path().join("short.zarr");
+    nccopy_ok(&[&seven.to_string_lossy(), &short.to_string_lossy()], &[]);
+    refused(
+        &[
+            "--append",
+            "time",
+            &parts[3].to_string_lossy(),
+            &short.to_string_lossy(),
+        ],
+        "--append time: variable /time is stored in chunks of 5 along time, and the store's \
+         7 records do not fill its last chunk; an append starts on a chunk boundary",
+    );
+}
+
+#[test]
+fn a_reader_looping_during_appends_never_sees_records_without_their_chunks() {
+    let dir = scratch();
+    let parts: Vec<PathBuf> = (0..12)
+        .map(|k| {
+            let name = format!("day{k}");
+            netcdf(dir.path(), &name, &cdl(&name, k * RECORDS, RECORDS))
+        })
+        .collect();
+    let store = dir.path().join("store.zarr");
+    let store_text = store.to_string_lossy().into_owned();
+    nccopy_ok(&[&parts[0].to_string_lossy(), &store_text], &[]);
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let lengths = std::thread::scope(|scope| {
+        let reader = scope.spawn(|| {
+            let mut lengths = Vec::new();
+            while !done.load(std::sync::atomic::Ordering::Relaxed) || lengths.is_empty() {
+                let dump = Test::ours("ncdump").arg(&store_text).run();
+                assert_eq!(dump.code, Some(0), "ncdump during appends: {}", dump.stderr);
+                let length: usize = dump
+                    .stdout
+                    .lines()
+                    .find(|l| l.contains("time = UNLIMITED"))
+                    .unwrap_or_default()
+                    .split("// (")
+                    .nth(1)
+                    .and_then(|rest| rest.split(' ').next())
+                    .and_then(|n| n.parse().ok())
+                    .unwrap_or_else(|| panic!("no length in {}", dump.stdout));
+                let data = crate::support::from_line(&dump.stdout, "data:");
+                assert!(
+                    !data.contains('_'),
+                    "a record without its data:\n{}",
+                    dump.stdout
+                );
+                let times: Vec<String> = data
+                    .split(" time = ")
+                    .nth(1)
+                    .and_then(|rest| rest.split(';').next())
+                    .unwrap_or_default()
+                    .split(',')
+                    .map(|v| v.trim().to_string())
+                    .collect();
+                let wanted: Vec<String> = (0..length).map(|d| d.to_string()).collect();
+                assert!(times == wanted, "{length} records:\n{}", dump.stdout);
+                lengths.push(length);
+            }
+            lengths
+        });
+        for part in &parts[1..] {
+            nccopy_ok(
+                &["--append", "time", &part.to_string_lossy(), &store_text],
+                &[],
+            );
+        }
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        reader
+            .join()
+            .unwrap_or_else(|_| panic!("the reader failed"))
+    });
+    assert!(lengths.windows(2).all(|w| w[0] <= w[1]), "{lengths:?}");
+    let last = dump_body(&store_text, &[]);
+    assert!(last.contains("// (60 currently)"), "{last}");
+}
+
+#[test]
+fn a_region_written_again_leaves_the_store_as_one_copy_makes_it() {
+    let dir = scratch();
+    let (parts, all) = inputs(dir.path());
+    let filled = dir.path().join("again.zarr");
+    let single = dir.path().join("single.zarr");
+    let store = format!("file://{}#mode=zarr", filled.display());
+    fill_from_many_jobs(&parts, &store, &[]);
+    // A task run a second time (as a job array re-runs a failed task): the same chunks.
+    nccopy_ok(
+        &[
+            "--region",
+            &format!("time={}:{}", RECORDS, 2 * RECORDS),
+            &parts[1].to_string_lossy(),
+            &store,
+        ],
+        &[],
+    );
+    nccopy_ok(
+        &[
+            &all.to_string_lossy(),
+            &format!("file://{}#mode=zarr", single.display()),
+        ],
+        &[],
+    );
+    assert_eq!(
+        tree(&filled),
+        tree(&single),
+        "the store after a region ran twice"
+    );
+}
