@@ -2,7 +2,7 @@
 //! `nccopy --region DIM=START:END` processes, run at once, each write one input's
 //! records. The store they fill equals a single copy of the concatenated input, object
 //! for object and byte for byte, and ncdump shows the same data. Regions that are not
-//! chunk-aligned, inputs of the wrong length or with other codecs, and zip archives are
+//! chunk-aligned, inputs of the wrong length or with other codecs, and regions of zip archives are
 //! refused with messages that say why. (The S3 variant is in `zarr_s3.rs`.)
 
 use std::collections::BTreeMap;
@@ -239,13 +239,7 @@ fn unaligned_regions_wrong_lengths_other_codecs_and_zip_archives_are_refused() {
     nccopy_ok(&["--template", "time=20", &part, &zip], &[]);
     refused(
         &["--region", "time=0:5", &part, &zip],
-        "a zip archive is written whole, by one writer: it cannot take region writes or \
-         appends",
-    );
-    refused(
-        &["--append", "time", &parts[1].to_string_lossy(), &zip],
-        "a zip archive is written whole, by one writer: it cannot take region writes or \
-         appends",
+        "a zip archive is written whole, by one writer: it cannot take region writes",
     );
     let file = dir.path().join("out.nc");
     let done = Test::ours("nccopy")
@@ -490,5 +484,102 @@ fn a_region_written_again_leaves_the_store_as_one_copy_makes_it() {
         tree(&filled),
         tree(&single),
         "the store after a region ran twice"
+    );
+}
+
+/// Every entry of the zip archive `path` (Python's zipfile: the last of equal names),
+/// by name, with its bytes, as JSON of hex strings.
+fn zip_entries(path: &Path) -> BTreeMap<String, String> {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python3");
+    let script = "import json, sys, zipfile\n\
+                  z = zipfile.ZipFile(sys.argv[1])\n\
+                  print(json.dumps({n: z.read(n).hex() for n in z.namelist()}))";
+    let done = crate::support::run(
+        std::process::Command::new(&python)
+            .args(["-c", script])
+            .arg(path),
+    );
+    assert_eq!(done.code, Some(0), "zipfile: {}", done.stderr);
+    serde_json::from_str(done.stdout.trim()).unwrap_or_else(|e| panic!("zipfile's output: {e}"))
+}
+
+#[test]
+fn appends_to_a_zip_archive_rewrite_it_whole_to_what_a_single_copy_holds() {
+    let dir = scratch();
+    let (parts, all) = inputs(dir.path());
+    for (name, appended, single) in [
+        (
+            "plain",
+            dir.path().join("appended.zarr.zip").display().to_string(),
+            dir.path().join("single.zarr.zip").display().to_string(),
+        ),
+        (
+            "netCDF-C's layout",
+            format!(
+                "file://{}/appended.zip#mode=nczarr,zip",
+                dir.path().display()
+            ),
+            format!("file://{}/single.zip#mode=nczarr,zip", dir.path().display()),
+        ),
+    ] {
+        append_all(&parts, &appended, &[]);
+        nccopy_ok(&[&all.to_string_lossy(), &single], &[]);
+        let path = |text: &str| {
+            PathBuf::from(
+                text.trim_start_matches("file://")
+                    .split('#')
+                    .next()
+                    .unwrap_or_default(),
+            )
+        };
+        // The same entries with the same bytes (in another order: the archive is
+        // rewritten, its old entries first).
+        // netCDF-C's layout puts the store under a directory named after the file.
+        let entries = |text: &str, stem: &str| -> BTreeMap<String, String> {
+            zip_entries(&path(text))
+                .into_iter()
+                .map(|(k, v)| (k.trim_start_matches(&format!("{stem}/")).to_string(), v))
+                .collect()
+        };
+        assert_eq!(
+            entries(&appended, "appended"),
+            entries(&single, "single"),
+            "{name}"
+        );
+        let (ours, theirs) = (dump_body(&appended, &[]), dump_body(&single, &[]));
+        assert!(
+            ours == theirs,
+            "{name}: ncdump differs at {}",
+            first_difference(&theirs, &ours)
+        );
+        // A refused append leaves the archive as it was, and nothing beside it.
+        let before = std::fs::read(path(&appended)).unwrap_or_default();
+        refused(
+            &[
+                "-d",
+                "5",
+                "--append",
+                "time",
+                &parts[1].to_string_lossy(),
+                &appended,
+            ],
+            "time must increase",
+        );
+        assert!(
+            std::fs::read(path(&appended)).unwrap_or_default() == before,
+            "{name}"
+        );
+    }
+    let leftovers: Vec<String> = std::fs::read_dir(dir.path())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|n| n.contains("tmp"))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        leftovers.is_empty(),
+        "left beside the archives: {leftovers:?}"
     );
 }

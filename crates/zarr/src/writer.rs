@@ -159,7 +159,8 @@ impl ZarrWriter {
 
     /// Opens the existing store `location` names to fill `region` of it with chunks
     /// only: [`StoreWriter::define`] checks that the dataset defined matches the store's
-    /// metadata, and the store's metadata is never written. A zip archive is refused:
+    /// metadata, and the store's metadata is never written. A zip archive takes appends
+    /// only (one writer, [`ZarrWriter::rewritten_archive`]); regions are refused there, as
     /// it cannot take several writers at once.
     pub fn open_region(
         location: &ZarrLocation,
@@ -169,11 +170,16 @@ impl ZarrWriter {
         let context = format!("writing a region of {}", location.text);
         let mut writer = Self::create_unopened(location, format, &context)?;
         let store = match &location.root {
+            StoreRoot::Zip(zip) if region.extend => {
+                let (commit, archive) = Self::rewritten_archive(zip, &context)?;
+                writer.commit = commit;
+                archive
+            }
             StoreRoot::Zip(_) => {
                 let e = ZarrError::Invalid(format!(
                     "{}: a zip archive is written whole, by one writer: it cannot take \
-                     region writes or appends; write the store in a directory or an \
-                     object store, then zip it",
+                     region writes; write the store in a directory or an object store, \
+                     then zip it (appends are taken, one at a time)",
                     location.text
                 ));
                 return Err(e.into_store(context));
@@ -184,6 +190,36 @@ impl ZarrWriter {
         writer.store = store;
         writer.region = Some(crate::region::RegionWrite::new(region));
         Ok(writer)
+    }
+
+    /// A new archive under a temporary name beside the zip archive `zip`, holding every
+    /// entry of the old one in its order and under the same root, for an append to write
+    /// into; renamed onto the old archive when the append is finished, so that a reader
+    /// sees the archive before the append or after it, and a failed append leaves it as
+    /// it was.
+    fn rewritten_archive(
+        zip: &store::ZipRoot,
+        context: &str,
+    ) -> Result<(Commit, Store), StoreError> {
+        let old = store::zip::ZipStore::open(&zip.path).map_err(|e| archive_error(e, context))?;
+        let root = old.root_directory().trim_end_matches('/').to_string();
+        let archive =
+            store::zip::ZipWriter::create(&zip.path, (!root.is_empty()).then_some(&*root))
+                .map_err(|e| archive_error(e, context))?;
+        use store::KeyValueStore;
+        let fail = |e: store::StorageError| ZarrError::from(e).into_store(context);
+        for key in old.keys_in_order() {
+            let size = old.size(&key).map_err(fail)?.unwrap_or(0);
+            if let Some(value) = old.get(&key, size).map_err(fail)? {
+                archive.set(&key, &value).map_err(fail)?;
+            }
+        }
+        let archive = std::sync::Arc::new(archive);
+        let commit = Commit::Zip {
+            archive: archive.clone(),
+            temp: archive.temporary_path(),
+        };
+        Ok((commit, archive as Store))
     }
 
     /// A writer of `location` in region mode, before its store is opened.
@@ -477,7 +513,7 @@ impl ZarrWriter {
     }
 
     fn finish_inner(&mut self) -> Result<()> {
-        if matches!(self.commit, Commit::Region) {
+        if self.region.is_some() {
             // A region's chunks are described by the store's metadata already; an
             // append's, once the metadata takes the new length, now.
             if let Some(region) = &self.region {
@@ -492,6 +528,12 @@ impl ZarrWriter {
                         store: self.store.as_ref(),
                     })?;
                 }
+            }
+            // An append to a zip archive: the rewritten archive replaces the old one.
+            if let Commit::Zip { archive, .. } = &self.commit {
+                archive
+                    .finish()
+                    .map_err(|e| ZarrError::Invalid(e.to_string()))?;
             }
             self.finished = true;
             return Ok(());

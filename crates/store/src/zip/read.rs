@@ -106,6 +106,17 @@ impl ZipStore {
         })
     }
 
+    /// The keys of the store, in the order their entries are in the archive.
+    pub fn keys_in_order(&self) -> Vec<StoreKey> {
+        let mut keys: Vec<(&StoreKey, u64)> = self
+            .entries
+            .iter()
+            .map(|(key, entry)| (key, entry.local_offset))
+            .collect();
+        keys.sort_by_key(|(_, at)| *at);
+        keys.into_iter().map(|(key, _)| key.clone()).collect()
+    }
+
     /// The directory inside the archive that is the store's root (`x/`), empty when the
     /// store is at the archive's top.
     pub fn root_directory(&self) -> &str {
