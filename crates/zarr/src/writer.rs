@@ -140,7 +140,13 @@ impl ZarrWriter {
                 (commit, store)
             }
         };
-        Ok(Self {
+        Ok(Self::new(location, commit, store))
+    }
+
+    /// A writer of `location` committed as `commit`, writing into `store`, before
+    /// anything is defined.
+    fn new(location: &ZarrLocation, commit: Commit, store: Store) -> Self {
+        Self {
             text: location.text.clone(),
             commit,
             store,
@@ -154,7 +160,7 @@ impl ZarrWriter {
             truncations: Default::default(),
             shards: chunkspec::ShardSpecs::default(),
             region: None,
-        })
+        }
     }
 
     /// Opens the existing store `location` names to fill `region` of it with chunks
@@ -229,21 +235,8 @@ impl ZarrWriter {
         context: &str,
     ) -> Result<Self, StoreError> {
         refuse_format(location, format, context)?;
-        Ok(Self {
-            text: location.text.clone(),
-            commit: Commit::Region,
-            store: std::sync::Arc::new(store::MemoryStore::new()),
-            flavor: location.flavor,
-            version: location.version,
-            consolidated: location.consolidated(),
-            no_fill: false,
-            finished: false,
-            state: Mutex::new(State::default()),
-            chunk_io: Mutex::new(()),
-            truncations: Default::default(),
-            shards: chunkspec::ShardSpecs::default(),
-            region: None,
-        })
+        let store: Store = std::sync::Arc::new(store::MemoryStore::new());
+        Ok(Self::new(location, Commit::Region, store))
     }
 
     /// The temporary directory a store replacing the directory `root` is written in.
