@@ -198,8 +198,12 @@ impl SlabGrid<'_> {
     }
 
     /// Whether the slab holds every element of the chunk `index` that lies inside an
-    /// array of `shape` (a chunk at the array's end runs past it).
+    /// array of `shape` (a chunk at the array's end runs past it); `false` when `shape`
+    /// has another rank than the grid (a scalar stored as one element).
     pub fn covers_within(&self, index: &[usize], shape: &[usize]) -> bool {
+        if shape.len() != index.len() || self.chunks.len() != index.len() {
+            return false;
+        }
         let (in_chunk, _, extent) = overlap(index, self.chunks, self.start, self.count);
         in_chunk.iter().all(|&o| o == 0)
             && (0..index.len()).all(|d| {
@@ -309,6 +313,14 @@ mod tests {
             elem: 1,
         };
         assert!(!late.covers_within(&[1, 0], &[6, 5]));
+        // A scalar, stored as one element: the shape has no dimension.
+        let scalar = SlabGrid {
+            start: &[0],
+            count: &[1],
+            chunks: &[1],
+            elem: 1,
+        };
+        assert!(!scalar.covers_within(&[0], &[]));
     }
 
     #[test]

@@ -47,7 +47,10 @@ fn write_chunks(
     indices
         .par_iter()
         .map(|index| {
-            if meta.sharding.is_some() && grid.covers_within(index, &meta.shape) {
+            // Whether the slab holds every value of the chunk inside the array: then
+            // what the store holds of it (if anything) is replaced whole.
+            let whole = grid.covers_within(index, &meta.shape);
+            if meta.sharding.is_some() && whole {
                 // A shard the slab holds whole (or all of it inside the array, for a
                 // shard at the array's end) is encoded from the slab itself.
                 let origin = index
@@ -65,6 +68,10 @@ fn write_chunks(
             }
             let mut chunk = if grid.covers(index) {
                 vec![0u8; meta.chunk_bytes()]
+            } else if whole {
+                // A chunk at the array's end: its part beyond the array holds the fill
+                // value, as a chunk never written does; no read of the stored one.
+                filled(fill, meta.chunk_elements())
             } else {
                 match read_whole(meta, index)? {
                     Some(chunk) => chunk,
