@@ -229,3 +229,71 @@ fn chunks_of_a_zarr_input_are_recoded_with_its_values() {
 fn store_path(url: &str) -> PathBuf {
     PathBuf::from(url)
 }
+
+/// zarr-python's side of [`chunks_of_stores_zarr_python_wrote_are_recoded_with_their_values`]:
+/// `write STORE FORMAT` makes a store of two arrays whose chunks do not tile them;
+/// `values STORE` prints every array's values, as JSON.
+const ZARR_PYTHON: &str = r#"
+import json, sys
+import numpy as np, zarr
+if sys.argv[1] == "write":
+    g = zarr.open_group(sys.argv[2], mode="w", zarr_format=int(sys.argv[3]))
+    a = g.create_array("temp", shape=(5, 7), chunks=(2, 3), dtype="f4",
+                       dimension_names=["time", "x"] if sys.argv[3] == "3" else None)
+    a[:] = np.arange(35, dtype="f4").reshape(5, 7) * 0.5
+    b = g.create_array("count", shape=(9,), chunks=(4,), dtype="i8",
+                       dimension_names=["n"] if sys.argv[3] == "3" else None)
+    b[:] = np.arange(9) * 3
+    if sys.argv[3] == "2":
+        a.attrs["_ARRAY_DIMENSIONS"] = ["time", "x"]
+        b.attrs["_ARRAY_DIMENSIONS"] = ["n"]
+else:
+    g = zarr.open_group(sys.argv[2], mode="r")
+    print(json.dumps({k: np.asarray(v[...]).ravel().tolist() for k, v in sorted(g.arrays())}))
+"#;
+
+#[test]
+fn chunks_of_stores_zarr_python_wrote_are_recoded_with_their_values() {
+    let Some(python) = crate::support::zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let py = |args: &[&str]| {
+        let done = crate::support::run(
+            std::process::Command::new(&python)
+                .arg("-c")
+                .arg(ZARR_PYTHON)
+                .args(args),
+        );
+        assert_eq!(done.code, Some(0), "zarr-python {args:?}: {}", done.stderr);
+        done.stdout
+    };
+    for format in ["2", "3"] {
+        let store = dir.path().join(format!("theirs-v{format}.zarr"));
+        let store_text = store.to_string_lossy().into_owned();
+        py(&["write", &store_text, format]);
+        let expected = py(&["values", &store_text]);
+        for spec in ["*,zstd,3", "*,bzip2,9"] {
+            // Their chunks, decoded and encoded whole into a Zarr store of ours ...
+            let out = dir.path().join("recoded.zarr");
+            copy(&[], &["-F", spec], &store, &out.to_string_lossy());
+            assert_eq!(
+                py(&["values", &out.to_string_lossy()]),
+                expected,
+                "v{format} -F {spec} into Zarr"
+            );
+            fs::remove_dir_all(&out).unwrap_or_else(|e| panic!("{out:?}: {e}"));
+            // ... and into netCDF-4, read back through a store of ours.
+            let nc = dir.path().join("recoded.nc");
+            copy(&[], &["-F", spec], &store, &nc.to_string_lossy());
+            let back = dir.path().join("back.zarr");
+            copy(&[], &[], &nc, &back.to_string_lossy());
+            assert_eq!(
+                py(&["values", &back.to_string_lossy()]),
+                expected,
+                "v{format} -F {spec} into netCDF-4"
+            );
+            fs::remove_dir_all(&back).unwrap_or_else(|e| panic!("{back:?}: {e}"));
+        }
+    }
+}
