@@ -25,6 +25,7 @@ mod ncgen;
 mod ncgen_code;
 mod ncgen_errors;
 mod nczarr_codecs;
+mod netcdf_c_cases;
 mod options;
 mod output_safety;
 mod plugins;

@@ -142,6 +142,7 @@ impl<R: BufRead> Parser<R> {
 
     /// The whole file: `netcdf NAME { body subgroups }`.
     pub(crate) fn file(&mut self) -> Result<String, ParseError> {
+        self.lex.input.skip_byte_order_mark()?;
         let tok = self.next()?;
         if tok.kind != Tok::Keyword(Keyword::Netcdf) {
             let e = self.unexpected(&tok, "`netcdf`");

@@ -104,6 +104,23 @@ impl<R: BufRead> Input<R> {
         Ok(self.buf[self.pos..self.end].get(k).copied())
     }
 
+    /// Skips a UTF-8 byte-order mark (`EF BB BF`) at the very start of the source, as
+    /// netCDF-C's ncgen does; the mark takes no column, and the first line is quoted
+    /// without it.
+    pub(crate) fn skip_byte_order_mark(&mut self) -> Result<(), ParseError> {
+        const MARK: [u8; 3] = [0xEF, 0xBB, 0xBF];
+        if self.here.offset != 0 {
+            return Ok(());
+        }
+        self.fill(MARK.len())?;
+        if self.buf[self.pos..self.end].starts_with(&MARK) {
+            self.pos += MARK.len();
+            self.here.offset += MARK.len() as u64;
+            self.line_start = self.here.offset;
+        }
+        Ok(())
+    }
+
     /// Consumes one byte (which must have been peeked).
     #[inline]
     pub(crate) fn bump(&mut self) {
