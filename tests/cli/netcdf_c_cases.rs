@@ -70,3 +70,54 @@ fn a_cdl_file_starting_with_a_byte_order_mark_is_read() {
         .run();
     assert!(done.stdout.contains(" v = 1, 2 ;"), "{}", done.stdout);
 }
+
+/// The header of a classic-format file (`version` 1, 2 or 5) holding one dimension,
+/// `testdim`, of length `len`, and nothing else: what `tst_dimsizes.c` writes.
+fn one_dimension_header(version: u8, len: u64) -> Vec<u8> {
+    let wide = version == 5;
+    let count = |n: u64, out: &mut Vec<u8>| {
+        if wide {
+            out.extend_from_slice(&n.to_be_bytes());
+        } else {
+            out.extend_from_slice(&(n as u32).to_be_bytes());
+        }
+    };
+    let mut h = vec![b'C', b'D', b'F', version];
+    count(0, &mut h); // records
+    h.extend_from_slice(&10u32.to_be_bytes()); // NC_DIMENSION
+    count(1, &mut h);
+    count(7, &mut h);
+    h.extend_from_slice(b"testdim\0");
+    count(len, &mut h);
+    for _ in 0..2 {
+        // no attributes, no variables
+        h.extend_from_slice(&0u32.to_be_bytes());
+        count(0, &mut h);
+    }
+    h
+}
+
+/// `tst_dimsizes`: the largest dimension each classic format allows (2^31 - 4, 2^32 - 4
+/// and, in CDF-5, 2^64 - 4, which libnetcdf writes and reads unsigned) are shown as the
+/// reference shows them (before: CDF-5's was "negative (-4)", exit 1).
+#[test]
+fn the_largest_dimension_of_each_classic_format_is_read() {
+    let dir = scratch();
+    let cases = [
+        ("tst_dimsize_classic", 1u8, (1u64 << 31) - 4),
+        ("tst_dimsize_64offset", 2, (1u64 << 32) - 4),
+        ("tst_dimsize_64data", 5, u64::MAX - 3),
+    ];
+    for (name, version, len) in cases {
+        let file = dir.path().join(format!("{name}.nc"));
+        fs::write(&file, one_dimension_header(version, len))
+            .unwrap_or_else(|e| panic!("cannot write {file:?}: {e}"));
+        let ncdump = reference("ncdump").unwrap_or_else(|| panic!("reference ncdump is missing"));
+        let theirs = run(Command::new(ncdump).arg("-h").arg(&file));
+        assert_eq!(theirs.code, Some(0), "reference: {}", theirs.stderr);
+        assert!(theirs.stdout.contains(&format!("testdim = {len} ;")));
+        let ours = Test::ours("ncdump").arg("-h").arg(&file).run();
+        assert_eq!(ours.code, Some(0), "{name}: {}", ours.stderr);
+        assert_eq!(ours.stdout, theirs.stdout, "{name}");
+    }
+}

@@ -193,6 +193,17 @@ impl Cursor<'_> {
         }
     }
 
+    /// A dimension's length: as [`Self::count`], except that in CDF-5 it is unsigned, as
+    /// libnetcdf writes and reads it (`nc_def_dim` takes up to 2^64 - 1 there; netCDF-C's
+    /// `tst_dimsizes` writes 2^64 - 4).
+    fn dimension_length(&mut self, what: &str) -> Result<u64, Stop> {
+        if self.version.count_len() == 8 {
+            self.u64(what)
+        } else {
+            self.count(what)
+        }
+    }
+
     /// Checks that `n` items of at least `each` bytes can fit in what is left of the file.
     fn fits(&self, n: u64, each: u64, what: &str) -> Result<(), Stop> {
         let left = self.file_len.saturating_sub(self.offset());
@@ -302,7 +313,7 @@ impl Cursor<'_> {
         for i in 0..n {
             let name = self.name(&format!("dimension {i}"))?;
             let at = self.offset();
-            let len = self.count(&format!("the length of dimension {name}"))?;
+            let len = self.dimension_length(&format!("the length of dimension {name}"))?;
             if len == 0 {
                 if let Some(other) = unlimited.and_then(|k| dims.get(k)) {
                     return Err(Stop::Failed(ClassicError::header(
