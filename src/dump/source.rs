@@ -113,10 +113,16 @@ impl DataSource for FileSource<'_> {
     }
 }
 
-/// Every variable path of a group tree.
-fn all_vars(group: &Group, prefix: &str, out: &mut Vec<(String, String)>) {
+/// Every variable of a group tree: its full path, its group's full path (`/` for the
+/// root) and its name.
+fn all_vars(group: &Group, prefix: &str, out: &mut Vec<(String, String, String)>) {
+    let group_path = if prefix.is_empty() { "/" } else { prefix };
     for v in &group.vars {
-        out.push((format!("{prefix}/{}", v.name), v.name.clone()));
+        out.push((
+            format!("{prefix}/{}", v.name),
+            group_path.to_string(),
+            v.name.clone(),
+        ));
     }
     for g in &group.groups {
         all_vars(g, &format!("{prefix}/{}", g.name), out);
@@ -136,18 +142,14 @@ pub fn check_selection(dataset: &Dataset, options: &DumpOptions, path: &str) -> 
     let mut vars = Vec::new();
     all_vars(&dataset.root, "", &mut vars);
     for name in options.variables.iter().flatten() {
-        let found = vars.iter().any(|(full, short)| {
-            if name.contains('/') {
-                full == name || *full == format!("/{name}")
-            } else {
-                short == name
-            }
-        });
+        let found = vars
+            .iter()
+            .any(|(_, group, short)| cdl::writer::variable_selected(name, group, short));
         if !found {
             let names: Vec<&str> = if name.contains('/') {
-                vars.iter().map(|(full, _)| full.as_str()).collect()
+                vars.iter().map(|(full, _, _)| full.as_str()).collect()
             } else {
-                vars.iter().map(|(_, short)| short.as_str()).collect()
+                vars.iter().map(|(_, _, short)| short.as_str()).collect()
             };
             let close = filterspec::close_matches(name, names);
             let hint = match close.first() {

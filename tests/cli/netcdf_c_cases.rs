@@ -121,3 +121,88 @@ fn the_largest_dimension_of_each_classic_format_is_read() {
         assert_eq!(ours.stdout, theirs.stdout, "{name}");
     }
 }
+
+/// `tst_netcdf4`'s groups file (`tst_group_data.c`): a variable `var` in the root and in
+/// three nested groups.
+const GROUP_DATA: &str = r#"netcdf tst_group_data {
+dimensions:
+	dim = 4 ;
+variables:
+	float var(dim) ;
+		var:units = "m/s" ;
+		:title = "for testing groups" ;
+data:
+ var = 1, 2, 3, 4 ;
+group: g1 {
+  dimensions:
+  	dim = 1 ;
+  variables:
+  	float var(dim) ;
+  data:
+   var = 1 ;
+  }
+group: g2 {
+  dimensions:
+  	dim = 2 ;
+  variables:
+  	float var(dim) ;
+  data:
+   var = 1, 2 ;
+  group: g3 {
+    dimensions:
+    	dim = 3 ;
+    variables:
+    	float var(dim) ;
+    	float var2(/dim, /g2/dim, dim) ;
+    data:
+     var = 1, 2, 3 ;
+     var2 = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24 ;
+    }
+  }
+}
+"#;
+
+/// `tst_netcdf4`: `ncdump -v g2/g3/var` prints the data of that variable (before: no data
+/// at all), `-v g3/var` selects it too (before: refused), and every other form of `-v`
+/// selects what the reference selects. `/var` is the one intended difference: netCDF-C
+/// refuses it ("No such variable"), we select the root's `var`.
+#[test]
+fn variables_in_groups_are_selected_by_path_as_the_reference_selects_them() {
+    let dir = scratch();
+    let cdl = dir.path().join("tst_group_data.cdl");
+    fs::write(&cdl, GROUP_DATA).unwrap_or_else(|e| panic!("cannot write: {e}"));
+    let file = dir.path().join("tst_group_data.nc");
+    let ncgen = reference("ncgen").unwrap_or_else(|| panic!("reference ncgen is missing"));
+    let made = run(Command::new(ncgen)
+        .args(["-k", "nc4", "-o"])
+        .arg(&file)
+        .arg(&cdl));
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let ncdump = reference("ncdump").unwrap_or_else(|| panic!("reference ncdump is missing"));
+    for selector in [
+        "g2/g3/var",
+        "/g2/g3/var",
+        "g3/var",
+        "3/var",
+        "var",
+        "g2/g3/var2",
+        "g1/var,g3/var",
+        "/g3/var",
+        "g9/var",
+    ] {
+        let theirs = run(Command::new(&ncdump).args(["-v", selector]).arg(&file));
+        let ours = Test::ours("ncdump").args(["-v", selector]).arg(&file).run();
+        assert_eq!(ours.code, theirs.code, "-v {selector}: {}", ours.stderr);
+        assert_eq!(ours.stdout, theirs.stdout, "-v {selector}");
+    }
+    let theirs = run(Command::new(&ncdump).args(["-v", "/var"]).arg(&file));
+    assert_eq!(theirs.code, Some(1), "the reference refuses -v /var");
+    let ours = Test::ours("ncdump").args(["-v", "/var"]).arg(&file).run();
+    assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+    assert!(
+        ours.stdout.contains(" var = 1, 2, 3, 4 ;"),
+        "{}",
+        ours.stdout
+    );
+    assert_eq!(ours.stdout.matches(" var = ").count(), 1, "{}", ours.stdout);
+}

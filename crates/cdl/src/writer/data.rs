@@ -138,16 +138,10 @@ impl<W: Write> CdlWriter<'_, W> {
         let Some(names) = &self.options.variables else {
             return true;
         };
-        let full = scope.var_path(&var.name);
-        names.iter().any(|n| {
-            if n.starts_with('/') {
-                *n == full
-            } else if n.contains('/') {
-                scope.var_path(n) == full
-            } else {
-                *n == var.name
-            }
-        })
+        let group_path = scope.path();
+        names
+            .iter()
+            .any(|n| super::variable_selected(n, &group_path, &var.name))
     }
 
     fn var_data<S: DataSource>(

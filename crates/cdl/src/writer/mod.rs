@@ -115,6 +115,29 @@ impl Default for DumpOptions {
     }
 }
 
+/// Whether the `-v` name `selector` selects the variable `var_name` of the group whose
+/// full path is `group_path` (`/` for the root, `/g2/g3` below), as netCDF-C's ncdump
+/// decides (`nc_inq_gvarid`):
+/// - a name without `/` selects a variable of that name in every group;
+/// - an absolute name (`/g2/g3/var`) selects that one variable (`/var` the root's, which
+///   netCDF-C's ncdump refuses: its root's path `/` is compared with an empty prefix);
+/// - a relative name (`g3/var`, `g2/g3/var`) selects `var` in every group whose full path
+///   ends with the text before the last `/`.
+pub fn variable_selected(selector: &str, group_path: &str, var_name: &str) -> bool {
+    let Some((prefix, name)) = selector.rsplit_once('/') else {
+        return selector == var_name;
+    };
+    if name != var_name {
+        return false;
+    }
+    if selector.starts_with('/') {
+        let prefix = if prefix.is_empty() { "/" } else { prefix };
+        prefix == group_path
+    } else {
+        group_path.ends_with(prefix)
+    }
+}
+
 /// Where variable data comes from.
 pub trait DataSource {
     /// The error of a failed read.
