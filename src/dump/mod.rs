@@ -130,6 +130,21 @@ fn digits(args: &DumpArgs, old_form_last: bool) -> Result<FloatDigits, Failure> 
 
 /// The dataset name ncdump derives from a path: the last component without extension.
 pub fn dataset_name(path: &str) -> String {
+    if store::is_url(path) {
+        // As netCDF-C names a URL's dataset: the last segment of its path (no query, no
+        // fragment such as `#mode=zarr,file`), without its extension unless the name is
+        // all extension (`.zarr`).
+        let without_fragment = path.split(['#', '?']).next().unwrap_or(path);
+        let base = without_fragment
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or("");
+        return match base.rfind('.') {
+            Some(dot) if dot > 0 => base[..dot].to_string(),
+            _ => base.to_string(),
+        };
+    }
     let base = path.rsplit('/').next().unwrap_or(path);
     match base.rfind('.') {
         Some(dot) => base[..dot].to_string(),

@@ -206,3 +206,70 @@ fn variables_in_groups_are_selected_by_path_as_the_reference_selects_them() {
     );
     assert_eq!(ours.stdout.matches(" var = ").count(), 1, "{}", ours.stdout);
 }
+
+/// `run_interop`: a Zarr version 2 store without a root `.zgroup` (netCDF-C's fixture
+/// `ref_power_901_constants`, written by xarray, has only its arrays' `.zarray` and
+/// `.zattrs`) is read as a group of those arrays, through netCDF-C's URL and as a plain
+/// path; before: "is not a Zarr store: it has no .zgroup, .zmetadata or zarr.json". The
+/// dataset of `file:///...#mode=zarr,file` is named after the path's last segment
+/// without the fragment, as netCDF-C names it (before: `name\#mode\=zarr\,file`).
+#[test]
+fn a_zarr_store_without_a_root_group_document_is_read_as_netcdf_c_reads_it() {
+    let Some(python) = crate::support::zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let script = r#"
+import os, numpy as np, xarray as xr
+ds = xr.Dataset(
+    {"FRLAKE": (("lat", "lon"), np.arange(6, dtype="f4").reshape(2, 3), {"long_name": "fraction_of_lake"}),
+     "FROCEAN": (("lat", "lon"), np.ones((2, 3), dtype="f4"))})
+ds.to_zarr("power", zarr_format=2, consolidated=False)
+for name in (".zgroup", ".zattrs"):
+    if os.path.exists(os.path.join("power", name)):
+        os.remove(os.path.join("power", name))
+"#;
+    let made = run(Command::new(&python)
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir.path()));
+    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    let store = dir.path().join("power");
+    assert!(!store.join(".zgroup").exists());
+    let url = format!("file://{}#mode=zarr,file", store.display());
+    for input in [url.as_str(), &store.display().to_string()] {
+        let done = Test::ours("ncdump").arg(input).run();
+        assert_eq!(done.code, Some(0), "ncdump {input}: {}", done.stderr);
+        assert!(
+            done.stdout.starts_with("netcdf power {\n"),
+            "{}",
+            done.stdout
+        );
+        assert!(
+            done.stdout.contains("\tfloat FRLAKE(lat, lon) ;"),
+            "{}",
+            done.stdout
+        );
+        assert!(
+            done.stdout.contains(" FRLAKE =\n  0, 1, 2,\n  3, 4, 5 ;"),
+            "{}",
+            done.stdout
+        );
+        assert!(
+            done.stdout.contains("\tfloat FROCEAN(lat, lon) ;"),
+            "{}",
+            done.stdout
+        );
+    }
+    // A directory with nothing of Zarr in it or below it is still refused.
+    let plain = dir.path().join("plain");
+    fs::create_dir_all(plain.join("sub")).unwrap_or_else(|e| panic!("{e}"));
+    let done = Test::ours("ncdump").arg(&plain).run();
+    assert_eq!(done.code, Some(1));
+    assert!(
+        done.stderr
+            .contains("neither a netCDF file nor a Zarr store"),
+        "{}",
+        done.stderr
+    );
+}

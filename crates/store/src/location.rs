@@ -543,10 +543,31 @@ fn strip_suffix_ignore_case<'a>(text: &'a str, suffix: &str) -> Option<&'a str> 
     tail.eq_ignore_ascii_case(suffix).then_some(head)
 }
 
-/// Whether `path` is a directory holding Zarr metadata at its root.
+/// Whether `path` is a directory holding Zarr metadata at its root, or, without a root
+/// document, Zarr version 2 arrays or groups directly below it (xarray and other
+/// writers leave the root's `.zgroup` out at times; netCDF-C reads such a store). Only
+/// the first [`CHILDREN_LOOKED_AT`] entries of the directory are looked at.
 fn is_zarr_store(path: &Path) -> bool {
-    path.is_dir() && ZARR_MARKERS.iter().any(|name| path.join(name).is_file())
+    if !path.is_dir() {
+        return false;
+    }
+    if ZARR_MARKERS.iter().any(|name| path.join(name).is_file()) {
+        return true;
+    }
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return false;
+    };
+    entries.take(CHILDREN_LOOKED_AT).flatten().any(|entry| {
+        let child = entry.path();
+        [".zarray", ".zgroup"]
+            .iter()
+            .any(|name| child.join(name).is_file())
+    })
 }
+
+/// How many entries of a directory without a root document are looked at to tell a
+/// Zarr store from another directory.
+const CHILDREN_LOOKED_AT: usize = 1000;
 
 #[cfg(test)]
 mod tests {

@@ -32,6 +32,29 @@ pub struct ZarrReader {
     capabilities: store::Capabilities,
 }
 
+/// Whether a directory without a root document holds Zarr version 2 arrays or groups
+/// directly below it (a `.zarray` or `.zgroup` one level down): xarray and other writers
+/// leave the root's `.zgroup` out at times, and netCDF-C reads such a store as a group
+/// (its `run_interop` test). A store that cannot list is not asked.
+fn has_v2_children(store: &Store) -> Result<bool> {
+    if !store.lists() {
+        return Ok(false);
+    }
+    let root = StoreKey::root();
+    for child in store.list_dir(&root)?.prefixes {
+        let Ok(prefix) = root.child(&child) else {
+            continue;
+        };
+        for document in [".zarray", ".zgroup"] {
+            let key = crate::storage::child_key(&prefix, document, "a document")?;
+            if store.contains(&key)? {
+                return Ok(true);
+            }
+        }
+    }
+    Ok(false)
+}
+
 impl ZarrReader {
     /// Opens the store `location` names and reads its whole schema.
     pub fn open(location: &ZarrLocation) -> Result<Self, StoreError> {
@@ -55,7 +78,7 @@ impl ZarrReader {
         };
         let v3 = location.version == ZarrVersion::V3 || has("zarr.json")?;
         let v2_marker = has(".zgroup")? || has(".zarray")? || has(".zmetadata")?;
-        if !v3 && !v2_marker {
+        if !v3 && !v2_marker && !has_v2_children(&store)? {
             return Err(ZarrError::NotAStore(format!(
                 "{} is not a Zarr store: it has no .zgroup, .zmetadata or zarr.json",
                 store.describe(rel)
