@@ -1,7 +1,8 @@
 //! The schema of a pure Zarr store (v2 from zarr-python or xarray, or v3): groups and
 //! arrays found by listing, dimensions named by `_ARRAY_DIMENSIONS` (v2) or
 //! `dimension_names` (v3), all defined in the root group as netCDF-C does; axes without a
-//! name get netCDF-C 4.9.0's anonymous dimension `_zdim_<len>`.
+//! name get netCDF-C 4.10's anonymous dimension `_Anonymous_Dim_<len>` (4.9.0 named it
+//! `_zdim_<len>`).
 
 use ncmodel::{Dim, Group};
 use serde_json::{Map, Value};
@@ -14,9 +15,9 @@ use crate::schema::{full_path, Builder};
 use crate::source::Source;
 use crate::storage::child_key;
 
-/// The prefix of anonymous dimensions' names (netCDF-C 4.9.0's `_zdim_`; later releases
-/// use `_Anonymous_Dim_`).
-pub const ANONYMOUS_DIM: &str = "_zdim_";
+/// The prefix of anonymous dimensions' names: netCDF-C 4.10's `_Anonymous_Dim_` (its
+/// `NCDIMANON`; 4.9.0 used `_zdim_`, a defect 4.10 fixed).
+pub const ANONYMOUS_DIM: &str = "_Anonymous_Dim_";
 
 /// Where an array is: its node, its variable's name, the groups above it, and its
 /// (group id, variable id).

@@ -373,7 +373,7 @@ fn unknown_codec_is_named_and_never_returned_as_data() {
     std::fs::write(root.join("v/0"), [0u8; 16]).unwrap_or_else(|e| panic!("{e}"));
     let (r, ds) = common::open(&root, ZarrFlavor::Detect, ZarrVersion::V2);
     let v = &ds.root.vars[0];
-    assert_eq!(ds.root.dims[0].name, "_zdim_4");
+    assert_eq!(ds.root.dims[0].name, "_Anonymous_Dim_4");
     assert_eq!(
         v.storage.as_ref().and_then(|s| s.codecs.as_deref()),
         Some(r#"[{"id": "zfpy", "mode": 4}]"#)
