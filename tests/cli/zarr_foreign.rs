@@ -58,7 +58,10 @@ zarr.save("saved.zarr", np.arange(3, dtype="f8"))
     };
     for (store, name) in [("temps2.zarr", "temps2"), ("temps3.zarr", "temps3")] {
         let out = dump(&dir.path().join(store));
-        assert!(out.contains(&format!("\tint {name}(_Anonymous_Dim_5) ;")), "{out}");
+        assert!(
+            out.contains(&format!("\tint {name}(_Anonymous_Dim_5) ;")),
+            "{out}"
+        );
         assert!(
             out.contains(&format!("\t\t{name}:units = \"K\" ;")),
             "{out}"
@@ -107,7 +110,8 @@ for fmt in (2, 3):
         let run = Test::ours("ncdump").arg(&store).run();
         assert_eq!(run.code, Some(0), "{}", run.stderr);
         assert!(
-            run.stdout.contains(&format!("\tfloat h{fmt}(_Anonymous_Dim_4) ;")),
+            run.stdout
+                .contains(&format!("\tfloat h{fmt}(_Anonymous_Dim_4) ;")),
             "{}",
             run.stdout
         );

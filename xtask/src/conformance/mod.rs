@@ -7,6 +7,7 @@ mod known;
 mod nccopy;
 mod ncdump;
 mod ncgen;
+mod netcdf_c;
 mod self_test;
 mod text;
 mod zarr;
@@ -36,6 +37,8 @@ pub enum Mode {
     ZarrForeign,
     /// The modes run with broken stand-ins in place of ours, which must make them fail.
     SelfTest,
+    /// netCDF-C 4.10.0's own test scripts, with its tools and then with ours.
+    NetcdfC,
 }
 
 /// The options of `cargo xtask conformance`.
@@ -95,12 +98,21 @@ pub fn main(args: ConformanceArgs) -> Result<i32> {
         Mode::Nccopy => "nccopy",
         Mode::Zarr => "nccopy",
         Mode::ZarrForeign => "ncdump",
-        Mode::SelfTest => "",
+        Mode::SelfTest | Mode::NetcdfC => "",
     };
     let _ = args.keep_going;
     let root = corpus::repo_root();
     if args.mode == Mode::ZarrForeign {
         return zarr_foreign_main(&root, &args);
+    }
+    if args.mode == Mode::NetcdfC {
+        let ours_bin = match std::env::var_os("NCTOOLS_BIN_DIR") {
+            Some(dir) => PathBuf::from(dir),
+            None => build::release_tools(&root, !args.no_build)?,
+        };
+        let ours_bin = std::path::absolute(&ours_bin).unwrap_or(ours_bin);
+        let jobs = args.jobs.unwrap_or(1).max(1);
+        return netcdf_c::mode(&root, &ours_bin, &args.only, jobs);
     }
     if args.list {
         bail!("--list is for the zarr-foreign mode");
@@ -170,7 +182,7 @@ pub fn main(args: ConformanceArgs) -> Result<i32> {
         Mode::Ncgen => ncgen::mode(&ctx),
         Mode::Nccopy => nccopy::mode(&ctx),
         Mode::Zarr => zarr::mode(&ctx),
-        Mode::ZarrForeign | Mode::SelfTest => Ok(2),
+        Mode::ZarrForeign | Mode::SelfTest | Mode::NetcdfC => Ok(2),
     }
 }
 
