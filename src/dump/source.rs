@@ -53,9 +53,10 @@ impl<'a> FileSource<'a> {
             })
             .collect();
         if missing.is_empty() && error.kind == store::ErrorKind::CodecMissing {
-            // A Zarr codec nctools lacks: the backend's words name it and what to do.
+            // A Zarr codec nctools lacks: the backend's words name it and what to do,
+            // in netCDF-C's sentence ("Variable V has unsupported codec: (ID)").
             return format!(
-                "{}: cannot read variable {path}: {}",
+                "{}: Variable {path} has {}",
                 self.file.path(),
                 error.message
             );

@@ -101,11 +101,13 @@ fn check_codecs(entry: &VarEntry) -> Result<()> {
     }
 }
 
-/// The error for a codec nctools does not have.
+/// The error for a codec nctools does not have. It starts with netCDF-C's words
+/// (`unsupported codec: (ID)`, after `Variable NAME has` in ncdump's message), which
+/// scripts written for netCDF-C look for.
 pub fn unavailable(id: &str) -> ZarrError {
     ZarrError::NoCodec(format!(
-        "codec {id:?} is not available in nctools (it reads {}); ncdump -hs shows the \
-         variable's codecs without reading its data",
+        "unsupported codec: ({id}); nctools reads {}; ncdump -hs shows the variable's \
+         codecs without reading its data",
         available_list()
     ))
 }

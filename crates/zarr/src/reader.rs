@@ -84,7 +84,14 @@ impl ZarrReader {
                 store.describe(rel)
             )));
         }
-        let mut source = Source::open(store, location.consolidated(), v3)?;
+        // On local disk every array's documents are compared with their consolidated
+        // copies at once; in an object store, where each costs a request, when the
+        // array's data is read.
+        let local = matches!(
+            location.root,
+            store::StoreRoot::Directory(_) | store::StoreRoot::Zip(_)
+        );
+        let mut source = Source::open(store, location.consolidated(), v3, local)?;
         if v3 {
             refuse_prerelease_v3(&source)?;
         }

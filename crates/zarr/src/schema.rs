@@ -414,7 +414,7 @@ mod tests {
     fn a_schema_holds_at_most_max_nodes_nested_at_most_max_depth() -> Result<()> {
         let dir = std::env::temp_dir();
         let store: crate::storage::Store = Arc::new(store::DirectoryStore::new(&dir));
-        let source = Source::open(store, false, false)?;
+        let source = Source::open(store, false, false, false)?;
         let mut builder = Builder::default();
         let node = StoreKey::parse("g")?;
         for _ in 0..MAX_NODES {

@@ -40,7 +40,12 @@ impl Source {
     /// documents are the same as its copies of them. When not, a warning says so and the
     /// documents themselves are read. The other documents of an array are compared with
     /// their copies when its data is read ([`Source::stale_array`]).
-    pub fn open(store: Store, consolidated: bool, v3: bool) -> Result<Self> {
+    ///
+    /// With `compare_arrays` (a store on local disk or in a local zip archive, where a
+    /// document costs no request), every array's documents are compared with their
+    /// copies here too, so that a stale copy is a warning and the store's own documents
+    /// are read, as netCDF-C reads them, rather than a refusal when the data is read.
+    pub fn open(store: Store, consolidated: bool, v3: bool, compare_arrays: bool) -> Result<Self> {
         let mut source = Self {
             store,
             consolidated: None,
@@ -65,7 +70,12 @@ impl Source {
         };
         check_consolidated_keys(&meta, source.consolidated_in)?;
         source.consolidated = Some(meta);
-        if let Some(problem) = source.disagreement()? {
+        let problem = match source.disagreement()? {
+            Some(problem) => Some(problem),
+            None if compare_arrays => source.first_stale_array()?,
+            None => None,
+        };
+        if let Some(problem) = problem {
             source.warnings.push(format!(
                 "the consolidated metadata of {} ({}) does not match the store: {problem}; \
                  the store's own metadata documents were read instead (consolidate the \
@@ -172,6 +182,40 @@ impl Source {
                     key.as_str()
                 )));
             }
+        }
+        Ok(None)
+    }
+
+    /// What the first array whose documents differ from their copies says about it
+    /// ([`Source::stale_array`]); `None` when every array's are the same.
+    fn first_stale_array(&self) -> Result<Option<String>> {
+        let Some(meta) = &self.consolidated else {
+            return Ok(None);
+        };
+        let mut arrays: Vec<&str> = meta
+            .iter()
+            .filter_map(|(key, doc)| {
+                if self.v3 {
+                    let node = key.strip_suffix("zarr.json")?;
+                    (doc.get("node_type").and_then(Value::as_str) == Some("array")).then_some(node)
+                } else {
+                    key.strip_suffix(".zarray")
+                }
+            })
+            .map(|node| node.trim_end_matches('/'))
+            .collect();
+        arrays.sort_unstable();
+        for node in arrays {
+            let node = StoreKey::parse(node)?;
+            let Some(problem) = self.stale_array(&node)? else {
+                continue;
+            };
+            // The part before the advice to read without it, which is what is done.
+            let what = problem.split("; read the store").next().unwrap_or(&problem);
+            let what = what
+                .split_once(" is stale: ")
+                .map_or(what, |(_, rest)| rest);
+            return Ok(Some(what.to_string()));
         }
         Ok(None)
     }

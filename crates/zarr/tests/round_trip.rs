@@ -391,7 +391,7 @@ fn unknown_codec_is_named_and_never_returned_as_data() {
     assert_eq!(err.kind, store::ErrorKind::CodecMissing);
     assert!(
         err.to_string()
-            .contains(r#"reading variable /v: codec "zfpy" is not available in nctools"#),
+            .contains("reading variable /v: unsupported codec: (zfpy); nctools reads"),
         "{err}"
     );
 }
