@@ -4,7 +4,9 @@
 //! storage properties and the output format; they are removed from the attributes.
 
 use super::chunk_sizes;
-use filterspec::{codecs_to_filters, known, parse_filter_attribute, FilterSpec, Pipeline};
+use filterspec::{
+    codecs_filter_ids, codecs_to_filters, known, parse_filter_attribute, FilterSpec, Pipeline,
+};
 use ncmodel::{
     AtomicType, Attribute, Dataset, Endianness, Format, Group, Layout, Quantize, QuantizeMode,
     Storage, TypeRef, Values, Var,
@@ -154,7 +156,8 @@ struct VarSpecials {
     shuffle: bool,
     deflate: Option<u32>,
     filters: Vec<FilterSpec>,
-    codecs: Option<Vec<FilterSpec>>,
+    /// The `_Codecs` text, read once the `_Filter` attributes are known.
+    codecs: Option<String>,
     endianness: Option<Endianness>,
     no_fill: bool,
     quantize: Option<Quantize>,
@@ -197,9 +200,26 @@ fn apply_to_var(
         pipeline.define(FilterSpec::new(known::DEFLATE, [level]));
     }
     let from_filter = std::mem::take(&mut specials.filters);
+    let codecs_error = |e: filterspec::CodecError| SpecialError {
+        var: path.into(),
+        attribute: "_Codecs".into(),
+        problem: e.to_string(),
+        hint: None,
+    };
     match (&specials.codecs, from_filter.is_empty()) {
-        (Some(codecs), true) => codecs.iter().cloned().for_each(|f| pipeline.define(f)),
-        (Some(codecs), false) if !same_filters(codecs, &from_filter) => {
+        // Alone, the codecs are the filters, each member read.
+        (Some(codecs), true) => codecs_to_filters(codecs)
+            .map_err(codecs_error)?
+            .into_iter()
+            .for_each(|f| pipeline.define(f)),
+        // Beside _Filter, which gives the parameters, they only have to name the same
+        // filters (netCDF-C ignores them when writing).
+        (Some(codecs), false)
+            if !same_filter_ids(
+                &codecs_filter_ids(codecs).map_err(codecs_error)?,
+                &from_filter,
+            ) =>
+        {
             return Err(SpecialError {
                 var: path.into(),
                 attribute: "_Codecs".into(),
@@ -275,13 +295,15 @@ fn checked_chunk_sizes(
     Ok(sizes.sizes)
 }
 
-fn same_filters(a: &[FilterSpec], b: &[FilterSpec]) -> bool {
-    let stored = |list: &[FilterSpec]| -> Vec<u32> {
-        Pipeline::from_definitions(list.iter().cloned())
-            .ids()
-            .collect()
-    };
-    stored(a) == stored(b)
+/// Whether the codecs' filter ids and the `_Filter` filters make the same pipeline.
+fn same_filter_ids(codec_ids: &[u32], filters: &[FilterSpec]) -> bool {
+    let stored =
+        |list: Vec<FilterSpec>| -> Vec<u32> { Pipeline::from_definitions(list).ids().collect() };
+    let from_codecs = codec_ids
+        .iter()
+        .map(|id| FilterSpec::new(*id, []))
+        .collect();
+    stored(from_codecs) == stored(filters.to_vec())
 }
 
 /// Reads one attribute if it is special; returns whether it was.
@@ -351,8 +373,7 @@ fn read_special(
         }
         "_Codecs" => {
             let value = text(att).ok_or_else(|| error("must be a JSON string"))?;
-            let filters = codecs_to_filters(&value).map_err(|e| error(&e.to_string()))?;
-            specials.codecs = Some(filters);
+            specials.codecs = Some(value);
         }
         name => {
             let Some(mode) = QuantizeMode::from_attribute_name(name) else {

@@ -273,3 +273,79 @@ for name in (".zgroup", ".zattrs"):
         done.stderr
     );
 }
+
+/// `run_specific_filters`: beside `_Filter`, `_Codecs` only has to name the same filters
+/// (netCDF-C's ncgen ignores it when writing; the script gives shuffle an
+/// `"elementsize": "0"`; before: "elementsize must be an integer 1 to 65536", exit 1),
+/// and blosc's block size (`32001,0,0,0,256,5,1,1`) goes into NCZarr as 256, with the
+/// codec's members in netCDF-C's order, which its ncdump shows as stored (before:
+/// `"blocksize": 0`).
+#[test]
+fn nczarr_filters_are_written_as_netcdf_c_writes_them() {
+    let dir = scratch();
+    let cdl = dir.path().join("f.cdl");
+    let text = r#"netcdf f {
+dimensions:
+	d = 40 ;
+variables:
+	float s(d) ;
+		s:_Filter = "2" ;
+		s:_Codecs = "[{\"id\": \"shuffle\",\"elementsize\": \"0\"}]" ;
+	float b(d) ;
+		b:_Filter = "32001,0,0,0,256,5,1,1" ;
+		b:_Codecs = "[{\"id\": \"blosc\",\"clevel\": 5,\"blocksize\": 256,\"cname\": \"lz4\",\"shuffle\": 1}]" ;
+data:
+ s = 1 ;
+ b = 2 ;
+}
+"#;
+    fs::write(&cdl, text).unwrap_or_else(|e| panic!("cannot write: {e}"));
+    let store = dir.path().join("f.file");
+    let url = format!("file://{}#mode=nczarr,file", store.display());
+    let made = Test::ours("ncgen")
+        .args(["-4", "-lb", "-o", &url])
+        .arg(&cdl)
+        .run();
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let dumped = Test::ours("ncdump").args(["-hsF", &url]).run();
+    assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
+    assert!(
+        dumped.stdout.contains("\t\ts:_Filter = \"2\" ;"),
+        "{}",
+        dumped.stdout
+    );
+    assert!(
+        dumped
+            .stdout
+            .contains("\t\tb:_Filter = \"32001,0,0,0,256,5,1,1\" ;"),
+        "{}",
+        dumped.stdout
+    );
+    assert!(
+        dumped.stdout.contains(
+            r#"b:_Codecs = "[{\"id\": \"blosc\",\"clevel\": 5,\"blocksize\": 256,\"cname\": \"lz4\",\"shuffle\": 1}]" ;"#
+        ) || dumped.stdout.contains(
+            r#"b:_Codecs = "[{\"id\": \"blosc\", \"clevel\": 5, \"blocksize\": 256, \"cname\": \"lz4\", \"shuffle\": 1}]" ;"#
+        ),
+        "{}",
+        dumped.stdout
+    );
+    // `_Codecs` that name other filters than `_Filter` are still an error.
+    let other = dir.path().join("o.cdl");
+    fs::write(
+        &other,
+        text.replace(r#"\"id\": \"shuffle\""#, r#"\"id\": \"zlib\""#),
+    )
+    .unwrap_or_else(|e| panic!("cannot write: {e}"));
+    let refused = Test::ours("ncgen")
+        .args(["-4", "-lb", "-o"])
+        .arg(dir.path().join("o.nc"))
+        .arg(&other)
+        .run();
+    assert_eq!(refused.code, Some(1), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("disagrees with _Filter"),
+        "{}",
+        refused.stderr
+    );
+}

@@ -190,14 +190,14 @@ const CODECS: [Codec; 9] = [
     Codec {
         label: "blosc-lz4",
         spec: "blosc,0,0,0,0,5,1,1",
-        codecs: r#"[{"id": "blosc", "cname": "lz4", "clevel": 5, "shuffle": 1, "blocksize": 0}]"#,
+        codecs: r#"[{"id": "blosc", "clevel": 5, "blocksize": 0, "cname": "lz4", "shuffle": 1}]"#,
         filters: &[],
         compressor: Some(("blosc", r#"{"cname": "lz4", "clevel": 5, "shuffle": 1}"#)),
     },
     Codec {
         label: "blosc-zstd",
         spec: "blosc,0,0,0,0,5,1,5",
-        codecs: r#"[{"id": "blosc", "cname": "zstd", "clevel": 5, "shuffle": 1, "blocksize": 0}]"#,
+        codecs: r#"[{"id": "blosc", "clevel": 5, "blocksize": 0, "cname": "zstd", "shuffle": 1}]"#,
         filters: &[],
         compressor: Some(("blosc", r#"{"cname": "zstd", "clevel": 5, "shuffle": 1}"#)),
     },

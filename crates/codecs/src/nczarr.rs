@@ -92,6 +92,27 @@ pub fn codecs_to_filters(json: &str) -> Result<Vec<FilterSpec>, CodecError> {
         .collect()
 }
 
+/// The HDF5 filter ids of a JSON array of NCZarr codecs, without reading their other
+/// members: what a `_Codecs` attribute beside a `_Filter` says, which only has to name
+/// the same filters (netCDF-C's ncgen ignores `_Codecs` when writing; its tests give
+/// members such as `"elementsize": "0"` that are no parameters at all).
+pub fn codecs_filter_ids(json: &str) -> Result<Vec<u32>, CodecError> {
+    let value: Value = serde_json::from_str(json).map_err(|e| CodecError::Json(e.to_string()))?;
+    let Value::Array(items) = value else {
+        return Err(CodecError::NotAnArray);
+    };
+    items
+        .iter()
+        .enumerate()
+        .map(|(i, item)| {
+            let object = item
+                .as_object()
+                .ok_or(CodecError::NotAnObject { index: i + 1 })?;
+            codec_of_object(object, i + 1).map(|(_, id, _)| id)
+        })
+        .collect()
+}
+
 pub use crate::kinds::MAX_SHUFFLE_ELEMENT_SIZE;
 
 /// Translates one codec object (`{"id": ..., ...}`) to its HDF5 filter; `index` is its

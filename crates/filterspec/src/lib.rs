@@ -31,7 +31,7 @@ pub mod spec;
 pub use attribute::{
     format_filter_attribute, parse_filter_attribute, FilterAttributeStyle, FilterAttributes,
 };
-pub use codecs::nczarr::{codecs_to_filters, filters_to_codecs, CodecError};
+pub use codecs::nczarr::{codecs_filter_ids, codecs_to_filters, filters_to_codecs, CodecError};
 pub use codecs::suggest::{close_matches, edit_distance};
 pub use codecs::zarr_codec::{
     codecs_attribute, filter_of_codec, filter_of_v3_codec, numcodecs_of_v3_codec,

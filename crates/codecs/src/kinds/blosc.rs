@@ -99,9 +99,19 @@ impl Codec for Blosc {
         ])
     }
 
+    /// The block size is the fourth parameter of a filter as given (`0,0,0,blocksize,...`,
+    /// as in `_Codecs` and netCDF-C's NCZarr codec; 0: blosc chooses). In the parameters
+    /// HDF5 stored (the first, the filter's revision, is set) the fourth is the chunk's
+    /// size in bytes, not a block size: 0 then.
     fn store_json(&self, params: &[u32], _element_size: usize) -> Value {
         let (clevel, shuffle, cname) = settings(params);
-        json!({"id": "blosc", "cname": cname, "clevel": clevel, "shuffle": shuffle, "blocksize": 0})
+        let blocksize = if word(params, 0) == 0 {
+            word(params, 3)
+        } else {
+            0
+        };
+        // netCDF-C's order of the members, which its ncdump shows as stored.
+        json!({"id": "blosc", "clevel": clevel, "blocksize": blocksize, "cname": cname, "shuffle": shuffle})
     }
 
     /// Version 3 names the shuffle and wants the type size.
