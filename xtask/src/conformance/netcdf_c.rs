@@ -146,14 +146,6 @@ pub const OPEN: &[(&str, &str)] = &[
         "a zip store without a root .zgroup",
     ),
     (
-        "nczarr_test_run_filter_errors",
-        "a stale .zmetadata is a warning, then the store is read",
-    ),
-    (
-        "nczarr_test_run_specific_filters",
-        "_Codecs elementsize as a string; blosc blocksize",
-    ),
-    (
         "nczarr_test_run_newformat",
         "4.10's anonymous dimensions and attribute types",
     ),
