@@ -141,6 +141,19 @@ impl Builder {
                 values: ncmodel::Values::Int64(vec![i64::MIN]),
             });
         }
+        if meta.dtype.text == crate::dtype::Text::Vlen
+            && !atts.iter().any(|a| a.name == "_FillValue")
+        {
+            // A fill string other than netCDF's default ("") is the variable's
+            // `_FillValue` (Zarr v3 keeps it in `fill_value` only).
+            if let Some(fill) = meta.fill.as_ref().filter(|f| !f.is_empty()) {
+                atts.push(Attribute {
+                    name: "_FillValue".to_string(),
+                    type_ref: TypeRef::Atomic(AtomicType::String),
+                    values: ncmodel::Values::String(vec![Some(fill.clone())]),
+                });
+            }
+        }
         if meta.dtype.special == crate::dtype::Special::Half {
             self.warnings.push(format!(
                 "variable {path}: half-precision floats (float16) are read as float, \

@@ -41,6 +41,14 @@ pub fn default_maxstrlen(root_atts: &[Attribute]) -> usize {
     length_attribute(root_atts, DEFAULT_MAXSTRLEN_ATTR).unwrap_or(DEFAULT_MAXSTRLEN)
 }
 
+/// Whether a width was asked for the strings of a variable with attributes `var_atts`,
+/// in a dataset whose root group has `root_atts`: its `_nczarr_maxstrlen` or the root
+/// group's `_nczarr_default_maxstrlen` is set.
+pub fn width_set(root_atts: &[Attribute], var_atts: &[Attribute]) -> bool {
+    length_attribute(var_atts, MAXSTRLEN_ATTR).is_some()
+        || length_attribute(root_atts, DEFAULT_MAXSTRLEN_ATTR).is_some()
+}
+
 /// The maximum string length of a variable with attributes `var_atts`, in a dataset
 /// whose root group has `root_atts`.
 pub fn var_maxstrlen(root_atts: &[Attribute], var_atts: &[Attribute]) -> usize {

@@ -2,12 +2,15 @@
 //! `vlen-utf8` codec (v2 dtype `|O`, v3 data type `string`). A chunk is a count and then
 //! each string as a length and its bytes (little-endian 32-bit numbers). The chunks a
 //! slab touches are decoded on all cores, and the slab is gathered as indices into the
-//! strings read, with the grid code of fixed-size elements.
+//! strings read, with the grid code of fixed-size elements. Writing is the same in
+//! reverse: each chunk a slab touches is assembled from the strings it held (or the fill
+//! value) and the slab's, so that a chunk costs what its strings hold, whatever their
+//! lengths.
 
 use ncmodel::Values;
 use rayon::prelude::*;
 
-use crate::codec::{decode_chain, CodecFail};
+use crate::codec::{decode_chain, encode_chain, CodecFail};
 use crate::dtype::VLEN_INDEX;
 use crate::error::{Result, ZarrError};
 use crate::meta::ArrayMeta;
@@ -99,6 +102,87 @@ fn read_vlen_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<Vec<u
         .map_err(damaged)
 }
 
+/// Writes the strings `strings` (a null string is empty) as the slab `start`/`count` of
+/// the array of variable-length strings `meta`, whose fill string is `fill`; `name` is
+/// for messages. Chunks the slab covers in part keep their other strings.
+pub fn write_vlen_slab(
+    meta: &ArrayMeta,
+    fill: &[u8],
+    name: &str,
+    start: &[usize],
+    count: &[usize],
+    strings: &[Option<Vec<u8>>],
+) -> Result<()> {
+    if meta.sharding.is_some() || meta.transpose.is_some() {
+        return Err(ZarrError::BadType(format!(
+            "variable {name}: strings of variable length are not written in shards"
+        )));
+    }
+    let per_chunk = meta.chunk_elements();
+    // In a chunk's index buffer, ids below `per_chunk` are the strings the chunk held,
+    // the others the slab's.
+    let slab_ids: Vec<u8> = (0..strings.len() as u64)
+        .flat_map(|i| (per_chunk as u64 + i).to_ne_bytes())
+        .collect();
+    let grid = SlabGrid {
+        start,
+        count,
+        chunks: &meta.chunks,
+        elem: VLEN_INDEX,
+    };
+    let fill = from_fixed(fill);
+    for indices in grid.batches(per_chunk.saturating_mul(VLEN_INDEX)) {
+        indices
+            .par_iter()
+            .map(|index| {
+                let old = if grid.covers_within(index, &meta.shape) {
+                    None
+                } else {
+                    read_vlen_chunk(meta, index)?
+                };
+                let mut ids: Vec<u8> = (0..per_chunk as u64).flat_map(u64::to_ne_bytes).collect();
+                grid.slab_to_chunk(index, &slab_ids, &mut ids);
+                let chunk: Vec<&[u8]> = ids
+                    .chunks_exact(VLEN_INDEX)
+                    .map(|id| {
+                        let mut a = [0u8; VLEN_INDEX];
+                        a.copy_from_slice(id);
+                        let id = usize::try_from(u64::from_ne_bytes(a)).unwrap_or(usize::MAX);
+                        match id.checked_sub(per_chunk) {
+                            Some(i) => strings.get(i).and_then(|s| s.as_deref()).unwrap_or(&[]),
+                            None => old
+                                .as_ref()
+                                .and_then(|o| o.get(id))
+                                .map_or(&fill[..], Vec::as_slice),
+                        }
+                    })
+                    .collect();
+                let data = encode_vlen(&chunk)
+                    .map_err(|m| ZarrError::Invalid(format!("variable {name}: {m}")))?;
+                let encoded = encode_chain(&meta.codecs, &meta.codec_array(1), data)
+                    .map_err(|e| crate::wdata::fail(name, e))?;
+                Ok(meta.store.set(&meta.chunk_key(index), &encoded)?)
+            })
+            .collect::<Result<()>>()?;
+    }
+    Ok(())
+}
+
+/// `strings` as a `vlen-utf8` buffer: their count, then each as its length and bytes.
+pub fn encode_vlen(strings: &[&[u8]]) -> Result<Vec<u8>, String> {
+    let too_long = || "a chunk of strings holds more than vlen-utf8 can (4 GiB)".to_string();
+    let total = strings.iter().map(|s| 4 + s.len()).sum::<usize>() + 4;
+    let mut out = Vec::with_capacity(total);
+    let n = u32::try_from(strings.len()).map_err(|_| too_long())?;
+    out.extend_from_slice(&n.to_le_bytes());
+    for s in strings {
+        let len = u32::try_from(s.len()).map_err(|_| too_long())?;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(s);
+    }
+    Ok(out)
+}
+
 /// The next little-endian 32-bit number of `rest`, which moves past it.
 fn take_u32(rest: &mut &[u8]) -> Option<usize> {
     let (head, tail) = rest.split_first_chunk::<4>()?;
@@ -139,5 +223,7 @@ mod tests {
         );
         assert!(decode_vlen(data, 3).is_err());
         assert!(decode_vlen(&data[..12], 2).is_err());
+        let strings: [&[u8]; 2] = [b"x", "h\u{e9}llo".as_bytes()];
+        assert_eq!(encode_vlen(&strings).as_deref(), Ok(&data[..]));
     }
 }

@@ -351,6 +351,51 @@ impl ZarrWriter {
         crate::wdata::write_slab(&meta, &var.fill, &var.var.name, &start, &count, data)
     }
 
+    /// Writes the strings `values` as the slab `start`/`count` of the variable `index`,
+    /// whose strings are of variable length.
+    fn write_vlen(
+        &self,
+        index: usize,
+        start: &[usize],
+        count: &[usize],
+        values: &Values,
+    ) -> Result<()> {
+        let mut state = self.lock();
+        let var = state
+            .vars
+            .get(index)
+            .cloned()
+            .ok_or_else(|| ZarrError::Invalid("no such variable".into()))?;
+        let Values::String(strings) = values else {
+            return Err(ZarrError::BadType(format!(
+                "variable {}: strings are written as strings",
+                var.var.name
+            )));
+        };
+        let scalar = var.var.dim_ids.is_empty();
+        let (start, count) = if scalar {
+            (vec![0], vec![1])
+        } else {
+            (start.to_vec(), count.to_vec())
+        };
+        let elements = count.iter().try_fold(1usize, |a, c| a.checked_mul(*c));
+        if start.len() != var.chunks.len() || elements != Some(strings.len()) {
+            return Err(ZarrError::Invalid(format!(
+                "variable {}: the slab {start:?}+{count:?} does not fit the variable or the values given",
+                var.var.name
+            )));
+        }
+        let ends: Vec<usize> = start.iter().zip(&count).map(|(s, c)| s + c).collect();
+        state.grow(&var.var, &ends)?;
+        let meta = self.meta_of(&var, &state)?;
+        drop(state);
+        let _chunk_io = self
+            .chunk_io
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        crate::vlen::write_vlen_slab(&meta, &var.fill, &var.var.name, &start, &count, strings)
+    }
+
     /// Writes whole chunks of the variable `index`, which grows to `shape` first.
     fn write_whole_chunks<'a>(
         &self,
@@ -692,7 +737,9 @@ impl StoreWriter for ZarrWriter {
 
     fn define(&mut self, dataset: &Dataset) -> Result<(), StoreError> {
         let context = format!("defining {}", self.text);
-        let vars = plan(dataset, self.no_fill, &self.shards).map_err(|e| e.into_store(&context))?;
+        let nczarr = crate::wmeta::writes_nczarr(self.flavor, self.version);
+        let vars = plan(dataset, self.no_fill, !nczarr, &self.shards)
+            .map_err(|e| e.into_store(&context))?;
         if !crate::wmeta::writes_nczarr(self.flavor, self.version) {
             for var in &vars {
                 crate::codec::refuse_nczarr_only(&var.codecs, &var.group_path, &var.var.name)
@@ -747,6 +794,11 @@ impl StoreWriter for ZarrWriter {
         let index = self
             .find(var)
             .ok_or_else(|| ZarrError::Invalid("not defined".into()).into_store(context()))?;
+        if self.lock().vars[index].dtype.text == crate::dtype::Text::Vlen {
+            return self
+                .write_vlen(index, start, count, values)
+                .map_err(|e| e.into_store(context()));
+        }
         self.fit_strings(index, values)
             .map_err(|e| e.into_store(context()))?;
         let dtype = self.lock().vars[index].dtype;
