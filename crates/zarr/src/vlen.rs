@@ -11,7 +11,7 @@ use ncmodel::Values;
 use rayon::prelude::*;
 
 use crate::codec::{decode_chain, encode_chain, CodecFail};
-use crate::dtype::VLEN_INDEX;
+use crate::dtype::{Text, VLEN_INDEX};
 use crate::error::{Result, ZarrError};
 use crate::meta::ArrayMeta;
 use crate::read::{checked_slab, unavailable};
@@ -103,17 +103,21 @@ fn read_vlen_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<Vec<u
 }
 
 /// Writes the strings `strings` (a null string is empty) as the slab `start`/`count` of
-/// the array of variable-length strings `meta`, whose fill string is `fill`; `name` is
-/// for messages. Chunks the slab covers in part keep their other strings.
-pub fn write_vlen_slab(
+/// the string array `meta`, of variable length or NUL-padded to a fixed width, whose
+/// fill string is `fill`; `name` is for messages. Chunks the slab covers in part keep
+/// their other strings. Returns how many strings were cut to the fixed width. Each chunk
+/// is assembled and encoded alone: memory is the slab's strings plus the chunks in
+/// flight, never the slab at a fixed width.
+pub fn write_string_slab(
     meta: &ArrayMeta,
     fill: &[u8],
     name: &str,
     start: &[usize],
     count: &[usize],
     strings: &[Option<Vec<u8>>],
-) -> Result<()> {
-    if meta.sharding.is_some() || meta.transpose.is_some() {
+) -> Result<usize> {
+    let vlen = meta.dtype.text == Text::Vlen;
+    if vlen && (meta.sharding.is_some() || meta.transpose.is_some()) {
         return Err(ZarrError::BadType(format!(
             "variable {name}: strings of variable length are not written in shards"
         )));
@@ -130,15 +134,24 @@ pub fn write_vlen_slab(
         chunks: &meta.chunks,
         elem: VLEN_INDEX,
     };
-    let fill = from_fixed(fill);
-    for indices in grid.batches(per_chunk.saturating_mul(VLEN_INDEX)) {
-        indices
+    let fill_string = from_fixed(fill);
+    let batch_bytes = per_chunk.saturating_mul(if vlen { VLEN_INDEX } else { meta.dtype.size });
+    let mut cut = 0;
+    for indices in grid.batches(batch_bytes) {
+        let cuts = indices
             .par_iter()
             .map(|index| {
                 let old = if grid.covers_within(index, &meta.shape) {
                     None
-                } else {
+                } else if vlen {
                     read_vlen_chunk(meta, index)?
+                } else {
+                    crate::wdata::read_whole(meta, index)?.map(|bytes| {
+                        bytes
+                            .chunks_exact(meta.dtype.size.max(1))
+                            .map(from_fixed)
+                            .collect()
+                    })
                 };
                 let mut ids: Vec<u8> = (0..per_chunk as u64).flat_map(u64::to_ne_bytes).collect();
                 grid.slab_to_chunk(index, &slab_ids, &mut ids);
@@ -153,19 +166,27 @@ pub fn write_vlen_slab(
                             None => old
                                 .as_ref()
                                 .and_then(|o| o.get(id))
-                                .map_or(&fill[..], Vec::as_slice),
+                                .map_or(&fill_string[..], Vec::as_slice),
                         }
                     })
                     .collect();
+                if !vlen {
+                    let (bytes, cut) = crate::strings::slices_to_fixed(&chunk, meta.dtype.size);
+                    drop(old);
+                    crate::wdata::store_chunk(meta, fill, name, index, bytes)?;
+                    return Ok(cut);
+                }
                 let data = encode_vlen(&chunk)
                     .map_err(|m| ZarrError::Invalid(format!("variable {name}: {m}")))?;
                 let encoded = encode_chain(&meta.codecs, &meta.codec_array(1), data)
                     .map_err(|e| crate::wdata::fail(name, e))?;
-                Ok(meta.store.set(&meta.chunk_key(index), &encoded)?)
+                meta.store.set(&meta.chunk_key(index), &encoded)?;
+                Ok(0)
             })
-            .collect::<Result<()>>()?;
+            .collect::<Result<Vec<usize>>>()?;
+        cut += cuts.iter().sum::<usize>();
     }
-    Ok(())
+    Ok(cut)
 }
 
 /// `strings` as a `vlen-utf8` buffer: their count, then each as its length and bytes.
