@@ -295,22 +295,37 @@ fn within(chunks: &[usize], dims: &[&ncmodel::Dim]) -> Vec<usize> {
         .collect()
 }
 
+/// The size up to which a variable given no chunks is one chunk (4 MiB).
+const DEFAULT_CHUNK_BYTES: usize = 4 << 20;
+
 /// Chunks when none are given: the whole variable, as netCDF-C 4.9.0 does, with about
-/// 4 MiB along an unlimited dimension.
+/// 4 MiB along an unlimited dimension. A larger variable is split, its first
+/// dimensions halved until a chunk is at most [`DEFAULT_CHUNK_BYTES`] (or one element
+/// along them all): a declaration of gigabytes whose data are a few values costs the
+/// chunks those values are in, not one chunk of gigabytes.
 fn default_chunks(dims: &[&ncmodel::Dim], elem: usize) -> Vec<usize> {
     let fixed: usize = dims
         .iter()
         .filter(|d| !d.unlimited)
         .map(|d| d.len.max(1))
-        .product();
+        .fold(1usize, usize::saturating_mul);
     let per_record = fixed.saturating_mul(elem).max(1);
-    dims.iter()
+    let mut chunks: Vec<usize> = dims
+        .iter()
         .map(|d| {
             if d.unlimited {
-                ((4 << 20) / per_record).clamp(1, 1024)
+                (DEFAULT_CHUNK_BYTES / per_record).clamp(1, 1024)
             } else {
                 d.len.max(1)
             }
         })
-        .collect()
+        .collect();
+    let bytes = |c: &[usize]| c.iter().fold(elem.max(1), |a, n| a.saturating_mul(*n));
+    while bytes(&chunks) > DEFAULT_CHUNK_BYTES {
+        let Some(first) = chunks.iter_mut().find(|c| **c > 1) else {
+            break;
+        };
+        *first = first.div_ceil(2);
+    }
+    chunks
 }
