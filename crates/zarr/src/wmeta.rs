@@ -771,7 +771,7 @@ mod tests {
     #[test]
     fn documents_are_written_last() -> Result<()> {
         let dataset = dataset();
-        let vars = crate::plan::plan(&dataset, false, &Default::default())?;
+        let vars = crate::plan::plan(&dataset, false, false, &Default::default())?;
         let lens = HashMap::from([(0, 2)]);
         for consolidated in [false, true] {
             for (flavor, version, marks) in [
@@ -823,7 +823,7 @@ mod tests {
     #[test]
     fn consolidated_metadata_holds_every_document() -> Result<()> {
         let dataset = dataset();
-        let vars = crate::plan::plan(&dataset, false, &chunkspec::ShardSpecs::default())?;
+        let vars = crate::plan::plan(&dataset, false, false, &chunkspec::ShardSpecs::default())?;
         let lens = HashMap::from([(0, 2)]);
         let parse = |store: &MemoryStore, key: &str| -> Result<serde_json::Value> {
             let key = StoreKey::parse(key).map_err(|e| ZarrError::Invalid(e.to_string()))?;
@@ -886,7 +886,7 @@ mod tests {
     #[test]
     fn latin1_attributes_read_back_as_their_bytes() -> Result<()> {
         let dataset = dataset();
-        let vars = crate::plan::plan(&dataset, false, &Default::default())?;
+        let vars = crate::plan::plan(&dataset, false, false, &Default::default())?;
         let store = MemoryStore::new();
         MetaWriter {
             dataset: &dataset,
