@@ -132,6 +132,55 @@ pub fn fill_json(fill: &[u8], nczarr: bool) -> J {
     }
 }
 
+/// The fill string of a string array of `dtype` from its JSON `fill_value` (UTF-8, up to
+/// its first NUL, at most the width of a fixed-length dtype): what the value holds,
+/// never a padded element of the declared width (`|S500000000` must not cost 500 MB per
+/// fill); [`padded_fill`] makes the element where one is needed.
+pub fn fill_string(value: &Value, dtype: &Dtype, dialect: Dialect) -> Vec<u8> {
+    let text = value.as_str().unwrap_or_default();
+    let raw = match dtype.text {
+        Text::Bytes if dialect != Dialect::NcZarr => {
+            base64_decode(text).unwrap_or_else(|| text.as_bytes().to_vec())
+        }
+        _ => text.as_bytes().to_vec(),
+    };
+    let width = match dtype.text {
+        Text::Bytes => dtype.size,
+        Text::Utf32 => {
+            let chars = dtype.size / 4;
+            let s = String::from_utf8_lossy(&raw);
+            let kept: String = s.chars().take_while(|c| *c != '\0').take(chars).collect();
+            return kept.into_bytes();
+        }
+        _ => usize::MAX,
+    };
+    cut(&raw, width).0.to_vec()
+}
+
+/// The fill element of an array of `dtype` whose fill (as the reader keeps it) is
+/// `fill`: for a fixed-length string dtype the fill string padded to the width (made
+/// only where a whole element is needed), else `fill` itself.
+pub fn padded_fill<'a>(fill: &'a [u8], dtype: &Dtype) -> std::borrow::Cow<'a, [u8]> {
+    use std::borrow::Cow;
+    if dtype.atomic != ncmodel::AtomicType::String || fill.len() == dtype.size {
+        return Cow::Borrowed(fill);
+    }
+    match dtype.text {
+        Text::Bytes => Cow::Owned(to_fixed(&[Some(fill.to_vec())], dtype.size).0),
+        Text::Utf32 => {
+            let mut out = vec![0u8; dtype.size];
+            let units: Vec<u8> = String::from_utf8_lossy(fill)
+                .chars()
+                .flat_map(|c| u32::from(c).to_ne_bytes())
+                .collect();
+            let n = units.len().min(dtype.size / 4 * 4);
+            out[..n].copy_from_slice(&units[..n]);
+            Cow::Owned(out)
+        }
+        _ => Cow::Borrowed(fill),
+    }
+}
+
 /// The fill element of a string array of `dtype` from its JSON `fill_value`: a string
 /// as is in NCZarr, base64 (or, when it is not base64, as is) for byte strings in pure
 /// Zarr, as is for UTF-32 and vlen strings.

@@ -25,8 +25,11 @@ pub const VLEN_UTF8: &str = "vlen-utf8";
 /// The largest decoded chunk of strings read (4 GiB), against damaged or hostile input.
 const MAX_CHUNK_BYTES: u64 = 1 << 32;
 
-/// The strings of the slab `start`/`count` of a variable of variable-length strings.
-pub fn read_vlen_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<Values> {
+/// The strings of the slab `start`/`count` of a string variable, of variable length or
+/// fixed-length (`|S`, `<U`): a chunk never written is the fill string (one string for
+/// all its elements), a chunk written costs what its stored bytes hold, and the slab is
+/// gathered as indices (8 bytes an element) into the strings read.
+pub fn read_string_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<Values> {
     let meta = &entry.meta;
     let (start, count) = checked_slab(entry, start, count)?;
     let total = count
@@ -42,10 +45,26 @@ pub fn read_vlen_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Res
         chunks: &meta.chunks,
         elem: VLEN_INDEX,
     };
-    for indices in grid.batches(meta.chunk_elements().saturating_mul(VLEN_INDEX)) {
+    let vlen = meta.dtype.text == Text::Vlen;
+    let batch_bytes =
+        meta.chunk_elements()
+            .saturating_mul(if vlen { VLEN_INDEX } else { meta.dtype.size });
+    for indices in grid.batches(batch_bytes) {
         let decoded: Vec<Result<Option<Vec<Vec<u8>>>>> = indices
             .par_iter()
-            .map(|index| read_vlen_chunk(meta, index))
+            .map(|index| {
+                if vlen {
+                    return read_vlen_chunk(meta, index);
+                }
+                let Some(bytes) = crate::wdata::read_whole(meta, index)? else {
+                    return Ok(None);
+                };
+                let strings = match crate::values::bytes_to_values(&bytes, &meta.dtype) {
+                    Values::String(s) => s.into_iter().map(Option::unwrap_or_default).collect(),
+                    _ => Vec::new(),
+                };
+                Ok(Some(strings))
+            })
             .collect();
         for (index, chunk) in indices.iter().zip(decoded) {
             let Some(strings) = chunk? else { continue };
