@@ -295,6 +295,9 @@ fn pure_zarr_strings_are_of_variable_length_and_read_alike_everywhere() {
     }
 }
 
+/// A planted store: its label, how ncdump names it, its files (key, text), its directory.
+type HostileStore<'a> = (&'a str, String, Vec<(&'a str, String)>, &'a str);
+
 /// Writes the files `(key, text)` under `root`.
 fn plant(root: &Path, files: &[(&str, String)]) {
     for (key, text) in files {
@@ -334,7 +337,7 @@ fn a_declared_string_width_does_not_size_what_is_read() {
     let group_v3 = r#"{"zarr_format": 3, "node_type": "group", "attributes": {}}"#.to_string();
     // A fill value of 3 MB given as base64 (pure Zarr) is what the JSON holds.
     let big_fill = "QUFB".repeat(1 << 20);
-    let cases: Vec<(&str, String, Vec<(&str, String)>, &str)> = vec![
+    let cases: Vec<HostileStore<'_>> = vec![
         (
             "NCZarr |S500000000",
             dir.path().join("s.zarr").display().to_string(),
