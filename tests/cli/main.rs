@@ -44,5 +44,6 @@ mod zarr_outputs;
 mod zarr_regions;
 mod zarr_s3;
 mod zarr_shard;
+mod zarr_string_bounds;
 mod zarr_strings;
 mod zarr_zip;

@@ -5,7 +5,8 @@
 //!   `_nczarr_maxstrlen`, string attributes typed `|S<n>`);
 //! - zarr-python reads the string arrays of our pure Zarr v2 (`|S<n>`), v3
 //!   (`null_terminated_bytes`) and NCZarr stores as the strings written, cut to the
-//!   maximum length;
+//!   maximum length (pure Zarr is fixed-width here because the CDL sets a width; without
+//!   one it is `vlen-utf8`, see zarr_string_bounds.rs);
 //! - our ncdump reads zarr-python's strings: v2 object arrays (`vlen-utf8`, compressed),
 //!   `<U3` and `|S4`, v3 `string` and `|S5`.
 //!

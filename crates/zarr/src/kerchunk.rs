@@ -146,7 +146,8 @@ pub fn references(files: &[SourceFile], concat: Option<&str>) -> Result<Referenc
         Some(dim) if files.len() > 1 => inline_coordinate(&mut dataset, dim, files, total),
         _ => None,
     };
-    let planned = plan(&dataset, false, &chunkspec::ShardSpecs::default())?;
+    // References keep the fixed-width string form they always had.
+    let planned = plan(&dataset, false, false, &chunkspec::ShardSpecs::default())?;
     let memory = MemoryStore::new();
     MetaWriter {
         dataset: &dataset,

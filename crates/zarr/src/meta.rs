@@ -287,12 +287,13 @@ fn object_dtype(codecs: &mut Vec<Value>, node: &StoreKey, what: &str) -> Result<
     Ok(Dtype::vlen_string())
 }
 
-/// A JSON fill value as one element in the machine's byte order (a string array's
-/// as [`crate::strings::fill_element`] reads it).
+/// A JSON fill value as one element in the machine's byte order (a string array's: its
+/// fill string, as [`crate::strings::fill_string`] reads it).
 fn fill_of(value: Option<&Value>, dtype: &Dtype, dialect: Dialect) -> Option<Vec<u8>> {
     let value = value.filter(|v| !v.is_null())?;
     if dtype.atomic == AtomicType::String {
-        return Some(crate::strings::fill_element(value, dtype, dialect));
+        // The string, not an element of the declared width (see `padded_fill`).
+        return Some(crate::strings::fill_string(value, dtype, dialect));
     }
     if dtype.atomic == AtomicType::Char && dialect != Dialect::NcZarr && value.is_string() {
         // `|S1` in pure Zarr: base64, as zarr-python writes it.

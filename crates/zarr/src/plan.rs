@@ -51,7 +51,14 @@ impl PlannedVar {
 }
 
 /// Every variable of `dataset`, checked, sharded as `shards` asks (Zarr version 3 only).
-pub fn plan(dataset: &Dataset, no_fill_all: bool, shards: &ShardSpecs) -> Result<Vec<PlannedVar>> {
+/// With `vlen_strings` (pure Zarr), a string variable whose width nobody set is stored
+/// as strings of variable length (`vlen-utf8`), as zarr-python and xarray store them.
+pub fn plan(
+    dataset: &Dataset,
+    no_fill_all: bool,
+    vlen_strings: bool,
+    shards: &ShardSpecs,
+) -> Result<Vec<PlannedVar>> {
     if !dataset.types.is_empty() {
         let names: Vec<String> = dataset
             .types
@@ -80,6 +87,7 @@ pub fn plan(dataset: &Dataset, no_fill_all: bool, shards: &ShardSpecs) -> Result
     let mut walk = Walk {
         dataset,
         no_fill_all,
+        vlen_strings,
         shards,
         next: 0,
         out: Vec::new(),
@@ -92,6 +100,7 @@ pub fn plan(dataset: &Dataset, no_fill_all: bool, shards: &ShardSpecs) -> Result
 struct Walk<'a> {
     dataset: &'a Dataset,
     no_fill_all: bool,
+    vlen_strings: bool,
     shards: &'a ShardSpecs,
     next: i32,
     out: Vec<PlannedVar>,
@@ -102,7 +111,14 @@ impl Walk<'_> {
         let gid = self.next;
         self.next += 1;
         for (id, var) in group.vars.iter().enumerate() {
-            let planned = plan_var(self.dataset, var, path, gid, id as i32, self.no_fill_all)?;
+            let planned = plan_var(
+                self.dataset,
+                var,
+                path,
+                (gid, id as i32),
+                self.no_fill_all,
+                self.vlen_strings,
+            )?;
             let planned = sharded(self.dataset, planned, self.shards)?;
             self.out.push(planned);
         }
@@ -121,7 +137,9 @@ fn sharded(dataset: &Dataset, mut planned: PlannedVar, shards: &ShardSpecs) -> R
     let Some(shape) = shards.of(&path) else {
         return Ok(planned);
     };
-    if planned.var.dim_ids.is_empty() {
+    // Strings of variable length are stored in plain chunks (nctools reads no shards
+    // of them): the rest of the dataset is still sharded.
+    if planned.var.dim_ids.is_empty() || planned.dtype.text == crate::dtype::Text::Vlen {
         return Ok(planned);
     }
     let dims: Vec<ShardedDim> = planned
@@ -145,15 +163,16 @@ fn sharded(dataset: &Dataset, mut planned: PlannedVar, shards: &ShardSpecs) -> R
 }
 
 /// `planned` planned again, as its variable now is (after an attribute was added), with
-/// the same shards.
+/// the same shards and the same kind of strings.
 pub fn replan(dataset: &Dataset, planned: &PlannedVar, no_fill_all: bool) -> Result<PlannedVar> {
+    let vlen_strings = planned.dtype.text == crate::dtype::Text::Vlen;
     let mut again = plan_var(
         dataset,
         &planned.var,
         &planned.group_path,
-        planned.group,
-        planned.id,
+        (planned.group, planned.id),
         no_fill_all,
+        vlen_strings,
     )?;
     again.shard.clone_from(&planned.shard);
     Ok(again)
@@ -163,9 +182,9 @@ fn plan_var(
     dataset: &Dataset,
     var: &Var,
     path: &[String],
-    group: i32,
-    id: i32,
+    (group, id): (i32, i32),
     no_fill_all: bool,
+    vlen_strings: bool,
 ) -> Result<PlannedVar> {
     let full = format!(
         "{}/{}",
@@ -180,7 +199,13 @@ fn plan_var(
     let storage = var.storage.as_ref();
     let big = storage.is_some_and(|s| s.endianness == Endianness::Big);
     let dtype = match atomic {
-        // Fixed-length, as netCDF-C 4.9.1 and later store strings (see strings.rs).
+        // Of variable length in pure Zarr unless a width was asked for; else
+        // fixed-length, as netCDF-C 4.9.1 and later store strings (see strings.rs).
+        AtomicType::String
+            if vlen_strings && !crate::strings::width_set(&dataset.root.atts, &var.atts) =>
+        {
+            Dtype::vlen_string()
+        }
         AtomicType::String => {
             Dtype::fixed_string(crate::strings::var_maxstrlen(&dataset.root.atts, &var.atts))
         }
@@ -270,22 +295,37 @@ fn within(chunks: &[usize], dims: &[&ncmodel::Dim]) -> Vec<usize> {
         .collect()
 }
 
+/// The size up to which a variable given no chunks is one chunk (4 MiB).
+const DEFAULT_CHUNK_BYTES: usize = 4 << 20;
+
 /// Chunks when none are given: the whole variable, as netCDF-C 4.9.0 does, with about
-/// 4 MiB along an unlimited dimension.
+/// 4 MiB along an unlimited dimension. A larger variable is split, its first
+/// dimensions halved until a chunk is at most [`DEFAULT_CHUNK_BYTES`] (or one element
+/// along them all): a declaration of gigabytes whose data are a few values costs the
+/// chunks those values are in, not one chunk of gigabytes.
 fn default_chunks(dims: &[&ncmodel::Dim], elem: usize) -> Vec<usize> {
     let fixed: usize = dims
         .iter()
         .filter(|d| !d.unlimited)
         .map(|d| d.len.max(1))
-        .product();
+        .fold(1usize, usize::saturating_mul);
     let per_record = fixed.saturating_mul(elem).max(1);
-    dims.iter()
+    let mut chunks: Vec<usize> = dims
+        .iter()
         .map(|d| {
             if d.unlimited {
-                ((4 << 20) / per_record).clamp(1, 1024)
+                (DEFAULT_CHUNK_BYTES / per_record).clamp(1, 1024)
             } else {
                 d.len.max(1)
             }
         })
-        .collect()
+        .collect();
+    let bytes = |c: &[usize]| c.iter().fold(elem.max(1), |a, n| a.saturating_mul(*n));
+    while bytes(&chunks) > DEFAULT_CHUNK_BYTES {
+        let Some(first) = chunks.iter_mut().find(|c| **c > 1) else {
+            break;
+        };
+        *first = first.div_ceil(2);
+    }
+    chunks
 }

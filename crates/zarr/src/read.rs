@@ -21,7 +21,8 @@ pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<V
         .try_fold(elem, |a, c| a.checked_mul(*c))
         .ok_or_else(|| ZarrError::Invalid(format!("the slab {count:?} is too large")))?;
     let mut out = vec![0u8; total];
-    let fill = &entry.missing;
+    let fill = crate::strings::padded_fill(&entry.missing, &meta.dtype);
+    let fill = &fill[..];
     let grid = SlabGrid {
         start,
         count,

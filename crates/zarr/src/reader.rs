@@ -228,8 +228,10 @@ impl StoreReader for ZarrReader {
         let entry = self.entry(var).map_err(|e| e.into_store(context()))?;
         self.check_consolidated(entry)
             .map_err(|e| e.into_store(context()))?;
-        if entry.meta.dtype.text == crate::dtype::Text::Vlen {
-            return crate::vlen::read_vlen_slab(entry, start, count)
+        if entry.meta.dtype.atomic == ncmodel::AtomicType::String {
+            // Strings cost what they hold: gathered chunk by chunk as strings, never as
+            // a slab of elements of the declared width.
+            return crate::vlen::read_string_slab(entry, start, count)
                 .map_err(|e| e.into_store(context()));
         }
         let bytes =

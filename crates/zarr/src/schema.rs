@@ -141,6 +141,19 @@ impl Builder {
                 values: ncmodel::Values::Int64(vec![i64::MIN]),
             });
         }
+        if meta.dtype.text == crate::dtype::Text::Vlen
+            && !atts.iter().any(|a| a.name == "_FillValue")
+        {
+            // A fill string other than netCDF's default ("") is the variable's
+            // `_FillValue` (Zarr v3 keeps it in `fill_value` only).
+            if let Some(fill) = meta.fill.as_ref().filter(|f| !f.is_empty()) {
+                atts.push(Attribute {
+                    name: "_FillValue".to_string(),
+                    type_ref: TypeRef::Atomic(AtomicType::String),
+                    values: ncmodel::Values::String(vec![Some(fill.clone())]),
+                });
+            }
+        }
         if meta.dtype.special == crate::dtype::Special::Half {
             self.warnings.push(format!(
                 "variable {path}: half-precision floats (float16) are read as float, \
@@ -150,7 +163,20 @@ impl Builder {
         let fill_att = atts
             .iter()
             .find(|a| a.name == "_FillValue")
-            .and_then(|a| first_element(&a.values, &meta.dtype));
+            .and_then(|a| match &a.values {
+                // The string itself (cut to the width), not a padded element.
+                ncmodel::Values::String(s) if meta.dtype.atomic == AtomicType::String => {
+                    s.first().map(|s| {
+                        let width = match meta.dtype.text {
+                            crate::dtype::Text::Bytes => meta.dtype.size,
+                            _ => usize::MAX,
+                        };
+                        let s = s.as_deref().unwrap_or_default();
+                        crate::strings::from_fixed(&s[..s.len().min(width)])
+                    })
+                }
+                _ => first_element(&a.values, &meta.dtype),
+            });
         let missing = missing_element(&meta, fill_att, self.nczarr);
         let storage = storage_of(&meta, dim_ids.is_empty(), &atts);
         self.vars.insert(
@@ -176,6 +202,14 @@ impl Builder {
 /// the `_FillValue` attribute or netCDF's default fill (as netCDF-C reads it); else, in a
 /// pure Zarr store, zeros (as zarr-python reads a `null` fill value).
 fn missing_element(meta: &ArrayMeta, fill_att: Option<Vec<u8>>, nczarr: bool) -> Vec<u8> {
+    if meta.dtype.atomic == AtomicType::String {
+        // Strings keep the fill string, not an element of the declared width.
+        return match (&meta.fill, fill_att) {
+            (Some(fill), _) => fill.clone(),
+            (None, Some(att)) => crate::strings::from_fixed(&att),
+            (None, None) => Vec::new(),
+        };
+    }
     match (&meta.fill, fill_att) {
         (Some(fill), _) => fill.clone(),
         (None, Some(att)) => att,

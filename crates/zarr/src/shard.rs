@@ -588,7 +588,10 @@ fn assemble(
     let total = source.length;
     let index = cached_index(meta, sharding, source, what)?;
     let elem = meta.dtype.size;
-    let fill = meta.fill.clone().unwrap_or_else(|| vec![0; elem]);
+    let fill = meta.fill.as_deref().map_or_else(
+        || vec![0; elem],
+        |f| crate::strings::padded_fill(f, &meta.dtype).into_owned(),
+    );
     let mut part = filled(&fill, region.1.iter().product());
     let inner = sharding.inner_meta(meta);
     let inner_cap = crate::read::encoded_cap(&inner);

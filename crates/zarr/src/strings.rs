@@ -4,7 +4,9 @@
 //! gives, else `_nczarr_default_maxstrlen` of the root group, else 128. Where the user
 //! set a width, longer strings are cut to it when written, as netCDF-C does, but never
 //! inside a UTF-8 character; where nobody did, the writer widens the variable instead
-//! (`ZarrWriter::fit_strings`). A string ends at its first NUL; an element of NULs only is the empty
+//! (`ZarrWriter::fit_strings`) while the wider variable stays proportionate to its
+//! values ([`widening_allowed`]). Pure Zarr stores strings of variable length
+//! (`vlen-utf8`, see vlen.rs) unless a width is set. A string ends at its first NUL; an element of NULs only is the empty
 //! string (netCDF-C reads it as a null string, NIL).
 
 use std::collections::BTreeMap;
@@ -41,10 +43,36 @@ pub fn default_maxstrlen(root_atts: &[Attribute]) -> usize {
     length_attribute(root_atts, DEFAULT_MAXSTRLEN_ATTR).unwrap_or(DEFAULT_MAXSTRLEN)
 }
 
+/// Whether a width was asked for the strings of a variable with attributes `var_atts`,
+/// in a dataset whose root group has `root_atts`: its `_nczarr_maxstrlen` or the root
+/// group's `_nczarr_default_maxstrlen` is set.
+pub fn width_set(root_atts: &[Attribute], var_atts: &[Attribute]) -> bool {
+    length_attribute(var_atts, MAXSTRLEN_ATTR).is_some()
+        || length_attribute(root_atts, DEFAULT_MAXSTRLEN_ATTR).is_some()
+}
+
 /// The maximum string length of a variable with attributes `var_atts`, in a dataset
 /// whose root group has `root_atts`.
 pub fn var_maxstrlen(root_atts: &[Attribute], var_atts: &[Attribute]) -> usize {
     length_attribute(var_atts, MAXSTRLEN_ATTR).unwrap_or_else(|| default_maxstrlen(root_atts))
+}
+
+/// The size up to which a variable's fixed-length strings are widened to its longest
+/// value whatever the values hold (1 MiB).
+pub const WIDEN_ALWAYS_BYTES: u64 = 1 << 20;
+
+/// How many times the bytes its values hold a widened variable may take (4).
+pub const WIDEN_FACTOR: u64 = 4;
+
+/// Whether a variable of `elements` fixed-length strings, whose width nobody set, is
+/// widened to `width` bytes for values that hold `held` bytes: when the wider variable
+/// takes at most [`WIDEN_ALWAYS_BYTES`], or at most [`WIDEN_FACTOR`] times `held`.
+/// Otherwise one long value among many short ones would make every element as wide
+/// (one 100 kB value in 20,000 strings: 2 GB); the width stays and the longer values
+/// are cut to it, with a warning.
+pub fn widening_allowed(elements: u64, width: usize, held: u64) -> bool {
+    let widened = elements.saturating_mul(width as u64);
+    widened <= WIDEN_ALWAYS_BYTES || widened <= held.saturating_mul(WIDEN_FACTOR)
 }
 
 /// The bytes of a string up to its first NUL, cut to at most `width` bytes (at the end
@@ -67,10 +95,20 @@ fn cut(s: &[u8], width: usize) -> (&[u8], bool) {
 /// `strings` as elements of `width` bytes, NUL padded (a null string is empty), and
 /// the number of strings cut to fit.
 pub fn to_fixed(strings: &[Option<Vec<u8>>], width: usize) -> (Vec<u8>, usize) {
+    let slices: Vec<&[u8]> = strings
+        .iter()
+        .map(|s| s.as_deref().unwrap_or_default())
+        .collect();
+    slices_to_fixed(&slices, width)
+}
+
+/// `strings` as elements of `width` bytes, NUL padded, and the number of strings cut
+/// to fit.
+pub fn slices_to_fixed(strings: &[&[u8]], width: usize) -> (Vec<u8>, usize) {
     let mut out = vec![0u8; strings.len() * width];
     let mut truncated = 0;
     for (slot, s) in out.chunks_exact_mut(width.max(1)).zip(strings) {
-        let (kept, was_cut) = cut(s.as_deref().unwrap_or_default(), width);
+        let (kept, was_cut) = cut(s, width);
         slot[..kept.len()].copy_from_slice(kept);
         truncated += usize::from(was_cut);
     }
@@ -91,6 +129,55 @@ pub fn fill_json(fill: &[u8], nczarr: bool) -> J {
         J::Str(String::from_utf8_lossy(&s).into_owned())
     } else {
         J::Str(base64_encode(&s))
+    }
+}
+
+/// The fill string of a string array of `dtype` from its JSON `fill_value` (UTF-8, up to
+/// its first NUL, at most the width of a fixed-length dtype): what the value holds,
+/// never a padded element of the declared width (`|S500000000` must not cost 500 MB per
+/// fill); [`padded_fill`] makes the element where one is needed.
+pub fn fill_string(value: &Value, dtype: &Dtype, dialect: Dialect) -> Vec<u8> {
+    let text = value.as_str().unwrap_or_default();
+    let raw = match dtype.text {
+        Text::Bytes if dialect != Dialect::NcZarr => {
+            base64_decode(text).unwrap_or_else(|| text.as_bytes().to_vec())
+        }
+        _ => text.as_bytes().to_vec(),
+    };
+    let width = match dtype.text {
+        Text::Bytes => dtype.size,
+        Text::Utf32 => {
+            let chars = dtype.size / 4;
+            let s = String::from_utf8_lossy(&raw);
+            let kept: String = s.chars().take_while(|c| *c != '\0').take(chars).collect();
+            return kept.into_bytes();
+        }
+        _ => usize::MAX,
+    };
+    cut(&raw, width).0.to_vec()
+}
+
+/// The fill element of an array of `dtype` whose fill (as the reader keeps it) is
+/// `fill`: for a fixed-length string dtype the fill string padded to the width (made
+/// only where a whole element is needed), else `fill` itself.
+pub fn padded_fill<'a>(fill: &'a [u8], dtype: &Dtype) -> std::borrow::Cow<'a, [u8]> {
+    use std::borrow::Cow;
+    if dtype.atomic != ncmodel::AtomicType::String || fill.len() == dtype.size {
+        return Cow::Borrowed(fill);
+    }
+    match dtype.text {
+        Text::Bytes => Cow::Owned(to_fixed(&[Some(fill.to_vec())], dtype.size).0),
+        Text::Utf32 => {
+            let mut out = vec![0u8; dtype.size];
+            let units: Vec<u8> = String::from_utf8_lossy(fill)
+                .chars()
+                .flat_map(|c| u32::from(c).to_ne_bytes())
+                .collect();
+            let n = units.len().min(dtype.size / 4 * 4);
+            out[..n].copy_from_slice(&units[..n]);
+            Cow::Owned(out)
+        }
+        _ => Cow::Borrowed(fill),
     }
 }
 
@@ -185,8 +272,10 @@ impl StringTruncation {
         format!(
             "variable {}: {} string value(s) longer than its maximum of {} bytes were cut \
              to it (the maximum is the variable's attribute {MAXSTRLEN_ATTR}, else the \
-             root group's {DEFAULT_MAXSTRLEN_ATTR}, else {DEFAULT_MAXSTRLEN}; set one to \
-             keep them whole)",
+             root group's {DEFAULT_MAXSTRLEN_ATTR}, else {DEFAULT_MAXSTRLEN}, which grows to \
+             the longest value only while the variable stays within {WIDEN_FACTOR} times \
+             what its values hold; set one to keep them whole, or write pure Zarr \
+             (#mode=zarr), whose strings are of variable length)",
             self.path, self.count, self.maxstrlen
         )
     }

@@ -179,6 +179,7 @@ impl MetaWriter<'_> {
     fn v2_dtype(&self, var: &PlannedVar) -> String {
         use ncmodel::AtomicType as A;
         match var.dtype.atomic {
+            A::String if var.dtype.text == crate::dtype::Text::Vlen => return "|O".into(),
             A::String => return var.dtype.v2_string(),
             A::Char if !self.nczarr() => return "|S1".into(),
             A::Byte => return "|i1".into(),
@@ -345,8 +346,20 @@ impl MetaWriter<'_> {
         let char_v2 = var.dtype.atomic == ncmodel::AtomicType::Char
             && !self.nczarr()
             && self.version == ZarrVersion::V2;
+        let vlen = var.dtype.text == crate::dtype::Text::Vlen;
         let fill = match string || char_v2 {
             true if var.no_fill && self.version != ZarrVersion::V3 => J::Null,
+            // Strings of variable length: the fill string as is (zarr-python's form),
+            // but netCDF's default ("") as xarray writes it in version 2, null, so that
+            // xarray does not read empty strings as missing.
+            true if vlen => {
+                let fill = crate::strings::from_fixed(&var.fill);
+                if fill.is_empty() && self.version == ZarrVersion::V2 {
+                    J::Null
+                } else {
+                    J::Str(String::from_utf8_lossy(&fill).into_owned())
+                }
+            }
             true => crate::strings::fill_json(&var.fill, self.nczarr()),
             false => fill_json(var),
         };
@@ -355,6 +368,11 @@ impl MetaWriter<'_> {
         let (mut atts, types) = attributes(&var.var.atts, &owner, maxstrlen)?;
         if self.version == ZarrVersion::V3 {
             xarray_float_fill(&mut atts, var);
+            if vlen {
+                // xarray refuses a string `_FillValue` attribute in version 3 (it cannot
+                // write one either); `fill_value` holds it, and is read back as it.
+                atts.retain(|(name, _)| name != "_FillValue");
+            }
             let (chunks, shape) = if scalar {
                 (Vec::new(), Vec::new())
             } else {
@@ -377,8 +395,14 @@ impl MetaWriter<'_> {
                     )]),
                 ),
             ]);
-            // Byte strings have no byte order (zarr-python writes no configuration).
-            let mut codecs = vec![if string {
+            // Byte strings have no byte order (zarr-python writes no configuration);
+            // strings of variable length are serialized by `vlen-utf8` instead.
+            let mut codecs = vec![if vlen {
+                J::obj([
+                    ("name", J::Str(crate::vlen::VLEN_UTF8.into())),
+                    ("configuration", J::Obj(Vec::new())),
+                ])
+            } else if string {
                 J::obj([("name", J::Str(V3_BYTES.into()))])
             } else {
                 bytes_codec
@@ -431,13 +455,21 @@ impl MetaWriter<'_> {
         if scalar {
             shape = vec![1];
         }
-        let (filters, compressor) = match var.codecs.split_last() {
-            None => (J::Null, J::Null),
-            Some((last, [])) => (J::Null, J::from_value(last)),
+        let (mut filters, compressor) = match var.codecs.split_last() {
+            None => (Vec::new(), J::Null),
             Some((last, rest)) => (
-                J::Arr(rest.iter().map(J::from_value).collect()),
+                rest.iter().map(J::from_value).collect(),
                 J::from_value(last),
             ),
+        };
+        if vlen {
+            // numcodecs' object codec comes first among the filters.
+            filters.insert(0, J::obj([("id", J::Str(crate::vlen::VLEN_UTF8.into()))]));
+        }
+        let filters = if filters.is_empty() {
+            J::Null
+        } else {
+            J::Arr(filters)
         };
         let mut zarray = vec![
             ("zarr_format".to_string(), J::int(2)),
@@ -517,6 +549,9 @@ fn sharding_codec(inner_chunks: &[usize], inner_codecs: Vec<J>) -> J {
 /// The Zarr v3 `data_type` of a variable: a fixed-length string is zarr-python's
 /// `null_terminated_bytes` of its maximum length (numpy's `S`, as in Zarr v2).
 fn v3_data_type(var: &PlannedVar) -> J {
+    if var.dtype.text == crate::dtype::Text::Vlen {
+        return J::Str("string".into());
+    }
     match crate::dtype::Dtype::v3_name(var.dtype.atomic) {
         Some(name) => J::Str(name.into()),
         None => J::obj([
@@ -736,7 +771,7 @@ mod tests {
     #[test]
     fn documents_are_written_last() -> Result<()> {
         let dataset = dataset();
-        let vars = crate::plan::plan(&dataset, false, &Default::default())?;
+        let vars = crate::plan::plan(&dataset, false, false, &Default::default())?;
         let lens = HashMap::from([(0, 2)]);
         for consolidated in [false, true] {
             for (flavor, version, marks) in [
@@ -788,7 +823,7 @@ mod tests {
     #[test]
     fn consolidated_metadata_holds_every_document() -> Result<()> {
         let dataset = dataset();
-        let vars = crate::plan::plan(&dataset, false, &chunkspec::ShardSpecs::default())?;
+        let vars = crate::plan::plan(&dataset, false, false, &chunkspec::ShardSpecs::default())?;
         let lens = HashMap::from([(0, 2)]);
         let parse = |store: &MemoryStore, key: &str| -> Result<serde_json::Value> {
             let key = StoreKey::parse(key).map_err(|e| ZarrError::Invalid(e.to_string()))?;
@@ -851,7 +886,7 @@ mod tests {
     #[test]
     fn latin1_attributes_read_back_as_their_bytes() -> Result<()> {
         let dataset = dataset();
-        let vars = crate::plan::plan(&dataset, false, &Default::default())?;
+        let vars = crate::plan::plan(&dataset, false, false, &Default::default())?;
         let store = MemoryStore::new();
         MetaWriter {
             dataset: &dataset,

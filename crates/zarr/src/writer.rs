@@ -351,6 +351,51 @@ impl ZarrWriter {
         crate::wdata::write_slab(&meta, &var.fill, &var.var.name, &start, &count, data)
     }
 
+    /// Writes the strings `values` as the slab `start`/`count` of the variable `index`,
+    /// chunk by chunk; returns how many were cut to its fixed width.
+    fn write_strings(
+        &self,
+        index: usize,
+        start: &[usize],
+        count: &[usize],
+        values: &Values,
+    ) -> Result<usize> {
+        let mut state = self.lock();
+        let var = state
+            .vars
+            .get(index)
+            .cloned()
+            .ok_or_else(|| ZarrError::Invalid("no such variable".into()))?;
+        let Values::String(strings) = values else {
+            return Err(ZarrError::BadType(format!(
+                "variable {}: strings are written as strings",
+                var.var.name
+            )));
+        };
+        let scalar = var.var.dim_ids.is_empty();
+        let (start, count) = if scalar {
+            (vec![0], vec![1])
+        } else {
+            (start.to_vec(), count.to_vec())
+        };
+        let elements = count.iter().try_fold(1usize, |a, c| a.checked_mul(*c));
+        if start.len() != var.chunks.len() || elements != Some(strings.len()) {
+            return Err(ZarrError::Invalid(format!(
+                "variable {}: the slab {start:?}+{count:?} does not fit the variable or the values given",
+                var.var.name
+            )));
+        }
+        let ends: Vec<usize> = start.iter().zip(&count).map(|(s, c)| s + c).collect();
+        state.grow(&var.var, &ends)?;
+        let meta = self.meta_of(&var, &state)?;
+        drop(state);
+        let _chunk_io = self
+            .chunk_io
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        crate::vlen::write_string_slab(&meta, &var.fill, &var.var.name, &start, &count, strings)
+    }
+
     /// Writes whole chunks of the variable `index`, which grows to `shape` first.
     fn write_whole_chunks<'a>(
         &self,
@@ -385,18 +430,23 @@ impl ZarrWriter {
 
     /// Makes the fixed-length strings of the variable `index` wide enough for `values`
     /// when no width was set for it (its `_nczarr_maxstrlen`, the root group's
-    /// `_nczarr_default_maxstrlen`): the chunks written so far are written again at the
-    /// new width, so that nothing is cut that the user did not ask to cut.
+    /// `_nczarr_default_maxstrlen`) and the wider variable stays within
+    /// [`crate::strings::widening_allowed`]: the chunks written so far are written again
+    /// at the new width, so that nothing is cut that the user did not ask to cut. Past
+    /// that bound the width stays, and longer strings are cut to it (and reported).
     fn fit_strings(&self, index: usize, values: &Values) -> Result<()> {
         let Values::String(strings) = values else {
             return Ok(());
         };
-        let longest = strings
-            .iter()
-            .flatten()
-            .map(|s| s.iter().position(|b| *b == 0).unwrap_or(s.len()))
-            .max()
-            .unwrap_or(0);
+        let lengths = || {
+            strings
+                .iter()
+                .flatten()
+                .map(|s| s.iter().position(|b| *b == 0).unwrap_or(s.len()))
+        };
+        let longest = lengths().max().unwrap_or(0);
+        // What the values hold: their bytes and a terminating NUL each.
+        let held = lengths().fold(strings.len() as u64, |a, n| a.saturating_add(n as u64));
         let _chunk_io = self
             .chunk_io
             .lock()
@@ -415,6 +465,15 @@ impl ZarrWriter {
             return Ok(());
         }
         let old = self.meta_of(&var, &state)?;
+        let elements = old
+            .shape
+            .iter()
+            .try_fold(1u64, |a, n| a.checked_mul(*n as u64))
+            .unwrap_or(u64::MAX)
+            .max(strings.len() as u64);
+        if !crate::strings::widening_allowed(elements, longest, held) {
+            return Ok(());
+        }
         let mut wider = var.clone();
         let width = i32::try_from(longest)
             .map_err(|_| ZarrError::Invalid(format!("a string of {longest} bytes")))?;
@@ -692,7 +751,9 @@ impl StoreWriter for ZarrWriter {
 
     fn define(&mut self, dataset: &Dataset) -> Result<(), StoreError> {
         let context = format!("defining {}", self.text);
-        let vars = plan(dataset, self.no_fill, &self.shards).map_err(|e| e.into_store(&context))?;
+        let nczarr = crate::wmeta::writes_nczarr(self.flavor, self.version);
+        let vars = plan(dataset, self.no_fill, !nczarr, &self.shards)
+            .map_err(|e| e.into_store(&context))?;
         if !crate::wmeta::writes_nczarr(self.flavor, self.version) {
             for var in &vars {
                 crate::codec::refuse_nczarr_only(&var.codecs, &var.group_path, &var.var.name)
@@ -750,6 +811,15 @@ impl StoreWriter for ZarrWriter {
         self.fit_strings(index, values)
             .map_err(|e| e.into_store(context()))?;
         let dtype = self.lock().vars[index].dtype;
+        if matches!(values, Values::String(_)) {
+            let cut = self
+                .write_strings(index, start, count, values)
+                .map_err(|e| e.into_store(context()))?;
+            if cut > 0 {
+                self.truncations.record(&var.to_string(), dtype.size, cut);
+            }
+            return Ok(());
+        }
         let (bytes, cut) =
             crate::values::element_bytes(values, &dtype).map_err(|e| e.into_store(context()))?;
         if cut > 0 {
