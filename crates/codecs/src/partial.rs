@@ -192,6 +192,39 @@ pub fn decode_box(
     Ok(out)
 }
 
+/// How many bytes `input` decodes to through `stream`, if at most `limit`: the stream
+/// is decoded in pieces of 1 MiB and read away, so that a caller can then allocate the
+/// output once, at its exact size, and decode into it with [`decode_stream_into`]
+/// (twice the decoding time, once the memory). More than `limit` is an error, found one
+/// piece past it.
+pub fn stream_len(stream: Stream, input: &[u8], limit: usize) -> std::io::Result<usize> {
+    let cap = u64::try_from(limit).map_or(u64::MAX, |l| l.saturating_add(1));
+    let counted = std::io::copy(&mut stream.reader(input)?.take(cap), &mut std::io::sink())?;
+    usize::try_from(counted)
+        .ok()
+        .filter(|n| *n <= limit)
+        .ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                format!("the chunk decodes to more than {limit} bytes"),
+            )
+        })
+}
+
+/// Decodes `input` through `stream` into `out`, which it must fill exactly.
+pub fn decode_stream_into(stream: Stream, input: &[u8], out: &mut [u8]) -> std::io::Result<()> {
+    let mut reader = stream.reader(input)?;
+    reader.read_exact(out)?;
+    let mut more = [0u8; 1];
+    if reader.read(&mut more)? != 0 {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "the chunk decodes to more bytes than counted",
+        ));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use std::io::Write;
@@ -283,6 +316,22 @@ mod tests {
             element: 1,
         };
         assert_eq!(decode_box(Stream::Zstd, &input, &region)?, vec![0; 4]);
+        Ok(())
+    }
+
+    #[test]
+    fn streams_are_counted_then_decoded_into_their_exact_size() -> std::io::Result<()> {
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i / 7) as u8).collect();
+        for stream in [Stream::Bzip2, Stream::Zstd, Stream::Zlib] {
+            let input = encoded(stream, &data)?;
+            assert_eq!(stream_len(stream, &input, data.len())?, data.len());
+            assert!(stream_len(stream, &input, data.len() - 1).is_err());
+            let mut out = vec![0u8; data.len()];
+            decode_stream_into(stream, &input, &mut out)?;
+            assert_eq!(out, data);
+            let mut short = vec![0u8; data.len() - 1];
+            assert!(decode_stream_into(stream, &input, &mut short).is_err());
+        }
         Ok(())
     }
 
