@@ -158,11 +158,7 @@ impl ChunkBox<'_> {
 /// between the box's rows read away, and decoding stops at the box's last byte. Memory:
 /// the box plus the decoder's state and one piece. A stream that ends before the box
 /// does is an error.
-pub fn decode_box(
-    stream: Stream,
-    input: &[u8],
-    region: &ChunkBox<'_>,
-) -> std::io::Result<Vec<u8>> {
+pub fn decode_box(stream: Stream, input: &[u8], region: &ChunkBox<'_>) -> std::io::Result<Vec<u8>> {
     let (rows, row) = region.rows().ok_or_else(|| {
         std::io::Error::new(
             std::io::ErrorKind::InvalidInput,

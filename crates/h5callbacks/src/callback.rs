@@ -87,8 +87,7 @@ fn decode<B: OutputBuffer>(id: u32, input: &[u8], limit: usize) -> Option<Output
         // Vec copied into HDF5's buffer cost about three times the chunk.
         let size = codecs::partial::stream_len(stream, input, limit).ok()?;
         let mut buffer = B::zeroed(size.max(1))?;
-        codecs::partial::decode_stream_into(stream, input, buffer.bytes().get_mut(..size)?)
-            .ok()?;
+        codecs::partial::decode_stream_into(stream, input, buffer.bytes().get_mut(..size)?).ok()?;
         return Some(Output { buffer, len: size });
     }
     copied(&wire::decode(id, input, limit).ok()?)

@@ -151,7 +151,9 @@ fn read_chunk_part(
 ) -> Result<Option<Chunk>> {
     let meta = &entry.meta;
     let declared = meta.stored_chunk_bytes();
-    if declared <= DECODE_WHOLE_BELOW {
+    // Without codecs a chunk costs what its file holds, and a file of another size than
+    // the chunk's is refused as damaged.
+    if declared <= DECODE_WHOLE_BELOW || meta.codecs.is_empty() {
         return Ok(read_meta_chunk(meta, index)?.map(Chunk::Whole));
     }
     let Some(stream) = stream_of(meta) else {
@@ -159,11 +161,11 @@ fn read_chunk_part(
         let limit = codecs::partial::decoded_chunk_cap();
         if declared > limit && covered < declared {
             return Err(ZarrError::Corrupt(format!(
-                "variable {}: chunk of {declared} bytes declared for {covered} bytes of \
-                 data: larger than the {limit}-byte limit on chunks decoded whole (its \
-                 codecs cannot be decoded in pieces); the store is damaged, or set {}=BYTES \
-                 to read it",
-                entry.path,
+                "chunk {} of {declared} bytes declared for {covered} bytes of data: \
+                 larger than the {limit}-byte limit on chunks decoded whole (its codecs \
+                 cannot be decoded in pieces); the store is damaged, or set {}=BYTES to \
+                 read it",
+                meta.describe(&meta.chunk_key(index)),
                 codecs::partial::CHUNK_LIMIT_VARIABLE
             )));
         }
@@ -179,6 +181,8 @@ fn read_chunk_part(
         extent,
         element: meta.dtype.stored_size(),
     };
+    let part_bytes = extent.iter().product::<usize>() * region.element;
+    let _permit = store::budget::decode_budget().acquire(part_bytes);
     let part = codecs::partial::decode_box(stream, &raw, &region).map_err(|e| {
         ZarrError::Corrupt(format!(
             "chunk {} cannot be decoded: {e}; the store is probably damaged",
@@ -226,6 +230,8 @@ pub fn read_meta_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<u
         return Ok(None);
     };
     let what = meta.describe(&key);
+    // Decoded chunks in flight across all threads stay within the process's budget.
+    let _permit = store::budget::decode_budget().acquire(meta.stored_chunk_bytes());
     decode(meta, raw, &what).map(Some).map_err(|e| match e {
         CodecFail::Unavailable(id) => unavailable(&id),
         CodecFail::Failed(m) => ZarrError::Corrupt(format!(
