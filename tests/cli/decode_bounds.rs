@@ -219,3 +219,41 @@ fn the_reference_ncdump_with_our_plugins_is_bounded_on_a_bzip2_bomb() {
         );
     }
 }
+
+#[test]
+fn chunks_decoded_in_pieces_hold_what_chunks_decoded_whole_hold() {
+    // Big-endian ints in chunks of 2 x 700,000 (5.6 MB, above the 4 MiB from which a
+    // chunk a slab needs only part of is decoded in pieces) that reach past the array's
+    // 3 x 500,000: the same values through zlib, bz2 and zstd as without a codec, whose
+    // chunks are read whole.
+    let Some(python) = crate::support::zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let program = format!(
+        "import zarr, numcodecs, numpy as np\n\
+         data = (np.arange(1_500_000, dtype='>i4') * 7919 % 100_003).reshape(3, 500_000)\n\
+         for name, compressor in [('none', None), ('zlib', numcodecs.Zlib(level=1)), \
+         ('bz2', numcodecs.BZ2(level=1)), ('zstd', numcodecs.Zstd(level=1))]:\n    \
+         g = zarr.open_group({dir:?} + '/' + name + '.zarr', mode='w', zarr_format=2)\n    \
+         a = g.create_array('v', shape=data.shape, chunks=(2, 700_000), dtype='>i4', \
+         compressors=compressor, fill_value=0)\n    \
+         a[:] = data\n    \
+         a.attrs['_ARRAY_DIMENSIONS'] = ['y', 'x']\n",
+        dir = dir.path()
+    );
+    let made = run(Command::new(&python).args(["-c", &program]));
+    assert_eq!(made.code, Some(0), "zarr-python: {}", made.stderr);
+    let dump = |name: &str| {
+        let store = dir.path().join(format!("{name}.zarr"));
+        let dumped = run_ours("ncdump", [&store]);
+        let run = dumped.assert_within(CEILING_MIB, 120);
+        assert_eq!(run.code, Some(0), "{name}: {}", run.stderr);
+        crate::support::from_line(&run.stdout, "data:").to_string()
+    };
+    let whole = dump("none");
+    assert!(whole.contains(" 7919, 15838,"), "{}", &whole[..200.min(whole.len())]);
+    for name in ["zlib", "bz2", "zstd"] {
+        assert!(dump(name) == whole, "{name}: other values than without a codec");
+    }
+}
