@@ -252,8 +252,15 @@ fn chunks_decoded_in_pieces_hold_what_chunks_decoded_whole_hold() {
         crate::support::from_line(&run.stdout, "data:").to_string()
     };
     let whole = dump("none");
-    assert!(whole.contains(" 7919, 15838,"), "{}", &whole[..200.min(whole.len())]);
+    assert!(
+        whole.contains(" 7919, 15838,"),
+        "{}",
+        &whole[..200.min(whole.len())]
+    );
     for name in ["zlib", "bz2", "zstd"] {
-        assert!(dump(name) == whole, "{name}: other values than without a codec");
+        assert!(
+            dump(name) == whole,
+            "{name}: other values than without a codec"
+        );
     }
 }
