@@ -50,8 +50,14 @@ where
     S: AsRef<std::ffi::OsStr>,
 {
     let mut command = Command::new(ours_path(tool));
+    command.args(args);
+    run_watched(tool, command)
+}
+
+/// Runs `command` (any program: a reference tool, with its environment set), watching
+/// it like [`run_ours`]; `tool` names it in messages.
+pub fn run_watched(tool: &str, mut command: Command) -> Bounded {
     command
-        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());

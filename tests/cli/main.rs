@@ -5,6 +5,7 @@ mod bad_input;
 mod bounded;
 mod chunk_writes;
 mod completions;
+mod decode_bounds;
 mod decoded_reads;
 mod deflate_size;
 mod filters_inspect;

@@ -95,7 +95,7 @@ fn installed() -> &'static Installed {
 }
 
 /// The plugin directory as HDF5_PLUGIN_PATH takes it.
-fn plugin_path() -> String {
+pub(crate) fn plugin_path() -> String {
     installed().dir.to_string_lossy().into_owned()
 }
 

@@ -28,6 +28,7 @@ mod limit;
 pub mod nczarr;
 pub mod numcodecs;
 pub mod params;
+pub mod partial;
 pub mod registry;
 pub mod suggest;
 pub mod wire;

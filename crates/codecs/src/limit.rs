@@ -4,12 +4,12 @@
 //! HDF5 does not tell a filter callback the size of the dataset's chunks, so the caller
 //! that knows it (the code around each libnetcdf read or write of a variable) sets it
 //! for the current thread with [`with_decoded_chunk_limit`]; HDF5 runs the filters on
-//! the calling thread. Without a limit, a chunk may decode to HDF5's own maximum chunk
-//! size, [`HDF5_MAX_CHUNK_BYTES`].
+//! the calling thread. Without a limit (our HDF5 plugins loaded by another program), a
+//! chunk may decode to [`crate::partial::decoded_chunk_cap`].
 
 use std::cell::Cell;
 
-/// HDF5's largest chunk, in bytes (2^32 - 1): the limit while none is set.
+/// HDF5's largest chunk, in bytes (2^32 - 1): no limit is ever above it.
 pub const HDF5_MAX_CHUNK_BYTES: usize = u32::MAX as usize;
 
 /// What a filter callback may produce beyond the chunk size: 1/8 of it plus 4 KiB.
@@ -57,9 +57,14 @@ pub fn decoded_chunk_limit() -> Option<usize> {
 }
 
 /// The most a built-in filter called by HDF5 on this thread may decode a chunk to: the
-/// limit set with its slack, or [`HDF5_MAX_CHUNK_BYTES`] when none is set.
+/// limit set with its slack, or, when none is set (our HDF5 plugins in another program,
+/// which HDF5 does not tell the chunk size), [`crate::partial::decoded_chunk_cap`]
+/// (`NCTOOLS_CHUNK_LIMIT`, 256 MiB by default), within [`HDF5_MAX_CHUNK_BYTES`].
 pub fn callback_limit() -> usize {
-    decoded_chunk_limit().map_or(HDF5_MAX_CHUNK_BYTES, with_slack)
+    decoded_chunk_limit().map_or_else(
+        || crate::partial::decoded_chunk_cap().min(HDF5_MAX_CHUNK_BYTES),
+        with_slack,
+    )
 }
 
 #[cfg(test)]
@@ -67,9 +72,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_default_is_hdf5s_largest_chunk() {
+    fn the_default_is_the_chunk_limit() {
+        // Before: 4 294 967 295 (HDF5's largest chunk), so our plugins let a 785-byte
+        // bzip2 chunk decode to gigabytes in any program.
         assert_eq!(decoded_chunk_limit(), None);
-        assert_eq!(callback_limit(), 4_294_967_295);
+        assert_eq!(callback_limit(), crate::partial::decoded_chunk_cap());
     }
 
     #[test]

@@ -259,6 +259,8 @@ impl ChunkedVar {
     fn decode_chunk(&self, index: &[usize]) -> Option<Vec<u8>> {
         let offset: Vec<usize> = index.iter().zip(&self.chunks).map(|(i, c)| i * c).collect();
         let stored = with_lib(|lib| self.origin.read(lib, &offset)).ok()??;
+        // Decoded chunks in flight across all threads stay within the process's budget.
+        let _permit = store::budget::decode_budget().acquire(self.chunk_bytes);
         let mut data = self
             .decoder
             .decode(&stored.bytes, stored.filter_mask, self.chunk_bytes)

@@ -14,6 +14,7 @@
 //! last in an object store). Variables are named by their path ([`VarPath`]); errors
 //! carry an [`ErrorKind`]. Nothing here links C.
 
+pub mod budget;
 mod capabilities;
 mod chunks;
 pub mod directory;

@@ -125,8 +125,96 @@ fn read_chunk(entry: &VarEntry, index: &[usize], grid: &SlabGrid<'_>) -> Result<
             let part = crate::shard::read_region(meta, sharding, &key, (&in_chunk, &extent))?;
             Ok(part.map(Chunk::Part))
         }
-        None => Ok(read_meta_chunk(meta, index)?.map(Chunk::Whole)),
+        None => {
+            let (in_chunk, _, extent) =
+                store::grid::overlap(index, &meta.chunks, grid.start, grid.count);
+            if extent == meta.chunks {
+                return Ok(read_meta_chunk(meta, index)?.map(Chunk::Whole));
+            }
+            read_chunk_part(entry, index, &in_chunk, &extent)
+        }
     }
+}
+
+/// Chunks of at most this many bytes are decoded whole even when a slab needs only part
+/// of them (the usual case, and the cheaper one); larger ones are decoded in pieces when
+/// their codecs allow it (see [`codecs::partial`]).
+const DECODE_WHOLE_BELOW: usize = 4 << 20;
+
+/// The part `in_chunk`/`extent` of the chunk `index`, which a slab needs only part of:
+/// decoded in pieces, keeping only that part, when the chunk is large and its codecs are
+/// one streaming compressor; otherwise decoded whole, unless its declared size is over
+/// the limit ([`codecs::partial::decoded_chunk_cap`]) while less of it lies inside the
+/// array (then refused, naming the variable).
+fn read_chunk_part(
+    entry: &VarEntry,
+    index: &[usize],
+    in_chunk: &[usize],
+    extent: &[usize],
+) -> Result<Option<Chunk>> {
+    let meta = &entry.meta;
+    let declared = meta.stored_chunk_bytes();
+    // Without codecs a chunk costs what its file holds, and a file of another size than
+    // the chunk's is refused as damaged.
+    if declared <= DECODE_WHOLE_BELOW || meta.codecs.is_empty() {
+        return Ok(read_meta_chunk(meta, index)?.map(Chunk::Whole));
+    }
+    let Some(stream) = stream_of(meta) else {
+        let covered = covered_bytes(meta, index);
+        let limit = codecs::partial::decoded_chunk_cap();
+        if declared > limit && covered < declared {
+            return Err(ZarrError::Corrupt(format!(
+                "chunk {} of {declared} bytes declared for {covered} bytes of data: \
+                 larger than the {limit}-byte limit on chunks decoded whole (its codecs \
+                 cannot be decoded in pieces); the store is damaged, or set {}=BYTES to \
+                 read it",
+                meta.describe(&meta.chunk_key(index)),
+                codecs::partial::CHUNK_LIMIT_VARIABLE
+            )));
+        }
+        return Ok(read_meta_chunk(meta, index)?.map(Chunk::Whole));
+    };
+    let key = meta.chunk_key(index);
+    let Some(raw) = meta.store.get(&key, encoded_cap(meta))? else {
+        return Ok(None);
+    };
+    let region = codecs::partial::ChunkBox {
+        chunk: &meta.chunks,
+        offset: in_chunk,
+        extent,
+        element: meta.dtype.stored_size(),
+    };
+    let part_bytes = extent.iter().product::<usize>() * region.element;
+    let _permit = store::budget::decode_budget().acquire(part_bytes);
+    let part = codecs::partial::decode_box(stream, &raw, &region).map_err(|e| {
+        ZarrError::Corrupt(format!(
+            "chunk {} cannot be decoded: {e}; the store is probably damaged",
+            meta.describe(&key)
+        ))
+    })?;
+    Ok(Some(Chunk::Part(to_machine(meta, part))))
+}
+
+/// The streaming compressor a chunk of `meta` is stored through, when its chunks can be
+/// decoded in pieces: one codec of [`codecs::partial::Stream`], elements in C order.
+fn stream_of(meta: &ArrayMeta) -> Option<codecs::partial::Stream> {
+    match meta.codecs.as_slice() {
+        [codec] if meta.transpose.is_none() => {
+            codecs::partial::Stream::of_numcodecs_id(codec_id(codec))
+        }
+        _ => None,
+    }
+}
+
+/// The bytes (as stored) of the part of the chunk `index` inside the array.
+fn covered_bytes(meta: &ArrayMeta, index: &[usize]) -> usize {
+    let elements: usize = index
+        .iter()
+        .zip(&meta.chunks)
+        .zip(&meta.shape)
+        .map(|((i, c), len)| len.saturating_sub(i.saturating_mul(*c)).min(*c))
+        .product();
+    elements.saturating_mul(meta.dtype.stored_size())
 }
 
 /// A chunk as read for a slab: whole, or only its part inside the slab (of a shard).
@@ -145,6 +233,8 @@ pub fn read_meta_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<u
         return Ok(None);
     };
     let what = meta.describe(&key);
+    // Decoded chunks in flight across all threads stay within the process's budget.
+    let _permit = store::budget::decode_budget().acquire(meta.stored_chunk_bytes());
     decode(meta, raw, &what).map(Some).map_err(|e| match e {
         CodecFail::Unavailable(id) => unavailable(&id),
         CodecFail::Failed(m) => ZarrError::Corrupt(format!(
@@ -194,6 +284,13 @@ pub fn decode(meta: &ArrayMeta, raw: Vec<u8>, what: &str) -> Result<Vec<u8>, Cod
     if let Some(order) = &meta.transpose {
         data = crate::transpose::to_c_order(&data, &meta.chunks, order, stored);
     }
+    Ok(to_machine(meta, data))
+}
+
+/// Elements of `meta` as stored, in C order, in the machine's byte order (half floats
+/// widened to floats).
+fn to_machine(meta: &ArrayMeta, mut data: Vec<u8>) -> Vec<u8> {
+    let stored = meta.dtype.stored_size();
     if meta.dtype.needs_swap() {
         let width = if meta.dtype.special == Special::Half {
             stored
@@ -205,5 +302,5 @@ pub fn decode(meta: &ArrayMeta, raw: Vec<u8>, what: &str) -> Result<Vec<u8>, Cod
     if meta.dtype.special == Special::Half {
         data = widen_half(&data);
     }
-    Ok(data)
+    data
 }

@@ -280,9 +280,30 @@ fn chunk_bytes(lib: &Lib, grp: Grp<'_>, varid: c_int, elem: usize) -> Option<usi
     if layout != 0 {
         return None;
     }
-    chunks
+    let bytes = chunks
         .iter()
-        .try_fold(elem.max(1), |n, c| n.checked_mul(*c))
+        .try_fold(elem.max(1), |n, c| n.checked_mul(*c))?;
+    // A chunk that declares more than the chunk limit while the variable holds less
+    // (4 values in chunks of 2^30) may decode to the limit only: HDF5 would otherwise
+    // let a few hundred bytes decode to gigabytes.
+    let limit = codecs::partial::decoded_chunk_cap();
+    if bytes > limit {
+        let context = String::new;
+        let info = super::inquire::var(lib, grp, varid, &context).ok()?;
+        let covered = info
+            .dim_ids
+            .iter()
+            .zip(&chunks)
+            .map(|(d, c)| {
+                super::inquire::dim(lib, grp, *d, &context).map_or(*c, |(_, len)| len.min(*c))
+            })
+            .try_fold(elem.max(1), |n, c| n.checked_mul(c))
+            .unwrap_or(usize::MAX);
+        if covered < bytes {
+            return Some(limit);
+        }
+    }
+    Some(bytes)
 }
 
 /// Runs a libnetcdf transfer of `varid` with the built-in filters' decoded chunks bounded

@@ -1,0 +1,266 @@
+//! The memory rule for written chunks: a few kilobytes that declare gigabytes (a chunk
+//! of 2^30 one-byte values of an array of 4, compressed to 785 bytes with bzip2 or about
+//! 1 MB with zlib; a chunk of 2^30 values with no codec whose file is a few bytes) cost
+//! what the array holds, or are refused cleanly, in ncdump, nccopy (to netCDF-4 and to
+//! Zarr), for a directory Zarr store and a netCDF-4 file, and in the reference ncdump
+//! with our HDF5 plugins.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::bounded::{run_ours, run_watched, Bounded};
+use crate::support::{reference, run, scratch, skip, test_data, Run};
+
+/// The memory ceiling of every run here, in MiB.
+const CEILING_MIB: u64 = 300;
+
+/// Values in a chunk: 2^30 one-byte integers.
+const CHUNK: usize = 1 << 30;
+
+/// The bzip2 stream of 2^30 zero bytes (785 bytes; made once with Python's bz2 module,
+/// which takes 20 s to compress it).
+fn bzip2_bomb() -> Vec<u8> {
+    let path = test_data("decode_bounds/zeros-1GiB.bz2");
+    fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The project virtualenv's python, or `None` after a skip.
+fn python() -> Option<PathBuf> {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python3");
+    let check = "import h5py, hdf5plugin, numpy";
+    if python.is_file() && run(Command::new(&python).args(["-c", check])).code == Some(0) {
+        Some(python)
+    } else {
+        skip("the project virtualenv .venv with h5py and hdf5plugin");
+        None
+    }
+}
+
+/// The zlib stream of 2^30 zero bytes (about 1 MB), made with Python's zlib module fed
+/// 1 MiB at a time, written to `path`.
+fn zlib_bomb(python: &Path, path: &Path) -> Vec<u8> {
+    let program = format!(
+        "import zlib\nc = zlib.compressobj(9)\nz = bytes(1 << 20)\n\
+         with open({path:?}, 'wb') as f:\n    \
+         for _ in range(1024): f.write(c.compress(z))\n    f.write(c.flush())\n"
+    );
+    let made = run(Command::new(python).args(["-c", &program]));
+    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A Zarr v2 directory store DIR/NAME.zarr with `int8 v(x = 4)` in chunks of 2^30
+/// values, `compressor` its numcodecs JSON, and its one chunk file holding `chunk`.
+fn zarr_store(dir: &Path, name: &str, compressor: &str, chunk: &[u8]) -> PathBuf {
+    let store = dir.join(format!("{name}.zarr"));
+    let array = store.join("v");
+    let write = |path: PathBuf, bytes: &[u8]| {
+        fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    };
+    fs::create_dir_all(&array).unwrap_or_else(|e| panic!("{}: {e}", array.display()));
+    write(store.join(".zgroup"), br#"{"zarr_format": 2}"#);
+    let zarray = format!(
+        r#"{{"zarr_format": 2, "shape": [4], "chunks": [{CHUNK}], "dtype": "|i1",
+            "compressor": {compressor}, "fill_value": 0, "order": "C", "filters": null}}"#
+    );
+    write(array.join(".zarray"), zarray.as_bytes());
+    write(array.join(".zattrs"), br#"{"_ARRAY_DIMENSIONS": ["x"]}"#);
+    write(array.join("0"), chunk);
+    store
+}
+
+/// A netCDF-4 (HDF5) file DIR/bomb.nc with `int8 v(4)` in chunks of 2^30 values through
+/// the bzip2 filter, its one chunk the bzip2 bomb, written with h5py.
+fn netcdf4_bomb(python: &Path, dir: &Path) -> PathBuf {
+    let file = dir.join("bomb.nc");
+    let chunk = test_data("decode_bounds/zeros-1GiB.bz2");
+    let program = format!(
+        "import h5py, hdf5plugin\n\
+         with h5py.File({file:?}, 'w') as f:\n    \
+         d = f.create_dataset('v', shape=(4,), maxshape=(None,), chunks=({CHUNK},), \
+         dtype='i1', **hdf5plugin.BZip2())\n    \
+         d.id.write_direct_chunk((0,), open({chunk:?}, 'rb').read())\n"
+    );
+    let made = run(Command::new(python).args(["-c", &program]));
+    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    file
+}
+
+/// A run that stayed under the ceiling and either gave the 4 zeros (`dumped`) or failed
+/// cleanly, naming the input.
+#[track_caller]
+fn assert_bounded(bounded: &Bounded, input: &Path) -> bool {
+    let run: &Run = bounded.assert_within(CEILING_MIB, 60);
+    if run.code == Some(0) {
+        return true;
+    }
+    let name = input
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&name),
+        "{name} not named: {}",
+        run.stderr
+    );
+    false
+}
+
+/// ncdump of `input` under the ceiling, printing the four zeros.
+#[track_caller]
+fn assert_dumps_zeros(input: &Path) {
+    let dumped = run_ours("ncdump", [input]);
+    assert!(assert_bounded(&dumped, input), "{}", dumped.run.stderr);
+    assert!(
+        dumped.run.stdout.contains(" v = 0, 0, 0, 0 ;"),
+        "{}",
+        dumped.run.stdout
+    );
+}
+
+/// nccopy of `input` into netCDF-4 and into Zarr, each under the ceiling; a copy made
+/// (the stored chunk may be copied as it is) dumps under the ceiling too, giving the
+/// four zeros or failing cleanly.
+#[track_caller]
+fn assert_copies_bounded(dir: &Path, input: &Path) {
+    for out in ["copy.nc", "copy.zarr"] {
+        let out = dir.join(out);
+        let copied = run_ours("nccopy", [input, &out]);
+        if assert_bounded(&copied, input) {
+            let dumped = run_ours("ncdump", [&out]);
+            if assert_bounded(&dumped, &out) {
+                assert!(
+                    dumped.run.stdout.contains(" v = 0, 0, 0, 0 ;"),
+                    "{}",
+                    dumped.run.stdout
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_bzip2_chunk_of_a_gigabyte_in_a_zarr_store_costs_what_the_array_holds() {
+    // Before: ncdump reached 1046 MiB decoding the whole chunk for 4 values.
+    let dir = scratch();
+    let store = zarr_store(
+        dir.path(),
+        "bz",
+        r#"{"id": "bz2", "level": 9}"#,
+        &bzip2_bomb(),
+    );
+    assert_dumps_zeros(&store);
+    assert_copies_bounded(dir.path(), &store);
+}
+
+#[test]
+fn a_zlib_chunk_of_a_gigabyte_in_a_zarr_store_costs_what_the_array_holds() {
+    // Before: ncdump reached 1062 MiB (and 53 s of an unoptimised build's inflate).
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    let chunk = zlib_bomb(&python, &dir.path().join("zeros.zlib"));
+    let store = zarr_store(dir.path(), "zl", r#"{"id": "zlib", "level": 9}"#, &chunk);
+    assert_dumps_zeros(&store);
+    assert_copies_bounded(dir.path(), &store);
+}
+
+#[test]
+fn a_short_uncompressed_chunk_of_a_gigabyte_is_refused_cheaply() {
+    // A chunk of 2^30 values with no codec whose file holds 4 bytes: damaged, refused
+    // without costing its declared size.
+    let dir = scratch();
+    let store = zarr_store(dir.path(), "raw", "null", &[1, 2, 3, 4]);
+    let dumped = run_ours("ncdump", [&store]);
+    assert!(!assert_bounded(&dumped, &store), "{}", dumped.run.stdout);
+    assert_copies_bounded(dir.path(), &store);
+}
+
+#[test]
+fn a_bzip2_chunk_of_a_gigabyte_in_a_netcdf4_file_is_bounded() {
+    // Before: ncdump reached 2207 MiB (HDF5's chunk plus our filter's output).
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    let file = netcdf4_bomb(&python, dir.path());
+    let dumped = run_ours("ncdump", [&file]);
+    if assert_bounded(&dumped, &file) {
+        assert!(dumped.run.stdout.contains(" v = 0, 0, 0, 0 ;"));
+    }
+    assert_copies_bounded(dir.path(), &file);
+}
+
+#[test]
+fn the_reference_ncdump_with_our_plugins_is_bounded_on_a_bzip2_bomb() {
+    // Before: 3.16 GB (our plugin decoded up to 4 GiB into a growing Vec, then copied it
+    // into HDF5's buffer).
+    let (Some(python), Some(ncdump)) = (python(), reference("ncdump")) else {
+        return;
+    };
+    let dir = scratch();
+    let file = netcdf4_bomb(&python, dir.path());
+    let mut command = Command::new(ncdump);
+    command
+        .arg(&file)
+        .env("HDF5_PLUGIN_PATH", crate::plugins::plugin_path())
+        .env_remove("NCTOOLS_CHUNK_LIMIT");
+    let dumped = run_watched("ncdump", command);
+    let run = dumped.assert_within(CEILING_MIB, 60);
+    if run.code != Some(0) {
+        // The reference ncdump's own message for a filter that failed.
+        assert!(
+            run.stderr.contains("HDF") || run.stderr.contains("filter"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn chunks_decoded_in_pieces_hold_what_chunks_decoded_whole_hold() {
+    // Big-endian ints in chunks of 2 x 700,000 (5.6 MB, above the 4 MiB from which a
+    // chunk a slab needs only part of is decoded in pieces) that reach past the array's
+    // 3 x 500,000: the same values through zlib, bz2 and zstd as without a codec, whose
+    // chunks are read whole.
+    let Some(python) = crate::support::zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let program = format!(
+        "import zarr, numcodecs, numpy as np\n\
+         data = (np.arange(1_500_000, dtype='>i4') * 7919 % 100_003).reshape(3, 500_000)\n\
+         for name, compressor in [('none', None), ('zlib', numcodecs.Zlib(level=1)), \
+         ('bz2', numcodecs.BZ2(level=1)), ('zstd', numcodecs.Zstd(level=1))]:\n    \
+         g = zarr.open_group({dir:?} + '/' + name + '.zarr', mode='w', zarr_format=2)\n    \
+         a = g.create_array('v', shape=data.shape, chunks=(2, 700_000), dtype='>i4', \
+         compressors=compressor, fill_value=0)\n    \
+         a[:] = data\n    \
+         a.attrs['_ARRAY_DIMENSIONS'] = ['y', 'x']\n",
+        dir = dir.path()
+    );
+    let made = run(Command::new(&python).args(["-c", &program]));
+    assert_eq!(made.code, Some(0), "zarr-python: {}", made.stderr);
+    let dump = |name: &str| {
+        let store = dir.path().join(format!("{name}.zarr"));
+        let dumped = run_ours("ncdump", [&store]);
+        let run = dumped.assert_within(CEILING_MIB, 120);
+        assert_eq!(run.code, Some(0), "{name}: {}", run.stderr);
+        crate::support::from_line(&run.stdout, "data:").to_string()
+    };
+    let whole = dump("none");
+    assert!(
+        whole.contains(" 7919, 15838,"),
+        "{}",
+        &whole[..200.min(whole.len())]
+    );
+    for name in ["zlib", "bz2", "zstd"] {
+        assert!(
+            dump(name) == whole,
+            "{name}: other values than without a codec"
+        );
+    }
+}
