@@ -39,6 +39,12 @@ pub fn kerchunk_references(
 }
 
 fn source_file(input: &str, concat: Option<&str>) -> anyhow::Result<zarr::kerchunk::SourceFile> {
+    // What ncdump and nccopy say of an input that is not a netCDF file (a FIFO, refused
+    // before anything opens it blocking; a directory; CDL text) is said here too.
+    let kind = super::input_kind::identify(std::path::Path::new(input));
+    if let Some(problem) = super::input_kind::not_netcdf(input, &kind) {
+        return Err(anyhow!(problem));
+    }
     let absolute = std::fs::canonicalize(input).with_context(|| input.to_string())?;
     let size = std::fs::metadata(&absolute)
         .with_context(|| input.to_string())?
