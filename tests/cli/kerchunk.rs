@@ -333,3 +333,44 @@ fn options_that_shape_a_copy_are_refused_with_kerchunk() {
     );
     assert!(!refs.exists());
 }
+
+/// A netCDF-4 file of a few hundred bytes declaring `time = 400000000` (nothing written):
+/// `--concat time` inlines the coordinate's values, so a declared length past the cap
+/// (`MAX_INLINED_COORDINATE`, 16 MiB of values) is refused, naming the variable, before
+/// anything is read. Before: 6.27 GB resident and exit 0 (the bounded helper kills it at
+/// 2 GiB).
+#[test]
+fn a_huge_declared_concat_coordinate_is_refused_before_it_is_read() {
+    let dir = scratch();
+    let cdl = dir.path().join("big.cdl");
+    std::fs::write(
+        &cdl,
+        "netcdf big {\ndimensions:\n  time = 400000000 ;\nvariables:\n  double time(time) ;\n    \
+         time:_ChunkSizes = 1000000 ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("big.nc");
+    let made = Test::ours("ncgen")
+        .args(["-k", "nc4", "-o"])
+        .arg(&file)
+        .arg(&cdl)
+        .run();
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let refs = dir.path().join("refs.json");
+    let bounded = crate::bounded::run_ours(
+        "nccopy",
+        [
+            "--kerchunk".as_ref(),
+            refs.as_os_str(),
+            "--concat".as_ref(),
+            "time".as_ref(),
+            file.as_os_str(),
+            file.as_os_str(),
+        ],
+    );
+    let run = bounded.assert_within(300, 60);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains("variable /time"), "{}", run.stderr);
+    assert!(run.stderr.contains("16 MiB"), "{}", run.stderr);
+    assert!(!refs.exists(), "references written");
+}
