@@ -63,9 +63,7 @@ fn layout(bytes: &mut Bytes<'_>, rank: usize) -> Result<StoredLayout, String> {
             let n = usize::from(bytes.byte()) % (MAX_PLACES + 1);
             StoredLayout::Chunked((0..n).map(|_| place(bytes, rank)).collect())
         }
-        2 => StoredLayout::Contiguous(
-            (bytes.byte() & 1 == 1).then(|| place(bytes, 0)),
-        ),
+        2 => StoredLayout::Contiguous((bytes.byte() & 1 == 1).then(|| place(bytes, 0))),
         3 => StoredLayout::Compact,
         4 => StoredLayout::Other,
         _ => return Err("HDF5 cannot open its dataset".into()),
@@ -99,7 +97,11 @@ fuzz_target!(|data: &[u8]| {
             .collect();
         let coordinate = match bytes.byte() % 3 {
             0 => None,
-            _ => Some((0..usize::from(bytes.byte())).map(|_| bytes.byte()).collect()),
+            _ => Some(
+                (0..usize::from(bytes.byte()))
+                    .map(|_| bytes.byte())
+                    .collect(),
+            ),
         };
         let mut inlined = HashMap::new();
         if let Some((path, _)) = paths.get(usize::from(bytes.byte())) {
@@ -119,22 +121,35 @@ fuzz_target!(|data: &[u8]| {
     };
     let json: serde_json::Value =
         serde_json::from_str(&made.json).unwrap_or_else(|e| panic!("references not JSON: {e}"));
-    let refs = json["refs"].as_object().unwrap_or_else(|| panic!("no refs"));
+    let refs = json["refs"]
+        .as_object()
+        .unwrap_or_else(|| panic!("no refs"));
     for (key, value) in refs {
-        assert!(StoreKey::parse(key).is_ok(), "key {key:?} is not a store key");
+        assert!(
+            StoreKey::parse(key).is_ok(),
+            "key {key:?} is not a store key"
+        );
         let Some(reference) = value.as_array() else {
             assert!(value.is_string(), "{key}: {value}");
             continue;
         };
-        let url = reference[0].as_str().unwrap_or_else(|| panic!("{key}: {value}"));
-        let offset = reference[1].as_u64().unwrap_or_else(|| panic!("{key}: {value}"));
-        let length = reference[2].as_u64().unwrap_or_else(|| panic!("{key}: {value}"));
+        let url = reference[0]
+            .as_str()
+            .unwrap_or_else(|| panic!("{key}: {value}"));
+        let offset = reference[1]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{key}: {value}"));
+        let length = reference[2]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{key}: {value}"));
         let file = files
             .iter()
             .find(|f| f.url == url)
             .unwrap_or_else(|| panic!("{key}: unknown file {url}"));
         assert!(
-            offset.checked_add(length).is_some_and(|end| end <= file.size),
+            offset
+                .checked_add(length)
+                .is_some_and(|end| end <= file.size),
             "{key}: {offset}+{length} past the end of {url} ({} bytes)",
             file.size
         );
