@@ -14,7 +14,7 @@ nc4\t''
 netcdf-4-classic\t''
 nc7\t''"
 complete -c ncgen -s v -d 'Deprecated alias of -k' -r
-complete -c ncgen -s o -d 'Output file name (default: the dataset name with .nc)' -r
+complete -c ncgen -s o -d 'Output file name (default: the CDL file\'s name with .nc, in the working directory)' -r
 complete -c ncgen -s N -d 'Dataset name (instead of the one in the CDL)' -r
 complete -c ncgen -s M -d 'Name of the main function in generated code (accepted, unused)' -r
 complete -c ncgen -s D -d 'Debug level (accepted, unused)' -r

@@ -33,7 +33,7 @@ pub struct GenerateArgs {
     /// Deprecated alias of -k
     #[arg(short = 'v', value_name = "kind", hide = true)]
     pub kind_alias: Option<String>,
-    /// Output file name (default: the dataset name with .nc)
+    /// Output file name (default: the CDL file's name with .nc, in the working directory)
     #[arg(short = 'o', value_name = "file")]
     pub output: Option<String>,
     /// No fill: do not pre-fill variables (faster for large files)

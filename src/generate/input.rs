@@ -72,7 +72,10 @@ impl CdlInput {
     }
 
     fn reader(&self) -> anyhow::Result<File> {
-        File::open(&self.path).with_context(|| format!("{}: cannot read", self.name))
+        // A regular file (or the spool), read twice: if it was swapped for a FIFO in
+        // between, it is refused instead of waited on.
+        store::input_file::open_regular_file(&self.path)
+            .with_context(|| format!("{}: cannot read", self.name))
     }
 
     /// Parses everything but the data values, with the type names `dialect` reserves.

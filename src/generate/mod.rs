@@ -127,14 +127,19 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     if let Some(language) = language {
         // The program goes to standard output; -o names the file it creates.
         let setup = code::Setup {
-            file_name: args.output.clone().unwrap_or_else(|| format!("{name}.nc")),
+            file_name: match &args.output {
+                Some(path) => path.clone(),
+                None => output::default_output_name(args, &name).map_err(Failure::runtime)?,
+            },
             no_fill: false,
             dataset_name: name,
         };
         let writer = Box::new(code::CodeWriter::to_stdout(language, setup));
         return write_dataset(args, &source, &dataset, &data, writer);
     }
-    let Some(target) = output::output_path(args, &name, requested.is_some()) else {
+    let Some(target) =
+        output::output_path(args, &name, requested.is_some()).map_err(Failure::runtime)?
+    else {
         // No output asked for: like the reference, only check the CDL.
         return Ok(());
     };

@@ -93,15 +93,62 @@ fn netcdf4_storage_var(group: &Group) -> Option<String> {
         .or_else(|| group.groups.iter().find_map(netcdf4_storage_var))
 }
 
-/// The output file: `-o`, or the dataset name with `.nc` (`.cdf` with `-n`); `None` when
+/// The output file: `-o`, or the default name ([`default_output_name`]); `None` when
 /// ncgen only checks the syntax (no -o, -k, -b, -l or format flag).
-pub fn output_path(args: &GenerateArgs, dataset_name: &str, format_given: bool) -> Option<String> {
+pub fn output_path(
+    args: &GenerateArgs,
+    dataset_name: &str,
+    format_given: bool,
+) -> anyhow::Result<Option<String>> {
     if let Some(path) = &args.output {
-        return Some(path.clone());
+        return Ok(Some(path.clone()));
     }
     let asked = args.binary || args.cdf_extension || args.language.is_some() || format_given;
+    if !asked {
+        return Ok(None);
+    }
+    default_output_name(args, dataset_name).map(Some)
+}
+
+/// The file ncgen writes (or the generated program creates) when `-o` is not given, by
+/// the reference's rule: the CDL file's name without its directories and its extension,
+/// in the working directory, with `.nc` (`.cdf` with `-n`). From standard input (`-` or
+/// no file) the dataset name (`-N`, else the CDL's `netcdf NAME {`) takes its place, and
+/// must then be a plain file name: the CDL's dataset name is input, and never a path.
+pub fn default_output_name(args: &GenerateArgs, dataset_name: &str) -> anyhow::Result<String> {
     let extension = if args.cdf_extension { "cdf" } else { "nc" };
-    asked.then(|| format!("{dataset_name}.{extension}"))
+    let stem = match args.input.as_deref() {
+        None | Some("-") => {
+            if !is_plain_file_name(dataset_name) {
+                bail!(
+                    "the dataset name {dataset_name:?} cannot name the output: from standard \
+                     input ncgen names it after the dataset, and only a plain file name in \
+                     the working directory (no `/`, not `.` or `..`) is taken; give the \
+                     output with -o"
+                );
+            }
+            dataset_name.to_owned()
+        }
+        Some(input) => cdl_file_stem(input).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{input}: no file name to name the output after; give the output with -o"
+            )
+        })?,
+    };
+    Ok(format!("{stem}.{extension}"))
+}
+
+/// The CDL file's name without its directories and its last extension (`dir/foo.cdl`
+/// gives `foo`; `foo.txt` gives `foo`; `noext` stays `noext`).
+fn cdl_file_stem(input: &str) -> Option<String> {
+    let stem = std::path::Path::new(input).file_stem()?.to_str()?;
+    is_plain_file_name(stem).then(|| stem.to_owned())
+}
+
+/// Whether `name` is one file name in the working directory: not empty, no `/` or NUL,
+/// not `.` or `..`.
+fn is_plain_file_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains(['/', '\0'])
 }
 
 /// A failure of the library while creating the file, explained: an unavailable filter
@@ -177,22 +224,34 @@ mod tests {
 
     #[test]
     fn output_names() {
+        let path = |list: &[&str], name: &str, given: bool| {
+            output_path(&args(list), name, given).unwrap_or_else(|e| panic!("{e}"))
+        };
         assert_eq!(
-            output_path(&args(&["-o", "a.nc", "x.cdl"]), "d", false),
+            path(&["-o", "a.nc", "x.cdl"], "d", false),
             Some("a.nc".into())
         );
+        assert_eq!(path(&["-b", "x.cdl"], "d", false), Some("x.nc".into()));
+        assert_eq!(path(&["-n", "x.cdl"], "d", false), Some("x.cdf".into()));
+        assert_eq!(path(&["x.cdl"], "d", true), Some("x.nc".into()));
+        assert_eq!(path(&["x.cdl"], "d", false), None);
+        // Named after the CDL file, in the working directory, whatever the dataset says.
         assert_eq!(
-            output_path(&args(&["-b", "x.cdl"]), "d", false),
-            Some("d.nc".into())
+            path(&["-b", "dir/sub/foo.cdl"], "../../X", false),
+            Some("foo.nc".into())
         );
         assert_eq!(
-            output_path(&args(&["-n", "x.cdl"]), "d", false),
-            Some("d.cdf".into())
+            path(&["-b", "/abs/bar.txt"], "/etc/passwd", false),
+            Some("bar.nc".into())
         );
-        assert_eq!(
-            output_path(&args(&["x.cdl"]), "d", true),
-            Some("d.nc".into())
-        );
-        assert_eq!(output_path(&args(&["x.cdl"]), "d", false), None);
+        assert_eq!(path(&["-b", "noext"], "d", false), Some("noext.nc".into()));
+        assert_eq!(path(&["-b", "-"], "d", false), Some("d.nc".into()));
+        assert_eq!(path(&["-b"], "d", false), Some("d.nc".into()));
+        for hostile in ["../../X", "/tmp/X", "a/b", "..", ".", ""] {
+            assert!(
+                output_path(&args(&["-b", "-"]), hostile, false).is_err(),
+                "{hostile:?}"
+            );
+        }
     }
 }

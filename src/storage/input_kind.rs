@@ -14,6 +14,8 @@ pub enum InputKind {
     Unreadable(String),
     /// A directory.
     Directory,
+    /// A FIFO, a device or a socket: never opened blocking, never read as a file.
+    NotRegular,
     /// An empty file.
     Empty,
     /// A netCDF classic file (`CDF` and version 1, 2 or 5).
@@ -46,12 +48,20 @@ pub fn identify(path: &Path) -> InputKind {
     if meta.is_dir() {
         return InputKind::Directory;
     }
+    if !meta.is_file() {
+        return InputKind::NotRegular;
+    }
     if meta.len() == 0 {
         return InputKind::Empty;
     }
     let mut head = Vec::with_capacity(SNIFF);
-    let read = std::fs::File::open(path).and_then(|f| f.take(SNIFF as u64).read_to_end(&mut head));
+    // Opened without blocking and checked again: it may have been swapped for a FIFO.
+    let read = store::input_file::open_regular_file(path)
+        .and_then(|f| f.take(SNIFF as u64).read_to_end(&mut head));
     if let Err(e) = read {
+        if store::input_file::is_not_regular(&e) {
+            return InputKind::NotRegular;
+        }
         return InputKind::Unreadable(e.to_string());
     }
     if classic::is_classic_signature(&head) {
@@ -77,7 +87,7 @@ pub fn identify(path: &Path) -> InputKind {
 /// Whether the HDF5 signature is at 512, 1024, 2048, ... (after a user block).
 fn hdf5_after_user_block(path: &Path, len: u64) -> bool {
     use std::os::unix::fs::FileExt;
-    let Ok(file) = std::fs::File::open(path) else {
+    let Ok(file) = store::input_file::open_regular_file(path) else {
         return false;
     };
     hdf5_superblock_offset(len, |buf, at| file.read_exact_at(buf, at).is_ok()).is_some()
@@ -124,6 +134,7 @@ pub fn not_netcdf(path: &str, kind: &InputKind) -> Option<String> {
             "{path}: is a directory, neither a netCDF file nor a Zarr store (a Zarr store \
              has .zgroup, .zarray or zarr.json at its top)"
         ),
+        InputKind::NotRegular => format!("{path}: {}", store::input_file::NOT_REGULAR_FILE),
         InputKind::Empty => format!("{path}: empty file, not a netCDF file"),
         InputKind::Text { cdl: true } => format!(
             "{path}: a text file in CDL, not a netCDF file; make a netCDF file from it with \
@@ -149,7 +160,8 @@ pub fn for_libnetcdf_to_judge(kind: &InputKind) -> bool {
 /// or bytes that are not text (CDL strings may hold any bytes: the parser judges them).
 pub fn not_cdl(path: &str, kind: &InputKind) -> Option<String> {
     Some(match kind {
-        InputKind::Text { .. } | InputKind::Unknown(_) => return None,
+        // ncgen reads CDL from pipes (a shell's `<(...)` too): a stream is spooled.
+        InputKind::Text { .. } | InputKind::Unknown(_) | InputKind::NotRegular => return None,
         InputKind::Missing => format!("{path}: no such file"),
         InputKind::Unreadable(why) => format!("{path}: cannot read: {why}"),
         InputKind::Directory => format!("{path}: is a directory, not a CDL file"),

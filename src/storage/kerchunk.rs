@@ -28,8 +28,13 @@ pub fn kerchunk_references(
     concat: Option<&str>,
 ) -> anyhow::Result<KerchunkReferences> {
     let mut files = Vec::with_capacity(inputs.len());
+    // What is left of the cap on the combined coordinate's values, file by file.
+    let mut coordinate_budget = zarr::kerchunk::MAX_INLINED_COORDINATE;
     for input in inputs {
-        files.push(source_file(input, concat)?);
+        let file = source_file(input, concat, coordinate_budget)?;
+        let used = file.coordinate.as_ref().map_or(0, Vec::len);
+        coordinate_budget = coordinate_budget.saturating_sub(used);
+        files.push(file);
     }
     let refs = zarr::kerchunk::references(&files, concat)?;
     Ok(KerchunkReferences {
@@ -38,7 +43,17 @@ pub fn kerchunk_references(
     })
 }
 
-fn source_file(input: &str, concat: Option<&str>) -> anyhow::Result<zarr::kerchunk::SourceFile> {
+fn source_file(
+    input: &str,
+    concat: Option<&str>,
+    coordinate_budget: usize,
+) -> anyhow::Result<zarr::kerchunk::SourceFile> {
+    // What ncdump and nccopy say of an input that is not a netCDF file (a FIFO, refused
+    // before anything opens it blocking; a directory; CDL text) is said here too.
+    let kind = super::input_kind::identify(std::path::Path::new(input));
+    if let Some(problem) = super::input_kind::not_netcdf(input, &kind) {
+        return Err(anyhow!(problem));
+    }
     let absolute = std::fs::canonicalize(input).with_context(|| input.to_string())?;
     let size = std::fs::metadata(&absolute)
         .with_context(|| input.to_string())?
@@ -64,7 +79,8 @@ fn source_file(input: &str, concat: Option<&str>) -> anyhow::Result<zarr::kerchu
         &mut inlined,
     )?;
     let coordinate = match concat {
-        Some(dim) => coordinate_bytes(&file, &dataset, dim)?,
+        Some(dim) => coordinate_bytes(&file, &dataset, dim, coordinate_budget)
+            .with_context(|| input.to_string())?,
         None => None,
     };
     Ok(zarr::kerchunk::SourceFile {
@@ -78,11 +94,14 @@ fn source_file(input: &str, concat: Option<&str>) -> anyhow::Result<zarr::kerchu
 }
 
 /// The values (machine order) of the root's coordinate variable of the dimension `dim`,
-/// if it has one of a fixed-size type.
+/// if it has one of a fixed-size type; refused, before anything is read, when they would
+/// be more than `budget` bytes (what is left of [`zarr::kerchunk::MAX_INLINED_COORDINATE`]
+/// once the files before are read). Read in pieces of at most [`COORDINATE_PIECE`] bytes.
 fn coordinate_bytes(
     file: &ncio::NcFile,
     dataset: &ncmodel::Dataset,
     dim: &str,
+    budget: usize,
 ) -> anyhow::Result<Option<Vec<u8>>> {
     let root = &dataset.root;
     let Some(d) = root.dims.iter().find(|d| d.name == dim) else {
@@ -98,10 +117,36 @@ fn coordinate_bytes(
     if !ncio::is_raw_type(var.type_ref) {
         return Ok(None);
     }
-    let mut buf = store::RawBuffer::new();
-    file.read_raw(root.ncid, var.id, &[0], &[d.len], &mut buf)?;
-    Ok(Some(buf.as_bytes().to_vec()))
+    let ncmodel::TypeRef::Atomic(atomic) = var.type_ref else {
+        return Ok(None);
+    };
+    let element = atomic.size().max(1);
+    let needed = d.len.checked_mul(element).filter(|n| *n <= budget);
+    let Some(needed) = needed else {
+        return Err(anyhow!(
+            "variable /{}: its {} values along --concat {dim} are inlined into the \
+             references, all files together at most {} MiB, and these would pass that; \
+             combine fewer files, or files with a shorter {dim}",
+            var.name,
+            d.len,
+            zarr::kerchunk::MAX_INLINED_COORDINATE >> 20
+        ));
+    };
+    let mut values = Vec::with_capacity(needed);
+    let piece = (COORDINATE_PIECE / element).max(1);
+    let mut start = 0;
+    while start < d.len {
+        let count = piece.min(d.len - start);
+        let mut buf = store::RawBuffer::new();
+        file.read_raw(root.ncid, var.id, &[start], &[count], &mut buf)?;
+        values.extend_from_slice(buf.as_bytes());
+        start += count;
+    }
+    Ok(Some(values))
 }
+
+/// The most bytes of a coordinate variable read at once.
+const COORDINATE_PIECE: usize = 1 << 20;
 
 type Layouts = HashMap<String, Result<store::StoredLayout, String>>;
 

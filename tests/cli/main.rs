@@ -12,6 +12,7 @@ mod filters_inspect;
 mod filters_interop;
 mod harness_selftest;
 mod hostile_stores;
+mod input_fifos;
 mod install;
 mod kerchunk;
 mod limits;

@@ -841,3 +841,121 @@ fn a_pipe_is_read_like_a_file() {
     let from_file = ours_ok(dir.path(), "file", &["-k", "nc4"], &cdl);
     assert_eq!(dump(&["-n", "x"], &out), dump(&["-n", "x"], &from_file));
 }
+
+/// Escapes every `/` of `path` for a CDL name (`netcdf \/tmp\/x {`).
+fn cdl_escaped(path: &str) -> String {
+    path.replace('/', "\\/").replace('.', "\\.")
+}
+
+/// Without `-o` the output is named after the CDL file, in the working directory, as the
+/// reference names it; the CDL's dataset name (input) never chooses a path, nor the file a
+/// generated program creates. Before: `netcdf \.\.\/\.\.\/X {` wrote `../../X.nc`, an
+/// absolute dataset name replaced the file it named (exit 0), and `-l c` created the same.
+#[test]
+fn the_output_is_named_after_the_cdl_file_never_the_dataset_name() {
+    let dir = scratch();
+    let work = dir.path().join("a/b");
+    let cdl_dir = dir.path().join("cdl.d");
+    fs::create_dir_all(&work).unwrap_or_else(|e| panic!("{e}"));
+    fs::create_dir_all(&cdl_dir).unwrap_or_else(|e| panic!("{e}"));
+    let victim = dir.path().join("victim");
+    fs::write(format!("{}.nc", victim.display()), b"keep").unwrap_or_else(|e| panic!("{e}"));
+    let body = "dimensions:\n  d = 2 ;\nvariables:\n  int v(d) ;\ndata:\n  v = 1, 2 ;\n}\n";
+    let names = [
+        "\\.\\.\\/\\.\\.\\/X".to_owned(),
+        cdl_escaped(&victim.display().to_string()),
+    ];
+    for (i, name) in names.iter().enumerate() {
+        let cdl = cdl_dir.join(format!("in{i}.cdl"));
+        fs::write(&cdl, format!("netcdf {name} {{\n{body}")).unwrap_or_else(|e| panic!("{e}"));
+        for flags in [&["-b"][..], &["-k", "nc4"], &["-n"]] {
+            let done = Test::ours("ncgen")
+                .args(flags)
+                .arg(&cdl)
+                .current_dir(&work)
+                .run();
+            assert_eq!(done.code, Some(0), "{flags:?} {name}: {}", done.stderr);
+        }
+        assert!(work.join(format!("in{i}.nc")).is_file(), "{name}");
+        assert!(work.join(format!("in{i}.cdf")).is_file(), "{name}");
+        let c = Test::ours("ncgen")
+            .args(["-l", "c"])
+            .arg(&cdl)
+            .current_dir(&work)
+            .run();
+        assert_eq!(c.code, Some(0), "{}", c.stderr);
+        assert!(
+            c.stdout.contains(&format!("nc_create(\"in{i}.nc\"")),
+            "{}",
+            c.stdout
+        );
+        let python = Test::ours("ncgen")
+            .args(["-l", "python"])
+            .arg(&cdl)
+            .current_dir(&work)
+            .run();
+        assert_eq!(python.code, Some(0), "{}", python.stderr);
+        assert!(
+            python.stdout.contains(&format!("in{i}.nc")),
+            "{}",
+            python.stdout
+        );
+        assert!(!python.stdout.contains("X.nc") && !python.stdout.contains("victim.nc"));
+    }
+    assert!(
+        !dir.path().join("X.nc").exists(),
+        "wrote where the dataset name points"
+    );
+    assert_eq!(
+        fs::read(format!("{}.nc", victim.display())).unwrap_or_default(),
+        b"keep",
+        "replaced the file the dataset name names"
+    );
+    // From standard input the dataset name names the file, only as a plain file name.
+    for (name, ok) in [
+        ("plain", true),
+        ("\\.\\.\\/\\.\\.\\/X", false),
+        (names[1].as_str(), false),
+    ] {
+        let mut child = Command::new(crate::support::ours_path("ncgen"))
+            .args(["-b", "-"])
+            .current_dir(&work)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("{e}"));
+        if let Some(mut stdin) = child.stdin.take() {
+            std::io::Write::write_all(&mut stdin, format!("netcdf {name} {{\n{body}").as_bytes())
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+        let done: Run = child
+            .wait_with_output()
+            .unwrap_or_else(|e| panic!("{e}"))
+            .into();
+        if ok {
+            assert_eq!(done.code, Some(0), "{}", done.stderr);
+            assert!(work.join("plain.nc").is_file());
+        } else {
+            assert_rejected(&done, "a dataset name that is a path, from standard input");
+            assert!(done.stderr.contains("-o"), "{}", done.stderr);
+        }
+    }
+    assert!(!dir.path().join("X.nc").exists());
+    assert_eq!(
+        fs::read(format!("{}.nc", victim.display())).unwrap_or_default(),
+        b"keep"
+    );
+    // The reference's rule, where it is there: `dir/foo.cdl` gives `./foo.nc`.
+    if let Some(ncgen) = reference("ncgen") {
+        let theirs = dir.path().join("theirs");
+        fs::create_dir_all(&theirs).unwrap_or_else(|e| panic!("{e}"));
+        let cdl = cdl_dir.join("in0.cdl");
+        let done = run(Command::new(ncgen).arg("-b").arg(&cdl).current_dir(&theirs));
+        assert_eq!(done.code, Some(0), "{}", done.stderr);
+        assert!(
+            theirs.join("in0.nc").is_file(),
+            "the reference's rule changed"
+        );
+    }
+}

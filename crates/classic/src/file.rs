@@ -75,7 +75,7 @@ impl ClassicFile {
     /// header does not add up, or if the file is shorter than the header requires (unless
     /// `options.fill_missing`).
     pub fn open(path: &Path, options: OpenOptions) -> Result<Self, ClassicError> {
-        let mut file = File::open(path)?;
+        let mut file = store::input_file::open_regular_file(path)?;
         let source = if options.in_memory {
             let mut bytes = Vec::new();
             file.read_to_end(&mut bytes)?;

@@ -39,6 +39,17 @@ fn name_capacity(path: &str) -> Result<NameCapacity, NcError> {
             .map_or(0, |dir| crate::zarr_names::largest_metadata(&dir));
         return Ok(NameCapacity::at_least(largest));
     }
+    // libnetcdf opens the file by its path and would wait on a FIFO for a writer: a
+    // path that is not a regular file is refused before it sees it.
+    if let Err(e) = store::input_file::open_regular_file(Path::new(path)) {
+        if store::input_file::is_not_regular(&e) {
+            return Err(NcError {
+                kind: store::ErrorKind::InvalidRequest,
+                message: store::input_file::NOT_REGULAR_FILE.into(),
+                context: path.to_string(),
+            });
+        }
+    }
     match crate::classic_names::longest_classic_name(Path::new(path)) {
         Ok(Some(longest)) => Ok(NameCapacity::classic(longest)),
         Ok(None) => Ok(NameCapacity::NETCDF4),

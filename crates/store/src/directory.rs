@@ -12,9 +12,9 @@
 //! - make a listing loop: a linked directory that leads back to the directory being
 //!   listed or one above it is not listed.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::Read;
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
@@ -152,10 +152,7 @@ fn is_absent(e: &std::io::Error) -> bool {
 /// Opens `path` for reading without blocking on a FIFO and without making a terminal
 /// the controlling one; the caller checks what it opened.
 fn open_for_reading(path: &Path) -> std::io::Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
+    crate::input_file::open_without_blocking(path)
 }
 
 impl KeyValueStore for DirectoryStore {

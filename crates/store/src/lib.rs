@@ -20,6 +20,7 @@ mod chunks;
 pub mod directory;
 mod error;
 pub mod grid;
+pub mod input_file;
 mod key;
 mod kv;
 mod location;

@@ -38,6 +38,12 @@ pub struct SourceFile {
 /// (decoded, in base64) instead: compact variables always fit (HDF5 caps them at 64 KiB).
 pub const INLINE_LIMIT: usize = 64 * 1024;
 
+/// The most bytes of values the coordinate variable of the `--concat` dimension may hold,
+/// all files together: they are read and inlined into the references (as base64, a third
+/// more). 16 MiB is two million 8-byte times; a declared length beyond it is refused,
+/// naming the variable, before anything is read.
+pub const MAX_INLINED_COORDINATE: usize = 16 << 20;
+
 /// Whether `var`, laid out as `layout`, cannot be referenced but can be inlined: compact,
 /// or with a filter whose HDF5 bytes no Zarr codec reads, of a fixed-size atomic type
 /// and at most [`INLINE_LIMIT`] bytes of values (`dims`: the lengths of its dimensions).

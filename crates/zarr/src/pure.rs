@@ -202,10 +202,21 @@ impl Pure {
                 .collect(),
             _ => vec![None; shape.len()],
         };
+        if builder.root_dim_index.len() != root_dims.len() {
+            builder.root_dim_index = root_dims
+                .iter()
+                .enumerate()
+                .map(|(at, d)| (d.name.clone(), at))
+                .collect();
+        }
         let mut ids = Vec::new();
         for (len, name) in shape.iter().zip(names) {
             let name = name.unwrap_or_else(|| format!("{ANONYMOUS_DIM}{len}"));
-            let id = match root_dims.iter().find(|d| d.name == name) {
+            let known = builder
+                .root_dim_index
+                .get(&name)
+                .and_then(|&at| root_dims.get(at));
+            let id = match known {
                 Some(d) if d.len == *len => d.id,
                 Some(d) => {
                     return Err(ZarrError::Corrupt(format!(
@@ -217,6 +228,7 @@ impl Pure {
                 None => {
                     let id = builder.next_dim;
                     builder.next_dim += 1;
+                    builder.root_dim_index.insert(name.clone(), root_dims.len());
                     root_dims.push(Dim {
                         id,
                         name,

@@ -43,6 +43,10 @@ pub struct Builder {
     pub warnings: Vec<String>,
     /// The arrays left out of the schema, each with why (a type netCDF cannot hold).
     pub left_out: Vec<String>,
+    /// Where each root dimension of a pure store is in its list, by name: looking one up
+    /// costs the same whatever the number of arrays (a search of the list made reading
+    /// 80,000 arrays quadratic).
+    pub root_dim_index: HashMap<String, usize>,
 }
 
 /// The most groups and arrays one store may hold. Real stores hold up to some

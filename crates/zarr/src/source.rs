@@ -4,6 +4,9 @@
 //! Nodes are named by [`StoreKey`]s: a name from the store's metadata (an NCZarr
 //! `vars` list, a `.zmetadata` key) becomes a key only once it is checked.
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use serde_json::{Map, Value};
 use store::StoreKey;
 
@@ -18,6 +21,10 @@ pub struct Source {
     /// The consolidated metadata by key (`g/v/.zarray`, `g/v/zarr.json`), when there is
     /// some and it is used.
     consolidated: Option<Map<String, Value>>,
+    /// The consolidated metadata's nodes by the prefix of their parent (`` for the root,
+    /// `g/` below): each node's name and the document's name (`.zarray`), made at the
+    /// first listing, so that listing every group costs one pass over the keys in all.
+    consolidated_children: OnceLock<HashMap<String, Vec<(String, String)>>>,
     /// Where the consolidated metadata was found, for messages: `.zmetadata`, or
     /// `zarr.json's consolidated_metadata`.
     consolidated_in: &'static str,
@@ -49,6 +56,7 @@ impl Source {
         let mut source = Self {
             store,
             consolidated: None,
+            consolidated_children: OnceLock::new(),
             consolidated_in: if v3 {
                 "zarr.json's consolidated_metadata"
             } else {
@@ -160,9 +168,13 @@ impl Source {
                     }
                 }
             }
+            // Both sides sorted: each lookup a binary search, not a scan (a scan made
+            // a store of 80,000 arrays quadratic).
             let named = self.children(&node, markers)?;
+            let mut listed: Vec<&String> = listing.prefixes.iter().collect();
+            listed.sort_unstable();
             for child in &listing.prefixes {
-                if named.contains(child) {
+                if named.binary_search(child).is_ok() {
                     continue;
                 }
                 let key = child_key(&node, child, "the store holds a node named")?;
@@ -175,7 +187,7 @@ impl Source {
                     }
                 }
             }
-            if let Some(missing) = named.iter().find(|c| !listing.prefixes.contains(c)) {
+            if let Some(missing) = named.iter().find(|c| listed.binary_search(c).is_err()) {
                 let key = child_key(&node, missing, "the consolidated metadata names")?;
                 return Ok(Some(format!(
                     "it names /{}, which the store does not hold",
@@ -299,15 +311,13 @@ impl Source {
     pub fn children(&self, node: &StoreKey, markers: &[&str]) -> Result<Vec<String>> {
         let mut names: Vec<String> = Vec::new();
         if let Some(meta) = &self.consolidated {
+            let by_parent = self
+                .consolidated_children
+                .get_or_init(|| consolidated_children(meta));
             let prefix = key_of(node, "");
-            for key in meta.keys() {
-                let Some(rest) = key.strip_prefix(&prefix) else {
-                    continue;
-                };
-                if let Some((child, file)) = rest.split_once('/') {
-                    if markers.contains(&file) {
-                        names.push(child.to_string());
-                    }
+            for (child, file) in by_parent.get(&prefix).into_iter().flatten() {
+                if markers.contains(&file.as_str()) {
+                    names.push(child.clone());
                 }
             }
         } else {
@@ -426,6 +436,26 @@ fn appended_to(real: &Value, copy: &Value, lengths: bool) -> bool {
 }
 
 /// The `.zmetadata` key of the document `name` of the node `node` (`g/v/.zarray`).
+/// The nodes of the consolidated metadata `meta` by their parent's prefix (`` or `g/`):
+/// `g/v/.zarray` is (`v`, `.zarray`) under `g/`, as a listing of `g` would find it.
+fn consolidated_children(meta: &Map<String, Value>) -> HashMap<String, Vec<(String, String)>> {
+    let mut by_parent: HashMap<String, Vec<(String, String)>> = HashMap::new();
+    for key in meta.keys() {
+        let Some((node, file)) = key.rsplit_once('/') else {
+            continue;
+        };
+        let (parent, child) = match node.rsplit_once('/') {
+            Some((parent, child)) => (format!("{parent}/"), child),
+            None => (String::new(), node),
+        };
+        by_parent
+            .entry(parent)
+            .or_default()
+            .push((child.to_string(), file.to_string()));
+    }
+    by_parent
+}
+
 fn key_of(node: &StoreKey, name: &str) -> String {
     if node.is_root() {
         name.to_string()

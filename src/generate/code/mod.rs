@@ -8,7 +8,8 @@
 //! bounded by ncgen's batch size whatever the data's size; the data is inline in the code.
 //!
 //! The program goes to standard output; the file it creates is `-o FILE` when given, else
-//! the dataset name with `.nc` (as the reference ncgen does).
+//! the CDL file's name with `.nc` in the working directory (the dataset name when the CDL
+//! comes from standard input), as the reference ncgen does.
 
 mod c;
 mod fortran;

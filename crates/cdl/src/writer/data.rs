@@ -101,7 +101,7 @@ impl<W: Write> CdlWriter<'_, W> {
             let dims: Vec<usize> = var
                 .dim_ids
                 .iter()
-                .map(|d| self.dataset.dim(*d).map_or(0, |d| d.len))
+                .map(|d| scope.dim(*d).map_or(0, |d| d.len))
                 .collect();
             if dims.contains(&0) {
                 continue;
@@ -109,7 +109,7 @@ impl<W: Write> CdlWriter<'_, W> {
             let unlimited = var
                 .dim_ids
                 .iter()
-                .map(|d| self.dataset.dim(*d).is_some_and(|d| d.unlimited))
+                .map(|d| scope.dim(*d).is_some_and(|d| d.unlimited))
                 .collect();
             let cursor = RowCursor {
                 var,
@@ -494,5 +494,5 @@ struct RowText {
 
 /// ncdump's coordinate-variable test: one-dimensional, named like a dimension in scope.
 fn is_coordinate(scope: &Scope<'_>, var: &Var) -> bool {
-    var.dim_ids.len() == 1 && scope.dims_in_scope().any(|d| d.name == var.name)
+    var.dim_ids.len() == 1 && scope.has_dim_named(&var.name)
 }

@@ -434,14 +434,28 @@ impl ChunkOrigin {
                 if count > max_chunks {
                     return None;
                 }
-                // HDF5 1.10 finds the i-th chunk by walking the index from its start, so
-                // listing by index takes time quadratic in the chunks; asking each place
-                // of the chunk grid takes one lookup each, when the grid is not too large.
+                if count == 0 {
+                    // Nothing was ever written: nothing to walk (a grid of millions of
+                    // places asked one by one took most of a minute per variable).
+                    return Some(StoredLayout::Chunked(Vec::new()));
+                }
+                // Two walks, the cheaper taken: HDF5 1.10 finds the i-th stored chunk by
+                // walking its index from the start, so listing by index costs about
+                // count²/2 steps; asking each place of the chunk grid costs one lookup
+                // per place, whatever was written.
+                let by_index_cost = count.saturating_mul(count) / 2;
                 match self.grid() {
-                    Some((shape, chunks)) if grid_cells(&shape, &chunks) <= max_chunks => self
-                        .chunk_places_by_grid(&shape, &chunks)
-                        .map(StoredLayout::Chunked),
-                    _ => self.chunk_places(count).map(StoredLayout::Chunked),
+                    Some((shape, chunks))
+                        if grid_cells(&shape, &chunks) <= max_chunks.min(by_index_cost) =>
+                    {
+                        self.chunk_places_by_grid(&shape, &chunks)
+                            .map(StoredLayout::Chunked)
+                    }
+                    _ => self.chunk_places(count).map(|mut places| {
+                        // In the grid walk's order (row-major), whichever walk ran.
+                        places.sort_unstable_by(|a, b| a.index.cmp(&b.index));
+                        StoredLayout::Chunked(places)
+                    }),
                 }
             }
             _ => Some(StoredLayout::Other),

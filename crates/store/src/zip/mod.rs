@@ -57,7 +57,7 @@ pub fn dataset_directory(path: &Path) -> String {
 /// Whether the file at `path` starts as a zip archive does (a local file header, or the
 /// end record of an empty archive).
 pub fn starts_like_zip(path: &Path) -> bool {
-    let Ok(mut file) = File::open(path) else {
+    let Ok(mut file) = crate::input_file::open_regular_file(path) else {
         return false;
     };
     let mut magic = [0u8; 4];

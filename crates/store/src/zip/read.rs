@@ -48,11 +48,9 @@ impl ZipStore {
             path: path.to_path_buf(),
             source,
         };
-        let file = File::open(path).map_err(io)?;
+        // A FIFO named as the archive is refused here, before anything blocks on it.
+        let file = crate::input_file::open_regular_file(path).map_err(io)?;
         let meta = file.metadata().map_err(io)?;
-        if !meta.is_file() {
-            return Err(fail("it is not a regular file".into()));
-        }
         let file_size = meta.len();
         let tail_len = file_size.min((records::END_LEN + records::MAX_COMMENT) as u64);
         let tail_start = file_size - tail_len;
