@@ -102,10 +102,6 @@ pub const OPEN: &[(&str, &str)] = &[
         "`_UNDEFINED` for an enum value with no member (4.10)",
     ),
     (
-        "ncdump_tst_hdf5_offset",
-        "ncgen without -o names the output after the CDL file",
-    ),
-    (
         "ncdump_tst_calendars_nc4",
         "ncdump -t with units/calendar as string attributes (4.10)",
     ),
