@@ -349,3 +349,35 @@ data:
         refused.stderr
     );
 }
+
+/// `tst_netcdf4` (`tst_enum_undef`): an enum value of 0 that names no member, HDF5's
+/// default fill of an enum, is shown as netCDF-C 4.10 shows it, `_UNDEFINED` (before: its
+/// number, which ncgen cannot read back; netCDF-C 4.9.0 fails). The file is written by
+/// h5py, which does not check enum values.
+#[test]
+fn an_enum_value_of_zero_that_names_no_member_is_undefined() {
+    let Some(python) = crate::support::zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let script = r#"
+import h5py, numpy as np
+f = h5py.File("undef.nc", "w")
+f["cloud_class_t"] = h5py.enum_dtype({"Cumulonimbus": 1, "Stratus": 2, "Missing": 255}, basetype="u1")
+f.create_dataset("primary_cloud", data=np.array([0, 2, 0, 1, 255], dtype=np.uint8), dtype=f["cloud_class_t"])
+f.close()
+"#;
+    let made = run(Command::new(&python)
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir.path()));
+    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    let done = Test::ours("ncdump").arg(dir.path().join("undef.nc")).run();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert!(
+        done.stdout
+            .contains(" primary_cloud = _UNDEFINED, Stratus, _UNDEFINED, Cumulonimbus, Missing ;"),
+        "{}",
+        done.stdout
+    );
+}

@@ -98,10 +98,6 @@ pub const ACCEPTED: &[(&str, &str)] = &[
 /// that passes is reported, so that it is taken off the list. Planned to be empty.
 pub const OPEN: &[(&str, &str)] = &[
     (
-        "ncdump_tst_netcdf4",
-        "`_UNDEFINED` for an enum value with no member (4.10)",
-    ),
-    (
         "ncdump_tst_calendars_nc4",
         "ncdump -t with units/calendar as string attributes (4.10)",
     ),

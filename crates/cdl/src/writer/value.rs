@@ -3,6 +3,9 @@
 
 use ncmodel::{AtomicType, Dataset, TypeRef, UserType, UserTypeKind, Value, Values};
 
+/// How netCDF-C 4.10 shows an enum value of 0 that names no member (`NC_UNDEFINED_ENUM_IDENT`).
+pub(crate) const UNDEFINED_ENUM_IDENT: &str = "_UNDEFINED";
+
 use super::FloatDigits;
 use crate::escape::{quote_compound_chars, quote_string_value, NULL_STRING};
 use crate::number::{
@@ -156,7 +159,18 @@ impl ValueText<'_> {
             (UserTypeKind::Enum { members, .. }, Value::Enum(v)) => members
                 .iter()
                 .find(|(_, m)| m == v)
-                .map_or_else(|| v.to_string(), |(name, _)| name.clone())
+                .map_or_else(
+                    // netCDF-C 4.10 names a 0 that is no member `_UNDEFINED` (HDF5's
+                    // default fill of an enum); any other value is shown as its number.
+                    || {
+                        if *v == 0 {
+                            UNDEFINED_ENUM_IDENT.to_string()
+                        } else {
+                            v.to_string()
+                        }
+                    },
+                    |(name, _)| name.clone(),
+                )
                 .into_bytes(),
             _ => Vec::new(),
         }
