@@ -381,3 +381,37 @@ f.close()
         done.stdout
     );
 }
+
+/// `tst_mud` (NCZarr): variables along several unlimited dimensions get default chunks
+/// that fit (before: 1024 along each unlimited dimension made an 8 GiB chunk, refused),
+/// and the store reads back as the netCDF-4 file does.
+#[test]
+fn several_unlimited_dimensions_go_into_nczarr_with_default_chunks() {
+    let dir = scratch();
+    let cdl = dir.path().join("mud.cdl");
+    let text = "netcdf mud {\ndimensions:\n\tF1 = 2 ;\n\tU0 = UNLIMITED ;\n\tU1 = UNLIMITED ;\n\tU2 = UNLIMITED ;\n\tU3 = UNLIMITED ;\nvariables:\n\tint ufuu(U0, F1, U2, U3) ;\n\tint uuuu(U0, U1, U2, U3) ;\n}\n";
+    fs::write(&cdl, text).unwrap_or_else(|e| panic!("cannot write: {e}"));
+    let mut dumps = Vec::new();
+    for (label, target) in [
+        ("nc4", dir.path().join("nc4/mud.nc").display().to_string()),
+        (
+            "nczarr",
+            format!(
+                "file://{}#mode=nczarr,file",
+                dir.path().join("zarr/mud.file").display()
+            ),
+        ),
+    ] {
+        let subdir = dir.path().join(if label == "nc4" { "nc4" } else { "zarr" });
+        fs::create_dir_all(&subdir).unwrap_or_else(|e| panic!("{e}"));
+        let made = Test::ours("ncgen")
+            .args(["-4", "-b", "-o", &target])
+            .arg(&cdl)
+            .run();
+        assert_eq!(made.code, Some(0), "{label}: {}", made.stderr);
+        let dumped = Test::ours("ncdump").args(["-n", "mud", &target]).run();
+        assert_eq!(dumped.code, Some(0), "{label}: {}", dumped.stderr);
+        dumps.push(dumped.stdout);
+    }
+    assert_eq!(dumps[0], dumps[1]);
+}

@@ -106,10 +106,6 @@ pub const OPEN: &[(&str, &str)] = &[
         "HDF5 fixed-length strings read right whatever libnetcdf",
     ),
     (
-        "nczarr_test_run_mud",
-        "4.10's default NCZarr chunks along unlimited dimensions",
-    ),
-    (
         "nczarr_test_run_purezarr",
         "mode=nczarr,noxarray writes no _ARRAY_DIMENSIONS",
     ),
