@@ -453,6 +453,17 @@ mod tests {
         assert_eq!(short(&"x".repeat(500)).len(), 403);
     }
 
+    /// Before: the server's text reached the message raw (ESC, CR) with the URL's
+    /// password.
+    #[test]
+    fn server_text_is_escaped_and_passwords_redacted() {
+        let text = "Error performing GET http://u:pw@h/k - 403 Forbidden: \u{1b}[31mno\rway";
+        assert_eq!(
+            short(text),
+            "Error performing GET http://***@h/k - 403 Forbidden: \\u{1b}[31mno\\u{d}way"
+        );
+    }
+
     #[test]
     fn metadata_documents_are_told_from_chunks() {
         assert!(is_metadata(&ObjectPath::from("s/.zgroup")));
