@@ -20,6 +20,8 @@ enum Answer {
     Endless,
     /// `200 OK` announcing `Content-Length: 100` and sending without end.
     Understated,
+    /// `200 OK` to a HEAD request: the value exists and holds this many bytes.
+    Head(u64),
 }
 
 /// A server on 127.0.0.1 answering every request with what `answer` says for its
@@ -89,6 +91,8 @@ fn serve(mut stream: TcpStream, kept: &Mutex<Vec<String>>, answer: &dyn Fn(&str)
                 while stream.write_all(&framed).is_ok() {}
                 return;
             }
+            Answer::Head(size) => stream
+                .write_all(format!("HTTP/1.1 200 OK\r\nContent-Length: {size}\r\n\r\n").as_bytes()),
             Answer::Understated => {
                 let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n");
                 let chunk = vec![b'{'; 1 << 16];
@@ -135,6 +139,8 @@ fn empty_listing() -> Answer {
 fn streaming(line: &str, endless: bool) -> Answer {
     if line.contains("list-type") {
         empty_listing()
+    } else if line.starts_with("HEAD") {
+        Answer::Head(100)
     } else if endless {
         Answer::Endless
     } else {
@@ -159,7 +165,11 @@ fn a_server_streaming_without_end_is_cut_at_the_cap() {
             "http, endless {endless}: {}",
             done.stderr
         );
-        assert!(!done.stderr.is_empty());
+        // object_store refuses a chunked answer to a GET ("Content-Length Header
+        // missing") and hyper stops reading at Content-Length; the bodies are read as
+        // streams capped at what was asked whatever those layers do.
+        assert!(done.stderr.contains("x.zarr"), "{}", done.stderr);
+        eprintln!("http, endless {endless}: peak {} MiB", run.peak_mib);
 
         let env = s3_env(&server.url());
         let run = run_ours_with_env(
@@ -170,6 +180,7 @@ fn a_server_streaming_without_end_is_cut_at_the_cap() {
         let done = run.assert_within(300, 120);
         assert_eq!(done.code, Some(1), "s3, endless {endless}: {}", done.stderr);
         assert!(!done.stderr.is_empty());
+        eprintln!("s3, endless {endless}: peak {} MiB", run.peak_mib);
     }
 }
 
