@@ -33,8 +33,12 @@ struct Server {
 
 impl Server {
     fn start(answer: impl Fn(&str) -> Answer + Send + Sync + 'static) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("binding a test port");
-        let port = listener.local_addr().expect("the test port").port();
+        let listener =
+            TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("binding a test port: {e}"));
+        let port = listener
+            .local_addr()
+            .unwrap_or_else(|e| panic!("the test port: {e}"))
+            .port();
         let requests = Arc::new(Mutex::new(Vec::new()));
         let kept = Arc::clone(&requests);
         let answer = Arc::new(answer);
@@ -190,11 +194,15 @@ fn a_server_streaming_without_end_is_cut_at_the_cap() {
 /// session token went to `attacker` (here a listener on 127.0.0.1).
 #[test]
 fn a_region_cannot_name_another_host() {
-    let attacker = TcpListener::bind("127.0.0.1:0").expect("binding a test port");
-    let port = attacker.local_addr().expect("the test port").port();
+    let attacker =
+        TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("binding a test port: {e}"));
+    let port = attacker
+        .local_addr()
+        .unwrap_or_else(|e| panic!("the test port: {e}"))
+        .port();
     attacker
         .set_nonblocking(true)
-        .expect("a non-blocking listener");
+        .unwrap_or_else(|e| panic!("a non-blocking listener: {e}"));
     let mut env = s3_env("");
     env.retain(|(k, _)| !k.starts_with("AWS_ENDPOINT"));
     let url = format!("s3://trusted-bucket/d.zarr#mode=zarr&aws.region=x@127.0.0.1:{port}/");
