@@ -12,9 +12,7 @@ use store::{escape_for_message, redact_url, Location, StoreRoot};
 fn redacted(text: &str) -> bool {
     text.match_indices("://").all(|(at, _)| {
         let tail = &text[at + 3..];
-        let end = tail
-            .find(['/', '?', '#', ' ', '"', '\'', '<', '>', '\n'])
-            .unwrap_or(tail.len());
+        let end = tail.find(['/', '?', '#']).unwrap_or(tail.len());
         match tail[..end].rfind('@') {
             None => true,
             Some(_) => tail.starts_with("***@"),
