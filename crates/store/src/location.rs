@@ -265,7 +265,7 @@ impl Location {
                 }),
                 flavor: ZarrFlavor::Detect,
                 version: ZarrVersion::V2,
-                text: text.to_string(),
+                text: redact_url(text),
             }));
         }
         if is_zarr_store(path) {
@@ -278,7 +278,7 @@ impl Location {
                 root: StoreRoot::Directory(path.to_path_buf()),
                 flavor: ZarrFlavor::Detect,
                 version,
-                text: text.to_string(),
+                text: redact_url(text),
             }));
         }
         Ok(Self::File(text.to_string()))
@@ -299,7 +299,7 @@ impl Location {
                 }),
                 flavor: ZarrFlavor::NcZarr,
                 version: ZarrVersion::V2,
-                text: text.to_string(),
+                text: redact_url(text),
             }));
         }
         let trimmed = text.trim_end_matches('/');
@@ -308,7 +308,7 @@ impl Location {
                 root: StoreRoot::Directory(PathBuf::from(trimmed)),
                 flavor: ZarrFlavor::NcZarr,
                 version: ZarrVersion::V2,
-                text: text.to_string(),
+                text: redact_url(text),
             }));
         }
         Ok(Self::File(text.to_string()))
