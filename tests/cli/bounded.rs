@@ -49,8 +49,17 @@ where
     I: IntoIterator<Item = S>,
     S: AsRef<std::ffi::OsStr>,
 {
+    run_ours_with_env(tool, args, &[])
+}
+
+/// Runs our `tool` with `args` and the environment variables `envs` added, watching it.
+pub fn run_ours_with_env<I, S>(tool: &str, args: I, envs: &[(&str, &str)]) -> Bounded
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<std::ffi::OsStr>,
+{
     let mut command = Command::new(ours_path(tool));
-    command.args(args);
+    command.args(args).envs(envs.iter().copied());
     run_watched(tool, command)
 }
 

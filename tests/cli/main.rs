@@ -11,6 +11,7 @@ mod deflate_size;
 mod filters_inspect;
 mod filters_interop;
 mod harness_selftest;
+mod hostile_network;
 mod hostile_stores;
 mod input_fifos;
 mod install;

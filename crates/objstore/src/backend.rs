@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::azure::MicrosoftAzureBuilder;
+use object_store::client::{HttpClient, HttpConnector};
 use object_store::gcp::GoogleCloudStorageBuilder;
 use object_store::http::HttpBuilder;
 use object_store::{BackoffConfig, ClientOptions, ObjectStore, RetryConfig};
@@ -44,6 +45,53 @@ fn retry() -> RetryConfig {
     }
 }
 
+/// The most redirects followed for one request.
+const MAX_REDIRECTS: usize = 5;
+
+/// The HTTP client of every store: reqwest's, following a redirect only to the same
+/// origin (scheme, host and port) as the request it answers. A signed request carries
+/// its credentials in headers (`Authorization`, `x-amz-security-token`) that reqwest
+/// would send on to any host a server names; a redirect elsewhere is not followed and
+/// its 3xx answer is the request's failure.
+#[derive(Debug, Default)]
+struct SameOriginConnector {}
+
+impl HttpConnector for SameOriginConnector {
+    fn connect(&self, options: &ClientOptions) -> object_store::Result<HttpClient> {
+        let policy = reqwest::redirect::Policy::custom(|attempt| {
+            let same_origin = attempt
+                .previous()
+                .last()
+                .is_some_and(|from| from.origin() == attempt.url().origin());
+            if attempt.previous().len() > MAX_REDIRECTS || !same_origin {
+                attempt.stop()
+            } else {
+                attempt.follow()
+            }
+        });
+        let allow_http = options
+            .get_config_value(&object_store::ClientConfigKey::AllowHttp)
+            .is_some_and(|v| v == "true");
+        // object_store's own defaults: a request ends after 30 s, a connection attempt
+        // after 5 s.
+        let client = reqwest::Client::builder()
+            .redirect(policy)
+            .timeout(Duration::from_secs(30))
+            .connect_timeout(Duration::from_secs(5))
+            .no_gzip()
+            .no_brotli()
+            .no_zstd()
+            .no_deflate()
+            .https_only(!allow_http)
+            .build()
+            .map_err(|e| object_store::Error::Generic {
+                store: "HTTP",
+                source: Box::new(e),
+            })?;
+        Ok(HttpClient::new(client))
+    }
+}
+
 /// The client of `remote`.
 pub fn build(remote: &RemoteRoot) -> Result<Built, String> {
     // HTTPS through rustls with ring's cryptography; an error only says that a provider
@@ -63,6 +111,7 @@ pub fn build(remote: &RemoteRoot) -> Result<Built, String> {
         }
         RemoteService::Gcs => Arc::new(
             GoogleCloudStorageBuilder::from_env()
+                .with_http_connector(SameOriginConnector::default())
                 .with_bucket_name(&remote.bucket)
                 .with_client_options(options)
                 .with_retry(retry())
@@ -71,6 +120,7 @@ pub fn build(remote: &RemoteRoot) -> Result<Built, String> {
         ),
         RemoteService::Azure => Arc::new(
             MicrosoftAzureBuilder::from_env()
+                .with_http_connector(SameOriginConnector::default())
                 .with_container_name(&remote.bucket)
                 .with_client_options(options)
                 .with_retry(retry())
@@ -81,6 +131,7 @@ pub fn build(remote: &RemoteRoot) -> Result<Built, String> {
             return Ok(Built {
                 store: Arc::new(
                     HttpBuilder::new()
+                        .with_http_connector(SameOriginConnector::default())
                         .with_url(remote.url())
                         .with_client_options(options)
                         .with_retry(retry())
@@ -134,9 +185,11 @@ fn s3(remote: &RemoteRoot, options: ClientOptions) -> Result<(AmazonS3Builder, b
         .clone()
         .or_else(|| std::env::var("AWS_PROFILE").ok().filter(|p| !p.is_empty()))
         .unwrap_or_else(|| "default".to_string());
+    store::check_profile(&profile_name)?;
     let profile = aws_profile::load(&profile_name);
     let setting = |key: &str| profile.get(key).filter(|v| !v.is_empty()).cloned();
     let mut builder = AmazonS3Builder::from_env()
+        .with_http_connector(SameOriginConnector::default())
         .with_bucket_name(&remote.bucket)
         .with_client_options(options)
         .with_retry(retry());
@@ -163,14 +216,20 @@ fn s3(remote: &RemoteRoot, options: ClientOptions) -> Result<(AmazonS3Builder, b
     if anonymous {
         builder = builder.with_skip_signature(true);
     }
-    if let Some(region) = &remote.region {
-        builder = builder.with_region(region);
-    } else if !env_set("AWS_REGION") && !env_set("AWS_DEFAULT_REGION") {
-        let region = setting("region")
+    // A region becomes part of the host name: wherever it comes from, it is checked
+    // here again, where the client is built.
+    let region = match &remote.region {
+        Some(region) => region.clone(),
+        None => ["AWS_REGION", "AWS_DEFAULT_REGION"]
+            .iter()
+            .filter_map(|v| std::env::var(v).ok())
+            .find(|v| !v.is_empty())
+            .or_else(|| setting("region"))
             .or_else(|| setting("aws_region"))
-            .unwrap_or_else(|| "us-east-1".to_string());
-        builder = builder.with_region(region);
-    }
+            .unwrap_or_else(|| "us-east-1".to_string()),
+    };
+    store::check_region(&region)?;
+    builder = builder.with_region(region);
     let endpoint = remote.endpoint.clone().or_else(|| {
         if env_set("AWS_ENDPOINT_URL_S3") || env_set("AWS_ENDPOINT_URL") || env_set("AWS_ENDPOINT")
         {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use futures::{StreamExt, TryStreamExt};
 use object_store::path::Path as ObjectPath;
-use object_store::{GetOptions, ObjectStore, ObjectStoreExt, PutPayload};
+use object_store::{GetOptions, GetResult, ObjectStore, ObjectStoreExt, PutPayload};
 use store::{KeyValueStore, Listing, StorageError, StoreKey};
 
 use crate::ranges;
@@ -102,11 +102,30 @@ impl ObjectKvStore {
     ) -> object_store::Result<Vec<Vec<u8>>> {
         let path = self.path(key);
         let requests = ranges::plan(wanted);
+        let path = &path;
         let fetched: Vec<_> = self.runtime.block_on(async {
             futures::stream::iter(requests.iter().cloned())
-                .map(|range| async {
+                .map(|range| async move {
                     let _permit = self.permits.acquire().await;
-                    self.client.get_range(&path, range).await
+                    let options = GetOptions {
+                        range: Some(range.clone().into()),
+                        ..GetOptions::default()
+                    };
+                    let result = self.client.get_opts(path, options).await?;
+                    // A ranged read never holds more than the range asked, whatever the
+                    // server sends.
+                    match read_capped(result, range.end - range.start).await? {
+                        Ok(bytes) => Ok(bytes),
+                        Err(read) => Err(object_store::Error::Generic {
+                            store: "nctools",
+                            source: format!(
+                                "the server sent more than the {} bytes asked for (at least \
+                                 {read})",
+                                range.end - range.start
+                            )
+                            .into(),
+                        }),
+                    }
                 })
                 .buffered(MAX_REQUESTS)
                 .try_collect()
@@ -122,6 +141,28 @@ impl ObjectKvStore {
             source: std::io::Error::other(explain(&error, self.kind.anonymous)),
         }
     }
+}
+
+/// The body of `result`, read while it streams and never more than `cap` bytes kept:
+/// `Err(n)` when the body holds more (`n` > `cap` bytes were seen before reading
+/// stopped). Neither `Content-Length` nor any other header decides what is allocated.
+async fn read_capped(result: GetResult, cap: u64) -> object_store::Result<Result<Vec<u8>, u64>> {
+    // A body the headers announce as too large is refused before it is read.
+    let announced = result.range.end.saturating_sub(result.range.start);
+    if announced > cap {
+        return Ok(Err(announced));
+    }
+    let mut stream = result.into_stream();
+    let mut bytes = Vec::new();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk?;
+        let total = bytes.len() as u64 + chunk.len() as u64;
+        if total > cap {
+            return Ok(Err(total));
+        }
+        bytes.extend_from_slice(&chunk);
+    }
+    Ok(Ok(bytes))
 }
 
 /// A short account of `error`: object_store's text, with the usual causes of an
@@ -159,8 +200,16 @@ fn explain(error: &object_store::Error, anonymous: bool) -> String {
 }
 
 /// `text` without a server's XML or HTML error page, with the page's S3 `Code` and
-/// `Message` when it has them, at most 400 characters.
+/// `Message` when it has them, at most 400 characters; every URL's password redacted
+/// and every terminal control escaped (what a server sends reaches a message only
+/// through here).
 fn short(text: &str) -> String {
+    store::escape_for_message(&store::redact_url(&cut_page(text)))
+}
+
+/// `text` without a server's XML or HTML error page, with the page's S3 `Code` and
+/// `Message` when it has them, at most 400 characters.
+fn cut_page(text: &str) -> String {
     let page = ["<?xml", "<!DOCTYPE", "<!doctype", "<html"]
         .iter()
         .filter_map(|m| text.find(m))
@@ -203,16 +252,14 @@ impl KeyValueStore for ObjectKvStore {
         let path = self.path(key);
         let got = self.run(async {
             let result = self.client.get_opts(&path, GetOptions::default()).await?;
-            // The size is known from the response's headers, before its body is read.
-            if result.meta.size > cap {
-                return Ok(Err(result.meta.size));
-            }
-            Ok(Ok(result.bytes().await?))
+            // A value the headers say is too large is refused before its body is read;
+            // one they understate stops being read at `cap` + 1 bytes.
+            read_capped(result, cap).await
         });
         match got {
             Ok(Ok(bytes)) => {
                 StorageError::within_cap(|| self.describe(key), bytes.len() as u64, cap)?;
-                Ok(Some(bytes.to_vec()))
+                Ok(Some(bytes))
             }
             Ok(Err(size)) => Err(StorageError::TooLarge {
                 what: self.describe(key),
@@ -404,6 +451,17 @@ mod tests {
         let html = "status 501: <!DOCTYPE HTML>\n<html><p>Unsupported method</p></html>";
         assert_eq!(short(html), "status 501");
         assert_eq!(short(&"x".repeat(500)).len(), 403);
+    }
+
+    /// Before: the server's text reached the message raw (ESC, CR) with the URL's
+    /// password.
+    #[test]
+    fn server_text_is_escaped_and_passwords_redacted() {
+        let text = "Error performing GET http://u:pw@h/k - 403 Forbidden: \u{1b}[31mno\rway";
+        assert_eq!(
+            short(text),
+            "Error performing GET http://***@h/k - 403 Forbidden: \\u{1b}[31mno\\u{d}way"
+        );
     }
 
     #[test]

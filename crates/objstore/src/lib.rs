@@ -72,19 +72,21 @@ pub fn open(root: &StoreRoot, access: Access) -> Result<Arc<dyn KeyValueStore>, 
         }
         StoreRoot::Remote(remote) => {
             if access == Access::Write && !remote.service.writable() {
-                return Err(OpenError::ReadOnly { url: remote.url() });
+                return Err(OpenError::ReadOnly {
+                    url: remote.display_url(),
+                });
             }
             let built = backend::build(remote).map_err(|reason| OpenError::Config {
-                url: remote.url(),
-                reason,
+                url: remote.display_url(),
+                reason: store::escape_for_message(&store::redact_url(&reason)),
             })?;
             let kind = Kind {
                 plain_http: remote.service == store::RemoteService::Http,
                 anonymous: built.anonymous,
             };
-            let store = ObjectKvStore::new(built.store, &built.prefix, remote.url(), kind)
+            let store = ObjectKvStore::new(built.store, &built.prefix, remote.display_url(), kind)
                 .map_err(|e| OpenError::Config {
-                    url: remote.url(),
+                    url: remote.display_url(),
                     reason: e.to_string(),
                 })?;
             Ok(Arc::new(store))

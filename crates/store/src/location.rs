@@ -149,8 +149,9 @@ impl RemoteService {
     }
 }
 
-/// A store in an object store, as the URL named it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A store in an object store, as the URL named it. Its `Debug` output shows the URL
+/// as [`redact_url`] renders it.
+#[derive(Clone, PartialEq, Eq)]
 pub struct RemoteRoot {
     /// The service.
     pub service: RemoteService,
@@ -168,8 +169,26 @@ pub struct RemoteRoot {
     pub profile: Option<String>,
 }
 
+impl std::fmt::Debug for RemoteRoot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteRoot")
+            .field("service", &self.service)
+            .field("url", &self.display_url())
+            .field("region", &self.region)
+            .field("profile", &self.profile)
+            .finish()
+    }
+}
+
 impl RemoteRoot {
-    /// The store's root as a URL, for messages and comparisons:
+    /// The store's root as a URL for humans (messages, logs, `Debug`): [`Self::url`]
+    /// with any user name and password replaced by [`redact_url`].
+    pub fn display_url(&self) -> String {
+        redact_url(&self.url())
+    }
+
+    /// The store's root as a URL, for connecting and comparisons (it keeps a
+    /// password the URL held: messages use [`Self::display_url`]):
     /// `s3://bucket/prefix`, `gs://...`, `az://...`, or the HTTP URL.
     pub fn url(&self) -> String {
         let join = |base: &str| {
@@ -246,7 +265,7 @@ impl Location {
                 }),
                 flavor: ZarrFlavor::Detect,
                 version: ZarrVersion::V2,
-                text: text.to_string(),
+                text: redact_url(text),
             }));
         }
         if is_zarr_store(path) {
@@ -259,7 +278,7 @@ impl Location {
                 root: StoreRoot::Directory(path.to_path_buf()),
                 flavor: ZarrFlavor::Detect,
                 version,
-                text: text.to_string(),
+                text: redact_url(text),
             }));
         }
         Ok(Self::File(text.to_string()))
@@ -280,7 +299,7 @@ impl Location {
                 }),
                 flavor: ZarrFlavor::NcZarr,
                 version: ZarrVersion::V2,
-                text: text.to_string(),
+                text: redact_url(text),
             }));
         }
         let trimmed = text.trim_end_matches('/');
@@ -289,7 +308,7 @@ impl Location {
                 root: StoreRoot::Directory(PathBuf::from(trimmed)),
                 flavor: ZarrFlavor::NcZarr,
                 version: ZarrVersion::V2,
-                text: text.to_string(),
+                text: redact_url(text),
             }));
         }
         Ok(Self::File(text.to_string()))
@@ -346,7 +365,7 @@ impl Location {
             return Ok(None);
         };
         let fail = |reason: String| LocationError {
-            text: text.to_string(),
+            text: redact_url(text),
             reason,
         };
         let version = if has("v3") {
@@ -379,9 +398,21 @@ impl Location {
                 let mut remote =
                     remote_root(scheme, rest, has("s3") || has("gs3")).map_err(fail)?;
                 if let Some(region) = param("aws.region") {
-                    remote.region = Some(region);
+                    check_region(&region).map_err(fail)?;
+                    match &remote.region {
+                        Some(host_region) if *host_region != region => {
+                            return Err(fail(format!(
+                                "the URL's parts disagree: its host names the region \
+                                 {host_region} and its aws.region names {region}"
+                            )))
+                        }
+                        _ => remote.region = Some(region),
+                    }
                 }
-                remote.profile = param("aws.profile");
+                if let Some(profile) = param("aws.profile") {
+                    check_profile(&profile).map_err(fail)?;
+                    remote.profile = Some(profile);
+                }
                 StoreRoot::Remote(remote)
             }
             Some(scheme) => {
@@ -401,7 +432,7 @@ impl Location {
             root,
             flavor,
             version,
-            text: text.to_string(),
+            text: redact_url(text),
         })))
     }
 }
@@ -472,7 +503,180 @@ fn remote_root(scheme: &str, rest: &str, s3: bool) -> Result<RemoteRoot, String>
     if root.service != RemoteService::Http && root.bucket.is_empty() {
         return Err("the URL names no bucket".to_string());
     }
+    match root.service {
+        RemoteService::S3 => check_s3_bucket(&root.bucket)?,
+        RemoteService::Gcs | RemoteService::Azure => check_container(&root.bucket)?,
+        RemoteService::Http => {}
+    }
+    if let Some(region) = &root.region {
+        check_region(region)?;
+    }
+    if let Some(endpoint) = &root.endpoint {
+        check_host(endpoint)?;
+    }
     Ok(root)
+}
+
+/// The longest region name accepted (real ones are under 20 characters).
+const MAX_REGION: usize = 63;
+
+/// Refuses a region name that is not `[a-z0-9-]+` (at most [`MAX_REGION`] characters):
+/// a region becomes part of a host name, so nothing else may reach it.
+pub fn check_region(region: &str) -> Result<(), String> {
+    let valid = !region.is_empty()
+        && region.len() <= MAX_REGION
+        && region
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "the region {} is not a region name (lower-case letters, digits and '-', at \
+             most {MAX_REGION})",
+            escape_for_message(region)
+        ))
+    }
+}
+
+/// Refuses an S3 bucket name outside S3's rules, `[a-z0-9.-]{3,63}` starting and ending
+/// with a letter or digit: a bucket becomes part of a host name or a path.
+pub fn check_s3_bucket(bucket: &str) -> Result<(), String> {
+    let valid = (3..=63).contains(&bucket.len())
+        && bucket
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.' || b == b'-')
+        && bucket
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+        && bucket
+            .bytes()
+            .last()
+            .is_some_and(|b| b.is_ascii_alphanumeric());
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "the bucket {} is not an S3 bucket name (3 to 63 lower-case letters, digits, \
+             '.' and '-', starting and ending with a letter or digit)",
+            escape_for_message(bucket)
+        ))
+    }
+}
+
+/// Refuses a Google Cloud Storage bucket or Azure container name that is not
+/// `[A-Za-z0-9._-]{1,222}` starting with a letter or digit.
+fn check_container(name: &str) -> Result<(), String> {
+    let valid = (1..=222).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
+        && name
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric());
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "the bucket or container {} is not a valid name (letters, digits, '.', '-' \
+             and '_')",
+            escape_for_message(name)
+        ))
+    }
+}
+
+/// Refuses an AWS profile name that is not `[A-Za-z0-9._-]{1,64}`: it selects a section
+/// of the user's files and must not carry anything else.
+pub fn check_profile(profile: &str) -> Result<(), String> {
+    let valid = (1..=64).contains(&profile.len())
+        && profile
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'));
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "the profile {} is not a profile name (letters, digits, '.', '-' and '_')",
+            escape_for_message(profile)
+        ))
+    }
+}
+
+/// Refuses a server `scheme://[user[:password]@]host[:port]` whose host or port holds
+/// anything but a host name's, an IPv4 or a bracketed IPv6 address's characters.
+fn check_host(endpoint: &str) -> Result<(), String> {
+    let authority = endpoint.split_once("://").map_or(endpoint, |(_, a)| a);
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    // A control or a space in the user information would end it early for
+    // `redact_url` (and the URL parser drops tabs and newlines): refused, unechoed.
+    if authority
+        .chars()
+        .any(|c| c.is_control() || c.is_whitespace())
+    {
+        return Err("the URL's server part holds a control character or a space".to_string());
+    }
+    let valid = !host_port.is_empty()
+        && host_port
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'[' | b']'));
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "the server {} is not a host name and port",
+            escape_for_message(host_port)
+        ))
+    }
+}
+
+/// `text` with every URL's user name and password (`scheme://USER:PASSWORD@host`, the
+/// authority ending only at `/`, `?` or `#`, so that nothing in the user information
+/// ends it early) replaced by `***`: the one way a URL is rendered for humans (messages, logs, `Debug`
+/// output), wherever it appears in `text`.
+pub fn redact_url(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let (head, tail) = rest.split_at(at + "://".len());
+        out.push_str(head);
+        let authority_end = tail.find(['/', '?', '#']).unwrap_or(tail.len());
+        match tail[..authority_end].rfind('@') {
+            Some(user_end) => {
+                out.push_str("***");
+                rest = &tail[user_end..];
+            }
+            None => rest = tail,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `text` with every character that could act on a terminal written as an escape
+/// (`\u{1b}`): C0 and C1 controls (ESC, CR, LF, ...), DEL, and the bidirectional
+/// controls that reorder what is shown. For anything an input or a server sends us
+/// before it reaches a message.
+pub fn escape_for_message(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if is_terminal_control(c) {
+            out.push_str(&c.escape_unicode().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Whether `c` is a control a terminal acts on or a bidirectional formatting character.
+fn is_terminal_control(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
 }
 
 /// Whether `authority` is an Amazon S3 host name (`...amazonaws.com`).
@@ -728,6 +932,63 @@ mod tests {
         assert_eq!(r.url(), "https://example.org/data/x.zarr");
         assert!(!r.service.writable());
         assert_eq!(StoreRoot::Remote(r).last_name(), "x.zarr");
+    }
+
+    /// Before: `aws.region=x@attacker:443/` was taken as the region and pasted into the
+    /// endpoint's host name; a host's region and a different `aws.region` were accepted.
+    #[test]
+    fn url_parts_that_reach_a_host_name_are_checked() {
+        let refused = |text: &str| match Location::parse_input(text) {
+            Err(e) => e.reason,
+            Ok(other) => panic!("{text} accepted: {other:?}"),
+        };
+        assert!(
+            refused("s3://trusted-bucket/d.zarr#mode=zarr&aws.region=x@attacker:443/")
+                .contains("region")
+        );
+        assert!(refused("s3://bkt/d#mode=zarr&aws.region=US-EAST-1").contains("region"));
+        let disagree =
+            refused("https://s3.eu-west-1.amazonaws.com/bkt/x#mode=zarr,s3&aws.region=us-east-1");
+        assert!(disagree.contains("eu-west-1") && disagree.contains("us-east-1"));
+        assert!(refused("s3://Bad_Bucket/x").contains("bucket"));
+        assert!(refused("s3://ab/x").contains("bucket"));
+        assert!(refused("s3://bkt/x#mode=zarr&aws.profile=a]b").contains("profile"));
+        assert!(refused("https://h~x/bkt/k#mode=zarr,s3").contains("h~x"));
+        let Err(e) = Location::parse_input("http://us\ner:pw@h/x.zarr#mode=zarr") else {
+            panic!("a newline in the user information accepted");
+        };
+        assert!(!e.to_string().contains("pw"), "{e}");
+        let (r, _) = remote("s3://bkt/x#mode=zarr&aws.region=eu-west-1&aws.profile=dev.1");
+        assert_eq!(
+            (r.region.as_deref(), r.profile.as_deref()),
+            (Some("eu-west-1"), Some("dev.1"))
+        );
+        let (r, _) =
+            remote("https://s3.eu-west-1.amazonaws.com/bkt/x#mode=zarr,s3&aws.region=eu-west-1");
+        assert_eq!(r.region.as_deref(), Some("eu-west-1"));
+    }
+
+    /// Before: a URL's password was in every message and in `Debug` output.
+    #[test]
+    fn passwords_are_redacted_wherever_a_url_is_shown() {
+        assert_eq!(
+            redact_url("GET http://u:secret@h:1/p?q - and https://h/x and s3://b/k"),
+            "GET http://***@h:1/p?q - and https://h/x and s3://b/k"
+        );
+        assert_eq!(redact_url("a://b@c#d@e"), "a://***@c#d@e");
+        let (r, _) = remote("https://user:pw@example.org/x.zarr#mode=zarr");
+        assert_eq!(r.display_url(), "https://***@example.org/x.zarr");
+        assert!(!format!("{r:?}").contains("pw"));
+        let z = zarr("https://user:pw@example.org/x.zarr#mode=zarr");
+        assert!(!z.text.contains("pw") && !format!("{z:?}").contains("pw"));
+    }
+
+    #[test]
+    fn terminal_controls_are_escaped() {
+        assert_eq!(
+            escape_for_message("a\u{1b}[31m\r\u{9b}\u{7f}\u{202e}z é"),
+            "a\\u{1b}[31m\\u{d}\\u{9b}\\u{7f}\\u{202e}z é"
+        );
     }
 
     #[test]
