@@ -291,7 +291,9 @@ impl KeyValueStore for DirectoryStore {
     }
 
     fn create_new(&self, key: &StoreKey, value: &[u8]) -> Result<bool, StorageError> {
-        self.write(key, true, |dir, name, _| beneath::create_new(dir, name, value))
+        self.write(key, true, |dir, name, _| {
+            beneath::create_new(dir, name, value)
+        })
     }
 
     fn remove(&self, key: &StoreKey) -> Result<(), StorageError> {

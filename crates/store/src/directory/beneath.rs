@@ -178,8 +178,7 @@ pub(super) fn write_atomic(
     })?;
     let temp_name = temp.file_name().unwrap_or_default().to_os_string();
     let written = File::from(fd).write_all(value).map_err(WriteError::from);
-    let renamed =
-        written.and_then(|()| Ok(rustix::fs::renameat(dir, &temp_name, dir, name)?));
+    let renamed = written.and_then(|()| Ok(rustix::fs::renameat(dir, &temp_name, dir, name)?));
     if renamed.is_err() {
         let _ = rustix::fs::unlinkat(dir, &temp_name, AtFlags::empty());
     }

@@ -160,7 +160,11 @@ fn a_linked_directory_inside_the_root_is_listed_but_never_one_above() {
 }
 
 /// Every way of writing a value, each given the key and the bytes.
-fn every_write(store: &DirectoryStore, k: &StoreKey, value: &[u8]) -> Vec<Result<(), StorageError>> {
+fn every_write(
+    store: &DirectoryStore,
+    k: &StoreKey,
+    value: &[u8],
+) -> Vec<Result<(), StorageError>> {
     vec![
         store.set(k, value),
         store.set_atomic(k, value),
@@ -195,7 +199,11 @@ fn no_write_follows_a_link_at_the_key_or_above_it() {
     symlink(outside.join("secret"), root.join("v/c/0")).unwrap_or_else(|e| panic!("{e}"));
     symlink(&outside, root.join("v/c/1")).unwrap_or_else(|e| panic!("{e}"));
     let store = DirectoryStore::new(&root);
-    for (k, link) in [("v/.zarray", "v/.zarray"), ("v/c/0", "v/c/0"), ("v/c/1/0", "v/c/1")] {
+    for (k, link) in [
+        ("v/.zarray", "v/.zarray"),
+        ("v/c/0", "v/c/0"),
+        ("v/c/1/0", "v/c/1"),
+    ] {
         for result in every_write(&store, &key(k), b"overwritten") {
             match result {
                 Err(StorageError::Linked { what, .. }) => {
@@ -205,7 +213,10 @@ fn no_write_follows_a_link_at_the_key_or_above_it() {
             }
         }
     }
-    assert_eq!(std::fs::read(outside.join("secret")).ok(), Some(b"keep".to_vec()));
+    assert_eq!(
+        std::fs::read(outside.join("secret")).ok(),
+        Some(b"keep".to_vec())
+    );
     let names: Vec<_> = std::fs::read_dir(&outside)
         .map(|d| d.filter_map(Result::ok).map(|e| e.file_name()).collect())
         .unwrap_or_default();
@@ -215,7 +226,10 @@ fn no_write_follows_a_link_at_the_key_or_above_it() {
     // Removing a key removes the link itself, never what it leads to.
     assert!(store.remove(&key("v/c/0")).is_ok());
     assert!(std::fs::symlink_metadata(root.join("v/c/0")).is_err());
-    assert_eq!(std::fs::read(outside.join("secret")).ok(), Some(b"keep".to_vec()));
+    assert_eq!(
+        std::fs::read(outside.join("secret")).ok(),
+        Some(b"keep".to_vec())
+    );
 }
 
 #[test]
@@ -232,7 +246,10 @@ fn a_file_with_another_name_is_not_written_in_place() {
         store.set(&key("c"), b"x"),
         Err(StorageError::Linked { .. })
     ));
-    assert_eq!(std::fs::read(dir.path().join("other")).ok(), Some(b"keep".to_vec()));
+    assert_eq!(
+        std::fs::read(dir.path().join("other")).ok(),
+        Some(b"keep".to_vec())
+    );
 }
 
 #[test]
@@ -247,9 +264,15 @@ fn an_atomic_write_uses_an_unpredictable_exclusive_temporary_and_leaves_none() {
     std::fs::write(dir.path().join("target"), b"keep").unwrap_or_else(|e| panic!("{e}"));
     symlink(dir.path().join("target"), &predictable).unwrap_or_else(|e| panic!("{e}"));
     assert!(store.set_atomic(&key("v/.zarray"), b"new").is_ok());
-    assert_eq!(store.get(&key("v/.zarray"), 10).ok().flatten(), Some(b"new".to_vec()));
+    assert_eq!(
+        store.get(&key("v/.zarray"), 10).ok().flatten(),
+        Some(b"new".to_vec())
+    );
     assert!(std::fs::symlink_metadata(root.join("v/.zarray")).is_ok_and(|m| m.is_file()));
-    assert_eq!(std::fs::read(dir.path().join("target")).ok(), Some(b"keep".to_vec()));
+    assert_eq!(
+        std::fs::read(dir.path().join("target")).ok(),
+        Some(b"keep".to_vec())
+    );
     let left: Vec<_> = std::fs::read_dir(root.join("v"))
         .map(|d| d.filter_map(Result::ok).map(|e| e.file_name()).collect())
         .unwrap_or_default();
@@ -262,7 +285,10 @@ fn a_new_value_is_created_once() {
     let store = DirectoryStore::new(dir.path());
     assert!(store.create_new(&key("lock"), b"a").is_ok_and(|made| made));
     assert!(store.create_new(&key("lock"), b"b").is_ok_and(|made| !made));
-    assert_eq!(store.get(&key("lock"), 10).ok().flatten(), Some(b"a".to_vec()));
+    assert_eq!(
+        store.get(&key("lock"), 10).ok().flatten(),
+        Some(b"a".to_vec())
+    );
     assert!(store.remove(&key("lock")).is_ok());
     assert!(store.create_new(&key("lock"), b"c").is_ok_and(|made| made));
 }
