@@ -36,12 +36,16 @@ pub fn write_references(args: &CopyArgs, refs: &str) -> Result<(), Failure> {
             "{refs}: the references would overwrite an input"
         )));
     }
+    // The same checks as every output: an input under another name (a link, a hard
+    // link) is found by device and inode, not by its name.
+    let input_names: Vec<&str> = inputs.iter().map(String::as_str).collect();
+    crate::storage::output_check::check(refs, &input_names).map_err(Failure::runtime)?;
     let made = crate::storage::kerchunk_references(&inputs, args.concat.as_deref())
         .map_err(Failure::runtime)?;
     for skipped in &made.skipped {
         eprintln!("nccopy: warning: not referenced: {skipped}");
     }
-    std::fs::write(refs, made.json)
+    store::temporaries::replace_file(std::path::Path::new(refs), made.json.as_bytes())
         .with_context(|| format!("{refs}: cannot write the references"))
         .map_err(Failure::runtime)?;
     Ok(())

@@ -171,6 +171,7 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     if let Some(template) = &template {
         regions::apply_template(&mut plan, template).map_err(Failure::usage)?;
     }
+    let mut append_lock = None;
     let region = match (&region_request, &args.append, args.output.as_deref()) {
         (Some(request), _, Some(target)) => {
             let (_, store_dataset) = open_store(target, "--region")?;
@@ -180,6 +181,11 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
             )
         }
         (None, Some(dim), Some(target)) => {
+            // Taken before the store's length is read, held until the copy is done.
+            append_lock = options
+                .output
+                .lock_for_append()
+                .map_err(|e| Failure::runtime(anyhow!(e)))?;
             let (store, store_dataset) = open_store(target, "--append")?;
             let sources = regions::AppendSources {
                 store: store.as_ref(),
@@ -206,8 +212,11 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         shards: &options.shards,
         region,
     };
-    copy.write(&options.output, args.output_in_memory)
-        .map_err(Failure::runtime)
+    let written = copy
+        .write(&options.output, args.output_in_memory)
+        .map_err(Failure::runtime);
+    drop(append_lock);
+    written
 }
 
 /// The existing store `target` of `--region` or `--append` (`option`), opened for

@@ -117,6 +117,15 @@ impl Output {
         }
     }
 
+    /// Takes the append lock of the output's Zarr store (`--append`), held until the
+    /// value is dropped: one append at a time; region writes take none.
+    pub fn lock_for_append(&self) -> Result<Option<zarr::AppendLock>, StoreError> {
+        match &self.location {
+            Ok(Location::Zarr(location)) => zarr::AppendLock::take(location).map(Some),
+            _ => Ok(None),
+        }
+    }
+
     /// Fails unless the output can hold shards (a Zarr version 3 store).
     pub fn check_shardable(&self) -> anyhow::Result<()> {
         if self.capabilities.shards {

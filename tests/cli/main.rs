@@ -39,6 +39,7 @@ mod support;
 mod szip;
 mod try_filters;
 mod versions;
+mod write_links;
 mod zarr_codecs;
 mod zarr_consolidated;
 mod zarr_foreign;

@@ -982,3 +982,50 @@ fn four_region_writers_at_once_and_appends_fill_s3_stores_equal_to_one_copy() {
 fn theirs_objects(python: &Path, url: &str) -> Vec<(String, String)> {
     object_digests(python, url, "bkt", "single.zarr/")
 }
+
+#[test]
+fn an_append_on_s3_takes_a_lock_object_and_a_second_one_is_refused() {
+    // Before: two appends at once both exited 0 and one record was lost; no lock was
+    // taken. Now a conditional PUT (If-None-Match: *) makes the lock object, which a
+    // second append cannot make.
+    let Some(python) = python() else { return };
+    let dir = scratch();
+    let moto = Server::moto(&python, dir.path(), false);
+    moto.create_bucket("bkt");
+    let url = moto.url();
+    let env = s3_env(&url);
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let (parts, _) = crate::zarr_regions::inputs(dir.path());
+    let store = "s3://bkt/locked.zarr#mode=zarr";
+    crate::zarr_regions::nccopy_ok(&[&parts[0].to_string_lossy(), store], &env);
+    let put = "import boto3, sys\n\
+        s3 = boto3.client('s3', endpoint_url=sys.argv[1])\n\
+        s3.put_object(Bucket='bkt', Key='locked.zarr/.nctools-append.lock', Body=b'held')\n";
+    let delete = "import boto3, sys\n\
+        s3 = boto3.client('s3', endpoint_url=sys.argv[1])\n\
+        s3.delete_object(Bucket='bkt', Key='locked.zarr/.nctools-append.lock')\n";
+    let boto = |script: &str| {
+        let done = run(Command::new(&python)
+            .args(["-c", script, &url])
+            .envs(env.iter().copied()));
+        assert_eq!(done.code, Some(0), "{}", done.stderr);
+    };
+    boto(put);
+    let part1 = parts[1].to_string_lossy().into_owned();
+    let refused = ours_s3("nccopy", &url, &["--append", "time", &part1, store]);
+    assert_eq!(refused.code, Some(1), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("another append")
+            && refused.stderr.contains(".nctools-append.lock"),
+        "{}",
+        refused.stderr
+    );
+    boto(delete);
+    crate::zarr_regions::nccopy_ok(&["--append", "time", &part1, store], &env);
+    let objects = object_digests(&python, &url, "bkt", "locked.zarr/");
+    assert!(
+        objects.iter().all(|(key, _)| key != ".nctools-append.lock"),
+        "the lock is given back: {objects:?}"
+    );
+    assert!(objects.iter().any(|(key, _)| key == "t/1.0"), "{objects:?}");
+}

@@ -389,6 +389,20 @@ impl KeyValueStore for ObjectKvStore {
             .map_err(|e| self.failure(key, e))
     }
 
+    fn create_new(&self, key: &StoreKey, value: &[u8]) -> Result<bool, StorageError> {
+        // A conditional PUT (`If-None-Match: *` on S3): the server creates the object
+        // only if there is none, atomically.
+        let path = self.path(key);
+        let payload = PutPayload::from(value.to_vec());
+        let options = object_store::PutOptions::from(object_store::PutMode::Create);
+        match self.run(self.client.put_opts(&path, payload, options)) {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::AlreadyExists { .. })
+            | Err(object_store::Error::Precondition { .. }) => Ok(false),
+            Err(e) => Err(self.failure(key, e)),
+        }
+    }
+
     fn remove(&self, key: &StoreKey) -> Result<(), StorageError> {
         let path = self.path(key);
         match self.run(self.client.delete(&path)) {

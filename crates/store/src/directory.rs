@@ -269,44 +269,69 @@ impl KeyValueStore for DirectoryStore {
     }
 
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
-        let path = self.path_of(key);
-        if let Some(parent) = path.parent() {
-            crate::temporaries::gate(|| std::fs::create_dir_all(parent))
-                .map_err(|e| self.io(key, e))?;
-        }
-        crate::temporaries::gate(|| std::fs::write(&path, value)).map_err(|e| self.io(key, e))
+        self.write(key, true, |dir, name, path| {
+            beneath::write_in_place(dir, name, path, &[value])
+        })
     }
 
     fn set_atomic(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
-        let path = self.path_of(key);
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        // Beside the value, in its directory, so that the rename stays on one file system.
-        let temp = path.with_file_name(format!(".{name}.nctools-{}.tmp", std::process::id()));
-        crate::temporaries::gate(|| std::fs::write(&temp, value)).map_err(|e| self.io(key, e))?;
-        std::fs::rename(&temp, &path).map_err(|e| {
-            let _ = std::fs::remove_file(&temp);
-            self.io(key, e)
+        self.write(key, true, |dir, name, path| {
+            beneath::write_atomic(dir, name, path, value)
         })
     }
 
     fn set_parts(&self, key: &StoreKey, parts: Vec<Vec<u8>>) -> Result<(), StorageError> {
-        use std::io::Write;
-        let path = self.path_of(key);
-        if let Some(parent) = path.parent() {
-            crate::temporaries::gate(|| std::fs::create_dir_all(parent))
-                .map_err(|e| self.io(key, e))?;
-        }
-        let mut file =
-            crate::temporaries::gate(|| File::create(&path)).map_err(|e| self.io(key, e))?;
-        for part in parts {
-            file.write_all(&part).map_err(|e| self.io(key, e))?;
-        }
-        Ok(())
+        let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+        self.write(key, true, |dir, name, path| {
+            beneath::write_in_place(dir, name, path, &parts)
+        })
+    }
+
+    fn create_new(&self, key: &StoreKey, value: &[u8]) -> Result<bool, StorageError> {
+        self.write(key, true, |dir, name, _| {
+            beneath::create_new(dir, name, value)
+        })
+    }
+
+    fn remove(&self, key: &StoreKey) -> Result<(), StorageError> {
+        self.write(key, false, |dir, name, _| beneath::remove(dir, name))
     }
 }
+
+impl DirectoryStore {
+    /// Runs `write` on the directory of `key` (reached from the root without following a
+    /// link, made on the way with `create`), the key's last segment and its path: the one
+    /// way this store writes or removes anything.
+    fn write<T>(
+        &self,
+        key: &StoreKey,
+        create: bool,
+        write: impl FnOnce(&std::os::fd::OwnedFd, &str, &Path) -> Result<T, beneath::WriteError>,
+    ) -> Result<T, StorageError> {
+        let segments: Vec<&str> = key.segments().collect();
+        let Some((name, parents)) = segments.split_last() else {
+            return Err(self.io(
+                key,
+                std::io::Error::new(std::io::ErrorKind::InvalidInput, "the root is not a value"),
+            ));
+        };
+        let path = self.path_of(key);
+        let done = beneath::open_dir(&self.root, parents.iter().copied(), create)
+            .and_then(|dir| write(&dir, name, &path));
+        done.map_err(|e| match e {
+            beneath::WriteError::Linked { path, how } => StorageError::Linked {
+                what: path.display().to_string(),
+                how,
+            },
+            beneath::WriteError::NotRegular => StorageError::NotRegular {
+                what: self.describe(key),
+            },
+            beneath::WriteError::Io(e) => self.io(key, e),
+        })
+    }
+}
+
+mod beneath;
 
 #[cfg(test)]
 mod tests;

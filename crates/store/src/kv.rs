@@ -30,6 +30,19 @@ pub enum StorageError {
         /// Where it leads.
         target: String,
     },
+    /// A writer met a link where it writes: a symbolic link (to a file or a directory)
+    /// at a key or at one of the prefixes above it, or a file with other names (a hard
+    /// link). Writing through it would change what it leads to, outside the store.
+    #[error(
+        "{what} is {how}; nctools never writes through a link into an existing store: \
+         remove the link, or write a new store"
+    )]
+    Linked {
+        /// The value or prefix, as [`KeyValueStore::describe`] names it.
+        what: String,
+        /// What kind of link it is.
+        how: &'static str,
+    },
     /// The value is larger than what its reader can use.
     #[error(
         "{what} holds {size} bytes, more than the {cap} its metadata allows; the store is damaged"
@@ -157,6 +170,21 @@ pub trait KeyValueStore: Send + Sync + fmt::Debug {
     /// never joins them in one buffer (a shard's encoded inner chunks and its index).
     fn set_parts(&self, key: &StoreKey, parts: Vec<Vec<u8>>) -> Result<(), StorageError> {
         self.set(key, &parts.concat())
+    }
+
+    /// Stores `value` under `key` only if the key holds nothing yet, atomically (a file
+    /// created with `O_EXCL`, an object store's conditional PUT): `false`, storing
+    /// nothing, when it holds something. How a writer takes a lock object. Refused by
+    /// default, for a store that cannot do it.
+    fn create_new(&self, key: &StoreKey, value: &[u8]) -> Result<bool, StorageError> {
+        let _ = value;
+        Err(StorageError::Io {
+            what: self.describe(key),
+            source: std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "this store cannot create a value only where there is none",
+            ),
+        })
     }
 
     /// Removes the value of `key`, if there is one: how a writer that cannot rename takes

@@ -514,6 +514,7 @@ fn remote_root(scheme: &str, rest: &str, s3: bool) -> Result<RemoteRoot, String>
     if let Some(endpoint) = &root.endpoint {
         check_host(endpoint)?;
     }
+    check_segments(&root)?;
     Ok(root)
 }
 
@@ -677,6 +678,30 @@ fn is_terminal_control(c: char) -> bool {
             c,
             '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
         )
+}
+
+/// Refuses a bucket or a prefix segment that is `.` or `..` (or an empty segment inside
+/// the prefix): a server or a client library would resolve them, so that the store
+/// written or checked would not be the one every other check saw.
+fn check_segments(root: &RemoteRoot) -> Result<(), String> {
+    let dots = |s: &str| s == "." || s == "..";
+    if dots(&root.bucket) {
+        return Err(format!(
+            "the bucket cannot be `{}`: name the bucket itself",
+            escape_for_message(&root.bucket)
+        ));
+    }
+    if root.prefix.is_empty() {
+        return Ok(());
+    }
+    match root.prefix.split('/').find(|s| s.is_empty() || dots(s)) {
+        Some(segment) => Err(format!(
+            "the path `{}` holds a `{segment}` segment; write the prefix without `.`, `..` \
+             or `//`",
+            escape_for_message(&root.prefix)
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Whether `authority` is an Amazon S3 host name (`...amazonaws.com`).
@@ -881,6 +906,25 @@ mod tests {
             })) => (r, flavor),
             other => panic!("{text}: {other:?}"),
         }
+    }
+
+    #[test]
+    fn dot_segments_and_empty_buckets_are_refused_at_parse_time() {
+        // Before: `s3://../BUCKET/PREFIX` parsed to the bucket `..`, which the client
+        // resolved to BUCKET/PREFIX after the "prefix holds other objects" check had
+        // looked at another place.
+        for text in [
+            "s3://../bkt/p.zarr",
+            "s3://./bkt/p.zarr",
+            "s3://bkt/../p.zarr",
+            "s3://bkt/a/./p.zarr",
+            "s3://bkt/a//p.zarr",
+            "gs://bkt/a/../p.zarr",
+        ] {
+            assert!(Location::parse_output(text).is_err(), "{text}");
+            assert!(Location::parse_input(text).is_err(), "{text}");
+        }
+        assert!(Location::parse_output("s3://bkt/a.b/p..zarr").is_ok());
     }
 
     #[test]

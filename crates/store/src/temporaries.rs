@@ -135,8 +135,29 @@ pub fn create_temporary_file(
     })
 }
 
-/// Makes something with `create` under a fresh registered temporary name beside `target`.
-fn create_temporary<T>(
+/// Replaces the file `target` with `bytes` as every output is written: into an exclusive,
+/// unpredictable, registered temporary file beside it ([`create_temporary_file`]), then
+/// renamed onto it, so that nothing is written into whatever is at `target` (a link there
+/// is written through as the outputs are: the file it leads to is replaced, the link
+/// stays), and a reader sees the old file or the new one. The temporary is removed when
+/// anything fails.
+pub fn replace_file(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let target = resolve_links(target);
+    let (temp, mut file, _registration) = create_temporary_file(&target)?;
+    let done = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::rename(&temp, &target));
+    if done.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    done
+}
+
+/// Makes something with `create` under a fresh registered temporary name beside `target`;
+/// `create` must fail with [`std::io::ErrorKind::AlreadyExists`] when the name is taken.
+pub(crate) fn create_temporary<T>(
     target: &Path,
     create: impl Fn(&Path) -> std::io::Result<T>,
 ) -> std::io::Result<(PathBuf, T, Registration)> {

@@ -4,6 +4,7 @@
 //! exactly as netCDF-C 4.9.0 does, pure Zarr v2, or Zarr v3. Chunks are encoded and
 //! decoded with numcodecs' codecs on all cores. No libnetcdf is involved.
 
+mod append_lock;
 mod attrs;
 mod capabilities;
 mod chunk_reader;
@@ -33,6 +34,7 @@ mod wmeta;
 mod writer;
 mod wshard;
 
+pub use append_lock::{AppendLock, APPEND_LOCK_NAME};
 pub use capabilities::{capabilities, ZarrCodecs};
 pub use error::ZarrError;
 pub use reader::ZarrReader;

@@ -158,3 +158,137 @@ fn a_linked_directory_inside_the_root_is_listed_but_never_one_above() {
     // A prefix that leads outside is an error, not a listing of elsewhere.
     assert!(store.list_dir(&key("slash")).is_err());
 }
+
+/// Every way of writing a value, each given the key and the bytes.
+fn every_write(
+    store: &DirectoryStore,
+    k: &StoreKey,
+    value: &[u8],
+) -> Vec<Result<(), StorageError>> {
+    vec![
+        store.set(k, value),
+        store.set_atomic(k, value),
+        store.set_parts(k, vec![value.to_vec()]),
+        // A link at the key is something there: nothing is created.
+        store.create_new(k, value).and_then(|made| {
+            if made {
+                Ok(())
+            } else {
+                Err(StorageError::Linked {
+                    what: store.describe(k),
+                    how: "",
+                })
+            }
+        }),
+    ]
+}
+
+#[test]
+fn no_write_follows_a_link_at_the_key_or_above_it() {
+    // Before: `set` and `set_parts` opened the path with create-and-truncate and
+    // `create_dir_all`, following links: the bytes went into the linked file outside the
+    // store (or into the linked directory), and `set_atomic` wrote its predictable
+    // temporary through a link planted at it.
+    let dir = scratch();
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(outside.join("secret"), b"keep").unwrap_or_else(|e| panic!("{e}"));
+    let root = dir.path().join("s.zarr");
+    std::fs::create_dir_all(root.join("v/c")).unwrap_or_else(|e| panic!("{e}"));
+    symlink(outside.join("secret"), root.join("v/.zarray")).unwrap_or_else(|e| panic!("{e}"));
+    symlink(outside.join("secret"), root.join("v/c/0")).unwrap_or_else(|e| panic!("{e}"));
+    symlink(&outside, root.join("v/c/1")).unwrap_or_else(|e| panic!("{e}"));
+    let store = DirectoryStore::new(&root);
+    for (k, link) in [
+        ("v/.zarray", "v/.zarray"),
+        ("v/c/0", "v/c/0"),
+        ("v/c/1/0", "v/c/1"),
+    ] {
+        for result in every_write(&store, &key(k), b"overwritten") {
+            match result {
+                Err(StorageError::Linked { what, .. }) => {
+                    assert_eq!(what, root.join(link).display().to_string());
+                }
+                other => panic!("{k}: {other:?}"),
+            }
+        }
+    }
+    assert_eq!(
+        std::fs::read(outside.join("secret")).ok(),
+        Some(b"keep".to_vec())
+    );
+    let names: Vec<_> = std::fs::read_dir(&outside)
+        .map(|d| d.filter_map(Result::ok).map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert_eq!(names.len(), 1, "{names:?}");
+    // The link itself is still there: nothing was replaced.
+    assert!(std::fs::symlink_metadata(root.join("v/.zarray")).is_ok_and(|m| m.is_symlink()));
+    // Removing a key removes the link itself, never what it leads to.
+    assert!(store.remove(&key("v/c/0")).is_ok());
+    assert!(std::fs::symlink_metadata(root.join("v/c/0")).is_err());
+    assert_eq!(
+        std::fs::read(outside.join("secret")).ok(),
+        Some(b"keep".to_vec())
+    );
+}
+
+#[test]
+fn a_file_with_another_name_is_not_written_in_place() {
+    // Before: a hard link planted at a chunk key (same file system) was truncated and
+    // written, changing the file under its other name.
+    let dir = scratch();
+    let root = dir.path().join("s.zarr");
+    std::fs::create_dir_all(&root).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(dir.path().join("other"), b"keep").unwrap_or_else(|e| panic!("{e}"));
+    std::fs::hard_link(dir.path().join("other"), root.join("c")).unwrap_or_else(|e| panic!("{e}"));
+    let store = DirectoryStore::new(&root);
+    assert!(matches!(
+        store.set(&key("c"), b"x"),
+        Err(StorageError::Linked { .. })
+    ));
+    assert_eq!(
+        std::fs::read(dir.path().join("other")).ok(),
+        Some(b"keep".to_vec())
+    );
+}
+
+#[test]
+fn an_atomic_write_uses_an_unpredictable_exclusive_temporary_and_leaves_none() {
+    // Before: the temporary was `.NAME.nctools-PID.tmp`, created with truncate through
+    // any link planted there.
+    let dir = scratch();
+    let root = dir.path().join("s.zarr");
+    let store = DirectoryStore::new(&root);
+    assert!(store.set_atomic(&key("v/.zarray"), b"old").is_ok());
+    let predictable = root.join(format!("v/..zarray.nctools-{}.tmp", std::process::id()));
+    std::fs::write(dir.path().join("target"), b"keep").unwrap_or_else(|e| panic!("{e}"));
+    symlink(dir.path().join("target"), &predictable).unwrap_or_else(|e| panic!("{e}"));
+    assert!(store.set_atomic(&key("v/.zarray"), b"new").is_ok());
+    assert_eq!(
+        store.get(&key("v/.zarray"), 10).ok().flatten(),
+        Some(b"new".to_vec())
+    );
+    assert!(std::fs::symlink_metadata(root.join("v/.zarray")).is_ok_and(|m| m.is_file()));
+    assert_eq!(
+        std::fs::read(dir.path().join("target")).ok(),
+        Some(b"keep".to_vec())
+    );
+    let left: Vec<_> = std::fs::read_dir(root.join("v"))
+        .map(|d| d.filter_map(Result::ok).map(|e| e.file_name()).collect())
+        .unwrap_or_default();
+    assert_eq!(left.len(), 2, "only .zarray and the planted link: {left:?}");
+}
+
+#[test]
+fn a_new_value_is_created_once() {
+    let dir = scratch();
+    let store = DirectoryStore::new(dir.path());
+    assert!(store.create_new(&key("lock"), b"a").is_ok_and(|made| made));
+    assert!(store.create_new(&key("lock"), b"b").is_ok_and(|made| !made));
+    assert_eq!(
+        store.get(&key("lock"), 10).ok().flatten(),
+        Some(b"a".to_vec())
+    );
+    assert!(store.remove(&key("lock")).is_ok());
+    assert!(store.create_new(&key("lock"), b"c").is_ok_and(|made| made));
+}

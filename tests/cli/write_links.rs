@@ -1,0 +1,196 @@
+//! Writers into an existing store (`--append`, `--region`, the metadata an append
+//! rewrites) and the kerchunk output follow no link planted in the store: a link (to a
+//! file outside, or to a directory outside) at every key a writer creates is refused,
+//! exit 1, with a message naming the link, and what the link leads to is unchanged.
+
+use std::path::Path;
+
+use crate::support::{scratch, Test};
+use crate::zarr_regions::{inputs, nccopy_ok};
+
+/// What a planted link leads to: a file and a directory outside the store.
+struct Outside {
+    file: std::path::PathBuf,
+    dir: std::path::PathBuf,
+}
+
+impl Outside {
+    fn new(base: &Path) -> Self {
+        let dir = base.join("outside");
+        std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+        let file = base.join("authorized_keys");
+        std::fs::write(&file, b"keep").unwrap_or_else(|e| panic!("{e}"));
+        Self { file, dir }
+    }
+
+    #[track_caller]
+    fn assert_unchanged(&self) {
+        assert_eq!(std::fs::read(&self.file).ok(), Some(b"keep".to_vec()));
+        let inside = std::fs::read_dir(&self.dir)
+            .map(Iterator::count)
+            .unwrap_or(99);
+        assert_eq!(inside, 0, "something was written into the linked directory");
+    }
+}
+
+/// Plants a link to `to` at `at`, replacing what is there.
+fn plant(at: &Path, to: &Path) {
+    if let Some(parent) = at.parent() {
+        std::fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let _ = std::fs::remove_file(at);
+    let _ = std::fs::remove_dir_all(at);
+    std::os::unix::fs::symlink(to, at).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Runs nccopy `args`; it must exit 1 naming the link `link`.
+#[track_caller]
+fn refused_naming(args: &[&str], link: &Path) {
+    let run = Test::ours("nccopy").args(args).run();
+    assert_eq!(run.code, Some(1), "nccopy {args:?}: {}", run.stderr);
+    let named = link.display().to_string();
+    // A metadata document linked outside is already refused by the reading that comes
+    // first ("leads outside the store"); everything else by the writer ("is a symbolic
+    // link").
+    assert!(
+        run.stderr.contains(&named)
+            && (run.stderr.contains("link") || run.stderr.contains("leads outside")),
+        "nccopy {args:?}: the message names {named}: {}",
+        run.stderr
+    );
+}
+
+#[test]
+fn appends_follow_no_link_at_any_key_they_write() {
+    // Before: exit 0 after writing the record's bytes into the linked file (chunk key)
+    // or into the linked directory; the metadata's temporary `..zarray.nctools-PID.tmp`
+    // was predictable and written through a link.
+    let dir = scratch();
+    let (parts, _) = inputs(dir.path());
+    let outside = Outside::new(dir.path());
+    let part0 = parts[0].to_string_lossy().into_owned();
+    let part1 = parts[1].to_string_lossy().into_owned();
+    // (fragment, key planted relative to the store, link to a file or a directory)
+    let cases = [
+        ("#mode=nczarr", "t/1.0", false),
+        ("#mode=nczarr", "time/1", false),
+        ("#mode=nczarr", "t/.zarray", false),
+        ("#mode=nczarr", "time/.zarray", false),
+        ("#mode=zarr,v3", "t/c/1/0", false),
+        ("#mode=zarr,v3", "t/c/1", true),
+        ("#mode=zarr,v3", "t/zarr.json", false),
+    ];
+    for (i, (fragment, key, to_dir)) in cases.into_iter().enumerate() {
+        let store = dir.path().join(format!("s{i}.zarr"));
+        let text = format!("file://{}{fragment}", store.display());
+        nccopy_ok(&[&part0, &text], &[]);
+        let link = store.join(key);
+        plant(&link, if to_dir { &outside.dir } else { &outside.file });
+        refused_naming(&["--append", "time", &part1, &text], &link);
+        outside.assert_unchanged();
+        assert!(
+            !store.join(".nctools-append.lock").exists(),
+            "the lock is given back"
+        );
+    }
+}
+
+#[test]
+fn an_append_replaces_no_metadata_document_that_is_a_link_inside_the_store() {
+    // Before: exit 0; the document linked to another file of the store (which a reader
+    // follows) was replaced by a regular file behind the writer's back, or written
+    // through.
+    let dir = scratch();
+    let (parts, _) = inputs(dir.path());
+    let store = dir.path().join("s.zarr");
+    let text = store.to_string_lossy().into_owned();
+    nccopy_ok(&[&parts[0].to_string_lossy(), &text], &[]);
+    let doc = store.join("t/.zarray");
+    let kept = store.join("t/zarray-copy");
+    std::fs::rename(&doc, &kept).unwrap_or_else(|e| panic!("{e}"));
+    let before = std::fs::read(&kept).unwrap_or_default();
+    plant(&doc, Path::new("zarray-copy"));
+    refused_naming(
+        &["--append", "time", &parts[1].to_string_lossy(), &text],
+        &doc,
+    );
+    assert_eq!(std::fs::read(&kept).unwrap_or_default(), before);
+    assert!(std::fs::symlink_metadata(&doc).is_ok_and(|m| m.is_symlink()));
+}
+
+#[test]
+fn regions_follow_no_link_at_their_chunk_keys_or_the_directories_above() {
+    // Before: exit 0 after writing the region's chunk into the linked file, or into the
+    // linked directory `c/2`.
+    let dir = scratch();
+    let (parts, _) = inputs(dir.path());
+    let outside = Outside::new(dir.path());
+    let part0 = parts[0].to_string_lossy().into_owned();
+    let part2 = parts[2].to_string_lossy().into_owned();
+    let cases = [
+        ("#mode=nczarr", "t/2.0", false),
+        ("#mode=nczarr", "time/2", false),
+        ("#mode=zarr,v3", "t/c/2/0", false),
+        ("#mode=zarr,v3", "t/c/2", true),
+        ("#mode=zarr,v3", "t/c", true),
+    ];
+    for (i, (fragment, key, to_dir)) in cases.into_iter().enumerate() {
+        let store = dir.path().join(format!("r{i}.zarr"));
+        let text = format!("file://{}{fragment}", store.display());
+        nccopy_ok(&["--template", "time=20", &part0, &text], &[]);
+        let link = store.join(key);
+        plant(&link, if to_dir { &outside.dir } else { &outside.file });
+        refused_naming(&["--region", "time=10:15", &part2, &text], &link);
+        outside.assert_unchanged();
+    }
+}
+
+#[test]
+fn a_second_append_while_one_holds_the_lock_is_refused() {
+    // Before: two appends at once both exited 0 and one record was lost; nothing kept
+    // the second from reading the same length as the first.
+    let dir = scratch();
+    let (parts, _) = inputs(dir.path());
+    let store = dir.path().join("s.zarr");
+    let text = store.to_string_lossy().into_owned();
+    nccopy_ok(&[&parts[0].to_string_lossy(), &text], &[]);
+    let lock = store.join(".nctools-append.lock");
+    std::fs::write(&lock, b"held").unwrap_or_else(|e| panic!("{e}"));
+    let run = Test::ours("nccopy")
+        .args(["--append", "time", &parts[1].to_string_lossy(), &text])
+        .run();
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("another append") && run.stderr.contains(&lock.display().to_string()),
+        "{}",
+        run.stderr
+    );
+    // Region writers take no lock: they run while the lock is there.
+    std::fs::remove_file(&lock).unwrap_or_else(|e| panic!("{e}"));
+    nccopy_ok(
+        &["--append", "time", &parts[1].to_string_lossy(), &text],
+        &[],
+    );
+    assert!(!lock.exists(), "the lock is given back");
+}
+
+#[test]
+fn the_kerchunk_output_never_replaces_an_input_through_a_link() {
+    // Before: `refs.json` linked to the input passed the name-only check and the input
+    // was truncated and overwritten with the references.
+    let dir = scratch();
+    let (parts, _) = inputs(dir.path());
+    let before = std::fs::read(&parts[0]).unwrap_or_default();
+    let refs = dir.path().join("refs.json");
+    plant(&refs, &parts[0]);
+    let run = Test::ours("nccopy")
+        .args([
+            "--kerchunk",
+            &refs.to_string_lossy(),
+            &parts[0].to_string_lossy(),
+        ])
+        .run();
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains("is the input"), "{}", run.stderr);
+    assert_eq!(std::fs::read(&parts[0]).unwrap_or_default(), before);
+}
