@@ -123,15 +123,16 @@ fn a_directory_as_the_output_is_refused_before_anything_is_written() {
         &target,
         "is a directory; give the output file's name",
     );
-    // Also with the output named after the dataset, in a directory holding one of that name.
-    mkdir(&dir.path().join("small.nc"));
+    // Also with the output named after the CDL file (`in.nc.cdl` makes `in.nc.nc`, as
+    // the reference names it), in a directory holding one of that name.
+    mkdir(&dir.path().join("in.nc.nc"));
     let derived = Test::ours("ncgen")
         .arg("-b")
         .arg(dir.path().join("in.nc.cdl"))
         .current_dir(dir.path())
         .run();
-    assert_refused(&derived, "small.nc", "is a directory");
-    std::fs::remove_dir(dir.path().join("small.nc")).unwrap_or_else(|e| panic!("{e}"));
+    assert_refused(&derived, "in.nc.nc", "is a directory");
+    std::fs::remove_dir(dir.path().join("in.nc.nc")).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(tree(dir.path()), before, "something was written");
 }
 
