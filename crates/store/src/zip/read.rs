@@ -56,6 +56,17 @@ pub struct ZipStore {
     root: String,
     /// The last ranged read's inflate, to go on from.
     inflation: Mutex<Option<Inflation>>,
+    /// The entries beside the root (not under it), by name: kept when the archive is
+    /// appended to, never read as values.
+    beside: BTreeMap<String, CentralEntry>,
+}
+
+/// An entry of the archive as it is stored, for an append to copy without inflating it.
+pub(super) struct EntryAsStored {
+    /// Its central directory header.
+    pub entry: CentralEntry,
+    /// Its key, when it is under the store root.
+    pub key: Option<StoreKey>,
 }
 
 impl ZipStore {
@@ -108,11 +119,16 @@ impl ZipStore {
         })?;
         let root = store_root(&entries);
         let mut by_key = BTreeMap::new();
+        let mut beside = BTreeMap::new();
         for entry in entries {
-            if entry.name.ends_with('/') {
-                continue;
-            }
-            let Some(relative) = entry.name.strip_prefix(&root) else {
+            let relative = entry.name.strip_prefix(&root).filter(|r| !r.is_empty());
+            let Some(relative) = relative.filter(|r| !r.ends_with('/')) else {
+                if relative.is_none() && !entry.name.ends_with('/') {
+                    check_extent(&entry, file_size).map_err(fail)?;
+                }
+                if relative.is_none() && entry.name != root {
+                    beside.insert(entry.name.clone(), entry);
+                }
                 continue;
             };
             let key = StoreKey::parse(relative).map_err(|e| {
@@ -131,7 +147,56 @@ impl ZipStore {
             entries: by_key,
             root,
             inflation: Mutex::new(None),
+            beside,
         })
+    }
+
+    /// Every entry an append keeps, in the order of the archive: the values under the
+    /// root (the last of equal names), the entries beside it, directories beside it.
+    pub(super) fn entries_as_stored(&self) -> Vec<EntryAsStored> {
+        let mut all: Vec<EntryAsStored> = self
+            .entries
+            .iter()
+            .map(|(key, entry)| EntryAsStored {
+                entry: entry.clone(),
+                key: Some(key.clone()),
+            })
+            .chain(self.beside.values().map(|entry| EntryAsStored {
+                entry: entry.clone(),
+                key: None,
+            }))
+            .collect();
+        all.sort_by_key(|e| e.entry.local_offset);
+        all
+    }
+
+    /// The archive's file.
+    pub(super) fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// The archive's path.
+    pub(super) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Where the stored bytes of `entry` (of this archive, its extent checked when it
+    /// was opened) start, after its local header.
+    pub(super) fn data_start(&self, entry: &CentralEntry) -> std::io::Result<u64> {
+        let header = read_at(&self.file, entry.local_offset, records::LOCAL_LEN)?;
+        let variable = records::local_variable_len(&header)
+            .map_err(|p| std::io::Error::new(std::io::ErrorKind::InvalidData, p))?;
+        let start = entry.local_offset + records::LOCAL_LEN + variable;
+        if start
+            .checked_add(entry.compressed)
+            .is_none_or(|end| end > self.file_size)
+        {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "the entry's bytes run past the end of the archive",
+            ));
+        }
+        Ok(start)
     }
 
     /// The keys of the store, in the order their entries are in the archive.

@@ -99,12 +99,12 @@ fn archive(entries: &[(&str, &[u8])], end: impl Fn(Directory) -> Vec<u8>) -> Vec
     for (name, bytes) in entries {
         let mut crc = flate2::Crc::new();
         crc.update(bytes);
-        let entry = WrittenEntry {
-            name: (*name).to_string(),
-            crc: crc.sum(),
-            size: bytes.len() as u64,
-            local_offset: out.len() as u64,
-        };
+        let entry = WrittenEntry::stored(
+            (*name).to_string(),
+            crc.sum(),
+            bytes.len() as u64,
+            out.len() as u64,
+        );
         out.extend(entry.local_header());
         out.extend_from_slice(bytes);
         written.push(entry);
