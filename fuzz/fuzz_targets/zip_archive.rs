@@ -1,6 +1,7 @@
 //! Arbitrary bytes as a zip archive: opening it as a store must never panic nor ask for
 //! memory its size cannot justify, and every value it lists must read (whole, capped at
-//! 1 MiB, and by ranges) or fail with an error.
+//! 1 MiB, and by ranges, deflated entries too, in any order and batch after batch) or
+//! fail with an error.
 //!
 //! The input is written to a file of its own (the reader works on files), opened with
 //! `store::zip::ZipStore`, and walked from its root two levels down.
@@ -29,6 +30,21 @@ fn read_values(store: &ZipStore, prefix: &StoreKey, depth: usize) {
         }
         let _ = store.get_range(&key, 1, 7);
         let _ = store.get_ranges(&key, &[(0, 3), (5, 1_000_000_000)]);
+        // Ranges out of order and overlapping, then batches in order (a deflated entry's
+        // inflate goes on from the last batch) and one before them (it starts over):
+        // every part is at most what was asked and what the value holds.
+        let size = store.size(&key).ok().flatten().unwrap_or(0);
+        let ranges = [(40, 9), (3, 60), (0, 0), (u64::MAX - 1, 5), (7, 2)];
+        let batches: [&[(u64, u64)]; 4] = [&ranges, &[(0, 10)], &[(10, 100), (200, 1)], &[(2, 3)]];
+        for batch in batches {
+            if let Ok(Some(parts)) = store.get_ranges(&key, batch) {
+                assert_eq!(parts.len(), batch.len());
+                for (part, (offset, length)) in parts.iter().zip(batch) {
+                    assert!(part.len() as u64 <= *length);
+                    assert!(part.len() as u64 <= size.saturating_sub(*offset));
+                }
+            }
+        }
     }
     if depth > 0 {
         for name in &listing.prefixes {

@@ -529,3 +529,113 @@ fn an_archive_of_more_than_65535_entries_is_zip64_and_python_reads_it() {
     let dumped = dump("ours", &zip, &["-v", "v"]);
     assert!(dumped.contains("69998, 69999 ;"), "{dumped}");
 }
+
+/// Runs the project's Python (`.venv`) on `script` with `args`; it must succeed.
+#[track_caller]
+fn python(python: &Path, script: &str, args: &[&str]) {
+    let done = run(Command::new(python).arg("-c").arg(script).args(args));
+    assert_eq!(done.code, Some(0), "python: {}", done.stderr);
+}
+
+/// Writes into the zip archive `sys.argv[1]` (appending, mode `a`) an entry named
+/// `sys.argv[2]` of `sys.argv[3]` MiB of zeros, deflated, streamed a MiB at a time.
+const ADD_DEFLATED_ZEROS: &str = "import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1], 'a')
+info = zipfile.ZipInfo(sys.argv[2], (1980, 1, 1, 0, 0, 0))
+info.compress_type = zipfile.ZIP_DEFLATED
+with z.open(info, 'w', force_zip64=True) as f:
+    for _ in range(int(sys.argv[3])):
+        f.write(bytes(1 << 20))
+if len(sys.argv) > 4:
+    z.writestr(sys.argv[4], 'beside the store')
+z.close()
+";
+
+#[test]
+fn appending_to_an_archive_copies_its_deflated_entries_without_inflating_them() {
+    // Before: every old entry was inflated and held to be written again stored: an
+    // archive of a few MiB with a 512 MiB zero entry took over 1 GiB of memory and
+    // became a 512 MiB archive, and a README beside netCDF-C's `x/` was dropped.
+    let Some(py) = zarr_python() else { return };
+    let dir = scratch();
+    let (parts, _) = crate::zarr_regions::inputs(dir.path());
+    let archive = dir.path().join("x.zip");
+    let store = format!("file://{}#mode=nczarr,zip", archive.display());
+    crate::zarr_regions::nccopy_ok(&[&parts[0].to_string_lossy(), &store], &[]);
+    python(
+        &py,
+        ADD_DEFLATED_ZEROS,
+        &[&archive.to_string_lossy(), "x/junk", "512", "README"],
+    );
+    let appended = crate::bounded::run_ours(
+        "nccopy",
+        ["--append", "time", &parts[1].to_string_lossy(), &store],
+    );
+    let run = appended.assert_within(300, 300);
+    assert_eq!(run.code, Some(0), "nccopy --append: {}", run.stderr);
+    let size = fs::metadata(&archive).map(|m| m.len()).unwrap_or(u64::MAX);
+    assert!(size < 16 << 20, "the archive grew to {size} bytes");
+    let check = "import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+junk = z.getinfo('x/junk')
+assert junk.compress_type == zipfile.ZIP_DEFLATED and junk.file_size == 512 << 20, junk
+assert z.read('README') == b'beside the store'
+assert z.testzip() is None
+";
+    python(&py, check, &[&archive.to_string_lossy()]);
+}
+
+/// Makes `sys.argv[1]`, a Zarr v3 zip archive (zarr-python's layout) of four int8
+/// values in one shard of four inner chunks, the shard deflated and padded between its
+/// inner chunks and its index with `sys.argv[2]` MiB of zeros.
+const PADDED_SHARD: &str = "import sys, os, tempfile, zipfile, numpy, zarr
+d = tempfile.mkdtemp()
+a = zarr.create_array(store=d, shape=(4,), chunks=(1,), shards=(4,), dtype='int8',
+                      zarr_format=3, compressors=None, fill_value=0)
+a[:] = numpy.arange(1, 5, dtype='int8')
+shard = open(os.path.join(d, 'c', '0'), 'rb').read()
+index = 4 * 16 + 4
+z = zipfile.ZipFile(sys.argv[1], 'w')
+z.write(os.path.join(d, 'zarr.json'), 'zarr.json')
+info = zipfile.ZipInfo('c/0', (1980, 1, 1, 0, 0, 0))
+info.compress_type = zipfile.ZIP_DEFLATED
+with z.open(info, 'w', force_zip64=True) as f:
+    f.write(shard[:-index])
+    for _ in range(int(sys.argv[2])):
+        f.write(bytes(1 << 20))
+    f.write(shard[-index:])
+z.close()
+";
+
+#[test]
+fn a_small_archive_declaring_gigabytes_is_refused_within_bounds() {
+    // A 1 MiB archive whose deflated shard declares a GiB (of padding between its inner
+    // chunks and its index) is refused by the shard's size before anything is inflated,
+    // by ncdump and by nccopy, within 300 MiB; the ranged reads themselves are bounded
+    // by the store (crates/store/src/zip/tests.rs).
+    let Some(py) = zarr_python() else { return };
+    let dir = scratch();
+    let archive = dir.path().join("padded.zarr.zip");
+    python(&py, PADDED_SHARD, &[&archive.to_string_lossy(), "1024"]);
+    let size = fs::metadata(&archive).map(|m| m.len()).unwrap_or(u64::MAX);
+    assert!(size < 8 << 20, "the archive holds {size} bytes");
+    let copied = dir.path().join("copied.nc");
+    for (tool, bounded) in [
+        (
+            "ncdump",
+            crate::bounded::run_ours("ncdump", [archive.as_os_str()]),
+        ),
+        (
+            "nccopy",
+            crate::bounded::run_ours("nccopy", [archive.as_os_str(), copied.as_os_str()]),
+        ),
+    ] {
+        let run = bounded.assert_within(300, 300);
+        assert_eq!(run.code, Some(1), "{tool}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("more than the 132 its metadata allows"),
+            "{tool}: {}",
+            run.stderr
+        );
+    }
+}

@@ -199,7 +199,8 @@ impl ZarrWriter {
     }
 
     /// A new archive under a temporary name beside the zip archive `zip`, holding every
-    /// entry of the old one in its order and under the same root, for an append to write
+    /// entry of the old one (as stored, those beside the store root too) in its order
+    /// and under the same root, for an append to write
     /// into; renamed onto the old archive when the append is finished, so that a reader
     /// sees the archive before the append or after it, and a failed append leaves it as
     /// it was.
@@ -212,14 +213,11 @@ impl ZarrWriter {
         let archive =
             store::zip::ZipWriter::create(&zip.path, (!root.is_empty()).then_some(&*root))
                 .map_err(|e| archive_error(e, context))?;
-        use store::KeyValueStore;
-        let fail = |e: store::StorageError| ZarrError::from(e).into_store(context);
-        for key in old.keys_in_order() {
-            let size = old.size(&key).map_err(fail)?.unwrap_or(0);
-            if let Some(value) = old.get(&key, size).map_err(fail)? {
-                archive.set(&key, &value).map_err(fail)?;
-            }
-        }
+        // The old entries are copied as they are stored, never inflated, with those
+        // beside the store root.
+        archive
+            .copy_entries_of(&old)
+            .map_err(|e| ZarrError::from(e).into_store(context))?;
         let archive = std::sync::Arc::new(archive);
         let commit = Commit::Zip {
             archive: archive.clone(),

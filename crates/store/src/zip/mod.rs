@@ -68,21 +68,22 @@ pub fn starts_like_zip(path: &Path) -> bool {
     magic == records::LOCAL_SIGNATURE || magic == records::END_SIGNATURE
 }
 
-/// A file read from an offset on, without moving a shared position.
-struct FileReader<'a> {
-    file: &'a File,
+/// A file (owned, or borrowed as `&File`) read from an offset on, without moving a
+/// shared position.
+struct FileReader<F> {
+    file: F,
     at: u64,
 }
 
-impl<'a> FileReader<'a> {
-    fn new(file: &'a File, at: u64) -> Self {
+impl<F: std::borrow::Borrow<File>> FileReader<F> {
+    fn new(file: F, at: u64) -> Self {
         Self { file, at }
     }
 }
 
-impl Read for FileReader<'_> {
+impl<F: std::borrow::Borrow<File>> Read for FileReader<F> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.file.read_at(buf, self.at)?;
+        let n = self.file.borrow().read_at(buf, self.at)?;
         self.at += n as u64;
         Ok(n)
     }

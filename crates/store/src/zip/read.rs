@@ -6,6 +6,7 @@ use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
 
 use super::records::{self, CentralEntry, Directory};
 use super::{ArchiveError, FileReader, MAX_DIRECTORY};
@@ -15,6 +16,30 @@ use crate::kv::{list_keys, KeyValueStore, Listing, StorageError};
 /// How many times its compressed size deflate can make a value at most (about 1032:1,
 /// rounded up): a deflated entry that claims more is damaged.
 const DEFLATE_MAX_RATIO: u64 = 1100;
+
+/// How many inflated bytes a ranged read of a deflated entry holds at once while it
+/// skips to its ranges and copies them out.
+const INFLATE_WINDOW: usize = 64 << 10;
+
+/// The inflate of one deflated entry, stopped where the last ranged read of it ended, for
+/// the next ranged read to go on from when it starts there or later (a shard's inner
+/// chunks are read in order, one batch after another): a decoder and its window, some
+/// tens of kilobytes.
+struct Inflation {
+    key: StoreKey,
+    /// How many inflated bytes the decoder has given.
+    at: u64,
+    decoder: flate2::read::DeflateDecoder<std::io::Take<FileReader<File>>>,
+}
+
+impl std::fmt::Debug for Inflation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Inflation")
+            .field("key", &self.key)
+            .field("at", &self.at)
+            .finish_non_exhaustive()
+    }
+}
 
 /// A zip archive read as a store: its entries by key, below the archive's store root
 /// (the archive's top, as zarr-python's `ZipStore` writes it, or the directory netCDF-C
@@ -29,6 +54,19 @@ pub struct ZipStore {
     entries: BTreeMap<StoreKey, CentralEntry>,
     /// The directory inside the archive the store's root is (`x/`), or empty.
     root: String,
+    /// The last ranged read's inflate, to go on from.
+    inflation: Mutex<Option<Inflation>>,
+    /// The entries beside the root (not under it), by name: kept when the archive is
+    /// appended to, never read as values.
+    beside: BTreeMap<String, CentralEntry>,
+}
+
+/// An entry of the archive as it is stored, for an append to copy without inflating it.
+pub(super) struct EntryAsStored {
+    /// Its central directory header.
+    pub entry: CentralEntry,
+    /// Its key, when it is under the store root.
+    pub key: Option<StoreKey>,
 }
 
 impl ZipStore {
@@ -79,11 +117,16 @@ impl ZipStore {
         })?;
         let root = store_root(&entries);
         let mut by_key = BTreeMap::new();
+        let mut beside = BTreeMap::new();
         for entry in entries {
-            if entry.name.ends_with('/') {
-                continue;
-            }
-            let Some(relative) = entry.name.strip_prefix(&root) else {
+            let relative = entry.name.strip_prefix(&root).filter(|r| !r.is_empty());
+            let Some(relative) = relative.filter(|r| !r.ends_with('/')) else {
+                if relative.is_none() && !entry.name.ends_with('/') {
+                    check_extent(&entry, file_size).map_err(fail)?;
+                }
+                if relative.is_none() && entry.name != root {
+                    beside.insert(entry.name.clone(), entry);
+                }
                 continue;
             };
             let key = StoreKey::parse(relative).map_err(|e| {
@@ -101,7 +144,57 @@ impl ZipStore {
             file_size,
             entries: by_key,
             root,
+            inflation: Mutex::new(None),
+            beside,
         })
+    }
+
+    /// Every entry an append keeps, in the order of the archive: the values under the
+    /// root (the last of equal names), the entries beside it, directories beside it.
+    pub(super) fn entries_as_stored(&self) -> Vec<EntryAsStored> {
+        let mut all: Vec<EntryAsStored> = self
+            .entries
+            .iter()
+            .map(|(key, entry)| EntryAsStored {
+                entry: entry.clone(),
+                key: Some(key.clone()),
+            })
+            .chain(self.beside.values().map(|entry| EntryAsStored {
+                entry: entry.clone(),
+                key: None,
+            }))
+            .collect();
+        all.sort_by_key(|e| e.entry.local_offset);
+        all
+    }
+
+    /// The archive's file.
+    pub(super) fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// The archive's path.
+    pub(super) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Where the stored bytes of `entry` (of this archive, its extent checked when it
+    /// was opened) start, after its local header.
+    pub(super) fn data_start(&self, entry: &CentralEntry) -> std::io::Result<u64> {
+        let header = read_at(&self.file, entry.local_offset, records::LOCAL_LEN)?;
+        let variable = records::local_variable_len(&header)
+            .map_err(|p| std::io::Error::new(std::io::ErrorKind::InvalidData, p))?;
+        let start = entry.local_offset + records::LOCAL_LEN + variable;
+        if start
+            .checked_add(entry.compressed)
+            .is_none_or(|end| end > self.file_size)
+        {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "the entry's bytes run past the end of the archive",
+            ));
+        }
+        Ok(start)
     }
 
     /// The keys of the store, in the order their entries are in the archive.
@@ -188,6 +281,100 @@ impl ZipStore {
                 ),
             )),
         }
+    }
+}
+
+impl ZipStore {
+    /// The bytes `start..end` of the deflated entry of `key` for each of `cut` (ranges
+    /// already cut to its size), from one inflate for all of them that keeps only the
+    /// bytes inside them: [`INFLATE_WINDOW`] bytes at a time are inflated and the rest
+    /// dropped, so memory is the ranges' bytes (which grow as bytes arrive, never to a
+    /// size the archive merely states) and a window. The inflate stops at the ranges'
+    /// end, and at the entry's declared size (which [`ZipStore::open`] bounds by
+    /// [`DEFLATE_MAX_RATIO`] times its compressed size). The inflate is kept to go on
+    /// from for a later read of the same entry that starts at or after its end.
+    fn inflate_ranges(
+        &self,
+        key: &StoreKey,
+        entry: &CentralEntry,
+        cut: &[(u64, u64)],
+    ) -> Result<Vec<Vec<u8>>, StorageError> {
+        let mut parts: Vec<Vec<u8>> = cut
+            .iter()
+            .map(|(start, end)| {
+                Vec::with_capacity(
+                    usize::try_from(end - start)
+                        .unwrap_or(0)
+                        .min(INFLATE_WINDOW),
+                )
+            })
+            .collect();
+        let mut order: Vec<usize> = (0..cut.len()).filter(|i| cut[*i].0 < cut[*i].1).collect();
+        order.sort_by_key(|i| cut[*i].0);
+        let (Some(first), Some(last)) = (
+            order.first().map(|i| cut[*i].0),
+            order.iter().map(|i| cut[*i].1).max(),
+        ) else {
+            return Ok(parts);
+        };
+        let kept = self
+            .inflation
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+            .filter(|i| i.key == *key && i.at <= first);
+        let mut inflation = match kept {
+            Some(inflation) => inflation,
+            None => {
+                let (start, stored) = self.data_extent(key, entry)?;
+                let file = self.file.try_clone().map_err(|e| self.io(key, e))?;
+                Inflation {
+                    key: key.clone(),
+                    at: 0,
+                    decoder: flate2::read::DeflateDecoder::new(
+                        FileReader::new(file, start).take(stored),
+                    ),
+                }
+            }
+        };
+        let mut window = vec![0u8; INFLATE_WINDOW];
+        let mut done = 0;
+        while inflation.at < last {
+            let want = usize::try_from(last - inflation.at)
+                .unwrap_or(usize::MAX)
+                .min(INFLATE_WINDOW);
+            let n = inflation
+                .decoder
+                .read(&mut window[..want])
+                .map_err(|e| self.damaged(key, format!("its deflated bytes: {e}")))?;
+            if n == 0 {
+                return Err(self.damaged(key, "its deflated bytes end before its stated size"));
+            }
+            let (from, to) = (inflation.at, inflation.at + n as u64);
+            while done < order.len() && cut[order[done]].1 <= from {
+                done += 1;
+            }
+            for &i in &order[done..] {
+                let (start, end) = cut[i];
+                if start >= to {
+                    break;
+                }
+                let (low, high) = (start.max(from), end.min(to));
+                if low < high {
+                    // Both within this window of fewer than `INFLATE_WINDOW` bytes.
+                    parts[i]
+                        .extend_from_slice(&window[(low - from) as usize..(high - from) as usize]);
+                }
+            }
+            inflation.at = to;
+        }
+        if inflation.at < entry.size {
+            *self
+                .inflation
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some(inflation);
+        }
+        Ok(parts)
     }
 }
 
@@ -317,24 +504,9 @@ impl KeyValueStore for ZipStore {
         offset: u64,
         length: u64,
     ) -> Result<Option<Vec<u8>>, StorageError> {
-        let Some(entry) = self.entries.get(key) else {
-            return Ok(None);
-        };
-        let start = offset.min(entry.size);
-        let end = offset.saturating_add(length).min(entry.size);
-        if entry.method == records::STORED {
-            let (data, _) = self.data_extent(key, entry)?;
-            return read_at(&self.file, data + start, end - start)
-                .map(Some)
-                .map_err(|e| self.io(key, e));
-        }
-        let mut bytes = self.read_entry(key, entry, end)?;
-        bytes.drain(
-            ..usize::try_from(start)
-                .unwrap_or(bytes.len())
-                .min(bytes.len()),
-        );
-        Ok(Some(bytes))
+        Ok(self
+            .get_ranges(key, &[(offset, length)])?
+            .and_then(|parts| parts.into_iter().next()))
     }
 
     fn get_ranges(
@@ -345,28 +517,20 @@ impl KeyValueStore for ZipStore {
         let Some(entry) = self.entries.get(key) else {
             return Ok(None);
         };
+        // Each range cut to the value's size: nothing is allocated beyond what it holds.
+        let cut: Vec<(u64, u64)> = ranges
+            .iter()
+            .map(|(offset, length)| {
+                let start = (*offset).min(entry.size);
+                (start, offset.saturating_add(*length).min(entry.size))
+            })
+            .collect();
         if entry.method != records::STORED {
-            let end = ranges
-                .iter()
-                .map(|(o, l)| o.saturating_add(*l))
-                .max()
-                .unwrap_or(0)
-                .min(entry.size);
-            let bytes = self.read_entry(key, entry, end)?;
-            let slice = |o: u64, l: u64| {
-                let s = usize::try_from(o).unwrap_or(usize::MAX).min(bytes.len());
-                let e = usize::try_from(o.saturating_add(l))
-                    .unwrap_or(usize::MAX)
-                    .min(bytes.len());
-                bytes[s..e].to_vec()
-            };
-            return Ok(Some(ranges.iter().map(|(o, l)| slice(*o, *l)).collect()));
+            return self.inflate_ranges(key, entry, &cut).map(Some);
         }
         let (data, _) = self.data_extent(key, entry)?;
-        let mut parts = Vec::with_capacity(ranges.len());
-        for (offset, length) in ranges {
-            let start = (*offset).min(entry.size);
-            let end = offset.saturating_add(*length).min(entry.size);
+        let mut parts = Vec::with_capacity(cut.len());
+        for (start, end) in cut {
             parts
                 .push(read_at(&self.file, data + start, end - start).map_err(|e| self.io(key, e))?);
         }

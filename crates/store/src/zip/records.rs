@@ -323,22 +323,44 @@ pub fn local_variable_len(bytes: &[u8]) -> Result<u64, Problem> {
     Ok(u64::from(name_len) + u64::from(extra_len))
 }
 
-/// An entry this crate writes: stored, or a directory.
+/// An entry this crate writes: a value stored, a directory, or an entry of another
+/// archive copied as it is stored there (deflated ones too).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WrittenEntry {
     /// Its name in the archive (a directory's ends in `/`).
     pub name: String,
+    /// How its bytes are stored: [`STORED`] or [`DEFLATED`].
+    pub method: u16,
     /// The CRC-32 of its bytes.
     pub crc: u32,
-    /// Its size (stored as it is).
+    /// Its size as stored in the archive.
+    pub compressed: u64,
+    /// Its size once decompressed.
     pub size: u64,
     /// The offset of its local header.
     pub local_offset: u64,
 }
 
 impl WrittenEntry {
+    /// A value (or a directory) stored as it is.
+    pub fn stored(name: String, crc: u32, size: u64, local_offset: u64) -> Self {
+        Self {
+            name,
+            method: STORED,
+            crc,
+            compressed: size,
+            size,
+            local_offset,
+        }
+    }
+
+    /// Whether a size needs the zip64 extra field.
+    fn big(&self) -> bool {
+        self.size >= u64::from(MAX32) || self.compressed >= u64::from(MAX32)
+    }
+
     fn zip64(&self) -> bool {
-        self.size >= u64::from(MAX32) || self.local_offset >= u64::from(MAX32)
+        self.big() || self.local_offset >= u64::from(MAX32)
     }
 
     fn attrs(&self) -> u32 {
@@ -352,18 +374,17 @@ impl WrittenEntry {
     /// The local header that comes before the entry's bytes. An entry of 4 GiB or more
     /// gives its sizes in a zip64 extra field.
     pub fn local_header(&self) -> Vec<u8> {
-        let big = self.size >= u64::from(MAX32);
+        let big = self.big();
         let mut out = Vec::with_capacity(LOCAL_LEN as usize + self.name.len() + 20);
         put32(&mut out, LOCAL_SIGNATURE);
         put16(&mut out, if big { NEEDED64 } else { NEEDED });
         put16(&mut out, UTF8_NAME);
-        put16(&mut out, STORED);
+        put16(&mut out, self.method);
         put16(&mut out, 0);
         put16(&mut out, DOS_DATE);
         put32(&mut out, self.crc);
-        let size32 = if big { MAX32 } else { self.size as u32 };
-        put32(&mut out, size32);
-        put32(&mut out, size32);
+        put32(&mut out, if big { MAX32 } else { self.compressed as u32 });
+        put32(&mut out, if big { MAX32 } else { self.size as u32 });
         put16(&mut out, name_len(&self.name));
         put16(&mut out, if big { 20 } else { 0 });
         out.extend_from_slice(self.name.as_bytes());
@@ -371,27 +392,26 @@ impl WrittenEntry {
             put16(&mut out, ZIP64_TAG);
             put16(&mut out, 16);
             put64(&mut out, self.size);
-            put64(&mut out, self.size);
+            put64(&mut out, self.compressed);
         }
         out
     }
 
     /// The entry's central directory header.
     pub fn central_header(&self, out: &mut Vec<u8>) {
-        let big = self.size >= u64::from(MAX32);
+        let big = self.big();
         let far = self.local_offset >= u64::from(MAX32);
         let extra_len = 8 * (2 * u16::from(big) + u16::from(far));
         put32(out, CENTRAL_SIGNATURE);
         put16(out, MADE_BY);
         put16(out, if self.zip64() { NEEDED64 } else { NEEDED });
         put16(out, UTF8_NAME);
-        put16(out, STORED);
+        put16(out, self.method);
         put16(out, 0);
         put16(out, DOS_DATE);
         put32(out, self.crc);
-        let size32 = if big { MAX32 } else { self.size as u32 };
-        put32(out, size32);
-        put32(out, size32);
+        put32(out, if big { MAX32 } else { self.compressed as u32 });
+        put32(out, if big { MAX32 } else { self.size as u32 });
         put16(out, name_len(&self.name));
         put16(out, if extra_len > 0 { extra_len + 4 } else { 0 });
         put16(out, 0);
@@ -405,7 +425,7 @@ impl WrittenEntry {
             put16(out, extra_len);
             if big {
                 put64(out, self.size);
-                put64(out, self.size);
+                put64(out, self.compressed);
             }
             if far {
                 put64(out, self.local_offset);
@@ -484,18 +504,8 @@ mod tests {
     #[test]
     fn written_records_read_back() -> Result<(), Problem> {
         let entries = [
-            WrittenEntry {
-                name: "a/.zarray".into(),
-                crc: 7,
-                size: 12,
-                local_offset: 0,
-            },
-            WrittenEntry {
-                name: "a/0.0".into(),
-                crc: 9,
-                size: 5 << 32,
-                local_offset: 6 << 32,
-            },
+            WrittenEntry::stored("a/.zarray".into(), 7, 12, 0),
+            WrittenEntry::stored("a/0.0".into(), 9, 5 << 32, 6 << 32),
         ];
         let mut cd = Vec::new();
         for e in &entries {

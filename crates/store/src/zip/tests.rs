@@ -99,12 +99,12 @@ fn archive(entries: &[(&str, &[u8])], end: impl Fn(Directory) -> Vec<u8>) -> Vec
     for (name, bytes) in entries {
         let mut crc = flate2::Crc::new();
         crc.update(bytes);
-        let entry = WrittenEntry {
-            name: (*name).to_string(),
-            crc: crc.sum(),
-            size: bytes.len() as u64,
-            local_offset: out.len() as u64,
-        };
+        let entry = WrittenEntry::stored(
+            (*name).to_string(),
+            crc.sum(),
+            bytes.len() as u64,
+            out.len() as u64,
+        );
         out.extend(entry.local_header());
         out.extend_from_slice(bytes);
         written.push(entry);
@@ -311,5 +311,86 @@ fn a_central_directory_beyond_512_mib_is_refused() -> Result {
         return Err("accepted".into());
     };
     assert!(e.to_string().contains("more than the"), "{e}");
+    Ok(())
+}
+
+/// An archive holding `plain` deflated under `name`, its central and local headers
+/// stating method 8, the CRC and `declared` as its size.
+fn deflated_archive(name: &str, plain: &[u8], declared: u32) -> Result<Vec<u8>> {
+    use std::io::Write;
+    let mut encoder =
+        flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+    encoder.write_all(plain)?;
+    let packed = encoder.finish()?;
+    let mut bytes = archive(&[(name, &packed)], end_records);
+    let (_, directory, _) = records::find_end(&bytes, 0)?;
+    let at = usize::try_from(directory.offset)?;
+    let mut crc = flate2::Crc::new();
+    crc.update(plain);
+    bytes[14..18].copy_from_slice(&crc.sum().to_le_bytes());
+    bytes[at + 16..at + 20].copy_from_slice(&crc.sum().to_le_bytes());
+    bytes[8..10].copy_from_slice(&8u16.to_le_bytes());
+    bytes[22..26].copy_from_slice(&declared.to_le_bytes());
+    bytes[at + 10..at + 12].copy_from_slice(&8u16.to_le_bytes());
+    bytes[at + 24..at + 28].copy_from_slice(&declared.to_le_bytes());
+    Ok(bytes)
+}
+
+#[test]
+fn ranges_of_a_deflated_entry_come_from_one_inflate_in_any_order() -> Result {
+    // Before: each range (and each batch of them) inflated the entry from its start to
+    // the range's end into one buffer; now one streamed inflate hands back every range.
+    let plain: Vec<u8> = (0..300_000u32).map(|i| (i % 251) as u8).collect();
+    let bytes = deflated_archive("a", &plain, u32::try_from(plain.len())?)?;
+    let store = open_bytes(&bytes)??;
+    let a = key("a")?;
+    let ranges = [
+        (250_000, 70_000),
+        (5, 10),
+        (100_000, 200_000),
+        (7, 1),
+        (0, 0),
+        (400_000, 5),
+        (65_530, 12),
+    ];
+    let parts = store
+        .get_ranges(&a, &ranges)?
+        .ok_or("the entry is missing")?;
+    for ((offset, length), part) in ranges.iter().zip(&parts) {
+        let start = (*offset as usize).min(plain.len());
+        let end = ((offset + length) as usize).min(plain.len());
+        assert_eq!(part, &plain[start..end], "range at {offset}");
+    }
+    // Batches in order go on from where the last ended, and one before it starts over.
+    for at in (0..300_000u64).step_by(30_000) {
+        let part = store.get_range(&a, at, 1000)?.ok_or("missing")?;
+        assert_eq!(part, &plain[at as usize..at as usize + 1000]);
+    }
+    assert_eq!(store.get_range(&a, 3, 4)?, Some(plain[3..7].to_vec()));
+    assert_eq!(store.get_range(&a, 299_999, 9)?, Some(vec![plain[299_999]]));
+    Ok(())
+}
+
+#[test]
+fn a_deflated_entry_shorter_than_it_states_is_refused_by_range() -> Result {
+    // Its header states 40,000 bytes; its deflate gives 10,000: a range past them is
+    // refused (before: the same, after inflating into a buffer of the stated size).
+    let mut state = 1u32;
+    let plain: Vec<u8> = (0..10_000)
+        .map(|_| {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            (state >> 24) as u8
+        })
+        .collect();
+    let bytes = deflated_archive("a", &plain, 40_000)?;
+    let store = open_bytes(&bytes)??;
+    assert_eq!(
+        store.get_range(&key("a")?, 9_000, 10)?,
+        Some(plain[9_000..9_010].to_vec())
+    );
+    let Err(e) = store.get_range(&key("a")?, 20_000, 10) else {
+        return Err("a range past the deflated bytes was read".into());
+    };
+    assert!(e.to_string().contains("end before its stated size"), "{e}");
     Ok(())
 }

@@ -33,6 +33,9 @@ pub struct ZipWriter {
 /// appended to the archive.
 pub const HELD_BYTES: usize = 32 << 20;
 
+/// The buffer an entry of another archive is copied through.
+const COPY_BUFFER: usize = 1 << 20;
+
 #[derive(Debug)]
 struct State {
     temp: Temporary,
@@ -147,12 +150,7 @@ impl ZipWriter {
         if !state.directories.insert(name.to_string()) {
             return Ok(());
         }
-        let entry = WrittenEntry {
-            name: name.to_string(),
-            crc: 0,
-            size: 0,
-            local_offset: state.end,
-        };
+        let entry = WrittenEntry::stored(name.to_string(), 0, 0, state.end);
         let header = entry.local_header();
         state.temp.file.write_all_at(&header, state.end)?;
         state.end += header.len() as u64;
@@ -170,12 +168,7 @@ impl ZipWriter {
         }
         let mut crc = flate2::Crc::new();
         crc.update(value);
-        let entry = WrittenEntry {
-            name,
-            crc: crc.sum(),
-            size: value.len() as u64,
-            local_offset: state.end,
-        };
+        let entry = WrittenEntry::stored(name, crc.sum(), value.len() as u64, state.end);
         let header = entry.local_header();
         let data_at = entry.local_offset + header.len() as u64;
         state.temp.file.write_all_at(&header, entry.local_offset)?;
@@ -186,6 +179,70 @@ impl ZipWriter {
         if let Some(old) = state.appended.insert(key.clone(), at) {
             state.entries[old] = None;
             state.holes = true;
+        }
+        Ok(())
+    }
+
+    /// Copies every entry of `old` into the archive as it is stored there (deflated ones
+    /// deflated, with their CRC and sizes), its bytes streamed file to file through a
+    /// bounded buffer and never inflated: the values under the store root under their
+    /// keys (to be replaced by later writes), the entries beside the root (a README
+    /// beside netCDF-C's `x/`) under their names, in the order of the old archive.
+    /// Directory entries are written as this writer writes them.
+    pub fn copy_entries_of(&self, old: &super::ZipStore) -> Result<(), StorageError> {
+        let mut state = self.lock();
+        for copied in old.entries_as_stored() {
+            let io = |source| StorageError::Io {
+                what: format!("{}:{}", old.path().display(), copied.entry.name),
+                source,
+            };
+            if copied.entry.name.ends_with('/') {
+                self.add_directory(&mut state, &copied.entry.name)
+                    .map_err(io)?;
+                continue;
+            }
+            if let Some((parent, _)) = copied.entry.name.rsplit_once('/') {
+                self.add_directory(&mut state, &format!("{parent}/"))
+                    .map_err(io)?;
+            }
+            let data = old.data_start(&copied.entry).map_err(io)?;
+            let entry = WrittenEntry {
+                name: copied.entry.name.clone(),
+                method: copied.entry.method,
+                crc: copied.entry.crc,
+                compressed: copied.entry.compressed,
+                size: copied.entry.size,
+                local_offset: state.end,
+            };
+            let header = entry.local_header();
+            state
+                .temp
+                .file
+                .write_all_at(&header, entry.local_offset)
+                .map_err(io)?;
+            let mut at = entry.local_offset + header.len() as u64;
+            let mut buffer = vec![0u8; COPY_BUFFER];
+            let mut left = entry.compressed;
+            let mut from = data;
+            while left > 0 {
+                let n = usize::try_from(left)
+                    .unwrap_or(COPY_BUFFER)
+                    .min(COPY_BUFFER);
+                old.file()
+                    .read_exact_at(&mut buffer[..n], from)
+                    .map_err(io)?;
+                state.temp.file.write_all_at(&buffer[..n], at).map_err(io)?;
+                (from, at, left) = (from + n as u64, at + n as u64, left - n as u64);
+            }
+            state.end = at;
+            state.entries.push(Some(entry));
+            let index = state.entries.len() - 1;
+            if let Some(key) = copied.key {
+                if let Some(earlier) = state.appended.insert(key, index) {
+                    state.entries[earlier] = None;
+                    state.holes = true;
+                }
+            }
         }
         Ok(())
     }
@@ -226,16 +283,37 @@ impl ZipWriter {
             end.min(entry.size).max(start.min(entry.size)),
         );
         let data = entry.local_offset + entry.local_header().len() as u64;
+        let io = |source| StorageError::Io {
+            what: self.describe(key),
+            source,
+        };
+        if entry.method == records::DEFLATED {
+            // An entry copied deflated from the archive appended to (whose size the
+            // reader bounded by its compressed size): inflated as a stream, the bytes
+            // before `start` dropped, those up to `end` kept.
+            let source = FileReader::new(&state.temp.file, data).take(entry.compressed);
+            let mut inflate = flate2::read::DeflateDecoder::new(source);
+            std::io::copy(&mut inflate.by_ref().take(start), &mut std::io::sink()).map_err(io)?;
+            let mut buf = Vec::new();
+            inflate
+                .take(end - start)
+                .read_to_end(&mut buf)
+                .map_err(io)?;
+            if (buf.len() as u64) < end - start {
+                return Err(io(std::io::Error::new(
+                    std::io::ErrorKind::InvalidData,
+                    "its deflated bytes end before its stated size",
+                )));
+            }
+            return Ok(Some(buf));
+        }
         let len = usize::try_from(end - start).unwrap_or(usize::MAX);
         let mut buf = vec![0; len];
         state
             .temp
             .file
             .read_exact_at(&mut buf, data + start)
-            .map_err(|source| StorageError::Io {
-                what: self.describe(key),
-                source,
-            })?;
+            .map_err(io)?;
         Ok(Some(buf))
     }
 
@@ -291,13 +369,13 @@ impl ZipWriter {
             let header = entry.local_header();
             out.write_all(&header)?;
             let copied = std::io::copy(
-                &mut FileReader::new(&state.temp.file, old + old_header).take(entry.size),
+                &mut FileReader::new(&state.temp.file, old + old_header).take(entry.compressed),
                 &mut out,
             )?;
-            if copied != entry.size {
+            if copied != entry.compressed {
                 return Err(std::io::Error::from(std::io::ErrorKind::UnexpectedEof));
             }
-            at += header.len() as u64 + entry.size;
+            at += header.len() as u64 + entry.compressed;
         }
         out.flush()?;
         drop(out);
