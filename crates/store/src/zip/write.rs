@@ -201,9 +201,13 @@ impl ZipWriter {
                     .map_err(io)?;
                 continue;
             }
-            if let Some((parent, _)) = copied.entry.name.rsplit_once('/') {
-                self.add_directory(&mut state, &format!("{parent}/"))
-                    .map_err(io)?;
+            // Parents get directory entries only in a layout that writes them (netCDF-C's,
+            // under a root directory), as new values do.
+            if !self.root.is_empty() {
+                if let Some((parent, _)) = copied.entry.name.rsplit_once('/') {
+                    self.add_directory(&mut state, &format!("{parent}/"))
+                        .map_err(io)?;
+                }
             }
             let data = old.data_start(&copied.entry).map_err(io)?;
             let entry = WrittenEntry {
