@@ -264,3 +264,53 @@ fn chunks_decoded_in_pieces_hold_what_chunks_decoded_whole_hold() {
         );
     }
 }
+
+/// A chunk that fills its whole array, through codecs that cannot be decoded in pieces
+/// (bzip2 and shuffle): the array really declares 2^28 four-byte values, but the store
+/// holds 785 bytes. Decoded whole it cost 2.1 GB in ncdump and nccopy (found by review);
+/// over the chunk limit it is refused, naming the chunk, within the ceiling.
+#[test]
+fn a_chunk_filling_its_array_through_codecs_that_cannot_stream_is_refused_over_the_limit() {
+    let dir = scratch();
+    let store = dir.path().join("shuffled.zarr");
+    let array = store.join("v");
+    fs::create_dir_all(&array).unwrap_or_else(|e| panic!("{}: {e}", array.display()));
+    let write = |path: PathBuf, bytes: &[u8]| {
+        fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    };
+    write(store.join(".zgroup"), br#"{"zarr_format": 2}"#);
+    write(
+        array.join(".zarray"),
+        br#"{"zarr_format": 2, "shape": [268435456], "chunks": [268435456], "dtype": "<u4",
+            "compressor": {"id": "bz2", "level": 9}, "fill_value": 0, "order": "C",
+            "filters": [{"id": "shuffle", "elementsize": 4}]}"#,
+    );
+    write(array.join(".zattrs"), br#"{"_ARRAY_DIMENSIONS": ["x"]}"#);
+    write(array.join("0"), &bzip2_bomb());
+    let dump = run_ours("ncdump", [&store]);
+    let run = dump.assert_within(CEILING_MIB, 60);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("limit on chunks decoded whole"),
+        "{}",
+        run.stderr
+    );
+    // `-d 1` re-encodes (without it the chunk is copied as stored, bounded too).
+    let out = dir.path().join("out.nc");
+    let copy = run_ours(
+        "nccopy",
+        [
+            std::ffi::OsStr::new("-d"),
+            std::ffi::OsStr::new("1"),
+            store.as_os_str(),
+            out.as_os_str(),
+        ],
+    );
+    let run = copy.assert_within(CEILING_MIB, 60);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("limit on chunks decoded whole"),
+        "{}",
+        run.stderr
+    );
+}

@@ -233,8 +233,21 @@ pub fn read_meta_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<u
         return Ok(None);
     };
     let what = meta.describe(&key);
+    // A chunk decoded whole costs its declared size: over the limit it is refused,
+    // however much of it lies inside the array (a 785-byte chunk of bzip2 and shuffle
+    // filling an array of 2^28 values would cost 2 GB; chunks that need only part of
+    // themselves and stream are decoded in pieces before this).
+    let declared = meta.stored_chunk_bytes();
+    let limit = codecs::partial::decoded_chunk_cap();
+    if !meta.codecs.is_empty() && declared > limit {
+        return Err(ZarrError::Corrupt(format!(
+            "chunk {what} decodes to {declared} bytes, larger than the {limit}-byte limit \
+             on chunks decoded whole; the store is damaged, or set {}=BYTES to read it",
+            codecs::partial::CHUNK_LIMIT_VARIABLE
+        )));
+    }
     // Decoded chunks in flight across all threads stay within the process's budget.
-    let _permit = store::budget::decode_budget().acquire(meta.stored_chunk_bytes());
+    let _permit = store::budget::decode_budget().acquire(declared);
     decode(meta, raw, &what).map(Some).map_err(|e| match e {
         CodecFail::Unavailable(id) => unavailable(&id),
         CodecFail::Failed(m) => ZarrError::Corrupt(format!(
