@@ -166,17 +166,16 @@ fn tarball(root: &Path) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// What the build depends on: the tarball's size and time, and the options.
+/// What the build depends on: the tarball's content (its size and FNV-1a hash, so that
+/// a copy of it elsewhere, with another time, keeps the build) and the options.
 fn build_key(tarball: &Path) -> Result<String> {
-    let meta = fs::metadata(tarball).with_context(|| format!("{}", tarball.display()))?;
-    let modified = meta
-        .modified()
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_secs());
+    let bytes = fs::read(tarball).with_context(|| format!("{}", tarball.display()))?;
+    let hash = bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    });
     Ok(format!(
-        "{RELEASE} {} {modified} {}",
-        meta.len(),
+        "{RELEASE} {} {hash:016x} {}",
+        bytes.len(),
         CMAKE_OPTIONS.join(" ")
     ))
 }
