@@ -634,9 +634,15 @@ fn check_host(endpoint: &str) -> Result<(), String> {
 
 /// `text` with every URL's user name and password (`scheme://USER:PASSWORD@host`, the
 /// authority ending only at `/`, `?` or `#`, so that nothing in the user information
-/// ends it early) replaced by `***`: the one way a URL is rendered for humans (messages, logs, `Debug`
-/// output), wherever it appears in `text`.
+/// ends it early) and the values of its query (`?***`: pre-signed and SAS URLs carry
+/// their secrets there) replaced by `***`: the one way a URL is rendered for humans
+/// (messages, logs, `Debug` output), wherever it appears in `text`.
 pub fn redact_url(text: &str) -> String {
+    redact_queries(&redact_user_information(text))
+}
+
+/// `text` with the user information of every URL in it replaced by `***`.
+fn redact_user_information(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find("://") {
@@ -649,6 +655,37 @@ pub fn redact_url(text: &str) -> String {
                 rest = &tail[user_end..];
             }
             None => rest = tail,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `text` with the query of every URL in it (from `?` to the fragment or the end of the
+/// URL: a space or a quote) replaced by `***`. Only removes text, so what
+/// [`redact_user_information`] redacted stays redacted.
+fn redact_queries(text: &str) -> String {
+    let ends_url = |c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '`');
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("://") {
+        let (head, tail) = rest.split_at(at + "://".len());
+        out.push_str(head);
+        let url_end = tail.find(ends_url).unwrap_or(tail.len());
+        let url = &tail[..url_end];
+        match url.find('?') {
+            Some(query) => {
+                let query_end = url[query..].find('#').map_or(url.len(), |f| query + f);
+                out.push_str(&url[..=query]);
+                if query_end > query + 1 {
+                    out.push_str("***");
+                }
+                rest = &tail[query_end..];
+            }
+            None => {
+                out.push_str(&url[..url.len().min(url.find("://").unwrap_or(url.len()))]);
+                rest = &tail[url.find("://").unwrap_or(url_end)..];
+            }
         }
     }
     out.push_str(rest);
@@ -1017,7 +1054,12 @@ mod tests {
     fn passwords_are_redacted_wherever_a_url_is_shown() {
         assert_eq!(
             redact_url("GET http://u:secret@h:1/p?q - and https://h/x and s3://b/k"),
-            "GET http://***@h:1/p?q - and https://h/x and s3://b/k"
+            "GET http://***@h:1/p?*** - and https://h/x and s3://b/k"
+        );
+        // A pre-signed URL's query is its secret.
+        assert_eq!(
+            redact_url("opening 'https://h/x.zarr?X-Amz-Signature=abc&token=s3cret#mode=zarr': no"),
+            "opening 'https://h/x.zarr?***#mode=zarr': no"
         );
         assert_eq!(redact_url("a://b@c#d@e"), "a://***@c#d@e");
         let (r, _) = remote("https://user:pw@example.org/x.zarr#mode=zarr");
