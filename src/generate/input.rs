@@ -8,6 +8,19 @@ use std::path::PathBuf;
 use anyhow::{anyhow, Context};
 use cdl::parse::{CdlHeader, DataEntry, DataReader, Dialect, ParseError};
 
+/// Whether `path` names a device or a socket itself (`/dev/zero`, `/dev/urandom`),
+/// which never ends as a CDL file does: refused. Pipes are read, and so is the standard
+/// input under any of its names (`/dev/stdin`, `/dev/fd/N`, `/proc/self/fd/N`), a
+/// terminal included.
+fn is_device_by_name(path: &str, meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    let kind = meta.file_type();
+    let device = kind.is_char_device() || kind.is_block_device() || kind.is_socket();
+    let standard_stream =
+        path == "/dev/stdin" || path.starts_with("/dev/fd/") || path.starts_with("/proc/self/fd/");
+    device && !standard_stream
+}
+
 /// Read buffer of the data pass: large, as data sections can be gigabytes.
 const DATA_BUFFER: usize = 1 << 20;
 
@@ -38,6 +51,12 @@ impl CdlInput {
                     if let Some(problem) = crate::storage::input_kind::not_cdl(p, &kind) {
                         return Err(anyhow!(problem));
                     }
+                }
+                if is_device_by_name(p, &meta) {
+                    return Err(anyhow!(
+                        "{p}: is a device, not a CDL file; give ncgen a file, a pipe or its \
+                         standard input"
+                    ));
                 }
                 if !meta.is_file() {
                     let mut stream = File::open(p).with_context(|| format!("{p}: cannot read"))?;

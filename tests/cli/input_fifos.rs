@@ -98,3 +98,25 @@ fn a_fifo_among_kerchunk_inputs_is_refused() {
     assert_fifo_refused("nccopy", &args, "kerchunk inputs with a FIFO");
     assert!(!refs.exists());
 }
+
+/// A device named as ncgen's CDL file (`/dev/zero`, `/dev/urandom`) is refused at once
+/// (before: read until killed, spooled to `$TMPDIR` at hundreds of MB a second; found by
+/// review); standard input under its device name still reads.
+#[test]
+fn ncgen_refuses_a_device_named_as_its_cdl_file() {
+    let dir = crate::support::scratch();
+    for device in ["/dev/zero", "/dev/urandom"] {
+        let done = crate::support::Test::ours("ncgen")
+            .arg("-o")
+            .arg(dir.path().join("x.nc"))
+            .arg(device)
+            .run();
+        assert_eq!(done.code, Some(1), "{device}: {}", done.stderr);
+        assert!(
+            done.stderr.contains("is a device, not a CDL file"),
+            "{}",
+            done.stderr
+        );
+        assert!(!dir.path().join("x.nc").exists());
+    }
+}
