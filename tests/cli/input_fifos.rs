@@ -104,7 +104,7 @@ fn a_fifo_among_kerchunk_inputs_is_refused() {
 /// review); standard input under its device name still reads.
 #[test]
 fn ncgen_refuses_a_device_named_as_its_cdl_file() {
-    let dir = crate::support::scratch();
+    let dir = scratch();
     for device in ["/dev/zero", "/dev/urandom"] {
         let done = crate::support::Test::ours("ncgen")
             .arg("-o")
