@@ -76,20 +76,7 @@ pub use crate::blosc::COMPRESSORS as BLOSC_COMPRESSORS;
 
 /// Translates a `_Codecs` value to HDF5 filters, in order.
 pub fn codecs_to_filters(json: &str) -> Result<Vec<FilterSpec>, CodecError> {
-    let value: Value = serde_json::from_str(json).map_err(|e| CodecError::Json(e.to_string()))?;
-    let Value::Array(items) = value else {
-        return Err(CodecError::NotAnArray);
-    };
-    items
-        .iter()
-        .enumerate()
-        .map(|(i, item)| {
-            let object = item
-                .as_object()
-                .ok_or(CodecError::NotAnObject { index: i + 1 })?;
-            codec_to_filter(object, i + 1)
-        })
-        .collect()
+    map_codec_objects(json, codec_to_filter)
 }
 
 /// The HDF5 filter ids of a JSON array of NCZarr codecs, without reading their other
@@ -97,6 +84,16 @@ pub fn codecs_to_filters(json: &str) -> Result<Vec<FilterSpec>, CodecError> {
 /// the same filters (netCDF-C's ncgen ignores `_Codecs` when writing; its tests give
 /// members such as `"elementsize": "0"` that are no parameters at all).
 pub fn codecs_filter_ids(json: &str) -> Result<Vec<u32>, CodecError> {
+    map_codec_objects(json, |object, index| {
+        codec_of_object(object, index).map(|(_, id, _)| id)
+    })
+}
+
+/// `each` of every codec object of the JSON array `json`, with its 1-based place.
+fn map_codec_objects<T>(
+    json: &str,
+    each: impl Fn(&Map<String, Value>, usize) -> Result<T, CodecError>,
+) -> Result<Vec<T>, CodecError> {
     let value: Value = serde_json::from_str(json).map_err(|e| CodecError::Json(e.to_string()))?;
     let Value::Array(items) = value else {
         return Err(CodecError::NotAnArray);
@@ -108,7 +105,7 @@ pub fn codecs_filter_ids(json: &str) -> Result<Vec<u32>, CodecError> {
             let object = item
                 .as_object()
                 .ok_or(CodecError::NotAnObject { index: i + 1 })?;
-            codec_of_object(object, i + 1).map(|(_, id, _)| id)
+            each(object, i + 1)
         })
         .collect()
 }
