@@ -17,6 +17,7 @@ mod input_fifos;
 mod install;
 mod kerchunk;
 mod limits;
+mod metadata_bounds;
 mod multicall;
 mod names;
 mod nccopy;

@@ -304,7 +304,7 @@ pub fn attribute_json(att: &Attribute, owner: &str, maxstrlen: usize) -> Result<
     let items: Vec<J> = match &att.values {
         Values::Char(bytes) => {
             let text = char_attribute_text(bytes);
-            let value = match serde_json::from_str::<Value>(&text) {
+            let value = match json::parse_plain(&text, "a char attribute") {
                 Ok(v @ Value::Object(_)) if text.trim_start().starts_with('{') => J::from_value(&v),
                 _ => J::Str(text),
             };

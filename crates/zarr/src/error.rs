@@ -28,6 +28,10 @@ pub enum ZarrError {
     /// A type Zarr here cannot hold.
     #[error("{0}")]
     BadType(String),
+    /// A metadata document heavier than nctools parses
+    /// ([`crate::json::MAX_DOCUMENT_WEIGHT`]).
+    #[error("{0}")]
+    TooLarge(String),
 }
 
 impl ZarrError {
@@ -49,7 +53,7 @@ impl ZarrError {
             Self::Corrupt(_) => ErrorKind::Corrupt,
             Self::NoCodec(_) => ErrorKind::CodecMissing,
             Self::Invalid(_) => ErrorKind::InvalidRequest,
-            Self::BadType(_) => ErrorKind::Unsupported,
+            Self::BadType(_) | Self::TooLarge(_) => ErrorKind::Unsupported,
         };
         StoreError::new(kind, self.to_string(), context)
     }

@@ -9,9 +9,20 @@ use crate::error::{Result, ZarrError};
 /// The prefix a bare non-finite token gets when it is turned into a string for parsing.
 const BARE: char = '\u{1}';
 
-/// Parses the JSON text of the file `what`, accepting bare `NaN`/`Infinity` tokens.
+/// The most a metadata document may weigh, in values: each scalar, array and object
+/// counts one (by the separators and brackets that introduce it) and each object member
+/// two more, for its name and its place in the map. 2 Mi. Parsed and turned into
+/// attributes, a unit costs about 90 bytes (a member about three times a number), so a
+/// document costs at most about 190 MiB whatever its text's length; a 64 MiB document of
+/// single digits would weigh 32 Mi and cost gigabytes. The consolidated metadata of a
+/// store of CF variables weighs about 66 per array, so up to some 30,000 arrays;
+/// heavier consolidated metadata is set aside for the store's own documents.
+pub const MAX_DOCUMENT_WEIGHT: usize = 2 << 20;
+
+/// Parses the JSON text of the file `what`, accepting bare `NaN`/`Infinity` tokens;
+/// a text weighing more than [`MAX_DOCUMENT_WEIGHT`] is refused before it is parsed.
 pub fn parse(text: &str, what: &str) -> Result<Value> {
-    let prepared = quote_bare_tokens(text);
+    let prepared = quote_bare_tokens(text, what)?;
     serde_json::from_str(&prepared).map_err(|e| {
         ZarrError::Corrupt(format!(
             "{what} is not valid JSON ({e}); the store is damaged"
@@ -27,7 +38,7 @@ const NUMBER: char = '\u{2}';
 /// [`J::from_value`] writes back as the same number): a document rewritten through it
 /// changes no number's text, where a double parsed and printed again may.
 pub fn parse_keeping_numbers(text: &str, what: &str) -> Result<Value> {
-    let prepared = quote_numbers(&quote_bare_tokens(text));
+    let prepared = quote_numbers(&quote_bare_tokens(text, what)?);
     serde_json::from_str(&prepared).map_err(|e| {
         ZarrError::Corrupt(format!(
             "{what} is not valid JSON ({e}); the store is damaged"
@@ -77,11 +88,13 @@ fn quote_numbers(text: &str) -> String {
     out
 }
 
-/// Rewrites bare `NaN`, `Infinity` and `-Infinity` outside strings as marked strings.
-fn quote_bare_tokens(text: &str) -> String {
+/// Rewrites bare `NaN`, `Infinity` and `-Infinity` outside strings as marked strings,
+/// refusing a text weighing more than [`MAX_DOCUMENT_WEIGHT`] (`what` names it).
+fn quote_bare_tokens(text: &str, what: &str) -> Result<String> {
     let mut out = String::with_capacity(text.len());
     let mut in_string = false;
     let mut escaped = false;
+    let mut weight = 1usize;
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
         if in_string {
@@ -107,13 +120,48 @@ fn quote_bare_tokens(text: &str) -> String {
             rest = &rest[token.len()..];
             continue;
         }
-        if c == '"' {
-            in_string = true;
+        match c {
+            '"' => in_string = true,
+            ',' | '[' | '{' | ':' => {
+                weight += if c == ':' { 2 } else { 1 };
+                if weight > MAX_DOCUMENT_WEIGHT {
+                    return Err(too_heavy(what));
+                }
+            }
+            _ => {}
         }
         out.push(c);
         rest = &rest[c.len_utf8()..];
     }
-    out
+    Ok(out)
+}
+
+/// The refusal of a document weighing more than [`MAX_DOCUMENT_WEIGHT`].
+fn too_heavy(what: &str) -> ZarrError {
+    ZarrError::TooLarge(format!(
+        "{what} holds more than {MAX_DOCUMENT_WEIGHT} JSON values and names, more than \
+         nctools parses in one metadata document (parsing costs tens of bytes each); an \
+         attribute this long belongs in a variable"
+    ))
+}
+
+/// Parses JSON text that is not a store's document (a char attribute's text that may be
+/// a JSON object), refusing it, as [`parse`] does, past [`MAX_DOCUMENT_WEIGHT`] (counted
+/// here inside strings too, which only refuses sooner).
+pub fn parse_plain(text: &str, what: &str) -> Result<Value> {
+    let weight = 1 + text
+        .bytes()
+        .map(|b| match b {
+            b',' | b'[' | b'{' => 1,
+            b':' => 2,
+            _ => 0,
+        })
+        .sum::<usize>();
+    if weight > MAX_DOCUMENT_WEIGHT {
+        return Err(too_heavy(what));
+    }
+    serde_json::from_str(text)
+        .map_err(|e| ZarrError::Corrupt(format!("{what} is not valid JSON ({e})")))
 }
 
 /// A JSON value as a number, including the non-finite forms (bare tokens or the strings

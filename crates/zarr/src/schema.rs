@@ -98,13 +98,15 @@ impl Builder {
         self.nodes += 1;
         if self.nodes > MAX_NODES {
             return Err(ZarrError::Invalid(format!(
-                "{} holds more than {MAX_NODES} groups and arrays, more than nctools reads                  from one store",
+                "{} holds more than {MAX_NODES} groups and arrays, more than nctools reads \
+                 from one store",
                 source.name()
             )));
         }
         if node.depth() > MAX_DEPTH {
             return Err(ZarrError::Invalid(format!(
-                "{}: the group {node} is nested more than {MAX_DEPTH} levels deep, more than                  nctools reads",
+                "{}: the group {node} is nested more than {MAX_DEPTH} levels deep, more than \
+                 nctools reads",
                 source.name()
             )));
         }

@@ -69,12 +69,24 @@ impl Source {
             return Ok(source);
         }
         let meta = if v3 {
-            source.v3_consolidated()?
+            source.v3_consolidated()
         } else {
-            source.v2_consolidated()?
+            source.v2_consolidated()
         };
-        let Some(meta) = meta else {
-            return Ok(source);
+        let meta = match meta {
+            Ok(Some(meta)) => meta,
+            Ok(None) => return Ok(source),
+            // Too heavy to parse at once: each node's own documents are light.
+            Err(ZarrError::TooLarge(why)) if !v3 => {
+                source.warnings.push(format!(
+                    "{why}; the consolidated metadata of {} ({}) was set aside and the \
+                     store's own metadata documents were read instead",
+                    source.name(),
+                    source.consolidated_in
+                ));
+                return Ok(source);
+            }
+            Err(e) => return Err(e),
         };
         check_consolidated_keys(&meta, source.consolidated_in)?;
         source.consolidated = Some(meta);
