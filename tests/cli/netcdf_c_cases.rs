@@ -416,3 +416,226 @@ fn several_unlimited_dimensions_go_into_nczarr_with_default_chunks() {
     }
     assert_eq!(dumps[0], dumps[1]);
 }
+
+/// `run_scalar`, `run_nulls`: a scalar goes into pure Zarr as an array of one value named
+/// `_scalar_`, as netCDF-C 4.10 writes it (before: `_ARRAY_DIMENSIONS: []` for a shape of
+/// `[1]`, which xarray refuses, and read back along `_Anonymous_Dim_1`); our ncdump and
+/// xarray (warnings as errors) read one value along `_scalar_`, as 4.10 does; NCZarr keeps
+/// the scalar. Char attributes stay strings in pure Zarr, also those whose text is JSON
+/// (4.10 writes `"0"` as the number 0; xarray would read `units = "1"` as an int).
+#[test]
+fn scalars_go_into_pure_zarr_as_netcdf_c_4_10_writes_them() {
+    let dir = scratch();
+    let cdl = dir.path().join("scalar.cdl");
+    fs::write(
+        &cdl,
+        "netcdf scalar {\nvariables:\n\tint v ;\n\t\tv:_FillValue = -1 ;\n\t\tv:units = \"1\" ;\n\
+         \t\tv:zero_sng = \"0\" ;\n\t\tv:j = \"{\\\"a\\\": 1}\" ;\ndata:\n\n v = 17 ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("cannot write: {e}"));
+    let pure = dir.path().join("pure.zarr");
+    let nczarr = dir.path().join("nczarr.zarr");
+    for (store, mode) in [(&pure, "zarr"), (&nczarr, "nczarr")] {
+        let url = format!("file://{}#mode={mode},file", store.display());
+        let done = Test::ours("ncgen")
+            .args(["-4", "-b", "-o", &url])
+            .arg(&cdl)
+            .run();
+        assert_eq!(done.code, Some(0), "ncgen {mode}: {}", done.stderr);
+        let zattrs: serde_json::Value = serde_json::from_slice(
+            &fs::read(store.join("v/.zattrs")).unwrap_or_else(|e| panic!("{e}")),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            zattrs["_ARRAY_DIMENSIONS"],
+            serde_json::json!(["_scalar_"]),
+            "{mode}"
+        );
+        assert_eq!(zattrs["units"], "1", "{mode}");
+        assert_eq!(zattrs["zero_sng"], "0", "{mode}");
+        // A char attribute holding a JSON object is written as the object (netCDF-C's
+        // convention) and read back as its text.
+        assert_eq!(zattrs["j"], serde_json::json!({"a": 1}), "{mode}");
+    }
+    let dump = |store: &Path, mode: &str| {
+        let url = format!("file://{}#mode={mode},file", store.display());
+        let done = Test::ours("ncdump").args(["-n", "s", &url]).run();
+        assert_eq!(done.code, Some(0), "ncdump {mode}: {}", done.stderr);
+        done.stdout
+    };
+    assert_eq!(
+        dump(&pure, "zarr"),
+        "netcdf s {\ndimensions:\n\t_scalar_ = 1 ;\nvariables:\n\tint v(_scalar_) ;\n\
+         \t\tv:_FillValue = -1 ;\n\t\tv:units = \"1\" ;\n\t\tv:zero_sng = \"0\" ;\n\
+         \t\tv:j = \"{\\\"a\\\": 1}\" ;\ndata:\n\n v = 17 ;\n}\n"
+    );
+    assert_eq!(
+        dump(&nczarr, "nczarr"),
+        "netcdf s {\nvariables:\n\tint v ;\n\t\tv:_FillValue = -1 ;\n\t\tv:units = \"1\" ;\n\
+         \t\tv:zero_sng = \"0\" ;\n\t\tv:j = \"{\\\"a\\\": 1}\" ;\ndata:\n\n v = 17 ;\n}\n"
+    );
+    made_by_python(
+        dir.path(),
+        "import warnings; warnings.simplefilter('error')\n\
+         import xarray as xr\n\
+         ds = xr.open_zarr('pure.zarr', consolidated=True)\n\
+         v = ds['v']\n\
+         assert v.dims == ('_scalar_',), v.dims\n\
+         assert int(v.values[0]) == 17, v.values\n\
+         assert v.attrs['units'] == '1' and v.attrs['zero_sng'] == '0', v.attrs\n",
+    );
+}
+
+/// `run_nczarr_fill` (GitHub issue 2059): a name in `_ARRAY_DIMENSIONS` is a dimension of
+/// the array's own group, as netCDF-C 4.10 defines it and xarray sees it (before: every
+/// name went into the root group, so two groups' `x` of lengths 3 and 5 were refused as
+/// "dimension x has length 5 here but 3 elsewhere"). The expected text is what netCDF-C
+/// 4.10.0's ncdump prints for the same store (checked with a build of its source).
+#[test]
+fn dimensions_named_in_a_subgroup_are_defined_in_that_group() {
+    let dir = scratch();
+    let cdl = dir.path().join("g.cdl");
+    fs::write(&cdl, SUBGROUP_DIMENSIONS_CDL).unwrap_or_else(|e| panic!("cannot write: {e}"));
+    let url = format!("file://{}#mode=zarr", dir.path().join("g.zarr").display());
+    let done = Test::ours("ncgen").args(["-o", &url]).arg(&cdl).run();
+    assert_eq!(done.code, Some(0), "ncgen: {}", done.stderr);
+    let done = Test::ours("ncdump").args(["-h", &url]).run();
+    assert_eq!(done.code, Some(0), "ncdump: {}", done.stderr);
+    assert_eq!(done.stdout, SUBGROUP_DIMENSIONS_DUMP);
+    made_by_python(
+        dir.path(),
+        "import xarray as xr\n\
+         sizes = {g: dict(xr.open_zarr('g.zarr', group=g).sizes) for g in ['A', 'A/B', 'C']}\n\
+         assert sizes == {'A': {'x': 3, 't': 4}, 'A/B': {'y': 2}, 'C': {'x': 5}}, sizes\n",
+    );
+}
+
+/// Groups whose arrays name dimensions of their own, of the root and of other groups.
+const SUBGROUP_DIMENSIONS_CDL: &str = r#"netcdf g {
+dimensions:
+	t = 4 ;
+variables:
+	int r(t) ;
+group: A {
+  dimensions:
+  	x = 3 ;
+  variables:
+  	int v(x) ;
+  	int z(t) ;
+  group: B {
+    dimensions:
+    	y = 2 ;
+    variables:
+    	int w(y) ;
+    } // group B
+  } // group A
+group: C {
+  dimensions:
+  	x = 5 ;
+  variables:
+  	int u(x) ;
+  } // group C
+}
+"#;
+
+/// netCDF-C 4.10.0's `ncdump -h` of [`SUBGROUP_DIMENSIONS_CDL`] written as pure Zarr.
+const SUBGROUP_DIMENSIONS_DUMP: &str = r#"netcdf g {
+dimensions:
+	t = 4 ;
+variables:
+	int r(t) ;
+
+group: A {
+  dimensions:
+  	x = 3 ;
+  	t = 4 ;
+  variables:
+  	int v(x) ;
+  	int z(t) ;
+
+  group: B {
+    dimensions:
+    	y = 2 ;
+    variables:
+    	int w(y) ;
+    } // group B
+  } // group A
+
+group: C {
+  dimensions:
+  	x = 5 ;
+  variables:
+  	int u(x) ;
+  } // group C
+}
+"#;
+
+/// `run_interop`: a zip archive holding a store under a directory named after the
+/// archive (netCDF-C's layout) whose root has no `.zgroup`, only arrays below it (xarray
+/// wrote it), is read as netCDF-C reads it (before: "is not a Zarr store: it has no
+/// .zgroup, .zmetadata or zarr.json").
+#[test]
+fn a_zipped_store_under_a_directory_without_a_root_group_document_is_read() {
+    let dir = scratch();
+    let written = made_by_python(
+        dir.path(),
+        "import zipfile, json\n\
+         z = zipfile.ZipFile('power.zip', 'w')\n\
+         z.writestr('power/', '')\n\
+         for name in ['FROCEAN', 'FRLAND']:\n\
+         \x20   z.writestr(f'power/{name}/.zarray', json.dumps({'zarr_format': 2, 'shape': [2], 'chunks': [2], 'dtype': '<f4', 'compressor': None, 'fill_value': None, 'filters': None, 'order': 'C'}))\n\
+         \x20   z.writestr(f'power/{name}/.zattrs', json.dumps({'_ARRAY_DIMENSIONS': ['lon'], 'units': '1'}))\n\
+         \x20   z.writestr(f'power/{name}/0', bytes(8))\n\
+         z.close()\n",
+    );
+    if !written {
+        return;
+    }
+    let url = format!(
+        "file://{}#mode=xarray,zip",
+        dir.path().join("power.zip").display()
+    );
+    let done = Test::ours("ncdump").args(["-h", &url]).run();
+    assert_eq!(done.code, Some(0), "ncdump: {}", done.stderr);
+    assert_eq!(
+        done.stdout,
+        "netcdf power {\ndimensions:\n\tlon = 2 ;\nvariables:\n\tfloat FRLAND(lon) ;\n\
+         \t\tFRLAND:units = \"1\" ;\n\tfloat FROCEAN(lon) ;\n\t\tFROCEAN:units = \"1\" ;\n}\n"
+    );
+}
+
+/// `tst_calendars_nc4`: `ncdump -t` reads `units` and `calendar` stored as `string`
+/// attributes, as netCDF-C 4.10 does (before: the values were printed as numbers, as
+/// 4.9.0 prints them). The dates are those of 4.10's `ref_times_nc4.cdl`.
+#[test]
+fn times_with_string_units_and_calendar_are_printed_as_dates() {
+    let dir = scratch();
+    let cdl = dir.path().join("t.cdl");
+    fs::write(
+        &cdl,
+        "netcdf t {\ndimensions:\n\ttime = 1 ;\nvariables:\n\tdouble t2_days(time) ;\n\
+         \t\tstring t2_days:units = \"days since 2000-6-15 12:00\" ;\n\
+         \tdouble t2_365_days(time) ;\n\t\tstring t2_365_days:calendar = \"365_day\" ;\n\
+         \t\tstring t2_365_days:units = \"days since 2000-06-15 12:00:00\" ;\n\
+         data:\n t2_days = 3121.5 ;\n t2_365_days = 3119.5 ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("cannot write: {e}"));
+    let nc = dir.path().join("t.nc");
+    let done = Test::ours("ncgen")
+        .args(["-b", "-k", "nc4", "-o"])
+        .arg(&nc)
+        .arg(&cdl)
+        .run();
+    assert_eq!(done.code, Some(0), "ncgen: {}", done.stderr);
+    let done = Test::ours("ncdump")
+        .args(["-t", "-v", "t2_days,t2_365_days"])
+        .arg(&nc)
+        .run();
+    assert_eq!(done.code, Some(0), "ncdump: {}", done.stderr);
+    assert!(
+        done.stdout.contains(" t2_days = \"2009-01-01\" ;\n")
+            && done.stdout.contains(" t2_365_days = \"2009-01-01\" ;\n"),
+        "{}",
+        done.stdout
+    );
+}

@@ -785,6 +785,21 @@ impl ZarrLocation {
             .iter()
             .any(|w| w.eq_ignore_ascii_case("noconsolidated"))
     }
+
+    /// Whether arrays written name their dimensions in xarray's `_ARRAY_DIMENSIONS`
+    /// (version 2): not with `mode=noxarray`, nor with `mode=nczarr,noxarray` (NCZarr
+    /// metadata alone, as netCDF-C writes it then).
+    pub fn dimension_names(&self) -> bool {
+        if self.flavor == ZarrFlavor::NoXarray {
+            return false;
+        }
+        let Some((_, fragment)) = self.text.split_once('#') else {
+            return true;
+        };
+        !mode_words(fragment)
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case("noxarray"))
+    }
 }
 
 /// The words of a URL fragment's `mode=` parts (`log&mode=zarr,file` gives `zarr`,

@@ -154,8 +154,10 @@ fn char_text(value: &Value) -> String {
     }
 }
 
-/// The type of an untyped attribute, from its JSON: text is char (several strings are
-/// strings), integers int (int64 or uint64 when larger), reals double.
+/// The type of an untyped attribute (pure Zarr), from its JSON as netCDF-C 4.10 infers
+/// it: text is char, and so is a list of strings (its JSON text, `["abc","def"]`; 4.9
+/// read several strings as strings), integers int (int64 or uint64 when larger), reals
+/// double.
 fn infer(value: &Value) -> AtomicType {
     let all = items(value);
     if all.is_empty() {
@@ -172,13 +174,7 @@ fn infer(value: &Value) -> AtomicType {
         .filter(|v| v.as_str().is_some_and(|s| !json::is_bare_token(s)))
         .count();
     if strings > 0 {
-        return if strings == 1 && !value.is_array() {
-            AtomicType::Char
-        } else if strings == all.len() {
-            AtomicType::String
-        } else {
-            AtomicType::Char
-        };
+        return AtomicType::Char;
     }
     let fits = |lo: i64, hi: i64| {
         all.iter()

@@ -58,10 +58,11 @@ pub enum Dialect {
     /// is a string of at most n bytes, `|S1` included (4.9.1+).
     NcZarr,
     /// A pure Zarr store written by netCDF-C (its root has `_NCProperties`): `<U1` is
-    /// one byte per char, as 4.9.0 writes it; `|S1` and `>S1` are char.
+    /// one byte per char, as 4.9.0 writes it; `|S1` and `>S1` are strings of at most one
+    /// byte, as netCDF-C 4.10 reads them (pure Zarr has no char type).
     NetcdfPure,
     /// Any other pure Zarr store (zarr-python, xarray): `<Un` is UTF-32 (numpy's `U`),
-    /// `|S1` is char, `|Sn` (n > 1) a string.
+    /// `|Sn` a string of at most n bytes, `|S1` included (as netCDF-C 4.10 reads it).
     Pure,
 }
 
@@ -145,7 +146,7 @@ impl Dtype {
             ('u', 8) => A::UInt64,
             ('f', 4) => A::Float,
             ('f', 8) => A::Double,
-            ('S', 1) if dialect != Dialect::NcZarr || order == '>' => A::Char,
+            ('S', 1) if dialect == Dialect::NcZarr && order == '>' => A::Char,
             ('U', 1) if dialect != Dialect::Pure => A::Char,
             ('S' | 'U', n) if n >= 1 => A::String,
             _ => return Err(bad()),
@@ -479,7 +480,8 @@ mod tests {
             (AtomicType::Char, false, false)
         );
         assert_eq!(atomic("|S1", NcZarr)?, AtomicType::String);
-        assert_eq!(atomic("|S1", Pure)?, AtomicType::Char);
+        assert_eq!(atomic("|S1", Pure)?, AtomicType::String);
+        assert_eq!(atomic(">S1", NetcdfPure)?, AtomicType::String);
         assert_eq!(atomic("<U1", NetcdfPure)?, AtomicType::Char);
         let u1 = Dtype::parse_v2("<U1", Pure)?;
         assert_eq!(

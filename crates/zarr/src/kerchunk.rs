@@ -160,6 +160,7 @@ pub fn references(files: &[SourceFile], concat: Option<&str>) -> Result<Referenc
         vars: &planned,
         lens: &lens,
         flavor: ZarrFlavor::Xarray,
+        dimension_names: true,
         version: ZarrVersion::V2,
         consolidated: false,
     }

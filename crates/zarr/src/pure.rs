@@ -5,6 +5,8 @@
 //! `_zdim_<len>`).
 
 use ncmodel::{Dim, Group};
+use std::collections::HashMap;
+
 use serde_json::{Map, Value};
 use store::StoreKey;
 
@@ -19,6 +21,11 @@ use crate::storage::child_key;
 /// `NCDIMANON`; 4.9.0 used `_zdim_`, a defect 4.10 fixed).
 pub const ANONYMOUS_DIM: &str = "_Anonymous_Dim_";
 
+/// The one dimension name that marks a netCDF scalar stored as an array of one value,
+/// as netCDF-C 4.10 writes scalars in pure Zarr (its `XARRAYSCALAR`). Read back, it is a
+/// dimension of length 1, as 4.10 reads it.
+pub const SCALAR_DIM: &str = "_scalar_";
+
 /// Where an array is: its node, its variable's name, the groups above it, and its
 /// (group id, variable id).
 struct ArrayAt<'a> {
@@ -26,6 +33,16 @@ struct ArrayAt<'a> {
     name: &'a str,
     parents: &'a [String],
     ids: (i32, i32),
+}
+
+/// Where the dimensions an array names are defined: in its own group, as netCDF-C 4.10
+/// defines the names of `_ARRAY_DIMENSIONS` (and xarray, which opens one group at a
+/// time, sees them); anonymous dimensions go into the root group, shared by length.
+struct DimScope<'a> {
+    /// The root group's dimensions.
+    root: &'a mut Vec<Dim>,
+    /// The array's group's own dimensions and their index by name; `None` in the root.
+    own: Option<(&'a mut Vec<Dim>, &'a mut HashMap<String, usize>)>,
 }
 
 /// Options of a pure store's reading.
@@ -76,6 +93,8 @@ impl Pure {
             &[".zarray"]
         };
         let mut var_id = 0;
+        let mut own_dims = Vec::new();
+        let mut own_index = HashMap::new();
         for child in source.children(rel, markers)? {
             let child_rel = child_key(rel, &child, "the store holds a node named")?;
             builder.count_node(&child_rel, source)?;
@@ -85,11 +104,16 @@ impl Pure {
                 parents: &my_parents,
                 ids: (ncid, var_id),
             };
-            if let Some(var) = self.array(source, builder, &at, root_dims)? {
+            let mut scope = DimScope {
+                root: &mut *root_dims,
+                own: (!is_root).then_some((&mut own_dims, &mut own_index)),
+            };
+            if let Some(var) = self.array(source, builder, &at, &mut scope)? {
                 group.vars.push(var);
                 var_id += 1;
             }
         }
+        group.dims = own_dims;
         let group_markers: &[&str] = if self.v3 {
             &["zarr.json"]
         } else {
@@ -115,7 +139,7 @@ impl Pure {
         source: &Source,
         builder: &mut Builder,
         at: &ArrayAt<'_>,
-        root_dims: &mut Vec<Dim>,
+        dims: &mut DimScope<'_>,
     ) -> Result<Option<ncmodel::Var>> {
         let (attrs, meta_json) = self.node(source, at.node)?;
         let Some(meta_json) = meta_json else {
@@ -138,7 +162,7 @@ impl Pure {
         } else {
             attrs.get("_ARRAY_DIMENSIONS").cloned()
         };
-        let dim_ids = self.dims_of(&meta.shape, names.as_ref(), root_dims, builder, &path)?;
+        let dim_ids = self.dims_of(&meta.shape, names.as_ref(), dims, builder, &path)?;
         let var = builder.add_var(at.ids, at.name, path, meta, &attrs, dim_ids)?;
         Ok(Some(var))
     }
@@ -162,7 +186,11 @@ impl Pure {
             parents: &[],
             ids: (ncid, 0),
         };
-        let vars = self.array(source, builder, &at, root_dims)?;
+        let mut scope = DimScope {
+            root: root_dims,
+            own: None,
+        };
+        let vars = self.array(source, builder, &at, &mut scope)?;
         Ok(Group {
             ncid,
             name: "/".to_string(),
@@ -191,7 +219,7 @@ impl Pure {
         &self,
         shape: &[usize],
         names: Option<&Value>,
-        root_dims: &mut Vec<Dim>,
+        scope: &mut DimScope<'_>,
         builder: &mut Builder,
         path: &str,
     ) -> Result<Vec<i32>> {
@@ -202,8 +230,9 @@ impl Pure {
                 .collect(),
             _ => vec![None; shape.len()],
         };
-        if builder.root_dim_index.len() != root_dims.len() {
-            builder.root_dim_index = root_dims
+        if builder.root_dim_index.len() != scope.root.len() {
+            builder.root_dim_index = scope
+                .root
                 .iter()
                 .enumerate()
                 .map(|(at, d)| (d.name.clone(), at))
@@ -211,11 +240,15 @@ impl Pure {
         }
         let mut ids = Vec::new();
         for (len, name) in shape.iter().zip(names) {
-            let name = name.unwrap_or_else(|| format!("{ANONYMOUS_DIM}{len}"));
-            let known = builder
-                .root_dim_index
-                .get(&name)
-                .and_then(|&at| root_dims.get(at));
+            let (name, dims, index) = match (name, scope.own.as_mut()) {
+                (Some(name), Some((dims, index))) => (name, &mut **dims, &mut **index),
+                (name, _) => (
+                    name.unwrap_or_else(|| format!("{ANONYMOUS_DIM}{len}")),
+                    &mut *scope.root,
+                    &mut builder.root_dim_index,
+                ),
+            };
+            let known = index.get(&name).and_then(|&at| dims.get(at));
             let id = match known {
                 Some(d) if d.len == *len => d.id,
                 Some(d) => {
@@ -228,8 +261,8 @@ impl Pure {
                 None => {
                     let id = builder.next_dim;
                     builder.next_dim += 1;
-                    builder.root_dim_index.insert(name.clone(), root_dims.len());
-                    root_dims.push(Dim {
+                    index.insert(name.clone(), dims.len());
+                    dims.push(Dim {
                         id,
                         name,
                         len: *len,

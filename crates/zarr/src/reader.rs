@@ -96,7 +96,10 @@ impl ZarrReader {
             refuse_prerelease_v3(&source)?;
         }
         let mut builder = Builder::default();
-        let nczarr = !v3 && has_superblock(&source)?;
+        // `mode=zarr` (or `xarray`, `noxarray`) reads pure Zarr, NCZarr keys or not, as
+        // netCDF-C 4.10 does.
+        let pure_asked = matches!(location.flavor, ZarrFlavor::Xarray | ZarrFlavor::NoXarray);
+        let nczarr = !v3 && !pure_asked && has_superblock(&source)?;
         builder.nczarr = nczarr;
         let root_group = if nczarr {
             nczarr_group(&source, &mut builder, rel, &[], "/", &mut HashMap::new())?

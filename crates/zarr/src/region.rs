@@ -29,6 +29,7 @@ pub(crate) struct RegionCheck<'a> {
     pub vars: &'a [PlannedVar],
     pub lens: &'a HashMap<i32, usize>,
     pub flavor: ZarrFlavor,
+    pub dimension_names: bool,
     pub version: ZarrVersion,
     pub store: &'a dyn KeyValueStore,
 }
@@ -154,6 +155,7 @@ impl RegionWrite {
                 vars: check.vars,
                 lens: &lens,
                 flavor: check.flavor,
+                dimension_names: check.dimension_names,
                 version: check.version,
                 consolidated: true,
             }
@@ -249,6 +251,7 @@ fn compare_arrays(check: &RegionCheck<'_>, lens: &HashMap<i32, usize>, option: &
         vars: check.vars,
         lens,
         flavor: check.flavor,
+        dimension_names: check.dimension_names,
         version: check.version,
         consolidated: false,
     }

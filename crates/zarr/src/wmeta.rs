@@ -26,6 +26,9 @@ pub struct MetaWriter<'a> {
     pub lens: &'a HashMap<i32, usize>,
     /// Conventions.
     pub flavor: ZarrFlavor,
+    /// Whether arrays name their dimensions in `_ARRAY_DIMENSIONS` where the flavor
+    /// allows it ([`store::location::ZarrLocation::dimension_names`]).
+    pub dimension_names: bool,
     /// Zarr version.
     pub version: ZarrVersion,
     /// Whether consolidated metadata is written too: `.zmetadata` (version 2) or the
@@ -481,11 +484,12 @@ impl MetaWriter<'_> {
             ("compressor".into(), compressor),
             ("filters".into(), filters),
         ];
-        let xarray = match self.flavor {
-            ZarrFlavor::NoXarray => false,
-            ZarrFlavor::Xarray => true,
-            _ => in_root && dims.iter().all(|d| d.1),
-        };
+        let xarray = self.dimension_names
+            && match self.flavor {
+                ZarrFlavor::NoXarray => false,
+                ZarrFlavor::Xarray => true,
+                _ => in_root && dims.iter().all(|d| d.1),
+            };
         if self.nczarr() {
             let refs = J::Arr(dims.iter().map(|d| J::Str(d.0.clone())).collect());
             let storage = J::Str(if scalar { "scalar" } else { "chunked" }.into());
@@ -495,10 +499,14 @@ impl MetaWriter<'_> {
             ));
         }
         if xarray {
-            atts.push((
-                "_ARRAY_DIMENSIONS".into(),
-                J::Arr(dims.into_iter().map(|d| J::Str(d.2)).collect()),
-            ));
+            // A scalar is an array of one value in version 2; netCDF-C 4.10 names its
+            // dimension `_scalar_` (xarray refuses an array without a name per axis).
+            let names = if scalar {
+                vec![J::Str(crate::pure::SCALAR_DIM.into())]
+            } else {
+                dims.into_iter().map(|d| J::Str(d.2)).collect()
+            };
+            atts.push(("_ARRAY_DIMENSIONS".into(), J::Arr(names)));
         }
         if self.nczarr() && !atts.is_empty() {
             atts.push(("_NCZARR_ATTR".into(), types_json(types, &var.var.atts)));
@@ -788,6 +796,7 @@ mod tests {
                     vars: &vars,
                     lens: &lens,
                     flavor,
+                    dimension_names: true,
                     version,
                     consolidated,
                 }
@@ -837,6 +846,7 @@ mod tests {
                 vars: &vars,
                 lens: &lens,
                 flavor: ZarrFlavor::NcZarr,
+                dimension_names: true,
                 version,
                 consolidated: true,
             }
@@ -893,6 +903,7 @@ mod tests {
             vars: &vars,
             lens: &HashMap::from([(0, 2)]),
             flavor: ZarrFlavor::NcZarr,
+            dimension_names: true,
             version: ZarrVersion::V2,
             consolidated: false,
         }

@@ -25,6 +25,8 @@ pub struct ZarrWriter {
     /// The store being written (the temporary one on a local disk), through keys.
     store: Store,
     flavor: ZarrFlavor,
+    /// Whether arrays name their dimensions in `_ARRAY_DIMENSIONS`.
+    dimension_names: bool,
     version: ZarrVersion,
     /// Whether consolidated metadata is written.
     consolidated: bool,
@@ -151,6 +153,7 @@ impl ZarrWriter {
             commit,
             store,
             flavor: location.flavor,
+            dimension_names: location.dimension_names(),
             version: location.version,
             consolidated: location.consolidated(),
             no_fill: false,
@@ -292,6 +295,7 @@ impl ZarrWriter {
             vars: &state.vars,
             lens: &state.lens,
             flavor: self.flavor,
+            dimension_names: self.dimension_names,
             version: self.version,
             consolidated: self.consolidated,
         }
@@ -574,6 +578,7 @@ impl ZarrWriter {
                         vars: &state.vars,
                         lens: &state.lens,
                         flavor: self.flavor,
+                        dimension_names: self.dimension_names,
                         version: self.version,
                         store: self.store.as_ref(),
                     })?;
@@ -766,6 +771,7 @@ impl StoreWriter for ZarrWriter {
                 vars: &vars,
                 lens: &lens,
                 flavor: self.flavor,
+                dimension_names: self.dimension_names,
                 version: self.version,
                 store: self.store.as_ref(),
             };

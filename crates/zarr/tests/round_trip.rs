@@ -236,11 +236,19 @@ fn round_trip(flavor: ZarrFlavor, version: ZarrVersion) {
         read(&ds.root, "rec", &[0, 0], &[3, 5]),
         Values::Int(vec![1, 2, 3, 4, 5, -9, -9, -9, -9, -9, -9, 7, 8, 9, -9])
     );
-    // Zarr v3 has no char type: chars are stored as uint8 and read back as ubyte.
+    // Zarr v3 has no char type: chars are stored as uint8 and read back as ubyte. In
+    // pure Zarr v2 they are `|S1`, read back as strings of one character, as netCDF-C
+    // 4.10 reads them.
     let cde = if version == ZarrVersion::V3 {
         Values::UByte(b"cde".to_vec())
-    } else {
+    } else if flavor == ZarrFlavor::NcZarr {
         Values::Char(b"cde".to_vec())
+    } else {
+        Values::String(vec![
+            Some(b"c".to_vec()),
+            Some(b"d".to_vec()),
+            Some(b"e".to_vec()),
+        ])
     };
     assert_eq!(read(&ds.root, "c", &[0, 2], &[1, 3]), cde);
     let s = ds.root.var("s").unwrap_or_else(|| panic!("s"));

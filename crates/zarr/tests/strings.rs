@@ -262,10 +262,11 @@ fn pure_zarr_v2_strings_are_numpy_byte_strings() {
     // zarr-python's fill_value of byte strings is base64.
     assert_eq!(zarray["fill_value"], "Ti9B");
     assert_eq!(json(&root.join("grid/.zarray"))["fill_value"], "");
-    // Untyped JSON: several strings read as strings, one as char (as netCDF-C reads it).
+    // Untyped JSON: a string reads as char, and so does a list of strings, as its JSON
+    // text (as netCDF-C 4.10 reads them).
     assert_eq!(
         root_att(&ds, "names").values,
-        strings(&["abc", "d\u{e9}f", ""])
+        Values::Char("[\"abc\",\"d\u{e9}f\",\"\"]".as_bytes().to_vec())
     );
     let units = root_att(&ds, "units");
     assert_eq!(units.type_ref, TypeRef::Atomic(A::Char));
@@ -273,10 +274,17 @@ fn pure_zarr_v2_strings_are_numpy_byte_strings() {
         units.values,
         Values::Char(b"days since 2000-01-01 00:00:00".to_vec())
     );
-    assert_eq!(data(&r, &ds, "c"), Values::Char(b"xyz".to_vec()));
-    // |S1 is nctools' char in pure Zarr: a string variable of maximum length 1 reads
-    // back as char.
-    assert_eq!(ds.root.vars[3].type_ref, TypeRef::Atomic(A::Char));
+    // |S1 is a string of at most one byte in pure Zarr, as netCDF-C 4.10 reads it: a
+    // char variable reads back as strings of one character.
+    assert_eq!(
+        data(&r, &ds, "c"),
+        Values::String(vec![
+            Some(b"x".to_vec()),
+            Some(b"y".to_vec()),
+            Some(b"z".to_vec())
+        ])
+    );
+    assert_eq!(ds.root.vars[3].type_ref, TypeRef::Atomic(A::String));
 }
 
 #[test]
@@ -292,7 +300,7 @@ fn zarr_v3_strings_are_null_terminated_bytes() {
     assert_eq!(json(&root.join("filled/zarr.json"))["fill_value"], "Ti9B");
     assert_eq!(
         root_att(&ds, "names").values,
-        strings(&["abc", "d\u{e9}f", ""])
+        Values::Char("[\"abc\",\"d\u{e9}f\",\"\"]".as_bytes().to_vec())
     );
 }
 

@@ -31,13 +31,19 @@ pub(crate) struct BoundsLink {
     parent: Option<TimeAxis>,
 }
 
-/// The time axis of a variable's own `units` and `calendar` text attributes.
+/// The time axis of a variable's own `units` and `calendar` attributes: char text, or
+/// the first value of a `string` attribute, as netCDF-C 4.10's ncdump reads them (4.9
+/// took char only).
 pub(crate) fn own_axis(var: &Var) -> Option<TimeAxis> {
     let text_att = |name: &str| match var.atts.iter().find(|a| a.name == name) {
         Some(Attribute {
             values: Values::Char(text),
             ..
         }) => Some(text.as_slice()),
+        Some(Attribute {
+            values: Values::String(strings),
+            ..
+        }) => Some(strings.first()?.as_deref().unwrap_or_default()),
         _ => None,
     };
     let calendar = match text_att("calendar") {

@@ -414,7 +414,10 @@ fn read_directory(
 /// The archive directory the store's root is: empty when Zarr metadata is at the top (as
 /// zarr-python writes), else the first segment of the first entry's name when that
 /// directory holds Zarr metadata (netCDF-C puts the dataset under a directory named
-/// after the file and takes its name from the first entry).
+/// after the file and takes its name from the first entry). A root without a document
+/// of its own, whose arrays or groups are right below it (xarray leaves the root's
+/// `.zgroup` out at times; netCDF-C reads such a store), is found the same way, after
+/// the roots with one.
 fn store_root(entries: &[CentralEntry]) -> String {
     let has = |prefix: &str| {
         entries.iter().any(|e| {
@@ -423,14 +426,26 @@ fn store_root(entries: &[CentralEntry]) -> String {
                 .is_some_and(|rest| crate::location::ZARR_MARKERS.contains(&rest))
         })
     };
+    let has_children = |prefix: &str| {
+        entries.iter().any(|e| {
+            e.name
+                .strip_prefix(prefix)
+                .and_then(|rest| rest.split_once('/'))
+                .is_some_and(|(child, doc)| {
+                    !child.is_empty() && matches!(doc, ".zarray" | ".zgroup")
+                })
+        })
+    };
     if has("") {
         return String::new();
     }
-    let Some(first) = entries.first() else {
-        return String::new();
-    };
-    match first.name.split_once('/') {
-        Some((dir, _)) if !dir.is_empty() && has(&format!("{dir}/")) => format!("{dir}/"),
+    let first_dir = entries
+        .first()
+        .and_then(|first| first.name.split_once('/'))
+        .map(|(dir, _)| format!("{dir}/"))
+        .filter(|dir| dir.len() > 1);
+    match first_dir {
+        Some(dir) if has(&dir) || has_children(&dir) => dir,
         _ => String::new(),
     }
 }
