@@ -639,3 +639,50 @@ fn times_with_string_units_and_calendar_are_printed_as_dates() {
         done.stdout
     );
 }
+
+/// `tst_fixedstring`: HDF5 fixed-length strings (as h5py writes `S4` data) are read right
+/// whatever libnetcdf's version (before, through Debian's libnetcdf 4.9.0: `vn = "abcdefgh
+/// ijklmnop", NIL, NIL, NIL` and a scalar with bytes from elsewhere in memory, changing
+/// from run to run). nccopy copies the same values. A declared width of a gigabyte, with
+/// nothing written, is refused before it is allocated.
+#[test]
+fn hdf5_fixed_length_strings_are_read_right() {
+    let dir = scratch();
+    let written = made_by_python(
+        dir.path(),
+        "import h5py, numpy as np\n\
+         with h5py.File('fixed.h5', 'w') as f:\n\
+         \x20   f.create_dataset('v1', data=np.bytes_('abcd'), dtype='S4')\n\
+         \x20   f.create_dataset('vn', data=np.array([b'abcd', b'efgh', b'ij', b''], dtype='S4'))\n\
+         \x20   f.create_dataset('grid', data=np.array([[b'a', b'bb'], [b'ccc', b'dddd']], dtype='S4'))\n\
+         with h5py.File('wide.h5', 'w') as f:\n\
+         \x20   f.create_dataset('w', shape=(4,), dtype='S1000000000')\n",
+    );
+    if !written {
+        return;
+    }
+    let fixed = dir.path().join("fixed.h5");
+    let expected =
+        "data:\n\n grid =\n  \"a\", \"bb\",\n  \"ccc\", \"dddd\" ;\n\n v1 = \"abcd\" ;\n\n \
+                    vn = \"abcd\", \"efgh\", \"ij\", _ ;\n}\n";
+    for _ in 0..3 {
+        let done = Test::ours("ncdump").arg(&fixed).run();
+        assert_eq!(done.code, Some(0), "ncdump: {}", done.stderr);
+        assert!(done.stdout.ends_with(expected), "{}", done.stdout);
+    }
+    let copy = dir.path().join("copy.nc");
+    let done = Test::ours("nccopy").arg(&fixed).arg(&copy).run();
+    assert_eq!(done.code, Some(0), "nccopy: {}", done.stderr);
+    let done = Test::ours("ncdump").arg(&copy).run();
+    assert!(done.stdout.ends_with(expected), "{}", done.stdout);
+
+    let bounded = crate::bounded::run_ours("ncdump", [dir.path().join("wide.h5")]);
+    let run = bounded.assert_within(300, 60);
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("fixed-length strings of 1000000000 bytes each"),
+        "{}",
+        run.stderr
+    );
+}

@@ -184,7 +184,7 @@ impl NcFile {
 }
 
 /// The HDF5 path (`/g/h`, empty for the root) of the group `ncid`, found from the root.
-fn group_path(lib: &Lib, file: &OpenFile, ncid: c_int) -> Option<String> {
+pub(crate) fn group_path(lib: &Lib, file: &OpenFile, ncid: c_int) -> Option<String> {
     fn search(lib: &Lib, grp: Grp<'_>, ncid: c_int, prefix: &str) -> Option<String> {
         if grp.id() == ncid {
             return Some(prefix.to_string());

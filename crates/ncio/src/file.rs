@@ -20,6 +20,8 @@ pub struct NcFile {
     types: OnceLock<Vec<UserType>>,
     /// The variables whose chunks are decoded here, found on first read.
     chunked: crate::chunk_read::ChunkedVars,
+    /// The string variables read as HDF5 fixed-length strings, found on first read.
+    fixed_strings: crate::fixed_string_read::FixedStringVars,
     /// The ids of the variables named so far by path.
     var_ids: crate::var_ids::VarIds,
 }
@@ -95,6 +97,7 @@ impl NcFile {
             path: path.to_string(),
             types: OnceLock::new(),
             chunked: Default::default(),
+            fixed_strings: Default::default(),
             var_ids: Default::default(),
         })
     }
@@ -134,6 +137,11 @@ impl NcFile {
     /// The variables whose chunks are decoded here.
     pub(crate) fn chunked_vars(&self) -> &crate::chunk_read::ChunkedVars {
         &self.chunked
+    }
+
+    /// The string variables read with HDF5 (fixed-length strings), found on first read.
+    pub(crate) fn fixed_string_vars(&self) -> &crate::fixed_string_read::FixedStringVars {
+        &self.fixed_strings
     }
 
     /// The file's user types, read on first use.
@@ -190,6 +198,12 @@ impl NcFile {
         count: &[usize],
     ) -> Result<Values, NcError> {
         let context = || format!("{}: reading variable {}", self.path, var.name);
+        if var.type_ref == ncmodel::TypeRef::Atomic(ncmodel::AtomicType::String) {
+            if let Some(read) = self.read_fixed_strings(group_ncid, var.id, start, count, &context)
+            {
+                return read;
+            }
+        }
         if let ncmodel::TypeRef::Atomic(atomic) = var.type_ref {
             if let Some(bytes) = self.read_decoded(group_ncid, var.id, start, count) {
                 if let Some(values) = Values::from_native_bytes(atomic, &bytes) {

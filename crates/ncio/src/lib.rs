@@ -29,6 +29,7 @@ mod direct;
 mod encode;
 mod error;
 mod file;
+mod fixed_string_read;
 mod names;
 mod plugin_scan;
 mod plugins;

@@ -105,10 +105,6 @@ pub const ACCEPTED: &[(&str, &str)] = &[
 /// that passes is reported, so that it is taken off the list. Planned to be empty.
 pub const OPEN: &[(&str, &str)] = &[
     (
-        "nc_test4_tst_fixedstring",
-        "HDF5 fixed-length strings read right whatever libnetcdf",
-    ),
-    (
         "nczarr_test_run_jsonconvention",
         "4.10's layout of NCZarr metadata objects",
     ),

@@ -95,9 +95,9 @@ pub(crate) fn filter_plugins_enabled(lib: &Lib) -> bool {
 }
 
 /// An HDF5 object id closed when dropped.
-struct Object {
-    id: hid_t,
-    close: unsafe extern "C" fn(hid_t) -> hdf5_metno_sys::h5::herr_t,
+pub(super) struct Object {
+    pub(super) id: hid_t,
+    pub(super) close: unsafe extern "C" fn(hid_t) -> hdf5_metno_sys::h5::herr_t,
 }
 
 impl Drop for Object {
@@ -168,17 +168,23 @@ pub(crate) fn stored_sizes(lib: &Lib, path: &CStr, vars: &[String]) -> Vec<Optio
 }
 
 /// The dataset of one variable, open in HDF5 with the file that holds it.
-struct OpenVariable {
+pub(super) struct OpenVariable {
     // Field order: the dataset closes before the file.
-    dataset: Object,
+    pub(super) dataset: Object,
     _file: Object,
-    rank: usize,
+    pub(super) rank: usize,
 }
 
 impl OpenVariable {
     /// Opens the variable `name` of `group` (`/g`, empty for the root) of the file `path`
     /// with the file access `flags`.
-    fn open(lib: &Lib, path: &CStr, flags: c_uint, group: &str, name: &str) -> Option<Self> {
+    pub(super) fn open(
+        lib: &Lib,
+        path: &CStr,
+        flags: c_uint,
+        group: &str,
+        name: &str,
+    ) -> Option<Self> {
         init(lib);
         let file = open_file(lib, path, flags)?;
         let dataset = open_variable(lib, &file, group, name)?;

@@ -16,6 +16,7 @@
 pub(crate) mod define;
 mod dl;
 mod file;
+mod fixed_strings;
 mod hdf5;
 pub(crate) mod inquire;
 mod memory;
@@ -27,6 +28,7 @@ use std::marker::PhantomData;
 pub(crate) use define::{ChunkingRequest, FieldShape, TypeDefinition};
 pub(crate) use dl::{dlopen_filter_info, PluginInfo};
 pub(crate) use file::{Grp, NameCapacity, OpenFile};
+pub(crate) use fixed_strings::FixedStrings;
 pub(crate) use hdf5::{
     filter_available, filter_plugins_enabled, plugin_search_paths, stored_sizes, ChunkOrigin,
     ChunkTarget,
