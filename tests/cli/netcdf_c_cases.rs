@@ -686,3 +686,40 @@ fn hdf5_fixed_length_strings_are_read_right() {
         run.stderr
     );
 }
+
+/// netCDF-C 4.9.0 opens an NCZarr store of ours holding char variables (before: the
+/// `<U1` array's `fill_value` was the number 0, and the reference ncdump failed with
+/// "NetCDF: internal library error"); char fills are their text, `""` for NUL, as
+/// netCDF-C writes them, and both ncdumps print the same.
+#[test]
+fn the_reference_reads_our_nczarr_char_variables() {
+    let dir = scratch();
+    let cdl = dir.path().join("c.cdl");
+    fs::write(
+        &cdl,
+        "netcdf c {\ndimensions:\n\td = 2 ;\n\tn = 3 ;\nvariables:\n\tchar c(d, n) ;\n\
+         \t\tc:units = \"m\" ;\n\tchar x(n) ;\n\t\tx:_FillValue = \"x\" ;\n\tfloat f(d) ;\n\
+         data:\n c = \"ab\", \"cde\" ;\n x = \"a\" ;\n f = 1, 2 ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("cannot write: {e}"));
+    let store = dir.path().join("c.zarr");
+    let url = format!("file://{}#mode=nczarr,file", store.display());
+    let done = Test::ours("ncgen").args(["-o", &url]).arg(&cdl).run();
+    assert_eq!(done.code, Some(0), "ncgen: {}", done.stderr);
+    let zarray: serde_json::Value = serde_json::from_slice(
+        &fs::read(store.join("c/.zarray")).unwrap_or_else(|e| panic!("{e}")),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(zarray["fill_value"], "");
+    let ncdump = reference("ncdump").unwrap_or_else(|| panic!("reference ncdump is missing"));
+    let theirs = run(Command::new(ncdump).arg(&url));
+    assert_eq!(theirs.code, Some(0), "reference ncdump: {}", theirs.stderr);
+    let ours = Test::ours("ncdump").arg(&url).run();
+    assert_eq!(ours.code, Some(0), "ncdump: {}", ours.stderr);
+    assert_eq!(ours.stdout, theirs.stdout);
+    assert!(
+        theirs.stdout.contains(" x = \"axx\" ;"),
+        "{}",
+        theirs.stdout
+    );
+}

@@ -364,6 +364,21 @@ impl MetaWriter<'_> {
                 }
             }
             true => crate::strings::fill_json(&var.fill, self.nczarr()),
+            // netCDF-C writes char's fill in NCZarr as its text (`""` for NUL); 4.9.0
+            // cannot open an array whose `<U1` fill is a number.
+            false
+                if var.dtype.atomic == ncmodel::AtomicType::Char
+                    && self.nczarr()
+                    && !var.no_fill =>
+            {
+                J::Str(
+                    var.fill
+                        .first()
+                        .filter(|b| **b != 0)
+                        .map(|b| char::from(*b).to_string())
+                        .unwrap_or_default(),
+                )
+            }
             false => fill_json(var),
         };
         let ints = |v: &[usize]| J::Arr(v.iter().map(|n| J::int(*n as u64)).collect());
