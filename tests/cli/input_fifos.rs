@@ -222,7 +222,11 @@ fn ncgen_refuses_a_cdl_stream_past_the_spool_limit() {
         let written = took
             .recv_timeout(std::time::Duration::from_secs(60))
             .unwrap_or(u64::MAX);
-        let what = if from_fifo { "a FIFO" } else { "standard input" };
+        let what = if from_fifo {
+            "a FIFO"
+        } else {
+            "standard input"
+        };
         assert_eq!(code, Some(1), "{what}: {stderr}");
         assert!(
             stderr.contains(&format!("more than {SPOOL_LIMIT} bytes"))
