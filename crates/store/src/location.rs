@@ -697,9 +697,23 @@ fn redact_queries(text: &str) -> String {
 /// controls that reorder what is shown. For anything an input or a server sends us
 /// before it reaches a message.
 pub fn escape_for_message(text: &str) -> String {
+    escape_controls(text, |_| false)
+}
+
+/// A whole message, as a tool prints it on standard error: [`escape_for_message`], but
+/// its line ends and tabs kept (the tools' own messages may hold several lines, such as
+/// a CDL line under a parse error). What an input or the user typed reaches the terminal
+/// only through here or [`escape_for_message`]: a name holding `ESC[31m` or a carriage
+/// return is shown escaped.
+pub fn escape_message(text: &str) -> String {
+    escape_controls(text, |c| c == '\n' || c == '\t')
+}
+
+/// `text` with every terminal control but those `kept` escaped.
+fn escape_controls(text: &str, kept: fn(char) -> bool) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if is_terminal_control(c) {
+        if is_terminal_control(c) && !kept(c) {
             out.push_str(&c.escape_unicode().to_string());
         } else {
             out.push(c);
@@ -1075,6 +1089,17 @@ mod tests {
             escape_for_message("a\u{1b}[31m\r\u{9b}\u{7f}\u{202e}z é"),
             "a\\u{1b}[31m\\u{d}\\u{9b}\\u{7f}\\u{202e}z é"
         );
+    }
+
+    #[test]
+    fn a_message_keeps_its_lines_and_tabs_and_nothing_else() {
+        assert_eq!(
+            escape_message("a\u{1b}[31m\r\n\tb\u{202e}"),
+            "a\\u{1b}[31m\\u{d}\n\tb\\u{202e}"
+        );
+        // Escaping twice changes nothing: no control is left to escape.
+        let once = escape_message("x\u{1b}y");
+        assert_eq!(escape_message(&once), once);
     }
 
     #[test]
