@@ -32,11 +32,24 @@ impl Failure {
         }
     }
 
-    /// Prints `tool: message` on stderr and returns the exit code.
+    /// Prints `tool: message` on stderr, every terminal control in it escaped, and
+    /// returns the exit code.
     pub fn report(&self, tool: &str) -> i32 {
-        eprintln!("{tool}: {:#}", self.error);
+        eprintln!(
+            "{tool}: {}",
+            store::escape_message(&format!("{:#}", self.error))
+        );
         self.code
     }
+}
+
+/// Prints `tool: warning: text` on stderr, every terminal control in it escaped: the one
+/// way a warning reaches the terminal, as [`Failure::report`] is for errors.
+pub fn warn(tool: &str, text: impl std::fmt::Display) {
+    eprintln!(
+        "{tool}: warning: {}",
+        store::escape_message(&text.to_string())
+    );
 }
 
 /// Reports a command-line parsing error from clap: help and version go to stdout with
@@ -58,7 +71,8 @@ pub fn clap_error(error: clap::Error) -> i32 {
         Some(rest) => format!("{}: {rest}", error_tool_name()),
         None => text,
     };
-    eprint!("{text}");
+    // The argument clap quotes is the user's, as typed.
+    eprint!("{}", store::escape_message(&text));
     code
 }
 
@@ -101,6 +115,7 @@ pub fn install_panic_hook(tool: &'static str) {
             .map(|s| (*s).to_string())
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "unknown".to_string());
+        let what = store::escape_message(&what);
         eprintln!(
             "{tool}: internal error ({what}); this is a bug in nctools: please report it with \
              the command you ran"

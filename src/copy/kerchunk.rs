@@ -43,7 +43,7 @@ pub fn write_references(args: &CopyArgs, refs: &str) -> Result<(), Failure> {
     let made = crate::storage::kerchunk_references(&inputs, args.concat.as_deref())
         .map_err(Failure::runtime)?;
     for skipped in &made.skipped {
-        eprintln!("nccopy: warning: not referenced: {skipped}");
+        crate::exit::warn("nccopy", format_args!("not referenced: {skipped}"));
     }
     store::temporaries::replace_file(std::path::Path::new(refs), made.json.as_bytes())
         .with_context(|| format!("{refs}: cannot write the references"))

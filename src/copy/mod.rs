@@ -148,7 +148,7 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     ncmodel::check_dataset_names(&plan.dataset).map_err(|e| Failure::runtime(e.into()))?;
     check_output_format(&plan, source, format).map_err(Failure::runtime)?;
     for warning in &plan.warnings {
-        eprintln!("nccopy: warning: {warning}");
+        crate::exit::warn("nccopy", warning);
     }
     if args.dry_run {
         // The filters a real run would stop on, in its words, as warnings.
@@ -156,7 +156,7 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
             .into_iter()
             .chain(output_filter_problems(&options.output, &plan))
         {
-            eprintln!("nccopy: warning: {problem}");
+            crate::exit::warn("nccopy", problem);
         }
         return print_plan(&plan).map_err(Failure::runtime);
     }
@@ -600,7 +600,7 @@ impl Copy<'_> {
         Interrupted::check()?;
         crate::storage::backends::crash_guard::set_activity("finishing the output");
         for warning in writer.warnings() {
-            eprintln!("nccopy: warning: {warning}");
+            crate::exit::warn("nccopy", warning);
         }
         writer
             .finish()

@@ -124,8 +124,9 @@ impl<'a> DataLoader<'a> {
                 let mut values = UserValueReader::new(self.dataset, var.type_ref, var_fill);
                 let loaded = load_user(&mut reader, &mut target, &mut values);
                 for note in values.take_dropped() {
-                    eprintln!(
-                        "ncgen: warning: variable {path}: {note}, as the reference ncgen does"
+                    crate::exit::warn(
+                        "ncgen",
+                        format_args!("variable {path}: {note}, as the reference ncgen does"),
                     );
                 }
                 loaded
@@ -140,9 +141,12 @@ impl<'a> DataLoader<'a> {
             );
         }
         if target.excess > 0 {
-            eprintln!(
-                "ncgen: warning: variable {path}: {} value(s) beyond its size were ignored",
-                target.excess
+            crate::exit::warn(
+                "ncgen",
+                format_args!(
+                    "variable {path}: {} value(s) beyond its size were ignored",
+                    target.excess
+                ),
             );
         }
         Ok(())
@@ -456,11 +460,13 @@ fn load_chars<R: BufRead>(
             DataToken::Constant(Constant::Fill, _) => packer.push_byte(0),
             DataToken::Constant(other, at) => {
                 // Like the reference: a warning, and the value is left out.
-                eprintln!(
-                    "ncgen: warning: {}: a {} in char data is not a string or character \
-                     constant; ignored",
-                    place(&at),
-                    other.describe()
+                crate::exit::warn(
+                    "ncgen",
+                    format_args!(
+                        "{}: a {} in char data is not a string or character constant; ignored",
+                        place(&at),
+                        other.describe()
+                    ),
                 );
             }
             DataToken::Open(at) | DataToken::Close(at) => {

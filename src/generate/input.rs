@@ -24,6 +24,25 @@ fn is_device_by_name(path: &str, meta: &std::fs::Metadata) -> bool {
 /// Read buffer of the data pass: large, as data sections can be gigabytes.
 const DATA_BUFFER: usize = 1 << 20;
 
+/// The environment variable that sets [`spool_limit`], in bytes (or with a `K`, `M` or
+/// `G` suffix, powers of 1024).
+pub const SPOOL_LIMIT_VARIABLE: &str = "NCTOOLS_CDL_SPOOL_LIMIT";
+
+/// The default of [`spool_limit`]: 4 GiB. A CDL file named on the command line is read
+/// where it is, whatever its size; only a stream is copied.
+pub const DEFAULT_SPOOL_LIMIT: u64 = 4 << 30;
+
+/// The most bytes of CDL a stream (standard input, a pipe, a shell's `<(...)`) may hold:
+/// it is copied into `$TMPDIR` to be read twice, and a producer that never ends would
+/// fill the disk. `NCTOOLS_CDL_SPOOL_LIMIT`, else [`DEFAULT_SPOOL_LIMIT`]; a value that
+/// does not parse is ignored.
+pub fn spool_limit() -> u64 {
+    std::env::var(SPOOL_LIMIT_VARIABLE)
+        .ok()
+        .and_then(|v| codecs::partial::parse_size(&v))
+        .map_or(DEFAULT_SPOOL_LIMIT, |bytes| bytes as u64)
+}
+
 /// A CDL source that can be read from the start or from any data entry.
 pub struct CdlInput {
     /// Where the text is.
@@ -71,13 +90,28 @@ impl CdlInput {
         }
     }
 
-    /// The whole of `stream` in a temporary file, named `name` in messages.
+    /// The whole of `stream` in a temporary file, named `name` in messages; refused (and
+    /// the temporary file removed) past [`spool_limit`] bytes.
     fn spooled(stream: &mut impl io::Read, name: &str) -> anyhow::Result<Self> {
         let mut spool = tempfile::NamedTempFile::new()
             .with_context(|| format!("creating a temporary file for {name}"))?;
         // Removed by a second signal or a crash as well as when dropped.
         let registration = store::temporaries::register_scratch(spool.path());
-        io::copy(stream, spool.as_file_mut()).with_context(|| format!("reading {name}"))?;
+        let limit = spool_limit();
+        // One byte past the limit tells a stream that holds more from one that ends there.
+        let copied = io::copy(
+            &mut io::Read::take(&mut *stream, limit.saturating_add(1)),
+            spool.as_file_mut(),
+        )
+        .with_context(|| format!("reading {name}"))?;
+        if copied > limit {
+            // `spool` and its registration are dropped here: the copy is removed.
+            return Err(anyhow!(
+                "{name}: the CDL read from a stream holds more than {limit} bytes, the most \
+                 ncgen copies into a temporary file ({SPOOL_LIMIT_VARIABLE}); name the CDL \
+                 file instead, or set {SPOOL_LIMIT_VARIABLE}"
+            ));
+        }
         Ok(Self {
             path: spool.path().to_path_buf(),
             name: name.to_string(),

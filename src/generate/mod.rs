@@ -90,7 +90,7 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
         sites,
     } = source.parse_header(dialect).map_err(Failure::runtime)?;
     for warning in &warnings {
-        eprintln!("ncgen: warning: {warning}");
+        crate::exit::warn("ncgen", warning);
     }
     // The output named with -o, resolved into its backend; a name made from the CDL's
     // (no -o) is a netCDF file.
@@ -101,7 +101,7 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     let outcome = specials::apply_specials(&mut dataset, fixed_strings)
         .map_err(|e| Failure::runtime(special_error(&sites, e)))?;
     for warning in &outcome.warnings {
-        eprintln!("ncgen: warning: {warning}");
+        crate::exit::warn("ncgen", warning);
     }
     order_types(&mut dataset);
     let implied = named_output
@@ -112,10 +112,13 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
     dataset.format = format;
     if format != Format::Netcdf4 {
         for att in output::drop_string_attributes(&mut dataset.root) {
-            eprintln!(
-                "ncgen: warning: string attribute {att} left out: the {} format has no \
-                 string type (declare it as char, without `string`, to keep it)",
-                format.name()
+            crate::exit::warn(
+                "ncgen",
+                format_args!(
+                    "string attribute {att} left out: the {} format has no string type \
+                     (declare it as char, without `string`, to keep it)",
+                    format.name()
+                ),
             );
         }
     }
@@ -193,7 +196,7 @@ fn write_dataset(
     }
     crate::interrupt::Interrupted::check().map_err(|e| Failure::runtime(e.into()))?;
     for warning in writer.warnings() {
-        eprintln!("ncgen: warning: {warning}");
+        crate::exit::warn("ncgen", warning);
     }
     crate::storage::backends::crash_guard::set_activity("closing the file");
     writer

@@ -57,7 +57,7 @@ fn open_zarr(location: &store::ZarrLocation) -> anyhow::Result<Box<dyn StoreRead
     }
     let reader = zarr::ZarrReader::open(location)?;
     for warning in reader.warnings() {
-        eprintln!("{}: warning: {warning}", crate::exit::tool_name());
+        crate::exit::warn(crate::exit::tool_name(), warning);
     }
     Ok(Box::new(reader))
 }
@@ -132,13 +132,15 @@ fn open_classic(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn Sto
         _ => anyhow!("{path}: {e}"),
     })?;
     if let Some(missing) = file.missing() {
-        eprintln!(
-            "{}: warning: {path} is truncated: its header needs {} bytes, the file has {} \
-             ({} missing); the values past its end read as fill values",
+        crate::exit::warn(
             crate::exit::tool_name(),
-            missing.expected,
-            missing.actual,
-            missing.expected - missing.actual
+            format_args!(
+                "{path} is truncated: its header needs {} bytes, the file has {} ({} \
+                 missing); the values past its end read as fill values",
+                missing.expected,
+                missing.actual,
+                missing.expected - missing.actual
+            ),
         );
     }
     Ok(Box::new(file))

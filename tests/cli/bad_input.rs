@@ -183,3 +183,69 @@ fn each_tool_names_a_wrong_input_in_the_same_words() {
     );
     assert!(!out.exists());
 }
+
+/// Every message that shows a name the user typed or an input holds shows its terminal
+/// controls escaped (`\u{1b}`), whichever tool prints it and whatever prefix it has
+/// (`opening URL: ...`, `no such file`, a redacted URL, a CDL line under a parse error,
+/// an output name).
+/// Before: `ncdump: opening http://.../a<ESC>[31mb<CR>c.zarr...` reached the terminal
+/// raw (the rest of the line in red, its start overwritten), from all three tools.
+#[test]
+fn terminal_controls_in_typed_names_are_escaped_in_every_message() {
+    let dir = scratch();
+    let evil = "a\u{1b}[31mb\rc";
+    let path = dir.path().join(format!("{evil}.nc"));
+    let path = path.to_string_lossy().into_owned();
+    let store = format!("file://{}/{evil}.zarr#mode=zarr", dir.path().display());
+    // Port 1 on the loopback refuses the connection.
+    let http = format!("http://127.0.0.1:1/{evil}.zarr#mode=zarr");
+    let redacted = format!("https://user:pw@h{evil}/x.zarr#mode=zarr");
+    let cdl = dir.path().join("bad.cdl");
+    fs::write(
+        &cdl,
+        format!("netcdf x {{\ndimensions:\n\t{evil} = ;\n}}\n"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let cdl = cdl.to_string_lossy().into_owned();
+    let good = dir.path().join("good.cdl");
+    fs::write(&good, "netcdf g {\ndimensions:\n\td = 1 ;\n}\n").unwrap_or_else(|e| panic!("{e}"));
+    let good = good.to_string_lossy().into_owned();
+    let out_in_missing_dir = dir
+        .path()
+        .join(evil)
+        .join("out.nc")
+        .to_string_lossy()
+        .into_owned();
+    let runs: Vec<(&str, Vec<&str>)> = vec![
+        ("ncdump", vec![&path]),
+        ("ncdump", vec!["-h", &store]),
+        ("ncdump", vec!["-h", &http]),
+        ("ncdump", vec!["-h", &redacted]),
+        ("nccopy", vec![&path, "out.nc"]),
+        ("nccopy", vec![&store, "out.nc"]),
+        ("nccopy", vec![&http, "out.nc"]),
+        ("nccopy", vec![&redacted, "out.nc"]),
+        ("ncgen", vec!["-o", "out.nc", &path]),
+        ("ncgen", vec!["-o", "out.nc", &cdl]),
+        ("ncgen", vec!["-o", &out_in_missing_dir, &good]),
+    ];
+    for (tool, args) in runs {
+        let run = Test::ours(tool).args(&args).current_dir(dir.path()).run();
+        assert_no_crash(&run);
+        assert!(
+            matches!(run.code, Some(1 | 2)),
+            "{tool} {args:?}: {}",
+            run.stderr
+        );
+        assert!(
+            !run.stderr.contains('\u{1b}') && !run.stderr.contains('\r'),
+            "{tool} {args:?}: a raw control in {:?}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains("\\u{1b}[31m"),
+            "{tool} {args:?}: the name is shown escaped: {}",
+            run.stderr
+        );
+    }
+}

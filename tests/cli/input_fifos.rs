@@ -1,7 +1,8 @@
 //! Inputs that are not files: a FIFO (or a device) named as an input is refused at once,
 //! with the words every input gives ("is not a regular file"), instead of blocking in
 //! `open(2)` until a writer comes. Every place an input path is opened goes through the
-//! store crate's non-blocking open (`store::input_file`).
+//! store crate's non-blocking open (`store::input_file`). ncgen, which reads a CDL
+//! stream (standard input, a FIFO), copies it into `$TMPDIR` up to a limit only.
 
 use std::path::{Path, PathBuf};
 
@@ -118,5 +119,129 @@ fn ncgen_refuses_a_device_named_as_its_cdl_file() {
             done.stderr
         );
         assert!(!dir.path().join("x.nc").exists());
+    }
+}
+
+/// The spool limit the stream tests give ncgen (`NCTOOLS_CDL_SPOOL_LIMIT`).
+const SPOOL_LIMIT: u64 = 1 << 20;
+
+/// The most a producer writes before giving up on the reader (so that a reader that
+/// never stops does not fill the disk of the test).
+const PRODUCER_STOPS_AT: u64 = 256 << 20;
+
+/// Writes a CDL start then spaces without end into `sink` until it is closed (or
+/// [`PRODUCER_STOPS_AT`]); how many bytes it took.
+fn produce_without_end(mut sink: impl std::io::Write) -> u64 {
+    let mut written = 0u64;
+    let block = [b' '; 1 << 16];
+    if sink.write_all(b"netcdf endless {\n").is_err() {
+        return written;
+    }
+    while written < PRODUCER_STOPS_AT {
+        match sink.write(&block) {
+            Ok(n) if n > 0 => written += n as u64,
+            _ => break,
+        }
+    }
+    written
+}
+
+/// Waits for `child` at most a minute (killed past it); its exit code and standard error.
+fn wait_bounded(mut child: std::process::Child) -> (Option<i32>, String) {
+    let started = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if started.elapsed() < std::time::Duration::from_secs(60) => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            _ => {
+                let _ = child.kill();
+                break child.wait().ok();
+            }
+        }
+    };
+    let mut stderr = String::new();
+    if let Some(mut pipe) = child.stderr.take() {
+        let _ = std::io::Read::read_to_string(&mut pipe, &mut stderr);
+    }
+    (status.and_then(|s| s.code()), stderr)
+}
+
+/// ncgen reading CDL from a stream that never ends (its standard input, or a FIFO named
+/// as the CDL file, as a shell's `<(...)` is) stops at the spool limit, exit 1, naming
+/// it, and leaves nothing in `$TMPDIR`.
+/// Before: the stream was copied into `$TMPDIR` without a limit (here until the producer
+/// gave up at 256 MiB; a producer that does not give up fills the disk).
+#[test]
+fn ncgen_refuses_a_cdl_stream_past_the_spool_limit() {
+    use std::process::{Command, Stdio};
+    let dir = scratch();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir(&tmp).unwrap_or_else(|e| panic!("{e}"));
+    let fifo = dir.path().join("cdl");
+    make_fifo(&fifo);
+    let limit = SPOOL_LIMIT.to_string();
+    for from_fifo in [false, true] {
+        let out = dir.path().join("out.nc");
+        let mut command = Command::new(crate::support::ours_path("ncgen"));
+        command
+            .env("NCTOOLS_CDL_SPOOL_LIMIT", &limit)
+            .env("TMPDIR", &tmp)
+            .arg("-o")
+            .arg(&out)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        if from_fifo {
+            command.arg(&fifo).stdin(Stdio::null());
+        } else {
+            command.stdin(Stdio::piped());
+        }
+        let mut child = command
+            .spawn()
+            .unwrap_or_else(|e| panic!("starting ncgen: {e}"));
+        let (sent, took) = std::sync::mpsc::channel();
+        if from_fifo {
+            let fifo = fifo.clone();
+            // Opening a FIFO to write waits for its reader; a thread left blocked there
+            // (ncgen failed before opening it) only fails the test below.
+            std::thread::spawn(move || {
+                let written = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&fifo)
+                    .map_or(0, produce_without_end);
+                let _ = sent.send(written);
+            });
+        } else {
+            let stdin = child.stdin.take();
+            std::thread::spawn(move || {
+                let _ = sent.send(stdin.map_or(0, produce_without_end));
+            });
+        }
+        let (code, stderr) = wait_bounded(child);
+        let written = took
+            .recv_timeout(std::time::Duration::from_secs(60))
+            .unwrap_or(u64::MAX);
+        let what = if from_fifo {
+            "a FIFO"
+        } else {
+            "standard input"
+        };
+        assert_eq!(code, Some(1), "{what}: {stderr}");
+        assert!(
+            stderr.contains(&format!("more than {SPOOL_LIMIT} bytes"))
+                && stderr.contains("NCTOOLS_CDL_SPOOL_LIMIT"),
+            "{what}: {stderr}"
+        );
+        // What ncgen took: the limit and a byte, plus what a pipe buffers.
+        assert!(
+            written < SPOOL_LIMIT + (4 << 20),
+            "{what}: ncgen read {written} bytes"
+        );
+        let left: Vec<_> = std::fs::read_dir(&tmp)
+            .map(|d| d.flatten().map(|e| e.file_name()).collect())
+            .unwrap_or_default();
+        assert!(left.is_empty(), "{what}: left in $TMPDIR: {left:?}");
+        assert!(!out.exists(), "{what}: an output was made");
     }
 }

@@ -2,6 +2,8 @@
 //! rewrites) and the kerchunk output follow no link planted in the store: a link (to a
 //! file outside, or to a directory outside) at every key a writer creates is refused,
 //! exit 1, with a message naming the link, and what the link leads to is unchanged.
+//! `--template` writes a new store beside the old one: links planted in the old store, at
+//! its temporary name or at a name that is no store are neither followed nor kept.
 
 use std::path::Path;
 
@@ -193,4 +195,139 @@ fn the_kerchunk_output_never_replaces_an_input_through_a_link() {
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(run.stderr.contains("is the input"), "{}", run.stderr);
     assert_eq!(std::fs::read(&parts[0]).unwrap_or_default(), before);
+}
+
+/// Every path under `root` that is a symbolic link.
+fn links_under(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            match std::fs::symlink_metadata(&path) {
+                Ok(m) if m.is_symlink() => found.push(path),
+                Ok(m) if m.is_dir() => pending.push(path),
+                _ => {}
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_template_over_a_store_with_links_follows_none_of_them() {
+    // A template is a new store: written under an exclusive temporary directory beside
+    // the target and renamed onto it, so a link planted at any key it writes (metadata
+    // documents, the chunks of the variables it copies, their directories) is replaced
+    // with the old store, never written through. The same on the code before issue 34
+    // (no hole here); kept so that a template written in place would fail.
+    let dir = scratch();
+    let (parts, _) = inputs(dir.path());
+    let outside = Outside::new(dir.path());
+    let part0 = parts[0].to_string_lossy().into_owned();
+    // (fragment, keys planted relative to the store, each a link to a file or a directory)
+    let cases: [(&str, &[(&str, bool)]); 2] = [
+        (
+            "#mode=nczarr",
+            &[
+                (".zgroup", false),
+                (".zattrs", false),
+                (".zmetadata", false),
+                ("t/.zarray", false),
+                ("time/.zattrs", false),
+                ("x/0", false),
+                ("x/.zarray", false),
+                ("t", true),
+            ],
+        ),
+        (
+            "#mode=zarr,v3",
+            &[
+                ("zarr.json", false),
+                ("t/zarr.json", false),
+                ("x/c/0", false),
+                ("x/c", true),
+                ("time", true),
+            ],
+        ),
+    ];
+    for (i, (fragment, keys)) in cases.into_iter().enumerate() {
+        let store = dir.path().join(format!("t{i}.zarr"));
+        let text = format!("file://{}{fragment}", store.display());
+        nccopy_ok(&["--template", "time=20", &part0, &text], &[]);
+        for (key, to_dir) in keys {
+            plant(
+                &store.join(key),
+                if *to_dir { &outside.dir } else { &outside.file },
+            );
+        }
+        nccopy_ok(&["--template", "time=20", &part0, &text], &[]);
+        outside.assert_unchanged();
+        assert_eq!(links_under(&store), Vec::<std::path::PathBuf>::new());
+        let run = Test::ours("ncdump").args(["-h", &text]).run();
+        assert_eq!(run.code, Some(0), "{fragment}: {}", run.stderr);
+        assert!(run.stderr.is_empty(), "{fragment}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn a_template_follows_no_link_at_its_temporary_or_its_output_name() {
+    // A link at the template's temporary name (made predictable by the test hook) is
+    // neither followed nor removed: another name is taken. An output name that is a link
+    // to a file, or to a directory that is no store, is refused naming where it leads,
+    // and what it leads to is unchanged. The same on the code before issue 34.
+    let dir = scratch();
+    let (parts, _) = inputs(dir.path());
+    let outside = Outside::new(dir.path());
+    let part0 = parts[0].to_string_lossy().into_owned();
+    let hook = [("NCTOOLS_TEST_TEMPORARY_SUFFIX", "planted")];
+    for (name, output) in [
+        ("d.zarr", "file://{}#mode=zarr,v3"),
+        ("n.zarr", "file://{}#mode=nczarr"),
+        ("z.zarr.zip", "{}"),
+    ] {
+        let target = dir.path().join(name);
+        let planted = dir.path().join(format!(".{name}.nctools-planted.tmp"));
+        let to: &Path = if name.ends_with(".zip") {
+            &outside.file
+        } else {
+            &outside.dir
+        };
+        plant(&planted, to);
+        let text = output.replace("{}", &target.display().to_string());
+        nccopy_ok(&["--template", "time=20", &part0, &text], &hook);
+        outside.assert_unchanged();
+        assert_eq!(std::fs::read_link(&planted).ok().as_deref(), Some(to));
+        let run = Test::ours("ncdump").args(["-h", &text]).run();
+        assert_eq!(run.code, Some(0), "{name}: {}", run.stderr);
+    }
+    // A directory that is no store and holds a file (an empty one reached through a link
+    // is replaced by the store, as the link's target is: nothing is lost).
+    let notes = dir.path().join("notes");
+    std::fs::create_dir_all(&notes).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(notes.join("keep"), b"keep").unwrap_or_else(|e| panic!("{e}"));
+    for (i, to) in [&outside.file, &notes].into_iter().enumerate() {
+        let link = dir.path().join(format!("o{i}.zarr"));
+        plant(&link, to);
+        let text = format!("file://{}#mode=nczarr", link.display());
+        let run = Test::ours("nccopy")
+            .args(["--template", "time=20", &part0, &text])
+            .run();
+        assert_eq!(run.code, Some(1), "{}", run.stderr);
+        assert!(
+            run.stderr.contains(&to.display().to_string())
+                && run.stderr.contains("not a Zarr store"),
+            "{}",
+            run.stderr
+        );
+        outside.assert_unchanged();
+        assert_eq!(
+            std::fs::read(notes.join("keep")).ok(),
+            Some(b"keep".to_vec())
+        );
+        assert_eq!(
+            std::fs::read_link(&link).ok().as_deref(),
+            Some(to.as_path())
+        );
+    }
 }

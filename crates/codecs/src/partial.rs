@@ -34,8 +34,9 @@ pub fn decoded_chunk_cap() -> usize {
         .unwrap_or(DEFAULT_CHUNK_LIMIT)
 }
 
-/// `123`, `64K`, `256M`, `2G` (powers of 1024) as bytes.
-fn parse_size(text: &str) -> Option<usize> {
+/// `123`, `64K`, `256M`, `2G` (powers of 1024) as bytes: how every `NCTOOLS_*_LIMIT`
+/// environment variable is read. `None` for anything else.
+pub fn parse_size(text: &str) -> Option<usize> {
     let text = text.trim();
     let (digits, shift) = match text.char_indices().last()? {
         (at, 'k' | 'K') => (&text[..at], 10),

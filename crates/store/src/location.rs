@@ -697,9 +697,23 @@ fn redact_queries(text: &str) -> String {
 /// controls that reorder what is shown. For anything an input or a server sends us
 /// before it reaches a message.
 pub fn escape_for_message(text: &str) -> String {
+    escape_controls(text, |_| false)
+}
+
+/// A whole message, as a tool prints it on standard error: [`escape_for_message`], but
+/// its line ends and tabs kept (the tools' own messages may hold several lines, such as
+/// a CDL line under a parse error). What an input or the user typed reaches the terminal
+/// only through here or [`escape_for_message`]: a name holding `ESC[31m` or a carriage
+/// return is shown escaped.
+pub fn escape_message(text: &str) -> String {
+    escape_controls(text, |c| c == '\n' || c == '\t')
+}
+
+/// `text` with every terminal control but those `kept` escaped.
+fn escape_controls(text: &str, kept: fn(char) -> bool) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
-        if is_terminal_control(c) {
+        if is_terminal_control(c) && !kept(c) {
             out.push_str(&c.escape_unicode().to_string());
         } else {
             out.push(c);
@@ -721,7 +735,12 @@ fn is_terminal_control(c: char) -> bool {
 /// the prefix): a server or a client library would resolve them, so that the store
 /// written or checked would not be the one every other check saw.
 fn check_segments(root: &RemoteRoot) -> Result<(), String> {
-    let dots = |s: &str| s == "." || s == "..";
+    // In any spelling: a URL parser (the WHATWG rules reqwest's `url` follows) takes
+    // `%2e`, `.%2E` and `%2e%2e` for `.` and `..` and resolves them.
+    let dots = |s: &str| {
+        let plain = s.to_ascii_lowercase().replace("%2e", ".");
+        plain == "." || plain == ".."
+    };
     if dots(&root.bucket) {
         return Err(format!(
             "the bucket cannot be `{}`: name the bucket itself",
@@ -733,9 +752,10 @@ fn check_segments(root: &RemoteRoot) -> Result<(), String> {
     }
     match root.prefix.split('/').find(|s| s.is_empty() || dots(s)) {
         Some(segment) => Err(format!(
-            "the path `{}` holds a `{segment}` segment; write the prefix without `.`, `..` \
-             or `//`",
-            escape_for_message(&root.prefix)
+            "the path `{}` holds a `{}` segment; write the prefix without `.`, `..` \
+             (however spelt) or `//`",
+            escape_for_message(&root.prefix),
+            escape_for_message(segment)
         )),
         None => Ok(()),
     }
@@ -972,11 +992,24 @@ mod tests {
             "s3://bkt/a/./p.zarr",
             "s3://bkt/a//p.zarr",
             "gs://bkt/a/../p.zarr",
+            // Path-style S3 URLs: the bucket is the path's first segment.
+            "https://s3.amazonaws.com/../bkt/p.zarr#mode=zarr,s3",
+            "https://s3.us-east-1.amazonaws.com/./bkt/p.zarr#mode=zarr,s3",
+            "https://s3.amazonaws.com/bkt/../p.zarr#mode=zarr,s3",
+            "https://bkt.s3.amazonaws.com/a/../p.zarr#mode=zarr,s3",
+            // Dot segments percent-encoded, which URL parsers resolve as dots. Before:
+            // `http://h/a/%2e%2e/x.zarr` passed the check and was read from `/x.zarr`.
+            "https://s3.amazonaws.com/%2e%2e/bkt/p.zarr#mode=zarr,s3",
+            "https://s3.amazonaws.com/bkt/a/%2E%2e/p.zarr#mode=zarr,s3",
+            "s3://bkt/a/.%2e/p.zarr",
+            "s3://bkt/%2e/p.zarr",
+            "http://h/a/%2e%2e/x.zarr#mode=zarr",
         ] {
             assert!(Location::parse_output(text).is_err(), "{text}");
             assert!(Location::parse_input(text).is_err(), "{text}");
         }
         assert!(Location::parse_output("s3://bkt/a.b/p..zarr").is_ok());
+        assert!(Location::parse_output("s3://bkt/a%2e/p%2e%2ezarr").is_ok());
     }
 
     #[test]
@@ -1090,6 +1123,17 @@ mod tests {
             escape_for_message("a\u{1b}[31m\r\u{9b}\u{7f}\u{202e}z é"),
             "a\\u{1b}[31m\\u{d}\\u{9b}\\u{7f}\\u{202e}z é"
         );
+    }
+
+    #[test]
+    fn a_message_keeps_its_lines_and_tabs_and_nothing_else() {
+        assert_eq!(
+            escape_message("a\u{1b}[31m\r\n\tb\u{202e}"),
+            "a\\u{1b}[31m\\u{d}\n\tb\\u{202e}"
+        );
+        // Escaping twice changes nothing: no control is left to escape.
+        let once = escape_message("x\u{1b}y");
+        assert_eq!(escape_message(&once), once);
     }
 
     #[test]
