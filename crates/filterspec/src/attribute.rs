@@ -3,7 +3,7 @@
 
 use crate::error::SpecError;
 use crate::known::{DEFLATE, FLETCHER32, SHUFFLE};
-use crate::spec::{format_spec_list, parse_spec_list, FilterSpec};
+use crate::spec::{format_spec_list, parse_checked_spec_list, FilterSpec};
 
 /// Which filters `_Filter` shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +31,7 @@ pub fn format_filter_attribute(
 
 /// Parses a `_Filter` value (names accepted as ids).
 pub fn parse_filter_attribute(value: &str) -> Result<Vec<FilterSpec>, SpecError> {
-    parse_spec_list(value)
+    parse_checked_spec_list(value)
 }
 
 fn is_builtin(id: u32) -> bool {

@@ -103,6 +103,16 @@ pub enum SpecErrorKind {
         /// The tag that sets the range.
         tag: TypeTag,
     },
+    /// A parameter of a built-in filter outside what the filter takes.
+    #[error("{at} is out of {filter}'s range")]
+    FilterParameter {
+        /// Which parameter.
+        at: ParamPosition,
+        /// The filter's name.
+        filter: &'static str,
+        /// What it takes, e.g. `a level from 1 to 9`.
+        valid: &'static str,
+    },
     /// A `-F` argument with a variable list but no `,` and spec list after it.
     #[error("missing filter spec after the variable list")]
     MissingFilterSpec,
@@ -171,6 +181,7 @@ impl SpecErrorKind {
                 format!("`{tag}` takes a whole number; use f or d for fractions, no hex")
             }
             Self::OutOfRange { tag, .. } => tag.range_hint(),
+            Self::FilterParameter { filter, valid, .. } => format!("{filter} takes {valid}"),
             Self::MissingFilterSpec => {
                 "write VARS,none or VARS,ID[,PARAMS...], e.g. v,307,9".into()
             }

@@ -48,4 +48,6 @@ pub use selector::{
     escape_path, parse_filter_arg, parse_var_selection, FilterAction, FilterArg, NamedVar, VarPath,
     VarSelection,
 };
-pub use spec::{format_spec_list, parse_spec, parse_spec_list, FilterSpec};
+pub use spec::{
+    format_spec_list, parse_checked_spec_list, parse_spec, parse_spec_list, FilterSpec,
+};

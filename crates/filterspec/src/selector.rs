@@ -5,7 +5,7 @@ use std::fmt;
 use std::ops::Range;
 
 use crate::error::{SpecError, SpecErrorKind};
-use crate::spec::{parse_spec_list_in, trim_range, FilterSpec};
+use crate::spec::{parse_checked_spec_list_in, trim_range, FilterSpec};
 
 /// The full path of a variable: its groups from the root, then its name.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -120,7 +120,7 @@ pub fn parse_filter_arg(input: &str) -> Result<FilterArg, SpecError> {
     let action = if input[action_range].eq_ignore_ascii_case("none") {
         FilterAction::None
     } else {
-        FilterAction::Specs(parse_spec_list_in(input, rest)?)
+        FilterAction::Specs(parse_checked_spec_list_in(input, rest)?)
     };
     Ok(match (vars, action) {
         (VarSelection::All, FilterAction::None) => FilterArg::GlobalNone,

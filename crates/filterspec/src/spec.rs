@@ -20,7 +20,7 @@ pub fn parse_spec_list(input: &str) -> Result<Vec<FilterSpec>, SpecError> {
 
 /// Parses one spec such as `307,9` (no `|`).
 pub fn parse_spec(input: &str) -> Result<FilterSpec, SpecError> {
-    parse_one_spec(input, 0..input.len())
+    parse_one_spec(input, 0..input.len()).map(|(spec, _)| spec)
 }
 
 fn is_blank(c: char) -> bool {
@@ -54,6 +54,15 @@ pub(crate) fn parse_spec_list_in(
     input: &str,
     range: Range<usize>,
 ) -> Result<Vec<FilterSpec>, SpecError> {
+    let parsed = parse_specs_with_spans(input, range)?;
+    Ok(parsed.into_iter().map(|(spec, _)| spec).collect())
+}
+
+/// The specs of `input[range]`, each with the spans of its parameter words.
+fn parse_specs_with_spans(
+    input: &str,
+    range: Range<usize>,
+) -> Result<Vec<SpecWithSpans>, SpecError> {
     let whole = trim_range(input, range.clone());
     if whole.is_empty() {
         return Err(SpecError::new(SpecErrorKind::EmptyInput, whole, input));
@@ -90,12 +99,17 @@ pub(crate) fn parse_spec_list_in(
     Ok(specs)
 }
 
-fn parse_one_spec(input: &str, range: Range<usize>) -> Result<FilterSpec, SpecError> {
+/// A parsed spec, with the parameter's index and span in the input of each word.
+type SpecWithSpans = (FilterSpec, Vec<(usize, Range<usize>)>);
+
+fn parse_one_spec(input: &str, range: Range<usize>) -> Result<SpecWithSpans, SpecError> {
     let range_end = range.end;
     let items = split_range(input, range, ',');
     let id_range = trim_range(input, items[0].clone());
     let id = parse_id(input, id_range)?;
     let mut params = Vec::new();
+    // The span of the constant each parameter word came from.
+    let mut spans = Vec::new();
     for (index, item) in items.iter().enumerate().skip(1) {
         let at = ParamPosition { filter: id, index };
         let span = trim_range(input, item.clone());
@@ -121,9 +135,63 @@ fn parse_one_spec(input: &str, range: Range<usize>) -> Result<FilterSpec, SpecEr
             .map_err(|e| SpecError::new(constant_error_kind(e, at), span.clone(), input))?;
         if let Some(words) = constant.words() {
             params.extend_from_slice(words.as_slice());
+            spans.extend(words.as_slice().iter().map(|_| (index, span.clone())));
         }
     }
-    Ok(FilterSpec { id, params })
+    Ok((FilterSpec { id, params }, spans))
+}
+
+/// Parses like [`parse_spec_list`], then checks the parameters of the built-in filters
+/// nctools applies itself (deflate, bzip2, zstd) against what they take, pointing at the
+/// first that is out of range. The tools' `-F` and `_Filter` parse this way; the syntax
+/// alone (the spec's constants, on any filter id) is [`parse_spec_list`]'s.
+pub fn parse_checked_spec_list(input: &str) -> Result<Vec<FilterSpec>, SpecError> {
+    parse_checked_spec_list_in(input, 0..input.len())
+}
+
+/// [`parse_checked_spec_list`] of `input[range]`; errors point into the whole `input`.
+pub(crate) fn parse_checked_spec_list_in(
+    input: &str,
+    range: Range<usize>,
+) -> Result<Vec<FilterSpec>, SpecError> {
+    let parsed = parse_specs_with_spans(input, range)?;
+    for (spec, spans) in &parsed {
+        if let Some((word, filter, valid)) = out_of_range_parameter(spec.id, &spec.params) {
+            if let Some((index, span)) = spans.get(word).cloned() {
+                let at = ParamPosition {
+                    filter: spec.id,
+                    index,
+                };
+                let kind = SpecErrorKind::FilterParameter { at, filter, valid };
+                return Err(SpecError::new(kind, span, input));
+            }
+        }
+    }
+    Ok(parsed.into_iter().map(|(spec, _)| spec).collect())
+}
+
+/// The first parameter word of a built-in filter that the filter cannot take, with the
+/// filter's name and what it takes; `None` when all are fine (or the filter is not one
+/// whose parameters are checked here). The ranges are the libraries' own: deflate's
+/// levels 0 to 9 (zlib), bzip2's block sizes 1 to 9 (libbz2), zstd's levels -131072
+/// (`ZSTD_minCLevel`) to 22 (`ZSTD_maxCLevel`), stored as a 32-bit word.
+fn out_of_range_parameter(id: u32, params: &[u32]) -> Option<(usize, &'static str, &'static str)> {
+    let first = *params.first()?;
+    let (name, fits, valid) = match id {
+        known::DEFLATE => ("deflate", first <= 9, "a level from 0 to 9"),
+        known::BZIP2 => (
+            "bzip2",
+            (1..=9).contains(&first),
+            "a block size from 1 to 9",
+        ),
+        known::ZSTD => (
+            "zstd",
+            (-131_072..=22).contains(&i32::from_ne_bytes(first.to_ne_bytes())),
+            "a level from -131072 to 22",
+        ),
+        _ => return None,
+    };
+    (!fits).then_some((0, name, valid))
 }
 
 fn constant_error_kind(error: ConstantError, at: ParamPosition) -> SpecErrorKind {

@@ -94,3 +94,44 @@ fn output_always_shows_numeric_ids() {
     let specs = parse_spec_list("zstd,3|bzip2,9").unwrap_or_default();
     assert_eq!(filterspec::format_spec_list(&specs), "32015,3|307,9");
 }
+
+/// The built-in filters' parameters are checked by the tools' parsing (`-F`, `_Filter`),
+/// naming what the filter takes; the syntax alone accepts any words (the spec's
+/// constants, written on any filter id). Before, `-F '*,zstd,25'` and `-F '*,bzip2,12'`
+/// were stored as given and `-F '*,deflate,12'` failed later with "NetCDF: Invalid
+/// argument".
+#[test]
+fn built_in_filter_parameters_are_checked_with_their_range_named() {
+    use filterspec::{parse_checked_spec_list, parse_filter_arg};
+    for (spec, takes) in [
+        ("deflate,12", "deflate takes a level from 0 to 9"),
+        ("1,10", "deflate takes a level from 0 to 9"),
+        ("bzip2,0", "bzip2 takes a block size from 1 to 9"),
+        ("307,12", "bzip2 takes a block size from 1 to 9"),
+        ("zstd,25", "zstd takes a level from -131072 to 22"),
+        (
+            "shuffle|zstd,-131073",
+            "zstd takes a level from -131072 to 22",
+        ),
+    ] {
+        let error = parse_checked_spec_list(spec)
+            .map(|_| ())
+            .map_err(|e| e.render())
+            .expect_err(spec);
+        assert!(error.contains(takes), "{spec}: {error}");
+        assert!(parse_filter_arg(&format!("*,{spec}")).is_err(), "{spec}");
+        assert!(parse_spec_list(spec).is_ok(), "{spec}");
+    }
+    for spec in [
+        "deflate,0",
+        "deflate,9",
+        "bzip2,1",
+        "bzip2,9",
+        "zstd,-131072",
+        "zstd,22",
+        "zstd,-5",
+        "32768,99",
+    ] {
+        assert!(parse_checked_spec_list(spec).is_ok(), "{spec}");
+    }
+}
