@@ -430,3 +430,63 @@ fn a_declared_string_width_does_not_size_what_is_read() {
         );
     }
 }
+
+/// A chunk of tens of millions of strings in an array of four costs its decoded bytes,
+/// not a string object each (red team, session 28: 60 M empty `vlen-utf8` strings in a
+/// 16 KB store took 3.3 GB in ncdump and nccopy, 400 M crashed at 9.6 GB; an `|S2` chunk
+/// of 120 M crashed at 3.1 GB; a `<U1` one took 3.3 GB). Only the strings the slab takes
+/// are kept, and a `vlen-utf8` chunk decodes within the chunk limit (256 MiB).
+#[test]
+fn a_chunk_of_millions_of_strings_costs_its_bytes_not_a_string_each() {
+    let dir = scratch();
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    // Version 2 arrays of shape [4] whose one chunk (of shape [N]) holds N strings,
+    // zstd-compressed: `vlen-utf8` empty strings, `|S2` and `<U1` fixed widths.
+    let script = r#"
+import json, os, struct, numcodecs
+def array(path, n, dtype, filters, raw):
+    os.makedirs(path)
+    z = numcodecs.Zstd(level=19)
+    meta = {"zarr_format": 2, "shape": [4], "chunks": [n], "dtype": dtype,
+            "compressor": z.get_config(), "fill_value": None, "order": "C",
+            "filters": filters}
+    json.dump(meta, open(os.path.join(path, ".zarray"), "w"))
+    json.dump({"_ARRAY_DIMENSIONS": ["x"]}, open(os.path.join(path, ".zattrs"), "w"))
+    open(os.path.join(path, "0"), "wb").write(z.encode(raw))
+for name in ["vlen.zarr", "fixed.zarr", "utf32.zarr"]:
+    os.makedirs(name)
+    json.dump({"zarr_format": 2}, open(os.path.join(name, ".zgroup"), "w"))
+n = 30_000_000
+raw = bytearray(struct.pack("<I", n)) + bytes(4 * n)
+raw[4:8] = struct.pack("<I", 1); raw[8:8] = b"a"
+array("vlen.zarr/s", n, "|O", [{"id": "vlen-utf8"}], bytes(raw))
+array("fixed.zarr/s", 60_000_000, "|S2", None, b"ab" + bytes(2 * 60_000_000 - 2))
+array("utf32.zarr/s", 30_000_000, "<U1", None, "b".encode("utf-32-le") + bytes(4 * 30_000_000 - 4))
+"#;
+    let made = run(Command::new(&python)
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir.path()));
+    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    for (store, first) in [
+        ("vlen.zarr", "a"),
+        ("fixed.zarr", "ab"),
+        ("utf32.zarr", "b"),
+    ] {
+        let path = dir.path().join(store);
+        let bounded = run_ours("ncdump", [path.as_os_str()]);
+        let run = bounded.assert_within(CEILING_MIB, 60);
+        assert_eq!(run.code, Some(0), "{store}: {}", run.stderr);
+        assert!(
+            run.stdout.contains(&format!(" s = \"{first}\", _, _, _ ;")),
+            "{store}: {}",
+            run.stdout
+        );
+        let copy = dir.path().join(format!("{store}.nc"));
+        let bounded = run_ours("nccopy", [path.as_os_str(), copy.as_os_str()]);
+        let run = bounded.assert_within(CEILING_MIB, 60);
+        assert_eq!(run.code, Some(0), "{store} copy: {}", run.stderr);
+    }
+}

@@ -22,6 +22,7 @@ mod reader;
 mod region;
 mod schema;
 mod shard;
+mod slab_picks;
 mod source;
 mod storage;
 mod stored;

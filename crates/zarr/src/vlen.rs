@@ -22,23 +22,21 @@ use store::grid::SlabGrid;
 /// The id of the codec of variable-length UTF-8 strings.
 pub const VLEN_UTF8: &str = "vlen-utf8";
 
-/// The largest decoded chunk of strings read (4 GiB), against damaged or hostile input.
-const MAX_CHUNK_BYTES: u64 = 1 << 32;
-
 /// The strings of the slab `start`/`count` of a string variable, of variable length or
-/// fixed-length (`|S`, `<U`): a chunk never written is the fill string (one string for
-/// all its elements), a chunk written costs what its stored bytes hold, and the slab is
-/// gathered as indices (8 bytes an element) into the strings read.
+/// fixed-length (`|S`, `<U`): a chunk never written is the fill string for all its
+/// elements; a chunk written is decoded within the chunk limit, and only the strings the
+/// slab takes of it are kept, so that a chunk of a hundred million empty strings costs
+/// its decoded bytes, not a string object each.
 pub fn read_string_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<Values> {
     let meta = &entry.meta;
     let (start, count) = checked_slab(entry, start, count)?;
     let total = count
         .iter()
-        .try_fold(VLEN_INDEX, |a, c| a.checked_mul(*c))
+        .try_fold(1usize, |a, c| a.checked_mul(*c))
+        .filter(|n| n.checked_mul(VLEN_INDEX).is_some())
         .ok_or_else(|| ZarrError::Invalid(format!("the slab {count:?} is too large")))?;
-    // Index 0 is the fill string: elements of chunks never written keep it.
-    let mut table = vec![from_fixed(&entry.missing)];
-    let mut out = vec![0u8; total];
+    let fill = from_fixed(&entry.missing);
+    let mut out: Vec<Option<Vec<u8>>> = vec![Some(fill); total];
     let grid = SlabGrid {
         start,
         count,
@@ -50,46 +48,67 @@ pub fn read_string_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> R
         meta.chunk_elements()
             .saturating_mul(if vlen { VLEN_INDEX } else { meta.dtype.size });
     for indices in grid.batches(batch_bytes) {
-        let decoded: Vec<Result<Option<Vec<Vec<u8>>>>> = indices
+        let decoded: Vec<Result<Option<Vec<(usize, Vec<u8>)>>>> = indices
             .par_iter()
             .map(|index| {
+                let picks = crate::slab_picks::picks(start, count, &meta.chunks, index);
                 if vlen {
-                    return read_vlen_chunk(meta, index);
+                    read_vlen_chunk(meta, index, &picks)
+                } else {
+                    read_fixed_chunk(meta, index, &picks)
                 }
-                let Some(bytes) = crate::wdata::read_whole(meta, index)? else {
-                    return Ok(None);
-                };
-                let strings = match crate::values::bytes_to_values(&bytes, &meta.dtype) {
-                    Values::String(s) => s.into_iter().map(Option::unwrap_or_default).collect(),
-                    _ => Vec::new(),
-                };
-                Ok(Some(strings))
             })
             .collect();
-        for (index, chunk) in indices.iter().zip(decoded) {
-            let Some(strings) = chunk? else { continue };
-            let base = table.len() as u64;
-            let ids: Vec<u8> = (0..strings.len() as u64)
-                .flat_map(|i| (base + i).to_ne_bytes())
-                .collect();
-            table.extend(strings);
-            grid.chunk_to_slab(index, &ids, &mut out);
+        for chunk in decoded {
+            for (at, string) in chunk?.into_iter().flatten() {
+                if let Some(slot) = out.get_mut(at) {
+                    *slot = Some(string);
+                }
+            }
         }
     }
-    let strings = out
-        .chunks_exact(VLEN_INDEX)
-        .map(|id| {
-            let mut a = [0u8; VLEN_INDEX];
-            a.copy_from_slice(id);
-            let id = usize::try_from(u64::from_ne_bytes(a)).unwrap_or(0);
-            Some(table.get(id).cloned().unwrap_or_default())
-        })
-        .collect();
-    Ok(Values::String(strings))
+    Ok(Values::String(out))
 }
 
-/// The strings of one chunk; `None` when its file is missing.
-fn read_vlen_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<Vec<u8>>>> {
+/// The strings `picks` takes of the fixed-length chunk `index` (each with its place in
+/// the slab); `None` when the chunk was never written.
+fn read_fixed_chunk(
+    meta: &ArrayMeta,
+    index: &[usize],
+    picks: &[(usize, usize)],
+) -> Result<Option<Vec<(usize, Vec<u8>)>>> {
+    let Some(bytes) = crate::wdata::read_whole(meta, index)? else {
+        return Ok(None);
+    };
+    let size = meta.dtype.size.max(1);
+    let mut picked = Vec::with_capacity(picks.len().saturating_mul(size));
+    for (in_chunk, _) in picks {
+        let from = in_chunk.saturating_mul(size);
+        match bytes.get(from..from.saturating_add(size)) {
+            Some(element) => picked.extend_from_slice(element),
+            None => picked.resize(picked.len() + size, 0),
+        }
+    }
+    let strings = match crate::values::bytes_to_values(&picked, &meta.dtype) {
+        Values::String(s) => s,
+        _ => Vec::new(),
+    };
+    Ok(Some(
+        picks
+            .iter()
+            .zip(strings)
+            .map(|((_, at), s)| (*at, s.unwrap_or_default()))
+            .collect(),
+    ))
+}
+
+/// The strings `picks` takes of the `vlen-utf8` chunk `index` (each with its place in the
+/// slab); `None` when its file is missing.
+fn read_vlen_chunk(
+    meta: &ArrayMeta,
+    index: &[usize],
+    picks: &[(usize, usize)],
+) -> Result<Option<Vec<(usize, Vec<u8>)>>> {
     if meta.sharding.is_some() || meta.transpose.is_some() {
         return Err(ZarrError::BadType(
             "strings of variable length in shards or in Fortran or transposed order are not \
@@ -98,27 +117,69 @@ fn read_vlen_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<Vec<u
         ));
     }
     let key = meta.chunk_key(index);
-    let Some(raw) = meta.store.get(&key, MAX_CHUNK_BYTES)? else {
+    let cap = codecs::partial::decoded_chunk_cap();
+    let Some(raw) = meta.store.get(&key, cap as u64)? else {
         return Ok(None);
     };
     let damaged = |m: String| {
         ZarrError::Corrupt(format!(
-            "chunk {} cannot be decoded: {m}; the store is probably damaged",
+            "chunk {} cannot be decoded: {m}; the store is probably damaged (or holds more \
+             than the chunk limit, {cap} bytes, NCTOOLS_CHUNK_LIMIT)",
             meta.describe(&key)
         ))
     };
     let data = if meta.codecs.is_empty() {
         raw
     } else {
-        let cap = usize::try_from(MAX_CHUNK_BYTES).unwrap_or(usize::MAX);
         decode_chain(&meta.codecs, &meta.codec_array(1), raw, cap).map_err(|e| match e {
             CodecFail::Unavailable(id) => unavailable(&id),
             CodecFail::Failed(m) => damaged(m),
         })?
     };
-    decode_vlen(&data, meta.chunk_elements())
+    pick_vlen(&data, meta.chunk_elements(), picks)
         .map(Some)
         .map_err(damaged)
+}
+
+/// Every string of the `vlen-utf8` chunk `index`, for rewriting it whole; `None` when its
+/// file is missing.
+fn read_whole_vlen_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<Vec<u8>>>> {
+    let all: Vec<(usize, usize)> = (0..meta.chunk_elements()).map(|i| (i, i)).collect();
+    Ok(read_vlen_chunk(meta, index, &all)?
+        .map(|strings| strings.into_iter().map(|(_, s)| s).collect()))
+}
+
+/// The strings at the chunk offsets of `picks` (in increasing order) of a `vlen-utf8`
+/// buffer that must hold `elements` strings, each with the slab place `picks` gives it.
+/// Strings before the last one taken are walked, not kept; those after it are not read.
+fn pick_vlen(
+    data: &[u8],
+    elements: usize,
+    picks: &[(usize, usize)],
+) -> Result<Vec<(usize, Vec<u8>)>, String> {
+    let mut rest = data;
+    let n = take_u32(&mut rest).ok_or("the vlen-utf8 data ends inside its count")?;
+    if n != elements {
+        return Err(format!("it holds {n} strings where a chunk has {elements}"));
+    }
+    let mut out = Vec::with_capacity(picks.len());
+    let mut next = picks.iter().peekable();
+    for i in 0..n {
+        let Some(&&(wanted, at)) = next.peek() else {
+            break;
+        };
+        let len = take_u32(&mut rest).ok_or("the vlen-utf8 data ends inside a length")?;
+        if len > rest.len() {
+            return Err("the vlen-utf8 data ends inside a string".into());
+        }
+        let (s, tail) = rest.split_at(len);
+        if i == wanted {
+            out.push((at, s.to_vec()));
+            next.next();
+        }
+        rest = tail;
+    }
+    Ok(out)
 }
 
 /// Writes the strings `strings` (a null string is empty) as the slab `start`/`count` of
@@ -163,7 +224,7 @@ pub fn write_string_slab(
                 let old = if grid.covers_within(index, &meta.shape) {
                     None
                 } else if vlen {
-                    read_vlen_chunk(meta, index)?
+                    read_whole_vlen_chunk(meta, index)?
                 } else {
                     crate::wdata::read_whole(meta, index)?.map(|bytes| {
                         bytes
@@ -230,26 +291,6 @@ fn take_u32(rest: &mut &[u8]) -> Option<usize> {
     usize::try_from(u32::from_le_bytes(*head)).ok()
 }
 
-/// The strings of a `vlen-utf8` buffer that must hold `elements` of them.
-pub fn decode_vlen(data: &[u8], elements: usize) -> Result<Vec<Vec<u8>>, String> {
-    let mut rest = data;
-    let n = take_u32(&mut rest).ok_or("the vlen-utf8 data ends inside its count")?;
-    if n != elements {
-        return Err(format!("it holds {n} strings where a chunk has {elements}"));
-    }
-    let mut out = Vec::with_capacity(n.min(data.len() / 4));
-    for _ in 0..n {
-        let len = take_u32(&mut rest).ok_or("the vlen-utf8 data ends inside a length")?;
-        if len > rest.len() {
-            return Err("the vlen-utf8 data ends inside a string".into());
-        }
-        let (s, tail) = rest.split_at(len);
-        out.push(s.to_vec());
-        rest = tail;
-    }
-    Ok(out)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,12 +298,21 @@ mod tests {
     #[test]
     fn vlen_utf8_decodes() {
         let data = b"\x02\0\0\0\x01\0\0\0x\x06\0\0\0h\xc3\xa9llo";
+        let both = [(0, 0), (1, 1)];
         assert_eq!(
-            decode_vlen(data, 2),
-            Ok(vec![b"x".to_vec(), "h\u{e9}llo".as_bytes().to_vec()])
+            pick_vlen(data, 2, &both),
+            Ok(vec![
+                (0, b"x".to_vec()),
+                (1, "h\u{e9}llo".as_bytes().to_vec())
+            ])
         );
-        assert!(decode_vlen(data, 3).is_err());
-        assert!(decode_vlen(&data[..12], 2).is_err());
+        // Only the strings asked for are kept, each at its place in the slab.
+        assert_eq!(
+            pick_vlen(data, 2, &[(1, 7)]),
+            Ok(vec![(7, "h\u{e9}llo".as_bytes().to_vec())])
+        );
+        assert!(pick_vlen(data, 3, &both).is_err());
+        assert!(pick_vlen(&data[..12], 2, &both).is_err());
         let strings: [&[u8]; 2] = [b"x", "h\u{e9}llo".as_bytes()];
         assert_eq!(encode_vlen(&strings).as_deref(), Ok(&data[..]));
     }
