@@ -22,6 +22,9 @@ use store::grid::SlabGrid;
 /// The id of the codec of variable-length UTF-8 strings.
 pub const VLEN_UTF8: &str = "vlen-utf8";
 
+/// Strings taken from a chunk, each with its place in the slab.
+type Picked = Vec<(usize, Vec<u8>)>;
+
 /// The strings of the slab `start`/`count` of a string variable, of variable length or
 /// fixed-length (`|S`, `<U`): a chunk never written is the fill string for all its
 /// elements; a chunk written is decoded within the chunk limit, and only the strings the
@@ -48,7 +51,7 @@ pub fn read_string_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> R
         meta.chunk_elements()
             .saturating_mul(if vlen { VLEN_INDEX } else { meta.dtype.size });
     for indices in grid.batches(batch_bytes) {
-        let decoded: Vec<Result<Option<Vec<(usize, Vec<u8>)>>>> = indices
+        let decoded: Vec<Result<Option<Picked>>> = indices
             .par_iter()
             .map(|index| {
                 let picks = crate::slab_picks::picks(start, count, &meta.chunks, index);
@@ -76,7 +79,7 @@ fn read_fixed_chunk(
     meta: &ArrayMeta,
     index: &[usize],
     picks: &[(usize, usize)],
-) -> Result<Option<Vec<(usize, Vec<u8>)>>> {
+) -> Result<Option<Picked>> {
     let Some(bytes) = crate::wdata::read_whole(meta, index)? else {
         return Ok(None);
     };
@@ -108,7 +111,7 @@ fn read_vlen_chunk(
     meta: &ArrayMeta,
     index: &[usize],
     picks: &[(usize, usize)],
-) -> Result<Option<Vec<(usize, Vec<u8>)>>> {
+) -> Result<Option<Picked>> {
     if meta.sharding.is_some() || meta.transpose.is_some() {
         return Err(ZarrError::BadType(
             "strings of variable length in shards or in Fortran or transposed order are not \
