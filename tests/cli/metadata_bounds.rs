@@ -120,3 +120,52 @@ fn consolidated_metadata_too_heavy_to_parse_is_set_aside_for_the_stores_document
         run.stderr
     );
 }
+
+/// The documents of one store weigh at most 4 Mi in all (red team, session 28: 25 arrays
+/// whose `.zattrs` each held a list of 2,000,000 empty strings, a 155 KB `.zarr.zip`,
+/// took `ncdump -h` to 2.4 GB and crashed nccopy at 3.6 GB; lists of numbers, 10 arrays
+/// in 42 KB, 267 MB and 374 MB, linear in the number of arrays). Refused once the sum
+/// passes the limit, naming the document where it did.
+#[test]
+fn the_documents_of_one_store_are_bounded_in_all() {
+    let dir = scratch();
+    let Some(python) = crate::support::zarr_python() else {
+        return;
+    };
+    let script = r#"
+import json, zipfile
+for name, item in [("strings", '""'), ("numbers", "0")]:
+    body = ('{"_ARRAY_DIMENSIONS":["x"],"a":[' + ",".join([item] * 2000000) + "]}").encode()
+    with zipfile.ZipFile(name + ".zarr.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr(".zgroup", json.dumps({"zarr_format": 2}))
+        for i in range(10):
+            z.writestr(f"v{i}/.zarray", json.dumps({"zarr_format": 2, "shape": [2],
+                "chunks": [2], "dtype": "<f4", "compressor": None, "filters": None,
+                "fill_value": 0, "order": "C"}))
+            z.writestr(f"v{i}/.zattrs", body)
+"#;
+    let made = crate::support::run(
+        std::process::Command::new(&python)
+            .arg("-c")
+            .arg(script)
+            .current_dir(dir.path()),
+    );
+    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    for name in ["strings", "numbers"] {
+        let archive = dir.path().join(format!("{name}.zarr.zip"));
+        let copy = dir.path().join(format!("{name}.nc"));
+        for run in [
+            run_ours("ncdump", ["-h".as_ref(), archive.as_os_str()]),
+            run_ours("nccopy", [archive.as_os_str(), copy.as_os_str()]),
+        ] {
+            let run = run.assert_within(CEILING_MIB, 60);
+            assert_eq!(run.code, Some(1), "{name}: {}", run.stderr);
+            assert!(
+                run.stderr
+                    .contains("more than 4194304 JSON values and names in all"),
+                "{name}: {}",
+                run.stderr
+            );
+        }
+    }
+}

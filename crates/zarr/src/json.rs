@@ -145,6 +145,32 @@ fn too_heavy(what: &str) -> ZarrError {
     ))
 }
 
+/// The weight of a JSON text as [`MAX_DOCUMENT_WEIGHT`] counts it (values, and member
+/// names twice more), outside strings: one pass over the bytes, nothing allocated.
+pub fn weight_of(text: &[u8]) -> usize {
+    let mut weight = 1usize;
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in text {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b',' | b'[' | b'{' => weight = weight.saturating_add(1),
+            b':' => weight = weight.saturating_add(2),
+            _ => {}
+        }
+    }
+    weight
+}
+
 /// Parses JSON text that is not a store's document (a char attribute's text that may be
 /// a JSON object), refusing it, as [`parse`] does, past [`MAX_DOCUMENT_WEIGHT`] (counted
 /// here inside strings too, which only refuses sooner).

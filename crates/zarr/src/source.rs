@@ -5,6 +5,7 @@
 //! `vars` list, a `.zmetadata` key) becomes a key only once it is checked.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
@@ -32,7 +33,18 @@ pub struct Source {
     v3: bool,
     /// What the user should know about how the metadata was read.
     pub warnings: Vec<String>,
+    /// The weight of the documents parsed so far ([`json::weight_of`]), against
+    /// [`MAX_STORE_WEIGHT`].
+    weight_read: AtomicUsize,
+    /// The documents counted in `weight_read`, by key.
+    weighed: std::sync::Mutex<std::collections::HashSet<String>>,
 }
+
+/// The most the metadata documents of one store may weigh in all ([`json::weight_of`]):
+/// 4 Mi, twice what one document may. What the documents' attributes keep once parsed
+/// (8 bytes a number, a few tens a string) stays near 200 MiB at most whatever the number
+/// of arrays; the documents of some 60,000 arrays of CF metadata fit (about 66 each).
+pub const MAX_STORE_WEIGHT: usize = 4 << 20;
 
 /// The documents that make a version 2 node an array or a group, or hold its
 /// attributes.
@@ -64,6 +76,8 @@ impl Source {
             },
             v3,
             warnings: Vec::new(),
+            weight_read: AtomicUsize::new(0),
+            weighed: Default::default(),
         };
         if !consolidated {
             return Ok(source);
@@ -301,6 +315,30 @@ impl Source {
             return Ok(None);
         };
         let what = self.store.describe(&key);
+        // Counted once per document (some are read more than once), and only when the
+        // document itself may be parsed (else its own refusal says more).
+        let weight = json::weight_of(&bytes);
+        let first_time = self
+            .weighed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key.as_str().to_string());
+        let added = if first_time && weight <= json::MAX_DOCUMENT_WEIGHT {
+            weight
+        } else {
+            0
+        };
+        let total = self
+            .weight_read
+            .fetch_add(added, Ordering::Relaxed)
+            .saturating_add(added);
+        if total > MAX_STORE_WEIGHT {
+            return Err(ZarrError::TooLarge(format!(
+                "the metadata documents of {} hold more than {MAX_STORE_WEIGHT} JSON values \
+                 and names in all (at {what}), more than nctools reads from one store",
+                self.name()
+            )));
+        }
         match String::from_utf8(bytes) {
             Ok(text) => json::parse(&text, &what).map(Some),
             // netCDF-C writes a char attribute's bytes as they are.
