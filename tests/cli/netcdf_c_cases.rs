@@ -723,3 +723,45 @@ fn the_reference_reads_our_nczarr_char_variables() {
         theirs.stdout
     );
 }
+
+/// NCZarr char variables copy to netCDF-4, from our stores and from the reference's
+/// (before: "defining variable /c: NetCDF: Invalid argument": a `<U1` array's byte order
+/// was passed to libnetcdf, which refuses one for char; then a NUL `_FillValue` written
+/// as `""` by netCDF-C was an empty fill). Char attributes lose their trailing NULs in
+/// Zarr, as netCDF-C and kerchunk write them (before: `"degrees_north\u0000"`, which
+/// xarray shows with the NUL and netCDF-C 4.9.0 as `u0000`).
+#[test]
+fn nczarr_char_variables_copy_to_netcdf4_and_char_attributes_lose_trailing_nuls() {
+    let dir = scratch();
+    let cdl = dir.path().join("q.cdl");
+    fs::write(
+        &cdl,
+        "netcdf q {\ndimensions:\n\td = 2 ;\nvariables:\n\tchar c(d) ;\n\t\tc:_FillValue = \"x\" ;\n\
+         \tchar e(d) ;\n\t\te:_FillValue = \"\\000\" ;\n\tfloat lat(d) ;\n\
+         \t\tlat:units = \"degrees_north\\000\\000\" ;\ndata:\n c = \"a\" ;\n lat = 1, 2 ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("cannot write: {e}"));
+    let ncgen = reference("ncgen").unwrap_or_else(|| panic!("reference ncgen is missing"));
+    let theirs = dir.path().join("theirs.zarr");
+    let theirs_url = format!("file://{}#mode=nczarr,file", theirs.display());
+    let made = run(Command::new(&ncgen).args(["-o", &theirs_url]).arg(&cdl));
+    assert_eq!(made.code, Some(0), "reference ncgen: {}", made.stderr);
+    let ours = dir.path().join("ours.zarr");
+    let ours_url = format!("file://{}#mode=nczarr,file", ours.display());
+    let made = Test::ours("ncgen").args(["-o", &ours_url]).arg(&cdl).run();
+    assert_eq!(made.code, Some(0), "ncgen: {}", made.stderr);
+    let zattrs = fs::read_to_string(ours.join("lat/.zattrs")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(zattrs.contains(r#""units": "degrees_north","#), "{zattrs}");
+    for (name, url) in [("ours", &ours_url), ("theirs", &theirs_url)] {
+        let copy = dir.path().join(format!("{name}.nc"));
+        let done = Test::ours("nccopy").arg(url).arg(&copy).run();
+        assert_eq!(done.code, Some(0), "nccopy {name}: {}", done.stderr);
+        let dump = reference_dump(&copy);
+        assert!(
+            dump.contains("\t\tc:_FillValue = \"x\" ;\n")
+                && dump.contains(" c = \"ax\" ;\n")
+                && dump.contains("\t\tlat:units = \"degrees_north\" ;\n"),
+            "{name}: {dump}"
+        );
+    }
+}

@@ -62,6 +62,15 @@ pub fn read_attributes(
             .then(|| xarray_fill(value, atomic))
             .flatten();
         let mut att = read_one(name, decoded.as_ref().unwrap_or(value), atomic, owner)?;
+        if name == "_FillValue" && var_type == Some(AtomicType::Char) {
+            // netCDF-C writes a NUL fill as `""` (trailing NULs are not carried): the
+            // variable's fill is one char.
+            if let Values::Char(bytes) = &mut att.values {
+                if bytes.is_empty() {
+                    bytes.push(0);
+                }
+            }
+        }
         if latin1.contains(&name.as_str()) {
             if let (Values::Char(bytes), Some(text)) = (&mut att.values, value.as_str()) {
                 if let Some(original) = latin1_bytes(text) {
@@ -299,7 +308,10 @@ pub fn attribute_json(att: &Attribute, owner: &str, maxstrlen: usize) -> Result<
     };
     let items: Vec<J> = match &att.values {
         Values::Char(bytes) => {
-            let text = char_attribute_text(bytes);
+            // Trailing NULs are not carried, as netCDF-C and kerchunk write char
+            // attributes (xarray would show `'degrees_north\x00'`).
+            let end = bytes.iter().rposition(|b| *b != 0).map_or(0, |i| i + 1);
+            let text = char_attribute_text(&bytes[..end]);
             let value = match json::parse_plain(&text, "a char attribute") {
                 Ok(v @ Value::Object(_)) if text.trim_start().starts_with('{') => J::from_value(&v),
                 _ => J::Str(text),

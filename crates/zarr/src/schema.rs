@@ -237,7 +237,12 @@ fn netcdf_chunking(meta: &ArrayMeta) -> (&[usize], &[Value]) {
 /// The storage properties of an array.
 fn storage_of(meta: &ArrayMeta, scalar: bool, atts: &[Attribute]) -> Storage {
     let (chunks, codecs) = netcdf_chunking(meta);
-    let endianness = if !meta.dtype.has_order || meta.dtype.atomic == AtomicType::String {
+    // One-byte types (NCZarr's `<U1` char) have no byte order, and libnetcdf refuses
+    // one for them ("Invalid argument" when nccopy defined the variable).
+    let endianness = if !meta.dtype.has_order
+        || meta.dtype.atomic == AtomicType::String
+        || meta.dtype.atomic.size() <= 1
+    {
         Endianness::Native
     } else if meta.dtype.big_endian {
         Endianness::Big
