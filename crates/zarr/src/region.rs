@@ -34,9 +34,6 @@ pub(crate) struct RegionCheck<'a> {
     pub store: &'a dyn KeyValueStore,
 }
 
-/// The largest metadata document read.
-const DOCUMENT_CAP: u64 = 64 << 20;
-
 impl RegionWrite {
     /// A region to write; [`RegionWrite::prepare`] before any chunk.
     pub(crate) fn new(region: Region) -> Self {
@@ -214,7 +211,7 @@ fn read_json(
     key: &StoreKey,
     parse: fn(&str, &str) -> Result<Value>,
 ) -> Result<Option<Value>> {
-    let Some(bytes) = store.get(key, DOCUMENT_CAP)? else {
+    let Some(bytes) = store.get(key, crate::storage::MAX_METADATA)? else {
         return Ok(None);
     };
     let text = String::from_utf8_lossy(&bytes);
