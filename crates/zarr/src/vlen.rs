@@ -112,6 +112,40 @@ fn read_vlen_chunk(
     index: &[usize],
     picks: &[(usize, usize)],
 ) -> Result<Option<Picked>> {
+    let mut out = Vec::with_capacity(picks.len());
+    let mut next = picks.iter().peekable();
+    let walked = walk_vlen_chunk(meta, index, |i, s| {
+        let Some(&&(wanted, at)) = next.peek() else {
+            return false;
+        };
+        if i == wanted {
+            out.push((at, s.to_vec()));
+            next.next();
+        }
+        true
+    })?;
+    Ok(walked.then_some(out))
+}
+
+/// Every string of the `vlen-utf8` chunk `index`, for rewriting it whole; `None` when its
+/// file is missing. Sized by the strings there, not by the chunk shape declared.
+fn read_whole_vlen_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<Vec<u8>>>> {
+    let mut out = Vec::new();
+    let walked = walk_vlen_chunk(meta, index, |_, s| {
+        out.push(s.to_vec());
+        true
+    })?;
+    Ok(walked.then_some(out))
+}
+
+/// Reads and decodes the `vlen-utf8` chunk `index` within the chunk limit and hands each
+/// string to `visit` with its offset in the chunk, until `visit` says to stop; false when
+/// the chunk's file is missing.
+fn walk_vlen_chunk(
+    meta: &ArrayMeta,
+    index: &[usize],
+    visit: impl FnMut(usize, &[u8]) -> bool,
+) -> Result<bool> {
     if meta.sharding.is_some() || meta.transpose.is_some() {
         return Err(ZarrError::BadType(
             "strings of variable length in shards or in Fortran or transposed order are not \
@@ -122,7 +156,7 @@ fn read_vlen_chunk(
     let key = meta.chunk_key(index);
     let cap = codecs::partial::decoded_chunk_cap();
     let Some(raw) = meta.store.get(&key, cap as u64)? else {
-        return Ok(None);
+        return Ok(false);
     };
     let damaged = |m: String| {
         ZarrError::Corrupt(format!(
@@ -139,50 +173,34 @@ fn read_vlen_chunk(
             CodecFail::Failed(m) => damaged(m),
         })?
     };
-    pick_vlen(&data, meta.chunk_elements(), picks)
-        .map(Some)
-        .map_err(damaged)
+    walk_vlen(&data, meta.chunk_elements(), visit).map_err(damaged)?;
+    Ok(true)
 }
 
-/// Every string of the `vlen-utf8` chunk `index`, for rewriting it whole; `None` when its
-/// file is missing.
-fn read_whole_vlen_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<Vec<u8>>>> {
-    let all: Vec<(usize, usize)> = (0..meta.chunk_elements()).map(|i| (i, i)).collect();
-    Ok(read_vlen_chunk(meta, index, &all)?
-        .map(|strings| strings.into_iter().map(|(_, s)| s).collect()))
-}
-
-/// The strings at the chunk offsets of `picks` (in increasing order) of a `vlen-utf8`
-/// buffer that must hold `elements` strings, each with the slab place `picks` gives it.
-/// Strings before the last one taken are walked, not kept; those after it are not read.
-fn pick_vlen(
+/// Walks a `vlen-utf8` buffer that must hold `elements` strings, handing each to `visit`
+/// with its offset until `visit` says to stop (the strings after it are not read).
+fn walk_vlen(
     data: &[u8],
     elements: usize,
-    picks: &[(usize, usize)],
-) -> Result<Vec<(usize, Vec<u8>)>, String> {
+    mut visit: impl FnMut(usize, &[u8]) -> bool,
+) -> Result<(), String> {
     let mut rest = data;
     let n = take_u32(&mut rest).ok_or("the vlen-utf8 data ends inside its count")?;
     if n != elements {
         return Err(format!("it holds {n} strings where a chunk has {elements}"));
     }
-    let mut out = Vec::with_capacity(picks.len());
-    let mut next = picks.iter().peekable();
     for i in 0..n {
-        let Some(&&(wanted, at)) = next.peek() else {
-            break;
-        };
         let len = take_u32(&mut rest).ok_or("the vlen-utf8 data ends inside a length")?;
         if len > rest.len() {
             return Err("the vlen-utf8 data ends inside a string".into());
         }
         let (s, tail) = rest.split_at(len);
-        if i == wanted {
-            out.push((at, s.to_vec()));
-            next.next();
+        if !visit(i, s) {
+            break;
         }
         rest = tail;
     }
-    Ok(out)
+    Ok(())
 }
 
 /// Writes the strings `strings` (a null string is empty) as the slab `start`/`count` of
@@ -301,21 +319,33 @@ mod tests {
     #[test]
     fn vlen_utf8_decodes() {
         let data = b"\x02\0\0\0\x01\0\0\0x\x06\0\0\0h\xc3\xa9llo";
-        let both = [(0, 0), (1, 1)];
+        let walked = |data: &[u8], n: usize| {
+            let mut seen = Vec::new();
+            walk_vlen(data, n, |i, s| {
+                seen.push((i, s.to_vec()));
+                true
+            })
+            .map(|()| seen)
+        };
         assert_eq!(
-            pick_vlen(data, 2, &both),
+            walked(data, 2),
             Ok(vec![
                 (0, b"x".to_vec()),
                 (1, "h\u{e9}llo".as_bytes().to_vec())
             ])
         );
-        // Only the strings asked for are kept, each at its place in the slab.
+        // A walk stopped early reads no further.
+        let mut first = Vec::new();
         assert_eq!(
-            pick_vlen(data, 2, &[(1, 7)]),
-            Ok(vec![(7, "h\u{e9}llo".as_bytes().to_vec())])
+            walk_vlen(data, 2, |i, _| {
+                first.push(i);
+                false
+            }),
+            Ok(())
         );
-        assert!(pick_vlen(data, 3, &both).is_err());
-        assert!(pick_vlen(&data[..12], 2, &both).is_err());
+        assert_eq!(first, [0]);
+        assert!(walked(data, 3).is_err());
+        assert!(walked(&data[..12], 2).is_err());
         let strings: [&[u8]; 2] = [b"x", "h\u{e9}llo".as_bytes()];
         assert_eq!(encode_vlen(&strings).as_deref(), Ok(&data[..]));
     }
