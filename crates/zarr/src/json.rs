@@ -22,7 +22,8 @@ pub const MAX_DOCUMENT_WEIGHT: usize = 2 << 20;
 /// Parses the JSON text of the file `what`, accepting bare `NaN`/`Infinity` tokens;
 /// a text weighing more than [`MAX_DOCUMENT_WEIGHT`] is refused before it is parsed.
 pub fn parse(text: &str, what: &str) -> Result<Value> {
-    let prepared = quote_bare_tokens(text, what)?;
+    check_weight(text, what)?;
+    let prepared = quote_bare_tokens(text);
     serde_json::from_str(&prepared).map_err(|e| {
         ZarrError::Corrupt(format!(
             "{what} is not valid JSON ({e}); the store is damaged"
@@ -38,7 +39,8 @@ const NUMBER: char = '\u{2}';
 /// [`J::from_value`] writes back as the same number): a document rewritten through it
 /// changes no number's text, where a double parsed and printed again may.
 pub fn parse_keeping_numbers(text: &str, what: &str) -> Result<Value> {
-    let prepared = quote_numbers(&quote_bare_tokens(text, what)?);
+    check_weight(text, what)?;
+    let prepared = quote_numbers(&quote_bare_tokens(text));
     serde_json::from_str(&prepared).map_err(|e| {
         ZarrError::Corrupt(format!(
             "{what} is not valid JSON ({e}); the store is damaged"
@@ -88,13 +90,11 @@ fn quote_numbers(text: &str) -> String {
     out
 }
 
-/// Rewrites bare `NaN`, `Infinity` and `-Infinity` outside strings as marked strings,
-/// refusing a text weighing more than [`MAX_DOCUMENT_WEIGHT`] (`what` names it).
-fn quote_bare_tokens(text: &str, what: &str) -> Result<String> {
+/// Rewrites bare `NaN`, `Infinity` and `-Infinity` outside strings as marked strings.
+fn quote_bare_tokens(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_string = false;
     let mut escaped = false;
-    let mut weight = 1usize;
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
         if in_string {
@@ -120,20 +120,22 @@ fn quote_bare_tokens(text: &str, what: &str) -> Result<String> {
             rest = &rest[token.len()..];
             continue;
         }
-        match c {
-            '"' => in_string = true,
-            ',' | '[' | '{' | ':' => {
-                weight += if c == ':' { 2 } else { 1 };
-                if weight > MAX_DOCUMENT_WEIGHT {
-                    return Err(too_heavy(what));
-                }
-            }
-            _ => {}
+        if c == '"' {
+            in_string = true;
         }
         out.push(c);
         rest = &rest[c.len_utf8()..];
     }
-    Ok(out)
+    out
+}
+
+/// Refuses a text weighing more than [`MAX_DOCUMENT_WEIGHT`] ([`weight_of`]); `what`
+/// names it.
+fn check_weight(text: &str, what: &str) -> Result<()> {
+    if weight_of(text.as_bytes()) > MAX_DOCUMENT_WEIGHT {
+        return Err(too_heavy(what));
+    }
+    Ok(())
 }
 
 /// The refusal of a document weighing more than [`MAX_DOCUMENT_WEIGHT`].
@@ -172,20 +174,9 @@ pub fn weight_of(text: &[u8]) -> usize {
 }
 
 /// Parses JSON text that is not a store's document (a char attribute's text that may be
-/// a JSON object), refusing it, as [`parse`] does, past [`MAX_DOCUMENT_WEIGHT`] (counted
-/// here inside strings too, which only refuses sooner).
+/// a JSON object), refusing it, as [`parse`] does, past [`MAX_DOCUMENT_WEIGHT`].
 pub fn parse_plain(text: &str, what: &str) -> Result<Value> {
-    let weight = 1 + text
-        .bytes()
-        .map(|b| match b {
-            b',' | b'[' | b'{' => 1,
-            b':' => 2,
-            _ => 0,
-        })
-        .sum::<usize>();
-    if weight > MAX_DOCUMENT_WEIGHT {
-        return Err(too_heavy(what));
-    }
+    check_weight(text, what)?;
     serde_json::from_str(text)
         .map_err(|e| ZarrError::Corrupt(format!("{what} is not valid JSON ({e})")))
 }
