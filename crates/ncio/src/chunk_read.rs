@@ -5,7 +5,6 @@
 //! gathered into the slab. Anything unusual (a chunk never written, a chunk our decoders
 //! refuse) gives the slab back to libnetcdf, so answers and errors stay HDF5's.
 
-use std::collections::HashMap;
 use std::ffi::{c_int, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -18,9 +17,7 @@ use store::grid::SlabGrid;
 use crate::file::NcFile;
 use crate::storage::{read_endianness, read_filters, read_layout};
 use crate::sys::{inquire, with_lib, ChunkOrigin, Grp, Lib, OpenFile};
-
-/// libnetcdf's extended format of netCDF-4/HDF5 files.
-const NC_FORMATX_NC_HDF5: c_int = 2;
+use crate::var_cache::{VarCache, NC_FORMATX_NC_HDF5};
 
 /// The most bytes of decoded chunks kept from one slab for the next (chunks that reach
 /// past the slab's end).
@@ -28,9 +25,6 @@ const CARRY_LIMIT: usize = 64 << 20;
 
 /// A decoded chunk, by its grid index.
 type DecodedChunk = (Vec<usize>, Arc<Vec<u8>>);
-
-/// A variable by group and variable id.
-type VarKey = (c_int, c_int);
 
 /// One variable read by decoding its stored chunks here.
 pub(crate) struct ChunkedVar {
@@ -49,18 +43,8 @@ pub(crate) struct ChunkedVar {
     decoded: AtomicU64,
 }
 
-/// The variables of one file, as found on first read: `None` for those read through
-/// libnetcdf.
-#[derive(Default)]
-pub(crate) struct ChunkedVars {
-    vars: Mutex<HashMap<VarKey, Option<Arc<ChunkedVar>>>>,
-}
-
-impl std::fmt::Debug for ChunkedVars {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChunkedVars").finish_non_exhaustive()
-    }
-}
+/// The variables of one file decoded here, as found on first read.
+pub(crate) type ChunkedVars = VarCache<ChunkedVar>;
 
 impl NcFile {
     /// The hyperslab `start`/`count` of the variable `varid` of the group `group_ncid`, as
@@ -100,26 +84,16 @@ impl NcFile {
 
     /// How many stored chunks were decoded here rather than by HDF5's pipeline so far.
     pub fn chunks_decoded_here(&self) -> u64 {
-        let vars = self
-            .chunked_vars()
-            .vars
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        vars.values()
-            .flatten()
+        self.chunked_vars()
+            .opened()
+            .iter()
             .map(|v| v.decoded.load(Ordering::Relaxed))
             .sum()
     }
 
     fn chunked_var(&self, group_ncid: c_int, varid: c_int) -> Option<Arc<ChunkedVar>> {
-        let mut vars = self
-            .chunked_vars()
-            .vars
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        vars.entry((group_ncid, varid))
-            .or_insert_with(|| self.open_chunked(group_ncid, varid).map(Arc::new))
-            .clone()
+        self.chunked_vars()
+            .get_or_open((group_ncid, varid), || self.open_chunked(group_ncid, varid))
     }
 
     fn open_chunked(&self, group_ncid: c_int, varid: c_int) -> Option<ChunkedVar> {

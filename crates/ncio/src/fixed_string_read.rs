@@ -4,34 +4,17 @@
 //! pointers or bytes from elsewhere in memory (fixed in 4.9.1). Read here, the values are
 //! right whatever the library's version.
 
-use std::collections::HashMap;
 use std::ffi::{c_int, CString};
-use std::sync::{Arc, Mutex, PoisonError};
 
 use ncmodel::{AtomicType, Values};
 
 use crate::error::NcError;
 use crate::file::NcFile;
 use crate::sys::{inquire, with_lib, FixedStrings};
+use crate::var_cache::{VarCache, NC_FORMATX_NC_HDF5};
 
-/// libnetcdf's extended format of netCDF-4/HDF5 files.
-const NC_FORMATX_NC_HDF5: c_int = 2;
-
-/// A variable by group and variable id.
-type VarKey = (c_int, c_int);
-
-/// The string variables of one file, as found on first read: `None` for those libnetcdf
-/// reads (variable-length strings, which it reads right).
-#[derive(Default)]
-pub(crate) struct FixedStringVars {
-    vars: Mutex<HashMap<VarKey, Option<Arc<FixedStrings>>>>,
-}
-
-impl std::fmt::Debug for FixedStringVars {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("FixedStringVars").finish_non_exhaustive()
-    }
-}
+/// The string variables of one file read with HDF5, as found on first read.
+pub(crate) type FixedStringVars = VarCache<FixedStrings>;
 
 impl NcFile {
     /// The hyperslab `start`/`count` of the string variable `varid` of the group
@@ -45,16 +28,11 @@ impl NcFile {
         count: &[usize],
         context: &dyn Fn() -> String,
     ) -> Option<Result<Values, NcError>> {
-        let var = {
-            let mut vars = self
-                .fixed_string_vars()
-                .vars
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            vars.entry((group_ncid, varid))
-                .or_insert_with(|| self.open_fixed_strings(group_ncid, varid).map(Arc::new))
-                .clone()?
-        };
+        let var = self
+            .fixed_string_vars()
+            .get_or_open((group_ncid, varid), || {
+                self.open_fixed_strings(group_ncid, varid)
+            })?;
         let read = with_lib(|lib| var.read(lib, start, count));
         Some(read.map(Values::String).map_err(|message| NcError {
             kind: store::ErrorKind::LibraryFailed,

@@ -39,6 +39,7 @@ mod storage;
 mod storage_size;
 #[allow(unsafe_code)]
 mod sys;
+mod var_cache;
 mod var_ids;
 mod zarr_names;
 
