@@ -3,7 +3,7 @@
 //! against the reference tools or the script's expected output.
 
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::support::{reference, run, scratch, Test};
@@ -30,6 +30,19 @@ fn made_by_python(dir: &Path, script: &str) -> bool {
     let made = run(Command::new(&python).arg("-c").arg(script).current_dir(dir));
     assert_eq!(made.code, Some(0), "python: {}", made.stderr);
     true
+}
+
+/// Writes `text` as the CDL file `name` in `dir`.
+fn cdl_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    fs::write(&path, text).unwrap_or_else(|e| panic!("cannot write {path:?}: {e}"));
+    path
+}
+
+/// The JSON document at `path` (which must be one).
+fn json_document(path: &Path) -> serde_json::Value {
+    let bytes = fs::read(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    serde_json::from_slice(&bytes).unwrap_or_else(|e| panic!("{path:?}: {e}"))
 }
 
 /// `tst_bom`: a CDL file that starts with a UTF-8 byte-order mark is read as if the mark
@@ -180,8 +193,7 @@ group: g2 {
 #[test]
 fn variables_in_groups_are_selected_by_path_as_the_reference_selects_them() {
     let dir = scratch();
-    let cdl = dir.path().join("tst_group_data.cdl");
-    fs::write(&cdl, GROUP_DATA).unwrap_or_else(|e| panic!("cannot write: {e}"));
+    let cdl = cdl_file(dir.path(), "tst_group_data.cdl", GROUP_DATA);
     let file = dir.path().join("tst_group_data.nc");
     let ncgen = reference("ncgen").unwrap_or_else(|| panic!("reference ncgen is missing"));
     let made = run(Command::new(ncgen)
@@ -426,13 +438,12 @@ fn several_unlimited_dimensions_go_into_nczarr_with_default_chunks() {
 #[test]
 fn scalars_go_into_pure_zarr_as_netcdf_c_4_10_writes_them() {
     let dir = scratch();
-    let cdl = dir.path().join("scalar.cdl");
-    fs::write(
-        &cdl,
+    let cdl = cdl_file(
+        dir.path(),
+        "scalar.cdl",
         "netcdf scalar {\nvariables:\n\tint v ;\n\t\tv:_FillValue = -1 ;\n\t\tv:units = \"1\" ;\n\
          \t\tv:zero_sng = \"0\" ;\n\t\tv:j = \"{\\\"a\\\": 1}\" ;\ndata:\n\n v = 17 ;\n}\n",
-    )
-    .unwrap_or_else(|e| panic!("cannot write: {e}"));
+    );
     let pure = dir.path().join("pure.zarr");
     let nczarr = dir.path().join("nczarr.zarr");
     for (store, mode) in [(&pure, "zarr"), (&nczarr, "nczarr")] {
@@ -442,10 +453,7 @@ fn scalars_go_into_pure_zarr_as_netcdf_c_4_10_writes_them() {
             .arg(&cdl)
             .run();
         assert_eq!(done.code, Some(0), "ncgen {mode}: {}", done.stderr);
-        let zattrs: serde_json::Value = serde_json::from_slice(
-            &fs::read(store.join("v/.zattrs")).unwrap_or_else(|e| panic!("{e}")),
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
+        let zattrs = json_document(&store.join("v/.zattrs"));
         assert_eq!(
             zattrs["_ARRAY_DIMENSIONS"],
             serde_json::json!(["_scalar_"]),
@@ -494,8 +502,7 @@ fn scalars_go_into_pure_zarr_as_netcdf_c_4_10_writes_them() {
 #[test]
 fn dimensions_named_in_a_subgroup_are_defined_in_that_group() {
     let dir = scratch();
-    let cdl = dir.path().join("g.cdl");
-    fs::write(&cdl, SUBGROUP_DIMENSIONS_CDL).unwrap_or_else(|e| panic!("cannot write: {e}"));
+    let cdl = cdl_file(dir.path(), "g.cdl", SUBGROUP_DIMENSIONS_CDL);
     let url = format!("file://{}#mode=zarr", dir.path().join("g.zarr").display());
     let done = Test::ours("ncgen").args(["-o", &url]).arg(&cdl).run();
     assert_eq!(done.code, Some(0), "ncgen: {}", done.stderr);
@@ -610,16 +617,15 @@ fn a_zipped_store_under_a_directory_without_a_root_group_document_is_read() {
 #[test]
 fn times_with_string_units_and_calendar_are_printed_as_dates() {
     let dir = scratch();
-    let cdl = dir.path().join("t.cdl");
-    fs::write(
-        &cdl,
+    let cdl = cdl_file(
+        dir.path(),
+        "t.cdl",
         "netcdf t {\ndimensions:\n\ttime = 1 ;\nvariables:\n\tdouble t2_days(time) ;\n\
          \t\tstring t2_days:units = \"days since 2000-6-15 12:00\" ;\n\
          \tdouble t2_365_days(time) ;\n\t\tstring t2_365_days:calendar = \"365_day\" ;\n\
          \t\tstring t2_365_days:units = \"days since 2000-06-15 12:00:00\" ;\n\
          data:\n t2_days = 3121.5 ;\n t2_365_days = 3119.5 ;\n}\n",
-    )
-    .unwrap_or_else(|e| panic!("cannot write: {e}"));
+    );
     let nc = dir.path().join("t.nc");
     let done = Test::ours("ncgen")
         .args(["-b", "-k", "nc4", "-o"])
@@ -694,22 +700,18 @@ fn hdf5_fixed_length_strings_are_read_right() {
 #[test]
 fn the_reference_reads_our_nczarr_char_variables() {
     let dir = scratch();
-    let cdl = dir.path().join("c.cdl");
-    fs::write(
-        &cdl,
+    let cdl = cdl_file(
+        dir.path(),
+        "c.cdl",
         "netcdf c {\ndimensions:\n\td = 2 ;\n\tn = 3 ;\nvariables:\n\tchar c(d, n) ;\n\
          \t\tc:units = \"m\" ;\n\tchar x(n) ;\n\t\tx:_FillValue = \"x\" ;\n\tfloat f(d) ;\n\
          data:\n c = \"ab\", \"cde\" ;\n x = \"a\" ;\n f = 1, 2 ;\n}\n",
-    )
-    .unwrap_or_else(|e| panic!("cannot write: {e}"));
+    );
     let store = dir.path().join("c.zarr");
     let url = format!("file://{}#mode=nczarr,file", store.display());
     let done = Test::ours("ncgen").args(["-o", &url]).arg(&cdl).run();
     assert_eq!(done.code, Some(0), "ncgen: {}", done.stderr);
-    let zarray: serde_json::Value = serde_json::from_slice(
-        &fs::read(store.join("c/.zarray")).unwrap_or_else(|e| panic!("{e}")),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let zarray = json_document(&store.join("c/.zarray"));
     assert_eq!(zarray["fill_value"], "");
     let ncdump = reference("ncdump").unwrap_or_else(|| panic!("reference ncdump is missing"));
     let theirs = run(Command::new(ncdump).arg(&url));
@@ -733,14 +735,13 @@ fn the_reference_reads_our_nczarr_char_variables() {
 #[test]
 fn nczarr_char_variables_copy_to_netcdf4_and_char_attributes_lose_trailing_nuls() {
     let dir = scratch();
-    let cdl = dir.path().join("q.cdl");
-    fs::write(
-        &cdl,
+    let cdl = cdl_file(
+        dir.path(),
+        "q.cdl",
         "netcdf q {\ndimensions:\n\td = 2 ;\nvariables:\n\tchar c(d) ;\n\t\tc:_FillValue = \"x\" ;\n\
          \tchar e(d) ;\n\t\te:_FillValue = \"\\000\" ;\n\tfloat lat(d) ;\n\
          \t\tlat:units = \"degrees_north\\000\\000\" ;\ndata:\n c = \"a\" ;\n lat = 1, 2 ;\n}\n",
-    )
-    .unwrap_or_else(|e| panic!("cannot write: {e}"));
+    );
     let ncgen = reference("ncgen").unwrap_or_else(|| panic!("reference ncgen is missing"));
     let theirs = dir.path().join("theirs.zarr");
     let theirs_url = format!("file://{}#mode=nczarr,file", theirs.display());
