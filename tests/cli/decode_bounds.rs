@@ -314,3 +314,70 @@ fn a_chunk_filling_its_array_through_codecs_that_cannot_stream_is_refused_over_t
         run.stderr
     );
 }
+
+#[test]
+fn re_encoding_a_chunk_holds_it_once_and_its_encoded_form() {
+    // Two chunks of 128 MiB (2^25 four-byte zeros, a 128 KB zlib stream each) filling
+    // their array: nccopy re-encodes what it cannot copy as stored. Before, the chunk
+    // was held three or four times: decoded, copied into a slab, copied again before
+    // encoding, and held in HDF5's chunk cache (`-F none` to netCDF-4: 540 MiB; `-d 1
+    // -s`: 410 MiB; with chunks of 255 MiB, 1.08 GB and 820 MB from an 800 KB store).
+    // Now a chunk is held once, plus its shuffled copy when shuffle runs.
+    let Some(python) = python() else {
+        return;
+    };
+    const VALUES: usize = 1 << 25;
+    let chunk_mib = ((VALUES * 4) >> 20) as u64;
+    let dir = scratch();
+    let stream = dir.path().join("zeros.zlib");
+    let program = format!(
+        "import zlib\nc = zlib.compressobj(9)\nz = bytes(1 << 20)\n\
+         with open({stream:?}, 'wb') as f:\n    \
+         for _ in range({}): f.write(c.compress(z))\n    f.write(c.flush())\n",
+        (VALUES * 4) >> 20
+    );
+    let made = run(Command::new(&python).args(["-c", &program]));
+    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    let chunk = fs::read(&stream).unwrap_or_else(|e| panic!("{}: {e}", stream.display()));
+    let store = dir.path().join("big.zarr");
+    let array = store.join("v");
+    fs::create_dir_all(&array).unwrap_or_else(|e| panic!("{}: {e}", array.display()));
+    let write = |path: PathBuf, bytes: &[u8]| {
+        fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    };
+    write(store.join(".zgroup"), br#"{"zarr_format": 2}"#);
+    let zarray = format!(
+        r#"{{"zarr_format": 2, "shape": [{}], "chunks": [{VALUES}], "dtype": "<u4",
+            "compressor": {{"id": "zlib", "level": 1}}, "fill_value": 0, "order": "C",
+            "filters": null}}"#,
+        2 * VALUES
+    );
+    write(array.join(".zarray"), zarray.as_bytes());
+    write(array.join(".zattrs"), br#"{"_ARRAY_DIMENSIONS": ["x"]}"#);
+    write(array.join("0"), &chunk);
+    write(array.join("1"), &chunk);
+    // (options, output, how many chunks' worth may be held besides the program itself)
+    let cases: [(&[&str], &str, u64); 3] = [
+        (&["-F", "none"], "plain.nc", 1),
+        (&["-d", "1", "-s"], "shuffled.nc", 2),
+        (&["-d", "1", "-s"], "shuffled.zarr", 2),
+    ];
+    for (options, out, chunks_held) in cases {
+        let out = dir.path().join(out);
+        let mut args: Vec<&std::ffi::OsStr> = options.iter().map(std::ffi::OsStr::new).collect();
+        args.extend([store.as_os_str(), out.as_os_str()]);
+        let copied = run_ours("nccopy", args);
+        // 60 MiB for the program, its libraries and the chunk in its encoded form.
+        let ceiling = chunks_held * chunk_mib + chunk_mib / 4 + 60;
+        let done = copied.assert_within(ceiling, 120);
+        assert_eq!(done.code, Some(0), "{options:?} {}", done.stderr);
+        eprintln!("{options:?} {}: {} MiB", out.display(), copied.peak_mib);
+        let header = run_ours("ncdump", [std::ffi::OsStr::new("-h"), out.as_os_str()]);
+        let header = header.assert_within(CEILING_MIB, 60);
+        assert!(
+            header.stdout.contains(&format!("x = {} ;", 2 * VALUES)),
+            "{}",
+            header.stdout
+        );
+    }
+}

@@ -4,6 +4,8 @@
 //! blosc, lz4, zstd) are encoded; for any other, [`ChunkEncoder::new`] answers `None` and
 //! HDF5 must do the work.
 
+use std::borrow::Cow;
+
 use crate::known::{DEFLATE, FLETCHER32, SHUFFLE, SZIP};
 use crate::FilterSpec;
 
@@ -96,27 +98,41 @@ impl ChunkEncoder {
     /// filter mask (bit `i` set where the optional filter `i` was skipped, as HDF5 skips
     /// szip on a chunk it cannot shrink) and its bytes.
     pub fn encode_masked(&self, data: &[u8]) -> Result<(u32, Vec<u8>), EncodeError> {
-        let mut bytes = data.to_vec();
+        let (mask, bytes) = self.encode_cow(Cow::Borrowed(data))?;
+        Ok((mask, bytes.into_owned()))
+    }
+
+    /// [`ChunkEncoder::encode_masked`] of a chunk the caller gives up: a pipeline that
+    /// keeps it as it is (none, or szip skipped) hands it back without a copy, and the
+    /// first filter reads it in place, so one chunk is never held twice before encoding.
+    pub fn encode_owned(&self, data: Vec<u8>) -> Result<(u32, Vec<u8>), EncodeError> {
+        let (mask, bytes) = self.encode_cow(Cow::Owned(data))?;
+        Ok((mask, bytes.into_owned()))
+    }
+
+    fn encode_cow<'a>(&self, data: Cow<'a, [u8]>) -> Result<(u32, Cow<'a, [u8]>), EncodeError> {
+        let mut bytes = data;
         let mut mask = 0u32;
         for (i, step) in self.steps.iter().enumerate() {
-            bytes = match step {
+            bytes = Cow::Owned(match step {
                 Step::Shuffle(size) => codec::shuffle(&bytes, *size),
                 Step::Deflate(level) => {
                     codec::deflate(&bytes, *level).map_err(EncodeError::Deflate)?
                 }
                 Step::Fletcher32 => {
-                    fletcher32::append(&mut bytes);
-                    bytes
+                    let mut owned = bytes.into_owned();
+                    fletcher32::append(&mut owned);
+                    owned
                 }
                 Step::Builtin(id, params) => wire::encode(*id, params, &bytes)?,
                 Step::Szip(params) => match crate::kinds::encode_szip_hdf5_chunk(params, &bytes)? {
                     Some(encoded) => encoded,
                     None => {
                         mask |= 1u32.checked_shl(i as u32).unwrap_or(0);
-                        bytes
+                        continue;
                     }
                 },
-            };
+            });
         }
         Ok((mask, bytes))
     }

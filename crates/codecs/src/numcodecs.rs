@@ -63,14 +63,20 @@ pub fn decode(
         .unwrap_or(Err(WireError::Unknown(filter.id)))
 }
 
-/// Encodes one chunk with a whole pipeline, the filters in order.
+/// Encodes one chunk with a whole pipeline, the filters in order. The chunk is given up:
+/// it is dropped once the first filter has read it, so that a chunk and its encoded
+/// forms are not all held at once.
 pub fn encode_pipeline(
     filters: &[FilterSpec],
     element_size: usize,
-    input: &[u8],
+    input: Vec<u8>,
 ) -> Result<Vec<u8>, WireError> {
-    let mut data = input.to_vec();
-    for filter in filters {
+    let Some((first, rest)) = filters.split_first() else {
+        return Ok(input);
+    };
+    let mut data = encode(first, element_size, &input)?;
+    drop(input);
+    for filter in rest {
         data = encode(filter, element_size, &data)?;
     }
     Ok(data)
@@ -173,11 +179,11 @@ mod tests {
         ] {
             let mut filters = pipeline.to_vec();
             filters.push(last);
-            let chunk = encode_pipeline(&filters, 4, &data)?;
+            let chunk = encode_pipeline(&filters, 4, data.clone())?;
             assert_eq!(decode_pipeline(&filters, 4, &chunk, data.len())?, data);
         }
         let filters = [FilterSpec::new(FLETCHER32, [])];
-        let mut chunk = encode_pipeline(&filters, 4, &data)?;
+        let mut chunk = encode_pipeline(&filters, 4, data.clone())?;
         chunk[7] ^= 1;
         assert!(decode_pipeline(&filters, 4, &chunk, data.len()).is_err());
         Ok(())

@@ -1,10 +1,11 @@
-//! Writing decoded chunks of filtered netCDF-4 variables without HDF5's single-threaded
-//! filter pipeline: each chunk (cut from a slab, or handed whole) is encoded by `codecs`
-//! (shuffle, deflate, szip and the built-in filters: the bytes HDF5 would store) on
-//! rayon's pool within the in-flight budget, and written with HDF5's direct chunk write,
-//! in order. Edge chunks are padded with zeros, as HDF5 pads them for variables without
-//! fill values (the only ones written this way). Anything else (fill values, a filter
-//! not encoded here, `NCTOOLS_DIRECT_CHUNKS=0`, a file in memory) goes through libnetcdf.
+//! Writing decoded chunks of netCDF-4 variables (filtered or not) without HDF5's
+//! single-threaded filter pipeline and chunk cache: each chunk (cut from a slab, or
+//! handed whole) is encoded by `codecs` (shuffle, deflate, szip and the built-in
+//! filters: the bytes HDF5 would store; none for an unfiltered variable) on rayon's pool
+//! within the in-flight budget, and written with HDF5's direct chunk write, in order.
+//! Edge chunks are padded with zeros, as HDF5 pads them for variables without fill
+//! values (the only ones written this way). Anything else (fill values, a filter not
+//! encoded here, `NCTOOLS_DIRECT_CHUNKS=0`, a file in memory) goes through libnetcdf.
 
 use codecs::known::SZIP;
 use codecs::{ChunkEncoder, FilterSpec};
@@ -20,7 +21,8 @@ use crate::direct::DirectChunkWriter;
 use crate::error::NcError;
 use store::ErrorKind;
 
-/// A variable of the file being written whose chunks may be encoded here: filtered,
+/// A variable of the file being written whose chunks may be encoded here (through its
+/// filters, or none: a chunk is then written as it is, not held again in HDF5's cache):
 /// chunked, of a type that moves as raw bytes, in the machine's byte order, not
 /// quantized and without fill values.
 #[derive(Debug, Clone)]
@@ -35,8 +37,7 @@ impl EncodableVar {
     /// The variable `var` of the group at `group_path`, if its chunks may be encoded here.
     pub(crate) fn of(group_path: &[String], var: &Var) -> Option<Self> {
         let storage = var.storage.as_ref()?;
-        let encodable = !storage.filters.is_empty()
-            && storage.no_fill
+        let encodable = storage.no_fill
             && storage.quantize.is_none()
             && matches!(storage.layout, Layout::Chunked(_))
             && storage.endianness.is_machine_order()
@@ -73,7 +74,7 @@ impl NcWriter {
                 let chunk_bytes = chunks.iter().product::<usize>() * encoder.element;
                 sink.set_shape(write.shape)?;
                 let encode = |(offset, chunk): (Vec<usize>, Vec<u8>)| {
-                    encoder.encode(&offset, &chunk, chunk_bytes, &sink)
+                    encoder.encode(&offset, chunk, chunk_bytes, &sink)
                 };
                 let deliver = |(offset, chunk): EncodedChunk| sink.write_stored(&offset, &chunk);
                 let in_flight = batch_len(chunk_bytes);
@@ -209,7 +210,7 @@ impl VarEncoder {
     fn encode(
         &self,
         offset: &[usize],
-        chunk: &[u8],
+        chunk: Vec<u8>,
         chunk_bytes: usize,
         sink: &DirectChunkWriter<'_>,
     ) -> Result<EncodedChunk, NcError> {
@@ -223,7 +224,7 @@ impl VarEncoder {
                 sink.context(),
             ));
         }
-        let (filter_mask, bytes) = self.encoder.encode_masked(chunk).map_err(|e| {
+        let (filter_mask, bytes) = self.encoder.encode_owned(chunk).map_err(|e| {
             NcError::new(
                 ErrorKind::CodecFailed,
                 format!(

@@ -145,7 +145,7 @@ pub fn encode_chain(
         return encode_mixed(codecs, &stages, array, input);
     }
     let filters = filters_of(codecs, array)?;
-    codecs::numcodecs::encode_pipeline(&filters, array.element_size, &input)
+    codecs::numcodecs::encode_pipeline(&filters, array.element_size, input)
         .map_err(|e| CodecFail::Failed(e.to_string()))
 }
 
@@ -212,7 +212,7 @@ fn encode_mixed(
                 .map_err(|e| CodecFail::Failed(e.to_string()))?,
             None => {
                 let filters = filters_of(std::slice::from_ref(codec), array)?;
-                codecs::numcodecs::encode_pipeline(&filters, array.element_size, &data)
+                codecs::numcodecs::encode_pipeline(&filters, array.element_size, data)
                     .map_err(|e| CodecFail::Failed(e.to_string()))?
             }
         };

@@ -20,7 +20,6 @@ pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<V
         .iter()
         .try_fold(elem, |a, c| a.checked_mul(*c))
         .ok_or_else(|| ZarrError::Invalid(format!("the slab {count:?} is too large")))?;
-    let mut out = vec![0u8; total];
     let fill = crate::strings::padded_fill(&entry.missing, &meta.dtype);
     let fill = &fill[..];
     let grid = SlabGrid {
@@ -29,6 +28,21 @@ pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<V
         chunks: &meta.chunks,
         elem,
     };
+    // A slab that is one whole chunk is that chunk's decoded bytes, moved rather than
+    // copied: a chunk re-encoded by nccopy is held once, not twice.
+    if let Some(index) = whole_chunk_index(start, count, &meta.chunks) {
+        match read_chunk(entry, &index, &grid)? {
+            Some(Chunk::Whole(chunk)) if chunk.len() == total => return Ok(chunk),
+            None => {
+                let mut out = vec![0u8; total];
+                grid.fill_slab_part(&index, fill, &mut out);
+                return Ok(out);
+            }
+            // Of another size (refused below as the general path refuses it), or a part.
+            Some(_) => {}
+        }
+    }
+    let mut out = vec![0u8; total];
     for indices in grid.batches(meta.chunk_bytes()) {
         let decoded: Vec<Result<Option<Chunk>>> = indices
             .par_iter()
@@ -43,6 +57,13 @@ pub fn read_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> Result<V
         }
     }
     Ok(out)
+}
+
+/// The index of the chunk (of shape `chunks`) that the slab `start`/`count` is exactly,
+/// if it is one.
+fn whole_chunk_index(start: &[usize], count: &[usize], chunks: &[usize]) -> Option<Vec<usize>> {
+    let exact = count == chunks && start.iter().zip(chunks).all(|(s, c)| *c > 0 && s % c == 0);
+    exact.then(|| start.iter().zip(chunks).map(|(s, c)| s / c).collect())
 }
 
 /// The slab `start`/`count` checked against the variable's shape (NCZarr's scalars,

@@ -481,7 +481,7 @@ fn zarr_python_v3_strings_read_as_strings() {
     let chunk = codecs::numcodecs::encode_pipeline(
         &[filterspec::FilterSpec::new(32015, [0])],
         1,
-        &vlen(&["x", "h\u{e9}llo"]),
+        vlen(&["x", "h\u{e9}llo"]),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     put(&root, &[("s/c/0", &chunk)]);
