@@ -3,6 +3,7 @@
 mod args;
 mod kind;
 mod source;
+mod terminal;
 
 use std::io::{self, BufWriter, Write};
 
@@ -11,6 +12,7 @@ use cdl::{Annotations, DumpOptions, FloatDigits, IndexLang, TimeStrings, WriteEr
 
 pub use args::DumpArgs;
 use source::FileSource;
+use terminal::TerminalSafe;
 
 use crate::exit::Failure;
 
@@ -267,12 +269,12 @@ fn run(args: &DumpArgs, order: Order) -> Result<(), Failure> {
                 path
             )));
         }
-        let out = BufWriter::new(io::stdout().lock());
+        let out = BufWriter::new(TerminalSafe::for_terminal(io::stdout().lock()));
         return cdl::write_ncml(out, &dataset, &options, path)
             .map_err(|e| Failure::runtime(anyhow!(e).context("writing output")));
     }
     let stdout = io::stdout();
-    let out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let out = BufWriter::with_capacity(1 << 16, TerminalSafe::for_terminal(stdout.lock()));
     let mut source = FileSource::new(file.as_ref(), &dataset);
     let left_out = file.left_out();
     match cdl::write_dataset(out, &dataset, &options, &mut source) {

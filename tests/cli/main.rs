@@ -38,6 +38,7 @@ mod safety;
 mod stored_zarr;
 mod support;
 mod szip;
+mod terminal_output;
 mod try_filters;
 mod versions;
 mod write_links;
