@@ -169,12 +169,13 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     check_output_filters(&options.output, &plan).map_err(Failure::runtime)?;
     let mut plan = plan;
     if let Some(template) = &template {
-        regions::apply_template(&mut plan, template).map_err(Failure::usage)?;
+        regions::apply_template(&mut plan, template, &options.chunks).map_err(Failure::usage)?;
     }
     let mut append_lock = None;
     let region = match (&region_request, &args.append, args.output.as_deref()) {
         (Some(request), _, Some(target)) => {
             let (_, store_dataset) = open_store(target, "--region")?;
+            regions::adopt_store_layout(&mut plan, &store_dataset, &dataset, &options);
             Some(
                 regions::apply_region(&mut plan, request, &store_dataset, target)
                     .map_err(Failure::runtime)?,
@@ -187,6 +188,7 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
                 .lock_for_append()
                 .map_err(|e| Failure::runtime(anyhow!(e)))?;
             let (store, store_dataset) = open_store(target, "--append")?;
+            regions::adopt_store_layout(&mut plan, &store_dataset, &dataset, &options);
             let sources = regions::AppendSources {
                 store: store.as_ref(),
                 store_dataset: &store_dataset,

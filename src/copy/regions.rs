@@ -6,8 +6,13 @@
 
 use anyhow::{anyhow, bail};
 
-use super::plan::CopyPlan;
-use super::stored::find_var;
+use chunkspec::ChunkSpecs;
+use ncmodel::Layout;
+
+use filterspec::VarRequest;
+
+use super::plan::{CopyOptions, CopyPlan};
+use super::stored::{copies_stored_chunks, find_var, find_var_mut};
 
 /// `--template DIM=N`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -84,8 +89,14 @@ fn along(plan: &CopyPlan, i: usize, id: i32) -> bool {
 }
 
 /// Makes `plan` a template's: `DIM` gets the template's length, and the variables along
-/// it are declared without data (their region writes fill them).
-pub fn apply_template(plan: &mut CopyPlan, template: &Template) -> anyhow::Result<()> {
+/// it are declared without data (their region writes fill them), in chunks along `DIM`
+/// no longer than the input's records unless `chunks` (`-c`) names `DIM` or the
+/// variable.
+pub fn apply_template(
+    plan: &mut CopyPlan,
+    template: &Template,
+    chunks: &ChunkSpecs,
+) -> anyhow::Result<()> {
     let what = format!("--template {}={}: the input", template.dim, template.length);
     let (id, _) = root_dim_len(&plan.dataset, &template.dim, &what)?;
     for i in 0..plan.vars.len() {
@@ -93,10 +104,94 @@ pub fn apply_template(plan: &mut CopyPlan, template: &Template) -> anyhow::Resul
             plan.vars[i].copy_data = false;
         }
     }
+    // One file, one chunk along DIM: a chunk longer than the file's records (the 512 of
+    // netCDF4-python's default along an unlimited time) would make every region job
+    // after the first share a chunk with another, unless -c chose it.
+    let records = plan.dataset.dim(id).map_or(0, |d| d.len);
+    let chosen_by_user = |path: &store::VarPath| {
+        chunks.vars.iter().any(|(p, _)| p == path)
+            || chunks.dims.iter().any(|(name, _)| *name == template.dim)
+    };
+    if records > 0 {
+        for i in 0..plan.vars.len() {
+            let path = plan.vars[i].path.clone();
+            if !along(plan, i, id) || chosen_by_user(&path) {
+                continue;
+            }
+            let Some(var) = find_var_mut(&mut plan.dataset, &path) else {
+                continue;
+            };
+            let axes: Vec<usize> = (0..var.dim_ids.len())
+                .filter(|a| var.dim_ids[*a] == id)
+                .collect();
+            if let Some(Layout::Chunked(sizes)) = var.storage.as_mut().map(|s| &mut s.layout) {
+                for axis in axes {
+                    if let Some(size) = sizes.get_mut(axis).filter(|size| **size > records) {
+                        *size = records;
+                    }
+                }
+            }
+        }
+    }
     if let Some(dim) = plan.dataset.root.dims.iter_mut().find(|d| d.id == id) {
         dim.len = template.length;
     }
     Ok(())
+}
+
+/// Makes the output's layout the store's, for `--append` and `--region`: the store
+/// decides (as xarray's appends and region writes do). Each variable the store has takes
+/// its chunks and filters, whatever the input's are, so that an append needs no `-c` or
+/// `-F` repeating the store's; its data is then re-chunked and re-encoded as needed
+/// (stored chunks are copied as they are only where they still agree). What the user
+/// asks for explicitly (`-c`; `-d`, `-s` or `-F` naming the variable or `*`) is kept,
+/// and compared with the store like the rest.
+pub fn adopt_store_layout(
+    plan: &mut CopyPlan,
+    store_dataset: &ncmodel::Dataset,
+    input_dataset: &ncmodel::Dataset,
+    options: &CopyOptions,
+) {
+    let stores = options.stores();
+    for i in 0..plan.vars.len() {
+        let path = plan.vars[i].path.clone();
+        let Some(theirs) = find_var(store_dataset, &path).and_then(|v| v.storage.clone()) else {
+            continue;
+        };
+        let chunks_asked = options.chunks.is_set();
+        let filters_asked = options.deflate.is_set()
+            || options.filters.global_none()
+            || !matches!(options.filters.request_for(&path), VarRequest::Undefined);
+        let Some(var) = find_var_mut(&mut plan.dataset, &path) else {
+            continue;
+        };
+        let Some(ours) = var.storage.as_mut() else {
+            continue;
+        };
+        let mut changed = false;
+        if !chunks_asked
+            && matches!(theirs.layout, Layout::Chunked(_))
+            && ours.layout != theirs.layout
+        {
+            ours.layout = theirs.layout;
+            changed = true;
+        }
+        if !filters_asked && ours.filters != theirs.filters {
+            ours.filters = theirs.filters;
+            changed = true;
+        }
+        if !changed {
+            continue;
+        }
+        let output = ours.clone();
+        let var = var.clone();
+        let input_storage = find_var(input_dataset, &path).and_then(|v| v.storage.as_ref());
+        let planned = &mut plan.vars[i];
+        planned.pipeline = filterspec::Pipeline::from_stored(output.filters.clone());
+        planned.stored_chunks = planned.stored_chunks
+            && copies_stored_chunks(input_dataset, &var, input_storage, &output, &stores);
+        planned.why = format!("{}, the store's chunks and filters", planned.why);
+    }
 }
 
 /// Makes `plan` a region write's: only the variables along `DIM` are written (the

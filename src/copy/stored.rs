@@ -155,7 +155,8 @@ pub fn find_var<'d>(dataset: &'d Dataset, path: &VarPath) -> Option<&'d Var> {
     dataset.var_at(path).map(|(_, var)| var)
 }
 
-fn find_var_mut<'d>(dataset: &'d mut Dataset, path: &VarPath) -> Option<&'d mut Var> {
+/// The variable at `path` of `dataset`, to change.
+pub fn find_var_mut<'d>(dataset: &'d mut Dataset, path: &VarPath) -> Option<&'d mut Var> {
     let mut group = &mut dataset.root;
     for name in &path.groups {
         group = group.groups.iter_mut().find(|g| &g.name == name)?;

@@ -44,6 +44,7 @@ mod versions;
 mod write_links;
 mod zarr_codecs;
 mod zarr_consolidated;
+mod zarr_daily_files;
 mod zarr_foreign;
 mod zarr_interop;
 mod zarr_outputs;

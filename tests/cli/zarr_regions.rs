@@ -338,7 +338,7 @@ fn appends_make_the_store_a_single_copy_makes_byte_for_byte() {
 }
 
 #[test]
-fn appends_refuse_overlapping_coordinates_unaligned_stores_and_other_codecs() {
+fn appends_refuse_overlapping_coordinates_and_other_codecs_and_complete_a_partial_chunk() {
     let dir = scratch();
     let (parts, _) = inputs(dir.path());
     let store = dir.path().join("store.zarr");
@@ -374,19 +374,33 @@ fn appends_refuse_overlapping_coordinates_unaligned_stores_and_other_codecs() {
         body.contains(" time = 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 5, 6, 7, 8, 9 ;"),
         "{body}"
     );
-    // Seven records in chunks of five: the last chunk is not full.
+    // Seven records in chunks of five: the last chunk is not full. It is read, completed
+    // and written back (before: refused, "the store's 7 records do not fill its last
+    // chunk; an append starts on a chunk boundary").
     let seven = netcdf(dir.path(), "seven", &cdl("seven", 0, 7));
     let short = dir.path().join("short.zarr");
     nccopy_ok(&[&seven.to_string_lossy(), &short.to_string_lossy()], &[]);
-    refused(
+    let later = netcdf(dir.path(), "later", &cdl("later", 7, 5));
+    nccopy_ok(
         &[
             "--append",
             "time",
-            &parts[3].to_string_lossy(),
+            &later.to_string_lossy(),
             &short.to_string_lossy(),
         ],
-        "--append time: variable /time is stored in chunks of 5 along time, and the store's \
-         7 records do not fill its last chunk; an append starts on a chunk boundary",
+        &[],
+    );
+    let twelve = netcdf(dir.path(), "twelve", &cdl("twelve", 0, 12));
+    let whole = dir.path().join("whole.zarr");
+    nccopy_ok(&[&twelve.to_string_lossy(), &whole.to_string_lossy()], &[]);
+    let (appended, copied) = (
+        dump_body(&short.to_string_lossy(), &[]),
+        dump_body(&whole.to_string_lossy(), &[]),
+    );
+    assert!(
+        appended == copied,
+        "{}",
+        first_difference(&copied, &appended)
     );
 }
 
@@ -582,4 +596,69 @@ fn appends_to_a_zip_archive_rewrite_it_whole_to_what_a_single_copy_holds() {
         leftovers.is_empty(),
         "left beside the archives: {leftovers:?}"
     );
+}
+
+#[test]
+fn a_store_declaring_huge_chunks_is_refused_before_a_chunk_is_built() {
+    // The store decides the chunks of an append or a region write, so its word on their
+    // size is checked: chunks of 500,000,000 doubles (4 GB), none written. Before (once
+    // appends took the store's chunks): a 6-record append built a 4 GB chunk in memory
+    // (SIGABRT under a 4 GB address-space limit). `t(time, x)` declares 3.2 GB.
+    let dir = scratch();
+    let first = netcdf(dir.path(), "first", &cdl("first", 0, RECORDS));
+    let next = netcdf(dir.path(), "next", &cdl("next", RECORDS, RECORDS));
+    let store = dir.path().join("huge.zarr");
+    let store_text = store.to_string_lossy().into_owned();
+    nccopy_ok(
+        &["-c", "time/5", &first.to_string_lossy(), &store_text],
+        &[],
+    );
+    let edit = |path: &Path, key: Option<&str>, huge: usize| {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+        let mut json: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+        let array = match key {
+            Some(key) => &mut json["metadata"][key],
+            None => &mut json,
+        };
+        if let Some(chunks) = array.get_mut("chunks").and_then(|c| c.as_array_mut()) {
+            chunks[0] = huge.into();
+        }
+        std::fs::write(path, json.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    };
+    for (var, huge) in [("time", 500_000_000), ("t", 200_000_000)] {
+        edit(&store.join(var).join(".zarray"), None, huge);
+        let consolidated = store.join(".zmetadata");
+        if consolidated.exists() {
+            edit(&consolidated, Some(&format!("{var}/.zarray")), huge);
+        }
+        for entry in std::fs::read_dir(store.join(var))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            if !entry.file_name().to_string_lossy().starts_with('.') {
+                std::fs::remove_file(entry.path()).unwrap_or_else(|e| panic!("{e}"));
+            }
+        }
+    }
+    for args in [
+        vec!["--append", "time", "--allow-overlap"],
+        vec!["--region", "time=0:5"],
+    ] {
+        let mut args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+        args.extend([
+            next.clone().into_os_string(),
+            store.clone().into_os_string(),
+        ]);
+        let copied = crate::bounded::run_ours("nccopy", &args);
+        let done = copied.assert_within(300, 60);
+        assert_eq!(done.code, Some(1), "{args:?}: {}", done.stderr);
+        assert!(
+            done.stderr
+                .contains("limit on chunks written into an existing store"),
+            "{args:?}: {}",
+            done.stderr
+        );
+    }
 }

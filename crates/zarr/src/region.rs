@@ -21,6 +21,9 @@ pub(crate) struct RegionWrite {
     dim_id: Option<i32>,
     /// By group path and name: the chunk grid indices of the region's first chunk.
     offsets: HashMap<(Vec<String>, String), Vec<usize>>,
+    /// By group path and name, for an append that starts inside a chunk: the axis of
+    /// the dimension and the store's length, by which the input's records are moved.
+    shifts: HashMap<(Vec<String>, String), (usize, usize)>,
 }
 
 /// What [`RegionWrite::prepare`] checks the store against.
@@ -41,6 +44,7 @@ impl RegionWrite {
             region,
             dim_id: None,
             offsets: HashMap::new(),
+            shifts: HashMap::new(),
         }
     }
 
@@ -60,6 +64,16 @@ impl RegionWrite {
             .get(&(groups.to_vec(), name.to_string()))
             .cloned()
             .unwrap_or_default()
+    }
+
+    /// For an append that starts inside one of the variable's chunks: the axis of the
+    /// appended dimension and the store's length before the append. The input's records
+    /// are written from there, the chunk they start in read, completed and written
+    /// back (one writer at a time: the append holds the store's lock).
+    pub(crate) fn shift(&self, groups: &[String], name: &str) -> Option<(usize, usize)> {
+        self.shifts
+            .get(&(groups.to_vec(), name.to_string()))
+            .copied()
     }
 
     /// Checks the region against the dataset (a dimension of the root group, inside the
@@ -93,8 +107,25 @@ impl RegionWrite {
                 r.length, r.dim
             )));
         }
+        let limit = codecs::partial::decoded_chunk_cap();
         for var in check.vars {
             let chunks = var.stored_chunks();
+            // The store's chunks are the store's word: a chunk is built whole in memory
+            // before it is written, so none larger than the limit on chunks decoded whole.
+            let bytes = chunks
+                .iter()
+                .try_fold(var.dtype.size, |n, c| n.checked_mul(*c));
+            if bytes.is_none_or(|bytes| bytes > limit) {
+                return Err(ZarrError::Invalid(format!(
+                    "{option}: variable {} is stored in chunks of {chunks:?} values of {} \
+                     bytes, more than the {limit}-byte limit on chunks written into an \
+                     existing store (each is built whole in memory); set {}=BYTES to write \
+                     it",
+                    crate::codec::var_path(&var.group_path, &var.var.name),
+                    var.dtype.size,
+                    codecs::partial::CHUNK_LIMIT_VARIABLE
+                )));
+            }
             let mut offset = vec![0; var.var.dim_ids.len()];
             for (axis, id) in var.var.dim_ids.iter().enumerate() {
                 if *id != dim.id {
@@ -102,14 +133,21 @@ impl RegionWrite {
                 }
                 let chunk = chunks.get(axis).copied().unwrap_or(1).max(1);
                 if r.extend && r.misalignment(chunk).is_some() {
-                    return Err(ZarrError::Invalid(format!(
-                        "{option}: variable {} is stored in chunks of {chunk} along {}, and \
-                         the store's {} records do not fill its last chunk; an append \
-                         starts on a chunk boundary (records are appended in whole chunks)",
-                        crate::codec::var_path(&var.group_path, &var.var.name),
-                        r.dim,
-                        r.length
-                    )));
+                    if var.shard.is_some() {
+                        return Err(ZarrError::Invalid(format!(
+                            "{option}: variable {} is stored in shards of {chunk} along {}, \
+                             and the store's {} records do not fill its last shard; an \
+                             append to a sharded array starts on a shard boundary",
+                            crate::codec::var_path(&var.group_path, &var.var.name),
+                            r.dim,
+                            r.length
+                        )));
+                    }
+                    self.shifts.insert(
+                        (var.group_path.clone(), var.var.name.clone()),
+                        (axis, r.start),
+                    );
+                    continue;
                 }
                 if let Some((low, high)) = r.misalignment(chunk) {
                     return Err(ZarrError::Invalid(format!(

@@ -342,6 +342,7 @@ impl ZarrWriter {
         state.grow(&var.var, &ends)?;
         let meta = self.meta_of(&var, &state)?;
         drop(state);
+        let start = self.shifted(&var, start);
         let quantized = var
             .quantize
             .map(|q| crate::quantized::quantized(data, var.dtype.atomic, &var.fill, q));
@@ -391,6 +392,7 @@ impl ZarrWriter {
         state.grow(&var.var, &ends)?;
         let meta = self.meta_of(&var, &state)?;
         drop(state);
+        let start = self.shifted(&var, start);
         let _chunk_io = self
             .chunk_io
             .lock()
@@ -411,6 +413,11 @@ impl ZarrWriter {
             state.vars.get(index).cloned().ok_or_else(|| {
                 ZarrError::Invalid("no such variable".into()).into_store(context())
             })?;
+        if self.shift_of(&var).is_some() {
+            // The input's chunks straddle the store's: each is written as a slab.
+            drop(state);
+            return self.write_chunks_as_slabs(index, &var.stored_chunks(), shape, jobs);
+        }
         state
             .grow(&var.var, shape)
             .map_err(|e| e.into_store(context()))?;
@@ -428,6 +435,31 @@ impl ZarrWriter {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         crate::wdata::write_whole_chunks(&meta, &target, shape, jobs)
+    }
+
+    /// Writes whole chunks (of shape `chunks`, of an array of shape `shape`) of the
+    /// variable `index` as slabs, each cut to its part inside the array.
+    fn write_chunks_as_slabs<'a>(
+        &self,
+        index: usize,
+        chunks: &[usize],
+        shape: &[usize],
+        jobs: impl Iterator<Item = store::ChunkJob<'a>>,
+    ) -> Result<(), StoreError> {
+        let context = || format!("writing {}", self.text);
+        let element = self.lock().vars.get(index).map_or(1, |v| v.dtype.size);
+        for job in jobs {
+            let chunk = (job.read)()?;
+            let extent = store::extent_in(shape, chunks, &job.offset);
+            let part = if extent == chunks {
+                chunk
+            } else {
+                store::cut_from_chunk(&chunk, chunks, &extent, element)
+            };
+            self.write_bytes(index, &job.offset, &extent, &part)
+                .map_err(|e| e.into_store(context()))?;
+        }
+        Ok(())
     }
 
     /// Makes the fixed-length strings of the variable `index` wide enough for `values`
@@ -531,12 +563,21 @@ impl ZarrWriter {
         Ok(ArrayMeta {
             store: self.store.clone(),
             node: self.array_key(var)?,
-            shape: var
-                .var
-                .dim_ids
-                .iter()
-                .map(|d| state.lens.get(d).copied().unwrap_or(0))
-                .collect(),
+            shape: {
+                let mut shape: Vec<usize> = var
+                    .var
+                    .dim_ids
+                    .iter()
+                    .map(|d| state.lens.get(d).copied().unwrap_or(0))
+                    .collect();
+                // An append inside a chunk: the array as the store will hold it.
+                if let Some((axis, origin)) = self.shift_of(var) {
+                    if let Some(len) = shape.get_mut(axis) {
+                        *len += origin;
+                    }
+                }
+                shape
+            },
             chunks,
             dtype: var.dtype,
             fill: Some(var.fill.clone()),
@@ -556,6 +597,24 @@ impl ZarrWriter {
                 .map(|r| r.key_offset(&var.group_path, &var.var.name))
                 .unwrap_or_default(),
         })
+    }
+
+    /// The axis and the store's length by which an append moves the variable's records,
+    /// when it starts inside one of its chunks ([`crate::region::RegionWrite::shift`]).
+    fn shift_of(&self, var: &PlannedVar) -> Option<(usize, usize)> {
+        self.region
+            .as_ref()
+            .and_then(|r| r.shift(&var.group_path, &var.var.name))
+    }
+
+    /// `start` moved to where an append inside a chunk writes it.
+    fn shifted(&self, var: &PlannedVar, mut start: Vec<usize>) -> Vec<usize> {
+        if let Some((axis, origin)) = self.shift_of(var) {
+            if let Some(at) = start.get_mut(axis) {
+                *at += origin;
+            }
+        }
+        start
     }
 
     /// The index in the plan of the variable `var`.
@@ -880,7 +939,11 @@ impl StoreWriter for ZarrWriter {
         let var = state.vars.get(index)?.clone();
         // A shard is built from values: stored chunks become its inner chunks only
         // through them.
-        if var.quantize.is_some() || var.var.dim_ids.is_empty() || var.shard.is_some() {
+        if var.quantize.is_some()
+            || var.var.dim_ids.is_empty()
+            || var.shard.is_some()
+            || self.shift_of(&var).is_some()
+        {
             return None;
         }
         let meta = self.meta_of(&var, &state).ok()?;

@@ -1,0 +1,152 @@
+//! The recipes of docs/zarr.md on the files people make: four daily files written by
+//! netCDF4-python with its defaults (an unlimited `time`, which netCDF-C chunks by 512,
+//! and a deflated `tas(time, lat, lon)` in chunks of one record), six records each.
+//! Appended one by one, or written by four region jobs at once after a plain
+//! `--template`, they read in ncdump and in xarray as one copy of their concatenation.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::support::{first_difference, run, scratch, skip, Test};
+use crate::zarr_regions::{dump_body, nccopy_ok};
+
+/// Makes `day0.nc` … `day3.nc` and `all.nc` (their 24 records) in `dir` with
+/// netCDF4-python; `None` (after a skip) without it.
+fn daily_files(dir: &Path) -> Option<PathBuf> {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python3");
+    let program = r#"
+import netCDF4, numpy as np
+def write(name, first, records):
+    with netCDF4.Dataset(name, "w") as f:
+        f.createDimension("time", None)
+        f.createDimension("lat", 3)
+        f.createDimension("lon", 4)
+        t = f.createVariable("time", "f8", ("time",))
+        t.units = "hours since 2000-01-01"
+        f.createVariable("lat", "f4", ("lat",))[:] = [10, 20, 30]
+        f.createVariable("lon", "f4", ("lon",))[:] = [0, 90, 180, 270]
+        v = f.createVariable("tas", "f4", ("time", "lat", "lon"), zlib=True)
+        v.units = "K"
+        t[:] = np.arange(first, first + records)
+        v[:] = (np.arange(first * 12, (first + records) * 12, dtype="f4") / 8).reshape(records, 3, 4)
+for day in range(4):
+    write(f"day{day}.nc", 6 * day, 6)
+write("all.nc", 0, 24)
+print(netCDF4.Dataset("day0.nc")["time"].chunking())
+"#;
+    if !python.is_file() {
+        skip("the project virtualenv .venv with netCDF4");
+        return None;
+    }
+    let made = run(Command::new(&python).args(["-c", program]).current_dir(dir));
+    if made.code != Some(0) && made.stderr.contains("No module named") {
+        skip("netCDF4-python in the project virtualenv");
+        return None;
+    }
+    assert_eq!(made.code, Some(0), "netCDF4-python: {}", made.stderr);
+    // The default the recipes must cope with: time chunked by 512.
+    assert_eq!(made.stdout.trim(), "[512]", "{}", made.stdout);
+    Some(python)
+}
+
+/// xarray's values of `tas` and `time` in `store` (decoded, as a user sees them),
+/// printed as text, or of the netCDF file `file`.
+fn xarray_values(python: &Path, target: &Path) -> String {
+    let program = format!(
+        "import xarray as xr, numpy as np\n\
+         p = {target:?}\n\
+         ds = xr.open_zarr(p, consolidated=None) if p.endswith('.zarr') else xr.open_dataset(p)\n\
+         np.set_printoptions(threshold=10**6)\n\
+         print(ds.sizes['time'], ds.time.values, ds.tas.values, ds.tas.attrs.get('units'))\n"
+    );
+    let read = run(Command::new(python).args(["-c", &program]));
+    assert_eq!(
+        read.code,
+        Some(0),
+        "xarray {}: {}",
+        target.display(),
+        read.stderr
+    );
+    read.stdout
+}
+
+#[test]
+fn appends_and_region_jobs_of_netcdf4_python_daily_files_make_one_copy() {
+    let dir = scratch();
+    let Some(python) = daily_files(dir.path()) else {
+        return;
+    };
+    let path = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let single = path("single.zarr");
+    nccopy_ok(&[&path("all.nc"), &single], &[]);
+    let expected_dump = dump_body(&single, &[]);
+    let expected_values = xarray_values(&python, &dir.path().join("all.nc"));
+    assert!(expected_values.starts_with("24 "), "{expected_values}");
+
+    // docs/zarr.md's append recipe, as it is: no -c, no -F. Before: the first append
+    // was refused ("variable /time is stored in chunks of 512 along time, and the
+    // store's 6 records do not fill its last chunk").
+    let appended = path("appended.zarr");
+    nccopy_ok(&[&path("day0.nc"), &appended], &[]);
+    for day in 1..4 {
+        nccopy_ok(
+            &[
+                "--append",
+                "time",
+                &path(&format!("day{day}.nc")),
+                &appended,
+            ],
+            &[],
+        );
+    }
+    // The store's chunks decide, whatever the input's: a store made with -c time/6
+    // takes appends of files chunked by 512 (before: refused the same way).
+    let rechunked = path("rechunked.zarr");
+    nccopy_ok(&["-c", "time/6", &path("day0.nc"), &rechunked], &[]);
+    for day in 1..4 {
+        nccopy_ok(
+            &[
+                "--append",
+                "time",
+                &path(&format!("day{day}.nc")),
+                &rechunked,
+            ],
+            &[],
+        );
+    }
+
+    // The region recipe: a plain template, then four jobs at once. Before: each job
+    // was refused ("the aligned region that holds it is time=0:24").
+    let regions = path("regions.zarr");
+    nccopy_ok(&["--template", "time=24", &path("day0.nc"), &regions], &[]);
+    std::thread::scope(|scope| {
+        for day in 0..4 {
+            let (input, store) = (path(&format!("day{day}.nc")), regions.clone());
+            scope.spawn(move || {
+                let region = format!("time={}:{}", day * 6, day * 6 + 6);
+                nccopy_ok(&["--region", &region, &input, &store], &[]);
+            });
+        }
+    });
+
+    for store in [&appended, &rechunked, &regions] {
+        let dump = dump_body(store, &[]);
+        assert!(
+            dump == expected_dump,
+            "{store}: {}",
+            first_difference(&expected_dump, &dump)
+        );
+        let values = xarray_values(&python, Path::new(store));
+        assert_eq!(values, expected_values, "{store}");
+    }
+    // The template chunked time by the file's 6 records, so each job wrote its own.
+    let zarray = std::fs::read_to_string(dir.path().join("regions.zarr/time/.zarray"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(zarray.contains("\"chunks\": [6]"), "{zarray}");
+    let header = Test::ours("ncdump").args(["-hs", &appended]).run();
+    assert!(
+        header.stdout.contains("time:_ChunkSizes = 512 ;"),
+        "{}",
+        header.stdout
+    );
+}
