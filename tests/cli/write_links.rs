@@ -98,6 +98,31 @@ fn appends_follow_no_link_at_any_key_they_write() {
 }
 
 #[test]
+fn an_append_inside_a_chunk_rewrites_no_chunk_that_is_a_link() {
+    // An append that starts inside a chunk reads that chunk and writes it back: a link
+    // there (to a file or a directory outside) is refused before either, and what it
+    // leads to is unchanged.
+    let dir = scratch();
+    let (parts, _) = inputs(dir.path());
+    let outside = Outside::new(dir.path());
+    let part0 = parts[0].to_string_lossy().into_owned();
+    let part1 = parts[1].to_string_lossy().into_owned();
+    for (i, (key, to_dir)) in [("time/0", false), ("t/0.0", false), ("t/0.0", true)]
+        .into_iter()
+        .enumerate()
+    {
+        let store = dir.path().join(format!("inside{i}.zarr"));
+        let text = store.to_string_lossy().into_owned();
+        // Chunks of 10 records: the store's 5 fill half of its first chunk.
+        nccopy_ok(&["-c", "time/10", &part0, &text], &[]);
+        let link = store.join(key);
+        plant(&link, if to_dir { &outside.dir } else { &outside.file });
+        refused_naming(&["--append", "time", &part1, &text], &link);
+        outside.assert_unchanged();
+    }
+}
+
+#[test]
 fn an_append_replaces_no_metadata_document_that_is_a_link_inside_the_store() {
     // Before: exit 0; the document linked to another file of the store (which a reader
     // follows) was replaced by a regular file behind the writer's back, or written
