@@ -62,7 +62,7 @@ fn zarr_store(dir: &Path, name: &str, compressor: &str, chunk: &[u8]) -> PathBuf
     write(store.join(".zgroup"), br#"{"zarr_format": 2}"#);
     let zarray = format!(
         r#"{{"zarr_format": 2, "shape": [4], "chunks": [{CHUNK}], "dtype": "|i1",
-            "compressor": {compressor}, "fill_value": 0, "order": "C", "filters": null}}"#
+            "compressor": {compressor}, "fill_value": null, "order": "C", "filters": null}}"#
     );
     write(array.join(".zarray"), zarray.as_bytes());
     write(array.join(".zattrs"), br#"{"_ARRAY_DIMENSIONS": ["x"]}"#);

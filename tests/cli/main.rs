@@ -42,6 +42,7 @@ mod terminal_output;
 mod try_filters;
 mod versions;
 mod write_links;
+mod xarray_masks;
 mod zarr_codecs;
 mod zarr_consolidated;
 mod zarr_daily_files;

@@ -230,7 +230,7 @@ g = zarr.open_group(sys.argv[1], mode="w", zarr_format=2)
 a = g.create_array("v", shape=(20000,), chunks=(10000,), dtype="<i4",
                    filters=[nc.Delta("<i4")], compressors=nc.Zlib(1))
 a.attrs["_ARRAY_DIMENSIONS"] = ["x"]
-a[:] = np.arange(20000) * 3
+a[:] = np.arange(20000) * 3 + 1
 "#;
     let made = run(Command::new(&python).args(["-c", program]).arg(&store));
     assert_eq!(made.code, Some(0), "zarr-python: {}", made.stderr);
@@ -244,7 +244,7 @@ a[:] = np.arange(20000) * 3
         assert_eq!(done.code, Some(0), "nccopy: {}", done.stderr);
         let dump = ncdump(&["-v", "v"], &output);
         assert!(
-            dump.contains(" v = 0, 3, 6, 9, 12,") && dump.contains(" 59994, 59997 ;"),
+            dump.contains(" v = 1, 4, 7, 10, 13,") && dump.contains(" 59995, 59998 ;"),
             "{}: {}",
             output.display(),
             &dump[dump.len().saturating_sub(400)..]

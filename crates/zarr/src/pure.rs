@@ -4,7 +4,7 @@
 //! name get netCDF-C 4.10's anonymous dimension `_Anonymous_Dim_<len>` (4.9.0 named it
 //! `_zdim_<len>`).
 
-use ncmodel::{Dim, Group};
+use ncmodel::{AtomicType, Dim, Group};
 use std::collections::HashMap;
 
 use serde_json::{Map, Value};
@@ -163,8 +163,40 @@ impl Pure {
             attrs.get("_ARRAY_DIMENSIONS").cloned()
         };
         let dim_ids = self.dims_of(&meta.shape, names.as_ref(), dims, builder, &path)?;
-        let var = builder.add_var(at.ids, at.name, path, meta, &attrs, dim_ids)?;
+        let fill_attribute = self.xarray_fill_value(&meta, &attrs);
+        let mut var = builder.add_var(at.ids, at.name, path, meta, &attrs, dim_ids)?;
+        if let Some(fill) = fill_attribute {
+            var.atts.insert(0, fill);
+        }
         Ok(Some(var))
+    }
+
+    /// The `_FillValue` an array written by xarray means without saying it: in Zarr
+    /// version 2, xarray writes a variable's `_FillValue` as the array's `fill_value` and
+    /// no attribute, and reads any non-null `fill_value` back as `_FillValue` (its
+    /// missing-value mask). So an array that follows xarray's convention
+    /// (`_ARRAY_DIMENSIONS`), with no `_FillValue` attribute, a number type and a
+    /// non-null `fill_value`, gets it as `_FillValue`. netCDF-C's own pure Zarr stores
+    /// (`_NCProperties` in the root) write the attribute where there is one, and are read
+    /// as they are.
+    fn xarray_fill_value(
+        &self,
+        meta: &ArrayMeta,
+        attrs: &Map<String, Value>,
+    ) -> Option<ncmodel::Attribute> {
+        let xarray = !self.v3
+            && self.dialect == crate::dtype::Dialect::Pure
+            && attrs.contains_key("_ARRAY_DIMENSIONS")
+            && !attrs.contains_key("_FillValue");
+        let atomic = meta.dtype.atomic;
+        let number = !matches!(atomic, AtomicType::Char | AtomicType::String)
+            && meta.dtype.cf_units().is_none();
+        let fill = meta.fill.as_ref().filter(|_| xarray && number)?;
+        Some(ncmodel::Attribute {
+            name: "_FillValue".to_string(),
+            type_ref: ncmodel::TypeRef::Atomic(atomic),
+            values: crate::values::bytes_to_values(fill, &meta.dtype),
+        })
     }
 
     /// The root group of a store whose root is an array: one variable, `name`, with

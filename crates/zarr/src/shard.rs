@@ -261,11 +261,56 @@ impl Sharding {
     }
 }
 
-/// A shard in a store, read a range at a time (its index, then the inner chunks wanted).
+/// A shard in a store, read a range at a time (its index, then the inner chunks wanted);
+/// or, when the array has codecs after `sharding_indexed` (zarr-python's default
+/// compressor after a sharding serializer), read whole and decoded first, since its
+/// ranges are ranges of the decoded bytes.
 struct Ranged<'a> {
     meta: &'a ArrayMeta,
     key: &'a store::StoreKey,
     length: u64,
+    decoded: Option<Vec<u8>>,
+}
+
+/// The shard `key` of the array `meta`, to read ranges of; `None` when it was never
+/// written. A shard under codecs of its own is read whole, within the cap on its stored
+/// size, and decoded within the chunk limit.
+fn open_shard<'a>(
+    meta: &'a ArrayMeta,
+    sharding: &Sharding,
+    key: &'a store::StoreKey,
+) -> Result<Option<Ranged<'a>>> {
+    let Some(length) = shard_length(meta, sharding, key)? else {
+        return Ok(None);
+    };
+    if meta.codecs.is_empty() {
+        return Ok(Some(Ranged {
+            meta,
+            key,
+            length,
+            decoded: None,
+        }));
+    }
+    let Some(stored) = meta.store.get(key, length)? else {
+        return Ok(None);
+    };
+    let cap = usize::try_from(sharding.encoded_cap(meta))
+        .unwrap_or(usize::MAX)
+        .min(codecs::partial::decoded_chunk_cap());
+    let decoded =
+        decode_chain(&meta.codecs, &meta.codec_array(1), stored, cap).map_err(|e| match e {
+            CodecFail::Unavailable(id) => crate::read::unavailable(&id),
+            CodecFail::Failed(m) => ZarrError::Corrupt(format!(
+                "chunk {} cannot be decoded: {m}; the store is probably damaged",
+                meta.describe(key)
+            )),
+        })?;
+    Ok(Some(Ranged {
+        meta,
+        key,
+        length: decoded.len() as u64,
+        decoded: Some(decoded),
+    }))
 }
 
 impl Ranged<'_> {
@@ -274,6 +319,21 @@ impl Ranged<'_> {
     /// directory store opens the shard once).
     fn read(&self, ranges: &[(u64, u64)]) -> std::result::Result<Vec<Vec<u8>>, CodecFail> {
         let what = self.meta.describe(self.key);
+        if let Some(decoded) = &self.decoded {
+            return ranges
+                .iter()
+                .map(|(offset, length)| {
+                    let from = usize::try_from(*offset).ok();
+                    let to = from.and_then(|f| f.checked_add(usize::try_from(*length).ok()?));
+                    from.zip(to)
+                        .and_then(|(from, to)| decoded.get(from..to))
+                        .map(<[u8]>::to_vec)
+                        .ok_or_else(|| {
+                            CodecFail::Failed(format!("{what} ends before a range its index gives"))
+                        })
+                })
+                .collect();
+        }
         let merged = coalesce(ranges);
         let spans: Vec<(u64, u64)> = merged
             .iter()
@@ -345,11 +405,10 @@ pub fn read_region(
     key: &store::StoreKey,
     region: (&[usize], &[usize]),
 ) -> Result<Option<Vec<u8>>> {
-    let Some(length) = shard_length(meta, sharding, key)? else {
+    let Some(source) = open_shard(meta, sharding, key)? else {
         return Ok(None);
     };
     let what = meta.describe(key);
-    let source = Ranged { meta, key, length };
     assemble(meta, sharding, &source, region, &what)
         .map(Some)
         .map_err(|e| match e {
@@ -460,10 +519,14 @@ fn cached_index(
     what: &str,
 ) -> std::result::Result<Arc<Vec<Entry>>, CodecFail> {
     let key = source.key.as_str();
+    let count = sharding.inner_count(&meta.chunks);
+    if source.decoded.is_some() {
+        // Kept by the stored length, which a decoded shard's is not.
+        return Ok(Arc::new(read_index(sharding, count, source, what)?));
+    }
     if let Some(index) = sharding.index_cache.get(key, source.length) {
         return Ok(index);
     }
-    let count = sharding.inner_count(&meta.chunks);
     let index = Arc::new(read_index(sharding, count, source, what)?);
     sharding.index_cache.put(key, source.length, index.clone());
     Ok(index)
@@ -479,15 +542,11 @@ pub fn read_inner_stored(
     position: &[usize],
 ) -> Result<Option<Vec<u8>>> {
     let key = meta.chunk_key(index);
-    let Some(length) = shard_length(meta, sharding, &key)? else {
+    let Some(source) = open_shard(meta, sharding, &key)? else {
         return Ok(None);
     };
+    let length = source.length;
     let what = meta.describe(&key);
-    let source = Ranged {
-        meta,
-        key: &key,
-        length,
-    };
     let damaged = |e: CodecFail| match e {
         CodecFail::Unavailable(id) => crate::read::unavailable(&id),
         CodecFail::Failed(m) => ZarrError::Corrupt(format!(
@@ -531,15 +590,10 @@ pub fn read_inner_stored(
 /// only those inside the array (a shard at its end may hold some past it).
 pub fn stored_inner_count(meta: &ArrayMeta, sharding: &Sharding, index: &[usize]) -> Result<u64> {
     let key = meta.chunk_key(index);
-    let Some(length) = shard_length(meta, sharding, &key)? else {
+    let Some(source) = open_shard(meta, sharding, &key)? else {
         return Ok(0);
     };
     let what = meta.describe(&key);
-    let source = Ranged {
-        meta,
-        key: &key,
-        length,
-    };
     let entries = cached_index(meta, sharding, &source, &what).map_err(|e| {
         ZarrError::Corrupt(format!(
             "chunk {what} cannot be read: {}; the store is probably damaged",

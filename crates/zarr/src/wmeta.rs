@@ -379,7 +379,7 @@ impl MetaWriter<'_> {
                         .unwrap_or_default(),
                 )
             }
-            false => fill_json(var),
+            false => fill_json(var, self.nczarr()),
         };
         let ints = |v: &[usize]| J::Arr(v.iter().map(|n| J::int(*n as u64)).collect());
         let maxstrlen = crate::strings::var_maxstrlen(&self.dataset.root.atts, &var.var.atts);
@@ -670,6 +670,7 @@ fn latin1_warning(owner: &str, name: &str) -> String {
     )
 }
 
+/// The variable's fill value as its attribute would be written.
 fn first_fill(var: &PlannedVar) -> J {
     let values = bytes_to_values(&var.fill, &var.dtype);
     attribute_json(
@@ -685,8 +686,14 @@ fn first_fill(var: &PlannedVar) -> J {
     .unwrap_or(J::int(0))
 }
 
-fn fill_json(var: &PlannedVar) -> J {
-    if var.no_fill {
+/// The array's `fill_value`: null for a variable written without fill values (NCZarr's
+/// record of `_NoFill`), else its fill value. In pure Zarr, which has no `_NoFill`, a
+/// variable with a `_FillValue` has it as its `fill_value` whatever its fill mode: xarray
+/// reads `fill_value` as the mask, typed by the dtype (a float32 compares equal), where
+/// the attribute's JSON number is a double that leaves `1e20f` unmasked.
+fn fill_json(var: &PlannedVar, nczarr: bool) -> J {
+    let has_fill_attribute = var.var.atts.iter().any(|a| a.name == "_FillValue");
+    if var.no_fill && (nczarr || !has_fill_attribute) {
         return J::Null;
     }
     stored_fill(var)

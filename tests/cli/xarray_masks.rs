@@ -1,0 +1,108 @@
+//! What xarray users see: stores written by xarray read with the same masked values in
+//! xarray before and after `nccopy` to netCDF-4, and again after the netCDF-4 file is
+//! copied back to Zarr (v2 and v3). xarray's v2 convention keeps a variable's
+//! `_FillValue` in the array's `fill_value` only; it must become the netCDF
+//! `_FillValue`, or missing values come back as data. kerchunk references to the
+//! netCDF-4 copy are read by xarray with the same mask too.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::support::{run, scratch, zarr_python, Test};
+
+/// Writes the stores with xarray: missing values in float64 (an explicit `_FillValue`),
+/// float32 (xarray's NaN default), int16 packed with `scale_factor` and `_FillValue`,
+/// each as Zarr v2 and v3, and a netCDF file with `_FillValue = 1e20f` sent through
+/// xarray's v2 store.
+const WRITE: &str = r#"
+import warnings, numpy as np, xarray as xr
+warnings.simplefilter("error")
+ds = xr.Dataset(
+    {
+        "sst": ("x", np.array([1.0, np.nan, 3.0, 4.0])),
+        "f32": ("x", np.array([1.5, np.nan, 2.5, 3.5], dtype="f4")),
+        "packed": ("x", np.array([0.25, np.nan, 1.5, 2.0])),
+    }
+)
+ds.sst.encoding["_FillValue"] = -999.0
+ds.packed.encoding.update({"dtype": "i2", "scale_factor": 0.25, "_FillValue": -1})
+for fmt in (2, 3):
+    ds.to_zarr(f"xr-v{fmt}.zarr", zarr_format=fmt, mode="w", consolidated=False)
+nc = xr.Dataset({"g": ("x", np.array([1.0, np.nan, 2.0, 5.0], dtype="f4"))})
+nc.g.encoding["_FillValue"] = np.float32(1e20)
+nc.to_netcdf("g.nc")
+xr.open_dataset("g.nc").to_zarr("from-nc.zarr", zarr_format=2, mode="w", consolidated=False)
+"#;
+
+/// xarray's values of every variable of `target` (a store or a netCDF file), masked
+/// and unpacked as xarray shows them, one line per variable.
+fn seen_by_xarray(python: &Path, target: &Path) -> String {
+    let program = format!(
+        "import warnings, xarray as xr\nwarnings.simplefilter('error')\np = {target:?}\n\
+         if p.endswith('.nc'): ds = xr.open_dataset(p)\n\
+         elif p.endswith('.json'): ds = xr.open_dataset('reference://', engine='zarr', \
+         backend_kwargs={{'storage_options': {{'fo': p}}, 'consolidated': False}})\n\
+         else: ds = xr.open_zarr(p, consolidated=False)\n\
+         for name in sorted(ds.data_vars):\n    print(name, ds[name].values.tolist())\n"
+    );
+    let read = run(Command::new(python).args(["-c", &program]));
+    assert_eq!(
+        read.code,
+        Some(0),
+        "xarray {}: {}",
+        target.display(),
+        read.stderr
+    );
+    read.stdout
+}
+
+#[test]
+fn xarray_stores_keep_their_masked_values_through_netcdf4_and_back() {
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let made = run(Command::new(&python)
+        .args(["-c", WRITE])
+        .current_dir(dir.path()));
+    assert_eq!(made.code, Some(0), "xarray: {}", made.stderr);
+    for store in ["xr-v2.zarr", "xr-v3.zarr", "from-nc.zarr"] {
+        let source = dir.path().join(store);
+        let before = seen_by_xarray(&python, &source);
+        assert!(before.contains("nan"), "{store}: {before}");
+        let nc = dir.path().join(format!("{store}.nc"));
+        let copied = Test::ours("nccopy").arg(&source).arg(&nc).run();
+        assert_eq!(copied.code, Some(0), "nccopy {store}: {}", copied.stderr);
+        // Before: `sst = 1, -999, 3, 4` in the netCDF file, no `_FillValue`.
+        assert_eq!(seen_by_xarray(&python, &nc), before, "{store} → netCDF-4");
+        // kerchunk's references to the netCDF-4 file, read by xarray through fsspec.
+        let refs = dir.path().join(format!("{store}.json"));
+        let made = Test::ours("nccopy")
+            .arg("--kerchunk")
+            .arg(&refs)
+            .arg(&nc)
+            .run();
+        assert_eq!(
+            made.code,
+            Some(0),
+            "nccopy --kerchunk {store}: {}",
+            made.stderr
+        );
+        assert_eq!(seen_by_xarray(&python, &refs), before, "{store} → kerchunk");
+        for fragment in ["#mode=zarr", "#mode=zarr,v3"] {
+            let back = dir
+                .path()
+                .join(format!("{store}-back{}.zarr", fragment.len()));
+            let target = format!("file://{}{fragment}", back.display());
+            let copied = Test::ours("nccopy").arg(&nc).arg(&target).run();
+            assert_eq!(copied.code, Some(0), "nccopy {target}: {}", copied.stderr);
+            // Before: float32 fill values stayed data (`_FillValue` 1e20 compared as a
+            // double, `fill_value: null`).
+            assert_eq!(
+                seen_by_xarray(&python, &back),
+                before,
+                "{store} → {fragment}"
+            );
+        }
+    }
+}
