@@ -31,6 +31,16 @@ pub fn write_references(args: &CopyArgs, refs: &str) -> Result<(), Failure> {
              them along"
         )));
     }
+    // The references name each file as it was given, and reading a netCDF-4 file's
+    // chunk index goes through libhdf5, which reads local files only.
+    if let Some(remote) = inputs.iter().find(|i| store::is_url(i)) {
+        return Err(Failure::usage(anyhow!(
+            "{}: --kerchunk reads local netCDF-4 files only (their chunk index is read with \
+             libhdf5); copy the file to a local disk first, or use kerchunk's own \
+             SingleHdf5ToZarr for a remote file",
+            store::escape_message(&store::redact_url(remote))
+        )));
+    }
     if inputs.iter().any(|i| i == refs) {
         return Err(Failure::usage(anyhow!(
             "{refs}: the references would overwrite an input"

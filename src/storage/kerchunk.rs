@@ -36,6 +36,9 @@ pub fn kerchunk_references(
         coordinate_budget = coordinate_budget.saturating_sub(used);
         files.push(file);
     }
+    if let Some(dim) = concat {
+        zarr::kerchunk::order_along(&mut files, dim)?;
+    }
     let refs = zarr::kerchunk::references(&files, concat)?;
     Ok(KerchunkReferences {
         json: refs.json,

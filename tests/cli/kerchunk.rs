@@ -184,6 +184,66 @@ fn references_combine_several_files_along_time_as_kerchunk_does() {
 }
 
 #[test]
+fn inputs_named_out_of_order_are_combined_in_the_order_of_their_coordinate() {
+    // Before: exit 0 with time 0…3, 8…11, 4…7 (the order the files were named in).
+    let Some(py) = kerchunk_python() else {
+        return;
+    };
+    let dir = scratch();
+    let files: Vec<PathBuf> = (0..3)
+        .map(|k| input(dir.path(), &format!("part{k}"), k * 4))
+        .collect();
+    let refs = dir.path().join("refs.json");
+    let done = Test::ours("nccopy")
+        .arg("--kerchunk")
+        .arg(&refs)
+        .args(["--concat", "time"])
+        .args([&files[0], &files[2], &files[1]])
+        .run();
+    assert_eq!(done.code, Some(0), "nccopy --kerchunk: {}", done.stderr);
+    // Read back against the parts in time order, and against kerchunk's combination.
+    let in_order: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    python(&py, "read", &refs, &in_order);
+    let compared = python(&py, "kerchunk", &refs, &in_order);
+    assert!(!compared.contains("differs"), "{compared}");
+
+    // Two files whose times overlap cannot be combined: refused, naming both.
+    let overlapping = input(dir.path(), "overlap", 2);
+    let done = Test::ours("nccopy")
+        .arg("--kerchunk")
+        .arg(dir.path().join("overlap.json"))
+        .args(["--concat", "time"])
+        .args([&files[0], &overlapping])
+        .run();
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(
+        done.stderr
+            .contains("overlap along time (0 to 3, and 2 to 5)")
+            && done.stderr.contains("overlap.nc"),
+        "{}",
+        done.stderr
+    );
+}
+
+#[test]
+fn a_remote_input_is_refused_saying_only_local_files_are_read() {
+    // Before: "No such file or directory" for an object that exists.
+    for url in ["https://user:secret@127.0.0.1:9/x.nc", "s3://bucket/x.nc"] {
+        let done = Test::ours("nccopy")
+            .args(["--kerchunk", "refs.json", url])
+            .run();
+        assert_eq!(done.code, Some(2), "{url}: {}", done.stderr);
+        assert!(
+            done.stderr
+                .contains("--kerchunk reads local netCDF-4 files only")
+                && !done.stderr.contains("secret"),
+            "{url}: {}",
+            done.stderr
+        );
+    }
+}
+
+#[test]
 fn several_inputs_without_a_dimension_to_combine_along_are_refused() {
     let dir = scratch();
     let a = input(dir.path(), "a", 0);

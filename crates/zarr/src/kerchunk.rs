@@ -221,6 +221,62 @@ pub fn references(files: &[SourceFile], concat: Option<&str>) -> Result<Referenc
     })
 }
 
+/// Puts `files` in the order of their coordinate values along the root dimension
+/// `concat`, as kerchunk's `MultiZarrToZarr` orders its inputs, so that the combined
+/// coordinate increases whatever order the files were named in; files whose ranges
+/// overlap are refused, naming both. Files without the coordinate variable keep their
+/// order.
+pub fn order_along(files: &mut Vec<SourceFile>, concat: &str) -> Result<()> {
+    let Some(ranges) = files
+        .iter()
+        .map(|f| coordinate_range(f, concat))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Ok(());
+    };
+    let mut keyed: Vec<(SourceFile, (f64, f64))> =
+        std::mem::take(files).into_iter().zip(ranges).collect();
+    keyed.sort_by(|a, b| a.1 .0.total_cmp(&b.1 .0));
+    for pair in keyed.windows(2) {
+        let ((before, (first, last)), (after, (next, next_last))) = (&pair[0], &pair[1]);
+        if next <= last {
+            return Err(ZarrError::Invalid(format!(
+                "{} and {} overlap along {concat} ({first} to {last}, and {next} to \
+                 {next_last}): references to both would repeat or interleave {concat}",
+                before.url, after.url
+            )));
+        }
+    }
+    *files = keyed.into_iter().map(|(file, _)| file).collect();
+    Ok(())
+}
+
+/// The first and last values of the coordinate variable `dim` of `file`, as numbers,
+/// when it has one with values of a number type; its values must increase.
+fn coordinate_range(file: &SourceFile, dim: &str) -> Option<(f64, f64)> {
+    let var = file
+        .dataset
+        .root
+        .vars
+        .iter()
+        .find(|v| v.name == dim && v.dim_ids.len() == 1)?;
+    let TypeRef::Atomic(atomic) = var.type_ref else {
+        return None;
+    };
+    let values = ncmodel::Values::from_native_bytes(atomic, file.coordinate.as_deref()?)?;
+    let number = |i: usize| -> Option<f64> {
+        match &values {
+            ncmodel::Values::Float(v) => v.get(i).map(|x| f64::from(*x)),
+            ncmodel::Values::Double(v) => v.get(i).copied(),
+            // Coordinates are far below 2^53, where the conversion is exact.
+            #[allow(clippy::cast_precision_loss)]
+            other => other.integer_at(i).map(|x| x as f64),
+        }
+    };
+    let last = values.len().checked_sub(1)?;
+    Some((number(0)?, number(last)?))
+}
+
 /// Makes the root's coordinate variable of `dim` one uncompressed chunk of `total`
 /// values in machine order, when every file has its values: its path and the values,
 /// concatenated.
