@@ -241,6 +241,59 @@ fn user_defined_types_are_refused_naming_each_type() {
 }
 
 #[test]
+fn a_file_with_an_enum_converts_to_zarr_once_its_enum_variable_is_left_out() {
+    // Before: refused whatever -V said ("the user-defined type cloud_t (enum) cannot be
+    // stored in Zarr"), since the type was still defined.
+    let dir = scratch();
+    let cdl = dir.path().join("e.cdl");
+    fs::write(
+        &cdl,
+        "netcdf e {\ntypes:\n  byte enum cloud_t {Clear = 0, Cumulus = 1} ;\n\
+         dimensions:\n\tx = 2 ;\nvariables:\n\tcloud_t c(x) ;\n\tfloat t(x) ;\n\
+         \t\tt:units = \"K\" ;\ndata:\n c = Clear, Cumulus ;\n t = 1, 2 ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{cdl:?}: {e}"));
+    let made = Test::ours("ncgen")
+        .args(["-k", "nc4", "-o", "e.nc", "e.cdl"])
+        .current_dir(dir.path())
+        .run();
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let whole = Test::ours("nccopy")
+        .args(["e.nc", "whole.zarr"])
+        .current_dir(dir.path())
+        .run();
+    assert_eq!(whole.code, Some(1), "{}", whole.stderr);
+    assert!(
+        whole
+            .stderr
+            .contains("and /c uses it; copy the other variables only (nccopy -V)"),
+        "{}",
+        whole.stderr
+    );
+    for target in [
+        "t.zarr",
+        "file://t2.zarr#mode=zarr",
+        "file://t3.zarr#mode=zarr,v3",
+    ] {
+        let done = Test::ours("nccopy")
+            .args(["-V", "t", "e.nc", target])
+            .current_dir(dir.path())
+            .run();
+        assert_eq!(done.code, Some(0), "{target}: {}", done.stderr);
+    }
+    let dump = Test::ours("ncdump")
+        .arg("t.zarr")
+        .current_dir(dir.path())
+        .run();
+    assert!(
+        dump.stdout.contains("float t(x) ;") && dump.stdout.contains(" t = 1, 2 ;"),
+        "{}",
+        dump.stdout
+    );
+    assert!(!dump.stdout.contains("cloud_t"), "{}", dump.stdout);
+}
+
+#[test]
 fn ncdump_filters_reports_zarr_codecs_and_the_ones_nctools_lacks() {
     let dir = scratch();
     let store = dir.path().join("u.zarr");

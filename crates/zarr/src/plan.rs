@@ -59,10 +59,15 @@ pub fn plan(
     vlen_strings: bool,
     shards: &ShardSpecs,
 ) -> Result<Vec<PlannedVar>> {
-    if !dataset.types.is_empty() {
+    // Types no variable or attribute uses (left out with -V) are not written: Zarr has no
+    // place for them, and no need.
+    let mut users = Vec::new();
+    users_of_types(&dataset.root, "", &mut users);
+    if !users.is_empty() {
         let names: Vec<String> = dataset
             .types
             .iter()
+            .filter(|t| users.iter().any(|(id, _)| *id == t.id))
             .map(|t| {
                 let kind = match t.kind {
                     ncmodel::UserTypeKind::Compound { .. } => "compound",
@@ -77,11 +82,17 @@ pub fn plan(
                 }
             })
             .collect();
+        let mut who: Vec<&str> = users.iter().map(|(_, user)| user.as_str()).collect();
+        who.dedup();
         return Err(ZarrError::BadType(format!(
             "the user-defined type{} {} cannot be stored in Zarr (NCZarr holds atomic types \
-             only); write a netCDF-4 file instead",
+             only), and {} use{} {}; copy the other variables only (nccopy -V) or write a \
+             netCDF-4 file instead",
             if names.len() == 1 { "" } else { "s" },
             names.join(", "),
+            who.join(", "),
+            if who.len() == 1 { "s" } else { "" },
+            if names.len() == 1 { "it" } else { "them" },
         )));
     }
     let mut walk = Walk {
@@ -94,6 +105,29 @@ pub fn plan(
     };
     walk.group(&dataset.root, &mut Vec::new())?;
     Ok(walk.out)
+}
+
+/// The variables and attributes of `group` (at `path`, `""` for the root) and below
+/// whose type is user-defined: the type's id and who uses it (`/v`, `/v:att`, `/:att`).
+fn users_of_types(group: &Group, path: &str, out: &mut Vec<(ncmodel::TypeId, String)>) {
+    for att in &group.atts {
+        if let TypeRef::User(id) = att.type_ref {
+            out.push((id, format!("{path}/:{}", att.name)));
+        }
+    }
+    for var in &group.vars {
+        if let TypeRef::User(id) = var.type_ref {
+            out.push((id, format!("{path}/{}", var.name)));
+        }
+        for att in &var.atts {
+            if let TypeRef::User(id) = att.type_ref {
+                out.push((id, format!("{path}/{}:{}", var.name, att.name)));
+            }
+        }
+    }
+    for child in &group.groups {
+        users_of_types(child, &format!("{path}/{}", child.name), out);
+    }
 }
 
 /// The walk of [`plan`] through the groups.
