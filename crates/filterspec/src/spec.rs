@@ -170,28 +170,46 @@ pub(crate) fn parse_checked_spec_list_in(
     Ok(parsed.into_iter().map(|(spec, _)| spec).collect())
 }
 
+/// One checked parameter word of a filter: its position, what it takes, and the check.
+type WordCheck = (usize, &'static str, fn(u32) -> bool);
+
 /// The first parameter word of a built-in filter that the filter cannot take, with the
 /// filter's name and what it takes; `None` when all are fine (or the filter is not one
 /// whose parameters are checked here). The ranges are the libraries' own: deflate's
 /// levels 0 to 9 (zlib), bzip2's block sizes 1 to 9 (libbz2), zstd's levels -131072
-/// (`ZSTD_minCLevel`) to 22 (`ZSTD_maxCLevel`), stored as a 32-bit word.
+/// (`ZSTD_minCLevel`) to 22 (`ZSTD_maxCLevel`), stored as a 32-bit word; szip's pixels
+/// per block, even and from 2 to 32 (libaec, HDF5); blosc's level 0 to 9, shuffle 0 to
+/// 2 (none, byte, bit) and compressor 0 to 5 (blosclz, lz4, lz4hc, snappy, zlib, zstd),
+/// its fifth to seventh words. lz4's block size is any number (the filter bounds it).
 fn out_of_range_parameter(id: u32, params: &[u32]) -> Option<(usize, &'static str, &'static str)> {
-    let first = *params.first()?;
-    let (name, fits, valid) = match id {
-        known::DEFLATE => ("deflate", first <= 9, "a level from 0 to 9"),
-        known::BZIP2 => (
-            "bzip2",
-            (1..=9).contains(&first),
-            "a block size from 1 to 9",
-        ),
-        known::ZSTD => (
-            "zstd",
-            (-131_072..=22).contains(&i32::from_ne_bytes(first.to_ne_bytes())),
-            "a level from -131072 to 22",
-        ),
+    let word = |i: usize| params.get(i).copied();
+    let checks: &[WordCheck] = match id {
+        known::DEFLATE => &[(0, "a level from 0 to 9", |w| w <= 9)],
+        known::BZIP2 => &[(0, "a block size from 1 to 9", |w| (1..=9).contains(&w))],
+        known::ZSTD => &[(0, "a level from -131072 to 22", |w| {
+            (-131_072..=22).contains(&i32::from_ne_bytes(w.to_ne_bytes()))
+        })],
+        known::SZIP => &[(1, "an even number of pixels per block from 2 to 32", |w| {
+            (2..=32).contains(&w) && w % 2 == 0
+        })],
+        known::BLOSC => &[
+            (4, "a level from 0 to 9", |w| w <= 9),
+            (5, "a shuffle of 0 (none), 1 (byte) or 2 (bit)", |w| w <= 2),
+            (
+                6,
+                "a compressor from 0 to 5 (blosclz, lz4, lz4hc, snappy, zlib, zstd)",
+                |w| w <= 5,
+            ),
+        ],
         _ => return None,
     };
-    (!fits).then_some((0, name, valid))
+    let name = known::by_id(id)
+        .and_then(|f| f.names.first().copied())
+        .unwrap_or("filter");
+    checks
+        .iter()
+        .find(|(at, _, fits)| word(*at).is_some_and(|w| !fits(w)))
+        .map(|(at, valid, _)| (*at, name, *valid))
 }
 
 fn constant_error_kind(error: ConstantError, at: ParamPosition) -> SpecErrorKind {

@@ -113,6 +113,23 @@ fn built_in_filter_parameters_are_checked_with_their_range_named() {
             "shuffle|zstd,-131073",
             "zstd takes a level from -131072 to 22",
         ),
+        (
+            "szip,32,33",
+            "szip takes an even number of pixels per block from 2 to 32",
+        ),
+        (
+            "4,4,64",
+            "szip takes an even number of pixels per block from 2 to 32",
+        ),
+        ("blosc,0,0,0,0,12,1,1", "blosc takes a level from 0 to 9"),
+        (
+            "32001,0,0,0,0,5,3,1",
+            "blosc takes a shuffle of 0 (none), 1 (byte) or 2 (bit)",
+        ),
+        (
+            "blosc,0,0,0,0,5,1,6",
+            "blosc takes a compressor from 0 to 5",
+        ),
     ] {
         let error = match parse_checked_spec_list(spec) {
             Ok(specs) => panic!("{spec}: accepted as {specs:?}"),
@@ -131,6 +148,11 @@ fn built_in_filter_parameters_are_checked_with_their_range_named() {
         "zstd,22",
         "zstd,-5",
         "32768,99",
+        "szip,32,32",
+        "szip,4,8",
+        "blosc",
+        "blosc,0,0,0,0,9,2,5",
+        "lz4,4294967295",
     ] {
         assert!(parse_checked_spec_list(spec).is_ok(), "{spec}");
     }
