@@ -150,3 +150,41 @@ fn appends_and_region_jobs_of_netcdf4_python_daily_files_make_one_copy() {
         header.stdout
     );
 }
+
+#[test]
+fn daily_files_append_to_a_store_xarray_wrote() {
+    // A store xarray made from the first day (`to_zarr`, version 2 and 3), then nccopy's
+    // appends of the next three, its URL a plain path. Before: refused as NCZarr
+    // ("_NCZARR_ARRAY is absent in the store"; "x3.zarr/lat/.zarray is missing").
+    let dir = scratch();
+    let Some(python) = daily_files(dir.path()) else {
+        return;
+    };
+    let made = run(Command::new(&python)
+        .args([
+            "-W",
+            "ignore",
+            "-c",
+            "import xarray as xr\n\
+             for f in (2, 3):\n    \
+             xr.open_dataset('day0.nc').to_zarr(f'x{f}.zarr', zarr_format=f, mode='w')\n",
+        ])
+        .current_dir(dir.path()));
+    assert_eq!(made.code, Some(0), "xarray: {}", made.stderr);
+    let expected = xarray_values(&python, &dir.path().join("all.nc"));
+    for store in ["x2.zarr", "x3.zarr"] {
+        let target = dir.path().join(store).to_string_lossy().into_owned();
+        for day in 1..4 {
+            let input = dir.path().join(format!("day{day}.nc"));
+            nccopy_ok(
+                &["--append", "time", &input.to_string_lossy(), &target],
+                &[],
+            );
+        }
+        assert_eq!(
+            xarray_values(&python, &dir.path().join(store)),
+            expected,
+            "{store}"
+        );
+    }
+}

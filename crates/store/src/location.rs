@@ -806,6 +806,19 @@ impl ZarrLocation {
             .any(|w| w.eq_ignore_ascii_case("noconsolidated"))
     }
 
+    /// Whether the URL's mode words name the store's form (`nczarr`, `zarr`, `xarray`,
+    /// `noxarray`, `v2`, `v3`); a plain path names none.
+    pub fn form_named(&self) -> bool {
+        let Some((_, fragment)) = self.text.split_once('#') else {
+            return false;
+        };
+        mode_words(fragment).iter().any(|w| {
+            ["nczarr", "zarr", "xarray", "noxarray", "v2", "v3"]
+                .iter()
+                .any(|form| w.eq_ignore_ascii_case(form))
+        })
+    }
+
     /// Whether arrays written name their dimensions in xarray's `_ARRAY_DIMENSIONS`
     /// (version 2): not with `mode=noxarray`, nor with `mode=nczarr,noxarray` (NCZarr
     /// metadata alone, as netCDF-C writes it then).

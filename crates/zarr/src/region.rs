@@ -307,7 +307,7 @@ fn compare_arrays(check: &RegionCheck<'_>, lens: &HashMap<i32, usize>, option: &
                 check.store.describe(&key)
             )));
         };
-        if let Some(difference) = first_difference(&theirs, &ours, "") {
+        if let Some(difference) = first_difference(&comparable(theirs), &comparable(ours), "") {
             return Err(ZarrError::Invalid(format!(
                 "{option}: the input does not match the store: variable /{node}: \
                  {difference}"
@@ -336,6 +336,30 @@ fn array_document(store: &dyn KeyValueStore, key: &StoreKey) -> Result<Option<Va
         }
     }
     Ok(Some(json))
+}
+
+/// An array's metadata as far as it decides where and how chunks are written: without
+/// its `fill_value` (the store's stays; a chunk's fill beyond the array is never read),
+/// with version 2's default `dimension_separator` (`.`) spelt out and version 3's
+/// empty `storage_transformers` left out, as other writers (zarr-python, xarray) differ.
+fn comparable(mut document: Value) -> Value {
+    if let Some(members) = document.as_object_mut() {
+        members.remove("fill_value");
+        // Version 3's empty list of storage transformers is none.
+        if members
+            .get("storage_transformers")
+            .and_then(Value::as_array)
+            .is_some_and(Vec::is_empty)
+        {
+            members.remove("storage_transformers");
+        }
+        if members.get("zarr_format") == Some(&Value::from(2)) {
+            members
+                .entry("dimension_separator")
+                .or_insert_with(|| Value::from("."));
+        }
+    }
+    document
 }
 
 /// The first member (in name order, depth first) whose value differs, as a sentence.

@@ -198,7 +198,33 @@ impl ZarrWriter {
         };
         writer.store = store;
         writer.region = Some(crate::region::RegionWrite::new(region));
+        if !location.form_named() {
+            writer
+                .take_the_stores_form()
+                .map_err(|e| e.into_store(&context))?;
+        }
         Ok(writer)
+    }
+
+    /// Where the URL names no form (no `mode=`): the form of the existing store written
+    /// into, so that a store xarray wrote (pure Zarr, version 2 or 3) takes appends and
+    /// regions as it is, not as NCZarr.
+    fn take_the_stores_form(&mut self) -> Result<()> {
+        let root = StoreKey::root();
+        let v3_only = self.store.contains(&root.child("zarr.json")?)?
+            && !self.store.contains(&root.child(".zgroup")?)?;
+        if v3_only {
+            self.version = ZarrVersion::V3;
+            self.flavor = ZarrFlavor::Xarray;
+            self.dimension_names = true;
+            return Ok(());
+        }
+        let source = crate::source::Source::open(self.store.clone(), false, false, false)?;
+        if !crate::schema::has_superblock(&source)? {
+            self.flavor = ZarrFlavor::Xarray;
+            self.dimension_names = true;
+        }
+        Ok(())
     }
 
     /// A new archive under a temporary name beside the zip archive `zip`, holding every
