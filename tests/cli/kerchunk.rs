@@ -156,36 +156,10 @@ fn xarray_reads_our_references_to_one_file_and_they_equal_kerchunks() {
 }
 
 #[test]
-fn references_combine_several_files_along_time_as_kerchunk_does() {
-    let Some(py) = kerchunk_python() else {
-        return;
-    };
-    let dir = scratch();
-    let files: Vec<PathBuf> = (0..3)
-        .map(|k| input(dir.path(), &format!("part{k}"), k * 4))
-        .collect();
-    let file_refs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    let refs = dir.path().join("refs.json");
-    let done = Test::ours("nccopy")
-        .arg("--kerchunk")
-        .arg(&refs)
-        .args(["--concat", "time"])
-        .args(&files)
-        .run();
-    assert_eq!(
-        done.code,
-        Some(0),
-        "nccopy --kerchunk --concat: {}",
-        done.stderr
-    );
-    python(&py, "read", &refs, &file_refs);
-    let compared = python(&py, "kerchunk", &refs, &file_refs);
-    assert!(!compared.contains("differs"), "{compared}");
-}
-
-#[test]
-fn inputs_named_out_of_order_are_combined_in_the_order_of_their_coordinate() {
-    // Before: exit 0 with time 0…3, 8…11, 4…7 (the order the files were named in).
+fn references_combine_several_files_in_time_order_as_kerchunk_does() {
+    // The files are named out of order: they are combined in the order of their time
+    // coordinate, as MultiZarrToZarr combines them. Before: exit 0 with time 0…3, 8…11,
+    // 4…7 (the order the files were named in).
     let Some(py) = kerchunk_python() else {
         return;
     };
@@ -200,14 +174,23 @@ fn inputs_named_out_of_order_are_combined_in_the_order_of_their_coordinate() {
         .args(["--concat", "time"])
         .args([&files[0], &files[2], &files[1]])
         .run();
-    assert_eq!(done.code, Some(0), "nccopy --kerchunk: {}", done.stderr);
+    assert_eq!(
+        done.code,
+        Some(0),
+        "nccopy --kerchunk --concat: {}",
+        done.stderr
+    );
     // Read back against the parts in time order, and against kerchunk's combination.
     let in_order: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     python(&py, "read", &refs, &in_order);
     let compared = python(&py, "kerchunk", &refs, &in_order);
     assert!(!compared.contains("differs"), "{compared}");
+}
 
-    // Two files whose times overlap cannot be combined: refused, naming both.
+#[test]
+fn files_whose_times_overlap_are_refused_naming_both() {
+    let dir = scratch();
+    let files = [input(dir.path(), "part0", 0)];
     let overlapping = input(dir.path(), "overlap", 2);
     let done = Test::ours("nccopy")
         .arg("--kerchunk")

@@ -34,16 +34,21 @@ nc.to_netcdf("g.nc")
 xr.open_dataset("g.nc").to_zarr("from-nc.zarr", zarr_format=2, mode="w", consolidated=False)
 "#;
 
-/// xarray's values of every variable of `target` (a store or a netCDF file), masked
-/// and unpacked as xarray shows them, one line per variable.
-fn seen_by_xarray(python: &Path, target: &Path) -> String {
+/// xarray's values of every variable of `target` (a netCDF file, kerchunk references in
+/// `.json`, or a Zarr store), coordinates included, masked, unpacked and decoded as
+/// xarray shows them, one line per variable with its `units`.
+pub fn seen_by_xarray(python: &Path, target: &Path) -> String {
     let program = format!(
-        "import warnings, xarray as xr\nwarnings.simplefilter('error')\np = {target:?}\n\
+        "import os, warnings, xarray as xr\nwarnings.simplefilter('error')\np = {target:?}\n\
+         root = os.path.join(p, 'zarr.json')\n\
+         consolidated = os.path.exists(os.path.join(p, '.zmetadata')) or (\
+         os.path.exists(root) and 'consolidated_metadata' in open(root).read())\n\
          if p.endswith('.nc'): ds = xr.open_dataset(p)\n\
          elif p.endswith('.json'): ds = xr.open_dataset('reference://', engine='zarr', \
          backend_kwargs={{'storage_options': {{'fo': p}}, 'consolidated': False}})\n\
-         else: ds = xr.open_zarr(p, consolidated=False)\n\
-         for name in sorted(ds.data_vars):\n    print(name, ds[name].values.tolist())\n"
+         else: ds = xr.open_zarr(p, consolidated=consolidated)\n\
+         for name in sorted(ds.variables):\n    \
+         print(name, ds[name].values.tolist(), ds[name].attrs.get('units'))\n"
     );
     let read = run(Command::new(python).args(["-c", &program]));
     assert_eq!(
