@@ -176,7 +176,7 @@ impl Pure {
     /// no attribute, and reads any non-null `fill_value` back as `_FillValue` (its
     /// missing-value mask). So an array that follows xarray's convention
     /// (`_ARRAY_DIMENSIONS`), with no `_FillValue` attribute, a number type and a
-    /// non-null `fill_value`, gets it as `_FillValue`. netCDF-C's own pure Zarr stores
+    /// non-null `fill_value` other than NaN, gets it as `_FillValue`. netCDF-C's own pure Zarr stores
     /// (`_NCProperties` in the root) write the attribute where there is one, and are read
     /// as they are.
     fn xarray_fill_value(
@@ -192,10 +192,21 @@ impl Pure {
         let number = !matches!(atomic, AtomicType::Char | AtomicType::String)
             && meta.dtype.cf_units().is_none();
         let fill = meta.fill.as_ref().filter(|_| xarray && number)?;
+        let values = crate::values::bytes_to_values(fill, &meta.dtype);
+        // NaN, xarray's default for floats, masks nothing a reader would not see as NaN
+        // anyway: no attribute, and the store reads as netCDF-C 4.10 reads it.
+        let nan = match &values {
+            ncmodel::Values::Float(v) => v.iter().all(|x| x.is_nan()),
+            ncmodel::Values::Double(v) => v.iter().all(|x| x.is_nan()),
+            _ => false,
+        };
+        if nan {
+            return None;
+        }
         Some(ncmodel::Attribute {
             name: "_FillValue".to_string(),
             type_ref: ncmodel::TypeRef::Atomic(atomic),
-            values: crate::values::bytes_to_values(fill, &meta.dtype),
+            values,
         })
     }
 
