@@ -176,7 +176,14 @@ pub fn adopt_store_layout(
             ours.layout = theirs.layout;
             changed = true;
         }
-        if !filters_asked && ours.filters != theirs.filters {
+        // A store whose codecs are not all filters' (version 3's gzip) says less in its
+        // filters than it holds: the input's filters are kept, and the writer's codecs
+        // for them compared with the store's.
+        let filters_say_all = theirs.codecs.as_deref().is_none_or(|text| {
+            serde_json::from_str::<Vec<serde_json::Value>>(text)
+                .is_ok_and(|codecs| codecs.len() == theirs.filters.len())
+        });
+        if !filters_asked && filters_say_all && ours.filters != theirs.filters {
             ours.filters = theirs.filters;
             changed = true;
         }

@@ -366,3 +366,90 @@ fn ncgen_writes_a_classic_cdl_into_a_zarr_store_without_being_told_k_nc4() {
     );
     assert!(!classic.exists());
 }
+
+#[test]
+fn version_3_outputs_take_core_codecs_that_zarr_python_and_tensorstore_read() {
+    // Before: `numcodecs.shuffle` and `numcodecs.zlib`, which zarr-python reads only with
+    // an UnstableSpecificationWarning and tensorstore refuses.
+    let Some(python) = crate::support::zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    fs::write(
+        dir.path().join("c.cdl"),
+        "netcdf c {\ndimensions:\n\tx = 6 ;\nvariables:\n\tfloat t(x) ;\n\
+         \t\tt:_DeflateLevel = 1 ;\n\t\tt:_Shuffle = \"true\" ;\n\tint i(x) ;\n\
+         \t\ti:_DeflateLevel = 4 ;\n\tshort z(x) ;\n\t\tz:_Filter = \"32015,3\" ;\n\
+         \t\tz:_Shuffle = \"true\" ;\n\tdouble f(x) ;\n\t\tf:_Fletcher32 = \"true\" ;\n\
+         data:\n t = 1, 2, 3, 4, 5, 6 ;\n i = 1, 2, 3, 4, 5, 6 ;\n z = 1, 2, 3, 4, 5, 6 ;\n\
+         f = 1, 2, 3, 4, 5, 6 ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let made = Test::ours("ncgen")
+        .args(["-k", "nc4", "-o", "c.nc", "c.cdl"])
+        .current_dir(dir.path())
+        .run();
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    for (target, core) in [
+        ("file://core.zarr#mode=zarr,v3", true),
+        ("file://kept.zarr#mode=zarr,v3,numcodecs", false),
+    ] {
+        let done = Test::ours("nccopy")
+            .args(["c.nc", target])
+            .current_dir(dir.path())
+            .run();
+        assert_eq!(done.code, Some(0), "{target}: {}", done.stderr);
+        let store = if core { "core.zarr" } else { "kept.zarr" };
+        let names = |var: &str| -> Vec<String> {
+            let text = fs::read_to_string(dir.path().join(store).join(var).join("zarr.json"))
+                .unwrap_or_else(|e| panic!("{e}"));
+            let json: serde_json::Value =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+            json["codecs"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c["name"].as_str().map(str::to_string))
+                .collect()
+        };
+        if core {
+            assert_eq!(names("t"), ["bytes", "blosc"]);
+            assert_eq!(names("i"), ["bytes", "gzip"]);
+            assert_eq!(names("z"), ["bytes", "blosc"]);
+            assert_eq!(names("f"), ["bytes", "crc32c"]);
+        } else {
+            assert_eq!(names("t"), ["bytes", "numcodecs.shuffle", "numcodecs.zlib"]);
+        }
+    }
+    let program = r#"
+import warnings, zarr, tensorstore as ts
+warnings.simplefilter("error")
+for v in "tizf":
+    a = zarr.open_array(f"core.zarr/{v}", mode="r")[:].tolist()
+    b = ts.open({"driver": "zarr3", "kvstore": {"driver": "file", "path": f"core.zarr/{v}"}}).result().read().result().tolist()
+    print(v, a, b == a)
+"#;
+    let read = crate::support::run(
+        std::process::Command::new(&python)
+            .args(["-c", program])
+            .current_dir(dir.path()),
+    );
+    assert_eq!(read.code, Some(0), "{}", read.stderr);
+    for v in ["t", "i", "z", "f"] {
+        assert!(
+            read.stdout.contains(&format!("{v} [1")) && !read.stdout.contains("False"),
+            "{}",
+            read.stdout
+        );
+    }
+    // Read back by ours, values and all.
+    let dump = Test::ours("ncdump")
+        .arg("file://core.zarr#mode=zarr,v3")
+        .current_dir(dir.path())
+        .run();
+    assert!(
+        dump.stdout.contains(" t = 1, 2, 3, 4, 5, 6 ;"),
+        "{}",
+        dump.stdout
+    );
+}

@@ -806,6 +806,18 @@ impl ZarrLocation {
             .any(|w| w.eq_ignore_ascii_case("noconsolidated"))
     }
 
+    /// Whether the URL's mode words ask Zarr version 3 arrays to keep the `numcodecs.*`
+    /// forms of their filters (`numcodecs`), whose stored chunks can then be copied as
+    /// they are, rather than take core codecs.
+    pub fn numcodecs_kept(&self) -> bool {
+        let Some((_, fragment)) = self.text.split_once('#') else {
+            return false;
+        };
+        mode_words(fragment)
+            .iter()
+            .any(|w| w.eq_ignore_ascii_case("numcodecs"))
+    }
+
     /// Whether the URL's mode words name the store's form (`nczarr`, `zarr`, `xarray`,
     /// `noxarray`, `v2`, `v3`); a plain path names none.
     pub fn form_named(&self) -> bool {

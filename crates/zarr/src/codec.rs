@@ -165,6 +165,54 @@ pub fn decode_chain(
         .map_err(|e| CodecFail::Failed(e.to_string()))
 }
 
+/// The codecs of a Zarr version 3 array for the chain `codecs` (numcodecs JSON, filters
+/// then compressor), in core codecs wherever the chain has a form in them, so that
+/// zarr-python reads the array without an "UnstableSpecificationWarning" and tensorstore
+/// reads it at all: shuffle before zlib or zstd becomes `blosc` with that compressor and
+/// byte shuffle (its level bounded to blosc's 1 to 9), zlib alone becomes `gzip` at its
+/// level, fletcher32 becomes `crc32c` (a checksum for a checksum), and a shuffle that no
+/// compressor follows, which saves nothing, is left out. Other codecs (bz2, lz4, szip,
+/// delta, ...) have no core form and stay `numcodecs.*`. The chunks are then encoded
+/// anew: HDF5's stored bytes are not those of the core codecs.
+pub fn v3_core_codecs(codecs: &[Value]) -> Vec<Value> {
+    let id = |c: &Value| {
+        c.get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let level = |c: &Value, default: i64| c.get("level").and_then(Value::as_i64).unwrap_or(default);
+    let mut out = Vec::with_capacity(codecs.len());
+    let mut i = 0;
+    while let Some(here) = codecs.get(i) {
+        i += 1;
+        match id(here).as_str() {
+            "shuffle" => {
+                let next = codecs.get(i);
+                let cname = next.map(&id).filter(|n| n == "zlib" || n == "zstd");
+                match (next, cname) {
+                    (Some(next), Some(cname)) => {
+                        out.push(serde_json::json!({
+                            "id": "blosc",
+                            "cname": cname,
+                            "clevel": level(next, 5).clamp(1, 9),
+                            "shuffle": 1,
+                            "blocksize": 0
+                        }));
+                        i += 1;
+                    }
+                    (None, _) => {}
+                    _ => out.push(here.clone()),
+                }
+            }
+            "zlib" => out.push(serde_json::json!({"id": "gzip", "level": level(here, 1)})),
+            "fletcher32" => out.push(serde_json::json!({"id": "crc32c"})),
+            _ => out.push(here.clone()),
+        }
+    }
+    out
+}
+
 /// Whether every codec of `codecs` is an HDF5 filter's, so that a chunk's bytes are
 /// what those filters would store (a chunk through delta or gzip is not).
 pub fn all_filters(codecs: &[Value]) -> bool {

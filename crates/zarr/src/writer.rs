@@ -30,6 +30,9 @@ pub struct ZarrWriter {
     version: ZarrVersion,
     /// Whether consolidated metadata is written.
     consolidated: bool,
+    /// Whether version 3 arrays keep the `numcodecs.*` forms of their filters
+    /// (`mode=...,numcodecs`) rather than core codecs ([`crate::codec::v3_core_codecs`]).
+    numcodecs_kept: bool,
     no_fill: bool,
     finished: bool,
     state: Mutex<State>,
@@ -156,6 +159,7 @@ impl ZarrWriter {
             dimension_names: location.dimension_names(),
             version: location.version,
             consolidated: location.consolidated(),
+            numcodecs_kept: location.numcodecs_kept(),
             no_fill: false,
             finished: false,
             state: Mutex::new(State::default()),
@@ -840,8 +844,15 @@ impl StoreWriter for ZarrWriter {
     fn define(&mut self, dataset: &Dataset) -> Result<(), StoreError> {
         let context = format!("defining {}", self.text);
         let nczarr = crate::wmeta::writes_nczarr(self.flavor, self.version);
-        let vars = plan(dataset, self.no_fill, !nczarr, &self.shards)
+        let mut vars = plan(dataset, self.no_fill, !nczarr, &self.shards)
             .map_err(|e| e.into_store(&context))?;
+        // Version 3 arrays take core codecs (an existing store's too, as nctools wrote
+        // them; the comparison with the store names any difference).
+        if self.version == ZarrVersion::V3 && !self.numcodecs_kept {
+            for var in &mut vars {
+                var.codecs = crate::codec::v3_core_codecs(&var.codecs);
+            }
+        }
         if !crate::wmeta::writes_nczarr(self.flavor, self.version) {
             for var in &vars {
                 crate::codec::refuse_nczarr_only(&var.codecs, &var.group_path, &var.var.name)
@@ -972,16 +983,25 @@ impl StoreWriter for ZarrWriter {
         {
             return None;
         }
+        let filters = var
+            .var
+            .storage
+            .as_ref()
+            .map(|s| s.filters.clone())
+            .unwrap_or_default();
+        // Codecs that are not the filters' own (core codecs in version 3) take values.
+        let declared = filters
+            .iter()
+            .map(|f| crate::codec::codec_of_filter(f, var.dtype.size).ok())
+            .collect::<Option<Vec<_>>>()?;
+        if declared != var.codecs {
+            return None;
+        }
         let meta = self.meta_of(&var, &state).ok()?;
         drop(state);
         Some(Box::new(crate::stored::ChunkFileSink {
             meta,
-            filters: var
-                .var
-                .storage
-                .as_ref()
-                .map(|s| s.filters.clone())
-                .unwrap_or_default(),
+            filters,
             writer: self,
             index,
         }))
