@@ -145,7 +145,7 @@ fn front_end(args: Vec<OsString>) -> i32 {
             0
         }
         "-V" | "--version" => {
-            print_stdout(&format!("nctools {}\n", env!("CARGO_PKG_VERSION")));
+            print_stdout(&version_text());
             0
         }
         _ => {
@@ -155,6 +155,21 @@ fn front_end(args: Vec<OsString>) -> i32 {
             EXIT_USAGE
         }
     }
+}
+
+/// What `nctools --version` prints: its version, the versions of the libnetcdf and
+/// libhdf5 it runs with (they decide much of what it reads and writes), and where HDF5
+/// looks for filter plugins. (The tools' own `--version` stays one line.)
+fn version_text() -> String {
+    use crate::storage::backends::{library_versions, plugin_search_path};
+    let (netcdf, hdf5) = library_versions();
+    format!(
+        "nctools {}\nlibnetcdf {}\nlibhdf5 {}\nHDF5 plugins: {}\n",
+        env!("CARGO_PKG_VERSION"),
+        netcdf.trim_end_matches(['$', ' ']),
+        hdf5.as_deref().unwrap_or("(version unknown)"),
+        plugin_search_path()
+    )
 }
 
 /// Prints `text` on standard output; a closed stream is not worth an error.

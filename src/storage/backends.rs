@@ -5,8 +5,8 @@
 
 pub use h5filters::{in_filter_callback, is_nctools_plugin_name, register_builtin_filters};
 pub use ncio::{
-    crash_guard, filter_available, filter_plugins_enabled, plugin_search_path, scan_plugins,
-    PluginFile,
+    crash_guard, filter_available, filter_plugins_enabled, library_versions, plugin_search_path,
+    scan_plugins, PluginFile,
 };
 pub use zarr::{
     codec_available as zarr_codec_available, codec_id_available as zarr_codec_id_available,

@@ -122,11 +122,23 @@ fn nctools_alone_answers_help_and_version_and_refuses_an_unknown_tool() {
             help.stdout
         );
     }
+    // Its version, then the libraries it runs with and where HDF5 finds plugins (before:
+    // its version only).
     let version = nctools(["--version"]);
     assert_eq!(version.code, Some(0), "{}", version.stderr);
+    let lines: Vec<&str> = version.stdout.lines().collect();
     assert_eq!(
-        version.stdout,
-        format!("nctools {}\n", env!("CARGO_PKG_VERSION"))
+        lines.first().copied(),
+        Some(format!("nctools {}", env!("CARGO_PKG_VERSION")).as_str())
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("libnetcdf 4."))
+            && lines.iter().any(|l| l.starts_with("libhdf5 1."))
+            && lines
+                .iter()
+                .any(|l| l.starts_with("HDF5 plugins: ") && l.contains('/')),
+        "{}",
+        version.stdout
     );
     let bare = nctools([]);
     assert_eq!(bare.code, Some(2));

@@ -51,7 +51,7 @@ pub use direct::{direct_chunks_enabled, DirectChunkWriter, StoredChunkReader};
 pub use error::NcError;
 pub use file::NcFile;
 pub use plugin_scan::{filter_plugins_enabled, scan_plugin_dirs, scan_plugins, PluginFile};
-pub use plugins::{filter_available, plugin_search_paths};
+pub use plugins::{filter_available, library_versions, plugin_search_paths};
 pub use raw::{is_raw_type, set_default_chunk_cache};
 pub use storage_size::stored_sizes;
 pub use sys::RawBuffer;

@@ -12,3 +12,14 @@ pub fn plugin_search_paths() -> Vec<String> {
 pub fn filter_available(id: u32) -> bool {
     with_lib(|lib| crate::sys::filter_available(lib, id))
 }
+
+/// The versions of the C libraries in use: libnetcdf's text (`4.9.0 of ...`) and
+/// libhdf5's (`1.10.8`, `None` when it does not say).
+pub fn library_versions() -> (String, Option<String>) {
+    with_lib(|lib| {
+        (
+            crate::sys::netcdf_version(lib),
+            crate::sys::hdf5_version(lib),
+        )
+    })
+}

@@ -4,7 +4,7 @@
 use std::cell::Cell;
 use std::ffi::{c_int, c_uint, c_void, CStr, CString};
 
-use hdf5_metno_sys::h5::{hsize_t, H5open};
+use hdf5_metno_sys::h5::{hsize_t, H5get_libversion, H5open};
 use hdf5_metno_sys::h5d::{
     H5D_layout_t, H5Dclose, H5Dget_chunk_info, H5Dget_chunk_info_by_coord, H5Dget_create_plist,
     H5Dget_num_chunks, H5Dget_offset, H5Dget_space, H5Dget_storage_size, H5Dopen2, H5Dread_chunk,
@@ -49,6 +49,29 @@ pub(super) fn silence_errors(_lib: &Lib) {
 fn init(_lib: &Lib) {
     // SAFETY: H5open takes no arguments and may be called any number of times.
     unsafe { H5open() };
+}
+
+/// The version of the libhdf5 in use (`1.10.8`), as it reports it.
+pub(crate) fn hdf5_version(lib: &Lib) -> Option<String> {
+    init(lib);
+    let (mut major, mut minor, mut release): (c_uint, c_uint, c_uint) = (0, 0, 0);
+    // SAFETY: the three are live out-pointers to unsigned ints.
+    let status = unsafe { H5get_libversion(&mut major, &mut minor, &mut release) };
+    (status >= 0).then(|| format!("{major}.{minor}.{release}"))
+}
+
+/// The version text of the libnetcdf in use (`4.9.0 of ...`), as `nc_inq_libvers` gives it.
+pub(crate) fn netcdf_version(_lib: &Lib) -> String {
+    // SAFETY: nc_inq_libvers takes no arguments and returns a pointer to a static
+    // NUL-terminated string (or NULL), copied at once.
+    let text = unsafe { netcdf_sys::nc_inq_libvers() };
+    if text.is_null() {
+        return String::new();
+    }
+    // SAFETY: non-NULL, and NUL-terminated by libnetcdf.
+    unsafe { CStr::from_ptr(text) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// HDF5's plugin search path, in order.

@@ -30,8 +30,8 @@ pub(crate) use dl::{dlopen_filter_info, PluginInfo};
 pub(crate) use file::{Grp, NameCapacity, OpenFile};
 pub(crate) use fixed_strings::FixedStrings;
 pub(crate) use hdf5::{
-    filter_available, filter_plugins_enabled, plugin_search_paths, stored_sizes, ChunkOrigin,
-    ChunkTarget,
+    filter_available, filter_plugins_enabled, hdf5_version, netcdf_version, plugin_search_paths,
+    stored_sizes, ChunkOrigin, ChunkTarget,
 };
 pub(crate) use memory::Encoded;
 pub use memory::RawBuffer;
