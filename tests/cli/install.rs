@@ -144,3 +144,28 @@ fn install_no_strip_installs_the_program_as_built() {
         crate::support::NCTOOLS
     );
 }
+
+#[test]
+fn install_takes_the_program_from_cargo_target_dir() {
+    // Before: it looked in target/release whatever CARGO_TARGET_DIR said, and reported
+    // the program missing after building it elsewhere.
+    let target = scratch();
+    let release = target.path().join("release");
+    std::fs::create_dir_all(&release).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::copy(crate::support::NCTOOLS, release.join("nctools"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let prefix = scratch();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/install");
+    let done = run(Command::new("bash")
+        .arg(&script)
+        .args(["--no-build", "--no-strip", "--prefix"])
+        .arg(prefix.path())
+        .env("CARGO_TARGET_DIR", target.path()));
+    assert_eq!(done.code, Some(0), "{}{}", done.stdout, done.stderr);
+    let installed = std::fs::read(prefix.path().join("bin/nctools"));
+    let built = std::fs::read(crate::support::NCTOOLS);
+    assert!(
+        matches!((&installed, &built), (Ok(a), Ok(b)) if a == b),
+        "bin/nctools is not the one in CARGO_TARGET_DIR"
+    );
+}
