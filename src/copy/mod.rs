@@ -257,8 +257,21 @@ fn try_filters(args: &CopyArgs, list: &str) -> Result<(), Failure> {
     advisor::parse_candidates(list).map_err(Failure::usage)?;
     let input = crate::storage::open(source).map_err(Failure::runtime)?;
     let chunks = output_chunks(args, input.as_ref()).map_err(Failure::runtime)?;
-    advisor::try_filters(input.as_ref(), list, &chunks, &quantize, args.json)
-        .map_err(Failure::runtime)
+    let only = args
+        .only_vars
+        .as_deref()
+        .map(|text| select::NameList::parse("-V", text))
+        .transpose()
+        .map_err(Failure::usage)?;
+    advisor::try_filters(
+        input.as_ref(),
+        list,
+        &chunks,
+        &quantize,
+        only.as_ref(),
+        args.json,
+    )
+    .map_err(Failure::runtime)
 }
 
 /// The chunk shape each variable would have in a filtered netCDF-4 copy with the other

@@ -204,3 +204,51 @@ fn bad_lists_and_outputs_are_usage_errors() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn the_same_file_gets_the_same_suggestion_and_a_line_to_paste_that_works() {
+    // Before: the suggestion moved from run to run with the machine's load (a speed
+    // threshold decided it), -V was ignored, and no line gathered the -F arguments.
+    let dir = scratch();
+    let file = wavy(dir.path());
+    let runs: Vec<Run> = (0..3)
+        .map(|_| try_filters(&["--try-filters"], &file))
+        .collect();
+    let suggestions = |run: &Run| -> Vec<String> {
+        run.stdout
+            .lines()
+            .filter(|l| l.contains("suggested"))
+            .map(str::to_string)
+            .collect()
+    };
+    for run in &runs {
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        assert_eq!(suggestions(run), suggestions(&runs[0]), "{}", run.stdout);
+    }
+    let paste = runs[0]
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("all suggested, to paste: nccopy "))
+        .unwrap_or_else(|| panic!("no line to paste: {}", runs[0].stdout));
+    // The line's -F arguments, unquoted as a shell would, given to nccopy.
+    let args: Vec<String> = paste
+        .trim_end_matches(" IN OUT")
+        .split(" -F ")
+        .map(|a| a.trim_start_matches("-F ").trim_matches('\'').to_string())
+        .flat_map(|a| ["-F".to_string(), a])
+        .collect();
+    let out = dir.path().join("suggested.nc");
+    let copied = Test::ours("nccopy").args(&args).arg(&file).arg(&out).run();
+    assert_eq!(copied.code, Some(0), "{args:?}: {}", copied.stderr);
+    // -V: only the variables named.
+    let one = try_filters(&["--try-filters", "-V", "count"], &file);
+    assert_eq!(one.code, Some(0), "{}", one.stderr);
+    assert!(
+        one.stdout.contains("/count") && !one.stdout.contains("/wave"),
+        "{}",
+        one.stdout
+    );
+    let none = try_filters(&["--try-filters", "-V", "nope"], &file);
+    assert_eq!(none.code, Some(1), "{}", none.stderr);
+    assert!(none.stderr.contains("no variable nope"), "{}", none.stderr);
+}

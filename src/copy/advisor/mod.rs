@@ -25,16 +25,27 @@ use self::sample::{sampled_vars, SampledVar};
 /// double variables), writing the report (`json`: as JSON) to standard output. `chunks`
 /// gives the chunk shape a copy would write for each variable (the sample is of those);
 /// variables it leaves out are sampled by their own chunks, or blocks of about 4 MiB.
+/// `only` (`-V`) names the variables to try, when given.
 pub fn try_filters(
     input: &dyn StoreReader,
     list: &str,
     chunks: &[(VarPath, Vec<usize>)],
     quantize: &[Quantize],
+    only: Option<&crate::copy::select::NameList>,
     json: bool,
 ) -> anyhow::Result<()> {
     let lossless = parse_candidates(list)?;
     let dataset = input.schema().map_err(|e| anyhow!(e))?;
     let mut vars = sampled_vars(&dataset);
+    // `-V`: only the variables named (each must exist).
+    if let Some(only) = only {
+        let paths: Vec<String> = crate::copy::select::all_var_paths(&dataset.root)
+            .iter()
+            .map(VarPath::to_string)
+            .collect();
+        only.check_against("variable", &paths)?;
+        vars.retain(|v| only.matches(&v.path.to_string()));
+    }
     for var in &mut vars {
         if let Some((_, c)) = chunks
             .iter()

@@ -8,9 +8,6 @@ use serde_json::{json, Value};
 use super::candidates::Candidate;
 use super::measure::Measure;
 
-/// Encoding speed a suggested pipeline must reach, in MiB/s, when one does.
-const SUGGESTED_MIN_MB_S: f64 = 50.0;
-
 /// What was found for one variable.
 pub struct VarResult {
     /// The variable.
@@ -40,22 +37,49 @@ impl VarResult {
         })
     }
 
-    /// The suggested candidate: of the lossless unbeaten ones, the best ratio among those
-    /// that encode at least 50 MiB/s, or the fastest when none does.
+    /// The suggested candidate, the same for the same input whatever the machine's load:
+    /// of the lossless candidates that ran, the cheapest to encode ([`encoding_cost`], a
+    /// fixed order, not the measured speeds) whose stored size is within
+    /// [`SIZE_TOLERANCE`] of the smallest; among equal costs, the first listed. Sizes
+    /// are exact (the same chunks, the same encoders), so the choice does not move.
     pub fn suggested(&self, candidates: &[Candidate]) -> Option<usize> {
-        let unbeaten: Vec<usize> = (0..self.measures.len())
-            .filter(|&i| self.unbeaten(i) && candidates[i].quantize.is_none())
+        let ran: Vec<usize> = (0..self.measures.len())
+            .filter(|&i| self.measures[i].unavailable.is_none() && candidates[i].quantize.is_none())
             .collect();
-        let by = |f: fn(&Measure) -> f64| {
-            move |a: &&usize, b: &&usize| f(&self.measures[**a]).total_cmp(&f(&self.measures[**b]))
-        };
-        unbeaten
-            .iter()
-            .filter(|&&i| self.measures[i].encode_mb_s() >= SUGGESTED_MIN_MB_S)
-            .max_by(by(Measure::ratio))
-            .or_else(|| unbeaten.iter().max_by(by(Measure::encode_mb_s)))
-            .copied()
+        let smallest = ran.iter().map(|&i| self.measures[i].stored_bytes).min()?;
+        let bound = smallest as f64 * (1.0 + SIZE_TOLERANCE);
+        ran.into_iter()
+            .filter(|&i| self.measures[i].stored_bytes as f64 <= bound)
+            .min_by_key(|&i| (encoding_cost(&candidates[i]), i))
     }
+}
+
+/// How much larger than the smallest a suggested pipeline's stored size may be: 1%.
+pub const SIZE_TOLERANCE: f64 = 0.01;
+
+/// A fixed order of what a pipeline costs to encode, from the codecs' known speeds
+/// (lz4 and blosc fastest, then zstd's low levels, deflate's, zstd's high levels,
+/// bzip2 and szip; shuffle and checksums nearly free), so that a suggestion does not
+/// depend on timings: smaller is cheaper.
+fn encoding_cost(candidate: &Candidate) -> u32 {
+    use filterspec::known::{BLOSC, BZIP2, DEFLATE, FLETCHER32, LZ4, SHUFFLE, SZIP, ZSTD};
+    candidate
+        .filters
+        .iter()
+        .map(|f| {
+            let level = f.params.first().copied().unwrap_or(1).min(22);
+            match f.id {
+                SHUFFLE | FLETCHER32 => 1,
+                LZ4 | BLOSC => 5,
+                ZSTD if level <= 3 => 8 + level,
+                DEFLATE => 12 + 2 * level,
+                ZSTD => 12 + 3 * level,
+                SZIP => 40,
+                BZIP2 => 60,
+                _ => 50,
+            }
+        })
+        .sum()
 }
 
 /// Writes the tables.
@@ -128,10 +152,31 @@ pub fn write_text(
             None => writeln!(out, "  no candidate could run")?,
         }
     }
+    let all: Vec<String> = results
+        .iter()
+        .filter_map(|r| {
+            let i = r.suggested(candidates)?;
+            Some(format!(
+                "-F '{},{}'",
+                filterspec::escape_path(&r.path),
+                candidates[i].text
+            ))
+        })
+        .collect();
+    if !all.is_empty() {
+        writeln!(
+            out,
+            "\nall suggested, to paste: nccopy {} IN OUT",
+            all.join(" ")
+        )?;
+    }
     writeln!(
         out,
         "\n* no other candidate has both a better ratio and a faster encoding. Speeds are \
-         of one thread on the sample; nothing was written."
+         of one thread on the sample; nothing was written. The suggestion is the cheapest \
+         lossless pipeline to encode (a fixed order: lz4 and blosc, zstd 1-3, deflate, \
+         higher zstd, szip, bzip2) whose size is within 1% of the smallest, so the same \
+         input gives the same suggestion."
     )?;
     Ok(())
 }
@@ -211,7 +256,8 @@ mod tests {
     }
 
     #[test]
-    fn unbeaten_pipelines_are_marked_and_a_fast_good_one_suggested() {
+    fn unbeaten_pipelines_are_marked_and_the_cheapest_within_one_percent_of_the_smallest_suggested()
+    {
         let candidates = super::super::candidates::parse_candidates("lz4;zstd,3;zstd,19;bzip2,9")
             .unwrap_or_default();
         let result = VarResult {
@@ -227,6 +273,16 @@ mod tests {
         };
         let marks: Vec<bool> = (0..4).map(|i| result.unbeaten(i)).collect();
         assert_eq!(marks, [true, true, true, false]);
-        assert_eq!(result.suggested(&candidates), Some(1));
+        // The smallest is zstd,19; nothing else is within 1% of it.
+        assert_eq!(result.suggested(&candidates), Some(2));
+        // zstd,3 within 1% of zstd,19: the cheaper one, whatever the timings say.
+        let mut close = result;
+        close.measures[1] = measure(100_000_000, 25_200_000, 99.0);
+        assert_eq!(close.suggested(&candidates), Some(1));
+        close.measures[2].stored_bytes = 30_000_000;
+        close.measures[0].stored_bytes = 25_000_000;
+        // lz4 now the smallest: it is suggested, however slow its measured speed.
+        close.measures[0].encode_seconds = 1000.0;
+        assert_eq!(close.suggested(&candidates), Some(0));
     }
 }
