@@ -912,3 +912,38 @@ fn hostile_names_stay_out_of_the_code() {
         assert!(matches!(outcome, Outcome::Pass), "{lang:?}: {outcome:?}");
     }
 }
+
+#[test]
+fn a_c_program_using_a_plugin_filter_says_where_the_plugin_must_be() {
+    // Before: `/* bzip2 */` only, and the program failed where HDF5 found no plugin
+    // with nothing in it to say why.
+    let dir = scratch();
+    let cdl = dir.path().join("f.cdl");
+    fs::write(
+        &cdl,
+        "netcdf f {\ndimensions:\n\tx = 4 ;\nvariables:\n\tfloat v(x) ;\n\t\tv:_Filter = \"307,9\" ;\n\
+         \tfloat w(x) ;\n\t\tw:_DeflateLevel = 2 ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let done = Test::ours("ncgen").args(["-l", "c"]).arg(&cdl).run();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let bzip2 = done
+        .stdout
+        .lines()
+        .position(|l| l.contains("nc_def_var_filter(ncid, v_id, 307"))
+        .unwrap_or_else(|| panic!("{}", done.stdout));
+    let lines: Vec<&str> = done.stdout.lines().collect();
+    assert!(
+        lines[bzip2.saturating_sub(2)..bzip2]
+            .iter()
+            .any(|l| l.contains("bzip2: an HDF5 filter plugin; set HDF5_PLUGIN_PATH")),
+        "{}",
+        done.stdout
+    );
+    assert_eq!(
+        done.stdout.matches("HDF5_PLUGIN_PATH").count(),
+        1,
+        "deflate is built into HDF5: {}",
+        done.stdout
+    );
+}

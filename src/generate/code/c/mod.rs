@@ -377,9 +377,21 @@ impl CGenerator {
                 Layout::Other => {}
             }
             for filter in &storage.filters {
-                let what = filterspec::known::name_of(filter.id)
-                    .map(|n| format!(" /* {n} */"))
-                    .unwrap_or_default();
+                // Filters HDF5 does not have built in come from a plugin, which the
+                // program finds only where HDF5_PLUGIN_PATH (or HDF5's default) says.
+                let plugin = filter.id > 6;
+                let name = filterspec::known::name_of(filter.id);
+                let what = match (name, plugin) {
+                    (Some(n), false) => format!(" /* {n} */"),
+                    (Some(n), true) => format!(
+                        " /* {n}: an HDF5 filter plugin; set HDF5_PLUGIN_PATH to its \
+                         directory (nctools' plugins: scripts/install --plugins) */"
+                    ),
+                    (None, true) => " /* an HDF5 filter plugin; set HDF5_PLUGIN_PATH to its \
+                         directory */"
+                        .to_string(),
+                    (None, false) => String::new(),
+                };
                 if filter.params.is_empty() {
                     out.push_str(&format!(
                         "    stat = nc_def_var_filter({grp}, {id}, {}, 0, NULL);{what}\n{CHECK}",
