@@ -379,7 +379,20 @@ fn install_defaults_to_the_last_directory_of_hdf5_plugin_path() {
         ok("scripts/install --plugins --where", &done);
         done.stdout.trim().to_string()
     };
-    assert_eq!(whereto(None), "/usr/local/hdf5/lib/plugin");
+    // Without it, the directory the HDF5 in use searches, as `nctools --version` says
+    // (before: /usr/local/hdf5/lib/plugin, which Debian's HDF5 never searches).
+    let version = run(Command::new(crate::support::NCTOOLS)
+        .arg("--version")
+        .env_remove("HDF5_PLUGIN_PATH"));
+    let searched = version
+        .stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("HDF5 plugins: "))
+        .and_then(|rest| rest.split([' ', ':']).next())
+        .unwrap_or_else(|| panic!("{}", version.stdout))
+        .to_string();
+    assert!(searched.starts_with('/'), "{searched}");
+    assert_eq!(whereto(None), searched);
     assert_eq!(whereto(Some("/a:/b")), "/b");
 }
 
