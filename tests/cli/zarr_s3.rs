@@ -702,6 +702,41 @@ fn wrong_credentials_are_a_clear_error() {
 }
 
 #[test]
+fn a_missing_bucket_and_a_silent_endpoint_are_said_in_the_users_terms() {
+    // Before: object_store's text ("Generic S3 error: ... 404 Not Found: NoSuchBucket",
+    // "after 4 retries ... error sending request").
+    let Some(python) = python() else { return };
+    let dir = scratch();
+    let moto = Server::moto(&python, dir.path(), false);
+    let nc = input(dir.path());
+    let nc = nc.to_string_lossy().into_owned();
+    for (tool, args) in [
+        ("nccopy", vec![nc.as_str(), "s3://nobucket/x.zarr"]),
+        ("ncdump", vec!["-h", "s3://nobucket/x.zarr"]),
+    ] {
+        let done = ours_s3(tool, &moto.url(), &args);
+        assert_eq!(done.code, Some(1), "{tool}: {}", done.stderr);
+        assert!(
+            done.stderr
+                .contains("the bucket does not exist at that endpoint")
+                && done.stderr.contains("s3://nobucket/x.zarr"),
+            "{tool}: {}",
+            done.stderr
+        );
+    }
+    // A port nothing listens on.
+    let closed = format!("http://127.0.0.1:{}", free_port());
+    let done = ours_s3("ncdump", &closed, &["-h", "s3://bkt/x.zarr"]);
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(
+        done.stderr
+            .contains(&format!("the endpoint {closed} did not answer")),
+        "{}",
+        done.stderr
+    );
+}
+
+#[test]
 fn a_server_stopped_mid_copy_leaves_no_complete_store_and_500s_are_retried() {
     let Some(python) = python() else { return };
     let dir = scratch();

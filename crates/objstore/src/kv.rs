@@ -194,9 +194,48 @@ fn explain(error: &object_store::Error, anonymous: bool) -> String {
              AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ~/.aws/credentials), or set \
              AWS_NO_SIGN_REQUEST=true for a public bucket"
         )
+    } else if text.contains("NoSuchBucket") {
+        "the bucket does not exist at that endpoint (the server answered NoSuchBucket): \
+         check the bucket's name, and the endpoint (AWS_ENDPOINT_URL, or the URL's \
+         host) and region it is in"
+            .to_string()
+    } else if unanswered(&text) {
+        let cause = text.rsplit(" - ").next().unwrap_or(&text).trim();
+        // The server asked, from the request's URL in the text (already redacted).
+        let endpoint = ["https://", "http://"]
+            .iter()
+            .find_map(|scheme| {
+                let at = text.find(scheme)?;
+                let rest = &text[at + scheme.len()..];
+                let host = rest.split(['/', ' ', '?']).next()?;
+                Some(format!(" {scheme}{host}"))
+            })
+            .unwrap_or_default();
+        format!(
+            "the endpoint{endpoint} did not answer ({cause}, after retries): check the \
+             endpoint (AWS_ENDPOINT_URL, or the URL's host), that it is running, and the \
+             network"
+        )
     } else {
         text
     }
+}
+
+/// Whether object_store's `text` says the server never answered: no connection, no
+/// name resolution, a time-out, rather than an answer saying no.
+fn unanswered(text: &str) -> bool {
+    let answered = text.contains("status code") || text.contains("Server returned");
+    !answered
+        && [
+            "error sending request",
+            "Connection refused",
+            "connection refused",
+            "dns error",
+            "timed out",
+            "operation timed out",
+        ]
+        .iter()
+        .any(|w| text.contains(w))
 }
 
 /// `text` without a server's XML or HTML error page, with the page's S3 `Code` and
