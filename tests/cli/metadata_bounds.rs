@@ -158,7 +158,9 @@ for name, item in [("strings", '""'), ("numbers", "0")]:
             run_ours("ncdump", ["-h".as_ref(), archive.as_os_str()]),
             run_ours("nccopy", [archive.as_os_str(), copy.as_os_str()]),
         ] {
-            let run = run.assert_within(CEILING_MIB, 60);
+            // The time limit only stops a runaway (alone, each run takes about 8 s; with
+            // the whole suite beside it on 2 cores, it once passed 60 s).
+            let run = run.assert_within(CEILING_MIB, 300);
             assert_eq!(run.code, Some(1), "{name}: {}", run.stderr);
             assert!(
                 run.stderr
