@@ -70,11 +70,12 @@ fn a_document_of_millions_of_values_is_refused_before_it_is_parsed() {
 
 #[test]
 fn a_document_just_under_the_weight_is_read_in_bounded_memory() {
-    // 690,000 members of one object weigh 2,070,002 (a member weighs three), the
+    // 520,000 members of one object weigh 1,560,002 (a member weighs three) and their
+    // 3.5 MB of names 442,000 more (a unit per 8 bytes of strings): just under 2 Mi, the
     // heaviest shape per byte of text; it is read and printed.
     let dir = scratch();
     let store = dir.path().join("members.zarr");
-    let members: Vec<String> = (0..690_000).map(|i| format!(r#""k{i}":1"#)).collect();
+    let members: Vec<String> = (0..520_000).map(|i| format!(r#""k{i}":1"#)).collect();
     group_with_attributes(
         &store,
         &format!(r#"{{"a": {{{}}}, "b": 7}}"#, members.join(",")),
@@ -84,7 +85,7 @@ fn a_document_just_under_the_weight_is_read_in_bounded_memory() {
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert!(run.stdout.contains("\t\t:b = 7 ;"), "{}", run.stdout);
     assert!(
-        run.stdout.contains(r#"\"k689999\": 1}"#),
+        run.stdout.contains(r#"\"k519999\": 1}"#),
         "{}",
         &run.stdout[..200]
     );
@@ -170,4 +171,44 @@ for name, item in [("strings", '""'), ("numbers", "0")]:
             );
         }
     }
+}
+
+/// Ten arrays whose `.zattrs` each hold one attribute string of 24,000,000 bytes: a
+/// 240 KB `.zarr.zip`. A string weighed as one value, so each document weighed 3. Before:
+/// `ncdump -h` of ten such strings of 60 MB took 1.26 GB and 165 s (red team, session 29).
+/// Now strings count one unit per 8 bytes: a document holds at most 16 MiB of them, a
+/// store 32 MiB, and this one is refused in bounded memory, naming the limit.
+#[test]
+fn long_attribute_strings_weigh_their_bytes() {
+    let dir = scratch();
+    let Some(python) = crate::support::zarr_python() else {
+        return;
+    };
+    let script = r#"
+import json, zipfile
+body = ('{"_ARRAY_DIMENSIONS":["x"],"a":"' + "a" * 24000000 + '"}').encode()
+with zipfile.ZipFile("long.zarr.zip", "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr(".zgroup", json.dumps({"zarr_format": 2}))
+    for i in range(10):
+        z.writestr(f"v{i}/.zarray", json.dumps({"zarr_format": 2, "shape": [2],
+            "chunks": [2], "dtype": "<f4", "compressor": None, "filters": None,
+            "fill_value": None, "order": "C"}))
+        z.writestr(f"v{i}/.zattrs", body)
+"#;
+    let made = crate::support::run(
+        std::process::Command::new(&python)
+            .arg("-c")
+            .arg(script)
+            .current_dir(dir.path()),
+    );
+    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    let archive = dir.path().join("long.zarr.zip");
+    let dump = run_ours("ncdump", ["-h".as_ref(), archive.as_os_str()]);
+    let run = dump.assert_within(CEILING_MIB, 300);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("strings counting one per 8 bytes"),
+        "{}",
+        run.stderr
+    );
 }

@@ -335,8 +335,10 @@ impl Source {
         if total > MAX_STORE_WEIGHT {
             return Err(ZarrError::TooLarge(format!(
                 "the metadata documents of {} hold more than {MAX_STORE_WEIGHT} JSON values \
-                 and names in all (at {what}), more than nctools reads from one store",
-                self.name()
+                 and names in all (strings counting one per {} bytes; at {what}), more than \
+                 nctools reads from one store",
+                self.name(),
+                json::STRING_BYTES_PER_UNIT
             )));
         }
         match String::from_utf8(bytes) {
