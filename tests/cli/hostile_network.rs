@@ -403,6 +403,51 @@ fn credentials_do_not_follow_a_redirect_to_another_origin() {
     }
 }
 
+/// A URL never chooses where credentials go: netCDF-C's `http(s)://HOST/BUCKET/KEY
+/// #mode=...,s3` names a server, which gets signed requests only when it is Amazon's or
+/// the endpoint the user configured. Before (red team, session 29): the access key id and
+/// the session token went to whatever host the URL named, AWS_ENDPOINT_URL set elsewhere
+/// or not.
+#[test]
+fn a_server_only_the_url_names_gets_no_credentials() {
+    let named = Server::start(|_| Answer::Fixed("404 Not Found", String::new(), Vec::new()));
+    let configured = Server::start(|_| Answer::Fixed("404 Not Found", String::new(), Vec::new()));
+    let url = format!("{}/bkt/s.zarr#mode=zarr,s3", named.url());
+    for endpoint in [configured.url(), String::new()] {
+        let mut env = s3_env(&endpoint);
+        env.retain(|(k, v)| !(k.starts_with("AWS_ENDPOINT") && v.is_empty()));
+        let run = Test::ours("ncdump")
+            .args(["-h", url.as_str()])
+            .envs(&borrowed(&env))
+            .run();
+        assert_eq!(run.code, Some(1), "{}", run.stderr);
+    }
+    assert!(!named.requests().is_empty(), "no request was made");
+    for request in named.requests() {
+        let lower = request.to_ascii_lowercase();
+        assert!(
+            !lower.contains("authorization")
+                && !lower.contains("x-amz-security-token")
+                && !lower.contains("session-token-must-stay-home"),
+            "credentials reached a server only the URL names: {request}"
+        );
+    }
+    // The same server, configured as the endpoint, is trusted: its requests are signed.
+    let env = s3_env(&named.url());
+    let run = Test::ours("ncdump")
+        .args(["-h", url.as_str()])
+        .envs(&borrowed(&env))
+        .run();
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        named
+            .requests()
+            .iter()
+            .any(|r| r.to_ascii_lowercase().contains("authorization")),
+        "the configured endpoint got no signed request"
+    );
+}
+
 /// Issue 34, item 18: a URL's password never reaches a message, and a server's error
 /// text reaches it with its terminal controls escaped.
 /// Before: the password was printed three times; ESC[31m and CR reached the terminal raw.

@@ -172,6 +172,39 @@ fn env_true(name: &str) -> bool {
     })
 }
 
+/// The origin (`scheme://host:port`, lower case, without a path) of an endpoint URL.
+fn origin(url: &str) -> Option<String> {
+    let (scheme, rest) = url.trim().split_once("://")?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host_port = authority.rsplit('@').next()?;
+    let scheme = scheme.to_ascii_lowercase();
+    let host_port = host_port.to_ascii_lowercase();
+    let default_port = if scheme == "http" { ":80" } else { ":443" };
+    let host_port = host_port
+        .strip_suffix(default_port)
+        .unwrap_or(&host_port)
+        .to_string();
+    Some(format!("{scheme}://{host_port}"))
+}
+
+/// Whether credentials may go to the server `endpoint` a URL names: Amazon's own
+/// (`*.amazonaws.com`, `*.amazonaws.com.cn`, over HTTPS), or one of the endpoints the
+/// user configured (`configured`: the environment's and the profile's).
+fn trusted_for_credentials(endpoint: &str, configured: &[String]) -> bool {
+    let Some(theirs) = origin(endpoint) else {
+        return false;
+    };
+    let host = theirs.trim_start_matches("https://");
+    let amazon = theirs.starts_with("https://")
+        && [".amazonaws.com", ".amazonaws.com.cn"]
+            .iter()
+            .any(|suffix| host.split(':').next().is_some_and(|h| h.ends_with(suffix)));
+    amazon
+        || configured
+            .iter()
+            .any(|c| origin(c).as_deref() == Some(theirs.as_str()))
+}
+
 /// The S3 client's settings, in the AWS CLI's order: the URL's host and region, then the
 /// environment (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`,
 /// `AWS_REGION`, `AWS_DEFAULT_REGION`, `AWS_ENDPOINT_URL_S3`, `AWS_ENDPOINT_URL`), then
@@ -212,7 +245,22 @@ fn s3(remote: &RemoteRoot, options: ClientOptions) -> Result<(AmazonS3Builder, b
             has_credentials = true;
         }
     }
-    let anonymous = env_true("AWS_NO_SIGN_REQUEST") || profile_name == "no" || !has_credentials;
+    // A URL never chooses where credentials go: a server the URL names (netCDF-C's
+    // `https://HOST/BUCKET/KEY#mode=...,s3`) gets signed requests only when it is
+    // Amazon's or the endpoint the environment or the profile names; any other is asked
+    // without credentials.
+    let url_server_untrusted = remote.endpoint.as_deref().is_some_and(|endpoint| {
+        let configured: Vec<String> = ["AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL", "AWS_ENDPOINT"]
+            .iter()
+            .filter_map(|v| std::env::var(v).ok())
+            .chain(setting("endpoint_url"))
+            .collect();
+        !trusted_for_credentials(endpoint, &configured)
+    });
+    let anonymous = env_true("AWS_NO_SIGN_REQUEST")
+        || profile_name == "no"
+        || !has_credentials
+        || url_server_untrusted;
     if anonymous {
         builder = builder.with_skip_signature(true);
     }
@@ -249,4 +297,40 @@ fn s3(remote: &RemoteRoot, options: ClientOptions) -> Result<(AmazonS3Builder, b
         }
     }
     Ok((builder, anonymous))
+}
+
+#[cfg(test)]
+mod trust_tests {
+    use super::*;
+
+    #[test]
+    fn credentials_go_only_to_amazon_or_a_configured_endpoint() {
+        let configured = vec!["http://127.0.0.1:9000/".to_string()];
+        assert!(trusted_for_credentials(
+            "https://s3.eu-west-1.amazonaws.com",
+            &[]
+        ));
+        assert!(trusted_for_credentials(
+            "https://bkt.s3.amazonaws.com:443/",
+            &[]
+        ));
+        assert!(trusted_for_credentials(
+            "http://127.0.0.1:9000",
+            &configured
+        ));
+        assert!(!trusted_for_credentials(
+            "http://127.0.0.1:9001",
+            &configured
+        ));
+        assert!(!trusted_for_credentials(
+            "https://evil.example/amazonaws.com",
+            &[]
+        ));
+        assert!(!trusted_for_credentials(
+            "https://amazonaws.com.evil.example",
+            &[]
+        ));
+        assert!(!trusted_for_credentials("http://s3.amazonaws.com", &[]));
+        assert!(!trusted_for_credentials("https://x@evil.example", &[]));
+    }
 }

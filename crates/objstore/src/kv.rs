@@ -138,7 +138,7 @@ impl ObjectKvStore {
     fn failure(&self, key: &StoreKey, error: object_store::Error) -> StorageError {
         StorageError::Io {
             what: self.describe(key),
-            source: std::io::Error::other(explain(&error, self.kind.anonymous)),
+            source: std::io::Error::other(explain(&error, &self.kind)),
         }
     }
 }
@@ -167,7 +167,8 @@ async fn read_capped(result: GetResult, cap: u64) -> object_store::Result<Result
 
 /// A short account of `error`: object_store's text, with the usual causes of an
 /// authorisation failure named.
-fn explain(error: &object_store::Error, anonymous: bool) -> String {
+fn explain(error: &object_store::Error, kind: &Kind) -> String {
+    let anonymous = kind.anonymous;
     let text = short(&error.to_string());
     let denied = matches!(
         error,
@@ -181,12 +182,16 @@ fn explain(error: &object_store::Error, anonymous: bool) -> String {
     ]
     .iter()
     .any(|w| text.contains(w));
-    if denied && anonymous {
+    if denied && kind.plain_http {
+        // A plain HTTP server is never sent credentials: no AWS advice.
+        format!("access denied ({text}); the server refuses to serve it")
+    } else if denied && anonymous {
         format!(
             "access denied ({text}); the request was anonymous (AWS_NO_SIGN_REQUEST, the \
-             profile \"no\", or no credentials found): for a bucket that is not public, give \
-             credentials (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, \
-             ~/.aws/credentials)"
+             profile \"no\", no credentials found, or a server only the URL names, which \
+             never gets credentials): for a bucket that is not public, give credentials \
+             (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ~/.aws/credentials) \
+             and name its server in AWS_ENDPOINT_URL or the profile's endpoint_url"
         )
     } else if denied {
         format!(
