@@ -315,19 +315,8 @@ fn coordinates(
         .read_slab(dataset, &path, &[start], &[length - start])
         .map_err(|e| anyhow!(e))?;
     Ok((0..values.len())
-        .map(|i| number_at(&values, i))
+        .map(|i| values.number_at(i))
         .collect::<Option<Vec<f64>>>())
-}
-
-/// The value at `i` as a number, for the numeric types.
-fn number_at(values: &ncmodel::Values, i: usize) -> Option<f64> {
-    match values {
-        ncmodel::Values::Float(v) => v.get(i).map(|x| f64::from(*x)),
-        ncmodel::Values::Double(v) => v.get(i).copied(),
-        // Coordinates are far below 2^53, where the conversion is exact.
-        #[allow(clippy::cast_precision_loss)]
-        other => other.integer_at(i).map(|x| x as f64),
-    }
 }
 
 /// Fails unless the input's coordinates along `dim` increase, from after the store's

@@ -211,6 +211,17 @@ impl Values {
         }
     }
 
+    /// The value at `i` as a number, for the number types (integers exactly below 2^53,
+    /// as coordinates are).
+    pub fn number_at(&self, i: usize) -> Option<f64> {
+        match self {
+            Self::Float(v) => v.get(i).map(|x| f64::from(*x)),
+            Self::Double(v) => v.get(i).copied(),
+            #[allow(clippy::cast_precision_loss)]
+            other => other.integer_at(i).map(|x| x as f64),
+        }
+    }
+
     /// The value at `i` as an integer, for integer (and char) arrays and enums.
     pub fn integer_at(&self, i: usize) -> Option<i128> {
         match self {

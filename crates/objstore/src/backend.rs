@@ -172,37 +172,24 @@ fn env_true(name: &str) -> bool {
     })
 }
 
-/// The origin (`scheme://host:port`, lower case, without a path) of an endpoint URL.
-fn origin(url: &str) -> Option<String> {
-    let (scheme, rest) = url.trim().split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host_port = authority.rsplit('@').next()?;
-    let scheme = scheme.to_ascii_lowercase();
-    let host_port = host_port.to_ascii_lowercase();
-    let default_port = if scheme == "http" { ":80" } else { ":443" };
-    let host_port = host_port
-        .strip_suffix(default_port)
-        .unwrap_or(&host_port)
-        .to_string();
-    Some(format!("{scheme}://{host_port}"))
-}
-
 /// Whether credentials may go to the server `endpoint` a URL names: Amazon's own
 /// (`*.amazonaws.com`, `*.amazonaws.com.cn`, over HTTPS), or one of the endpoints the
-/// user configured (`configured`: the environment's and the profile's).
+/// user configured (`configured`: the environment's and the profile's), compared by
+/// origin (scheme, host and port, as the redirect policy compares them).
 fn trusted_for_credentials(endpoint: &str, configured: &[String]) -> bool {
-    let Some(theirs) = origin(endpoint) else {
+    let Ok(theirs) = reqwest::Url::parse(endpoint.trim()) else {
         return false;
     };
-    let host = theirs.trim_start_matches("https://");
-    let amazon = theirs.starts_with("https://")
-        && [".amazonaws.com", ".amazonaws.com.cn"]
-            .iter()
-            .any(|suffix| host.split(':').next().is_some_and(|h| h.ends_with(suffix)));
+    let amazon = theirs.scheme() == "https"
+        && theirs.host_str().is_some_and(|host| {
+            [".amazonaws.com", ".amazonaws.com.cn"]
+                .iter()
+                .any(|suffix| host.ends_with(suffix))
+        });
     amazon
         || configured
             .iter()
-            .any(|c| origin(c).as_deref() == Some(theirs.as_str()))
+            .any(|c| reqwest::Url::parse(c.trim()).is_ok_and(|c| c.origin() == theirs.origin()))
 }
 
 /// The S3 client's settings, in the AWS CLI's order: the URL's host and region, then the

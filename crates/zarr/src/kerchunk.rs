@@ -264,17 +264,8 @@ fn coordinate_range(file: &SourceFile, dim: &str) -> Option<(f64, f64)> {
         return None;
     };
     let values = ncmodel::Values::from_native_bytes(atomic, file.coordinate.as_deref()?)?;
-    let number = |i: usize| -> Option<f64> {
-        match &values {
-            ncmodel::Values::Float(v) => v.get(i).map(|x| f64::from(*x)),
-            ncmodel::Values::Double(v) => v.get(i).copied(),
-            // Coordinates are far below 2^53, where the conversion is exact.
-            #[allow(clippy::cast_precision_loss)]
-            other => other.integer_at(i).map(|x| x as f64),
-        }
-    };
     let last = values.len().checked_sub(1)?;
-    Some((number(0)?, number(last)?))
+    Some((values.number_at(0)?, values.number_at(last)?))
 }
 
 /// Makes the root's coordinate variable of `dim` one uncompressed chunk of `total`

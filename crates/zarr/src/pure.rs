@@ -195,12 +195,7 @@ impl Pure {
         let values = crate::values::bytes_to_values(fill, &meta.dtype);
         // NaN, xarray's default for floats, masks nothing a reader would not see as NaN
         // anyway: no attribute, and the store reads as netCDF-C 4.10 reads it.
-        let nan = match &values {
-            ncmodel::Values::Float(v) => v.iter().all(|x| x.is_nan()),
-            ncmodel::Values::Double(v) => v.iter().all(|x| x.is_nan()),
-            _ => false,
-        };
-        if nan {
+        if values.number_at(0).is_some_and(f64::is_nan) {
             return None;
         }
         Some(ncmodel::Attribute {
