@@ -41,7 +41,7 @@ pub fn main(argv: Vec<String>) -> i32 {
     crate::interrupt::install();
     crate::exit::install_panic_hook("nccopy");
     crate::storage::backends::crash_guard::install("nccopy");
-    crate::storage::backends::register_builtin_filters();
+    crate::storage::backends::register_filters();
     let args = match CopyArgs::try_parse_from(&argv) {
         Ok(args) => args,
         Err(e) => return crate::exit::clap_error(e),

@@ -20,7 +20,7 @@ use crate::exit::Failure;
 pub fn main(argv: Vec<String>) -> i32 {
     crate::exit::install_panic_hook("ncdump");
     crate::storage::backends::crash_guard::install("ncdump");
-    crate::storage::backends::register_builtin_filters();
+    crate::storage::backends::register_filters();
     if argv.len() <= 1 {
         // Like the reference: no arguments prints the usage and succeeds.
         let usage = <DumpArgs as clap::CommandFactory>::command().render_help();

@@ -33,7 +33,7 @@ pub fn main(argv: Vec<String>) -> i32 {
     crate::interrupt::install();
     crate::exit::install_panic_hook("ncgen");
     crate::storage::backends::crash_guard::install("ncgen");
-    crate::storage::backends::register_builtin_filters();
+    crate::storage::backends::register_filters();
     let args = match GenerateArgs::try_parse_from(&argv) {
         Ok(args) => args,
         Err(e) => return crate::exit::clap_error(e),

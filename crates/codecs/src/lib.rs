@@ -29,6 +29,7 @@ pub mod nczarr;
 pub mod numcodecs;
 pub mod params;
 pub mod partial;
+pub mod plugin;
 pub mod registry;
 pub mod suggest;
 pub mod wire;

@@ -64,6 +64,16 @@ pub enum CodecError {
         /// What it must be.
         expected: &'static str,
     },
+    /// A plugin pair's codec library failed to translate.
+    #[error("codec \"{id}\" of the plugin {provider}: {message}")]
+    PluginFailed {
+        /// The codec id.
+        id: String,
+        /// The files that provide it.
+        provider: String,
+        /// What failed.
+        message: String,
+    },
     /// A filter that has no codec equivalent.
     #[error("filter {id} has no NCZarr codec equivalent")]
     NoCodec {

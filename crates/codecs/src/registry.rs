@@ -332,20 +332,24 @@ pub fn entries() -> impl Iterator<Item = &'static CodecEntry> {
     CODECS.iter().map(|c| c.entry())
 }
 
-/// The codec that is the HDF5 filter `id`.
+/// The codec that is the HDF5 filter `id`: a built-in one, else a plugin pair's
+/// ([`crate::plugin`]).
 pub fn codec_of_hdf5_id(id: u32) -> Option<&'static dyn Codec> {
     CODECS
         .iter()
         .copied()
         .find(|c| c.entry().hdf5_id == Some(id))
+        .or_else(|| crate::plugin::by_hdf5_id(id).map(|p| p as &'static dyn Codec))
 }
 
-/// The codec with the numcodecs id `id` (exact: codec ids are case-sensitive JSON).
+/// The codec with the numcodecs id `id` (exact: codec ids are case-sensitive JSON): a
+/// built-in one, else a plugin pair's ([`crate::plugin`]).
 pub fn codec_of_numcodecs_id(id: &str) -> Option<&'static dyn Codec> {
     CODECS
         .iter()
         .copied()
         .find(|c| c.entry().numcodecs_id == id)
+        .or_else(|| crate::plugin::by_codec_id(id).map(|p| p as &'static dyn Codec))
 }
 
 /// The codec that is the HDF5 filter `id`.

@@ -97,6 +97,8 @@ static FILE_IS_OUTPUT: AtomicBool = AtomicBool::new(false);
 /// publishes it, so that the handler never reads one being written (unless four are set
 /// while it reads).
 static ACTIVITY: [Text<512>; 4] = [const { Text::new() }; 4];
+/// The plugin library whose function runs (set by [`PluginCall`]).
+static PLUGIN: Text<512> = Text::new();
 static ACTIVITY_NOW: AtomicUsize = AtomicUsize::new(0);
 static ACTIVITY_NEXT: Mutex<usize> = Mutex::new(0);
 /// Whether the activity names a variable (where the test hook strikes).
@@ -110,6 +112,9 @@ static HANDLING: AtomicBool = AtomicBool::new(false);
 static REMOVING: AtomicBool = AtomicBool::new(false);
 
 thread_local! {
+    /// How deep this thread is in calls of a plugin library's functions (constant-
+    /// initialised, no destructor, like [`IN_LIBRARY`]).
+    static IN_PLUGIN: Cell<usize> = const { Cell::new(0) };
     /// How deep this thread is in library calls (constant-initialised, no destructor:
     /// reading it is a plain thread-local load, safe in a signal handler).
     static IN_LIBRARY: Cell<usize> = const { Cell::new(0) };
@@ -130,6 +135,25 @@ impl LibraryCall {
 impl Drop for LibraryCall {
     fn drop(&mut self) {
         IN_LIBRARY.with(|depth| depth.set(depth.get().saturating_sub(1)));
+    }
+}
+
+/// Marks a call of a plugin library's function on this thread while it lives, so that
+/// a crash there names the plugin rather than the file.
+pub(crate) struct PluginCall(());
+
+impl PluginCall {
+    /// Enters a call of a function of the plugin `provider` (its files, for people).
+    pub(crate) fn enter(provider: &str) -> Self {
+        PLUGIN.set(provider);
+        IN_PLUGIN.with(|depth| depth.set(depth.get() + 1));
+        Self(())
+    }
+}
+
+impl Drop for PluginCall {
+    fn drop(&mut self) {
+        IN_PLUGIN.with(|depth| depth.set(depth.get().saturating_sub(1)));
     }
 }
 
@@ -300,7 +324,11 @@ fn on_crash(signal: c_int, message: &mut Message) {
         FILE.append_to(message);
         message.push_all(b": ");
     }
-    if in_library {
+    let in_plugin = IN_PLUGIN.with(Cell::get) > 0;
+    if in_plugin {
+        message.push_all(b"crashed inside the plugin ");
+        PLUGIN.append_to(message);
+    } else if in_library {
         message.push_all(b"crashed inside the netCDF/HDF5 library");
     } else {
         message.push_all(b"crashed");
@@ -315,7 +343,12 @@ fn on_crash(signal: c_int, message: &mut Message) {
     message.push_all(b", ");
     message.push_all(signal_name(signal));
     message.push_all(b"); ");
-    if in_library && !FILE_IS_OUTPUT.load(Ordering::SeqCst) {
+    if in_plugin {
+        message.push_all(
+            b"the plugin is at fault or the data is corrupt: remove the plugin from \
+              HDF5_PLUGIN_PATH, or report it to its authors",
+        );
+    } else if in_library && !FILE_IS_OUTPUT.load(Ordering::SeqCst) {
         message.push_all(b"the file is probably corrupt");
     } else {
         message.push_all(

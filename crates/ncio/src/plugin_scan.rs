@@ -48,7 +48,7 @@ pub fn filter_plugins_enabled() -> bool {
 }
 
 /// The files HDF5 considers in `dir`: names starting with `lib` and holding `.so`, sorted.
-fn plugin_files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn plugin_files(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };

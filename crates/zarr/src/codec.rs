@@ -15,9 +15,9 @@ pub fn available() -> impl Iterator<Item = &'static str> {
     codecs::registry::implemented().map(|c| c.numcodecs_id)
 }
 
-/// Whether nctools has the codec `id`.
+/// Whether nctools has the codec `id`, built in or from a plugin pair.
 pub fn is_available(id: &str) -> bool {
-    available().any(|known| known == id)
+    codecs::registry::by_numcodecs_id(id).is_some_and(|c| c.implemented)
 }
 
 /// The available codecs' ids, for messages (`bz2, zstd, ...`).

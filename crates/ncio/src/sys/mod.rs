@@ -20,6 +20,7 @@ mod fixed_strings;
 mod hdf5;
 pub(crate) mod inquire;
 mod memory;
+mod plugin_pair;
 mod status;
 pub(crate) mod values;
 
@@ -34,6 +35,7 @@ pub(crate) use hdf5::{
     stored_sizes, ChunkOrigin, ChunkTarget,
 };
 pub(crate) use memory::Encoded;
+pub(crate) use plugin_pair::{load_plugin_parts, PluginCodecClass, PluginFilter, PluginParts};
 pub use memory::RawBuffer;
 pub(crate) use status::{check, message};
 pub(crate) use values::TypeTable;

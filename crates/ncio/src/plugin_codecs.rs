@@ -1,0 +1,197 @@
+//! NCZarr's plugin pairs, as netCDF-C makes them: every library of HDF5's plugin search
+//! path is loaded and asked for its HDF5 filter (`H5PLget_plugin_info`) and its NCZarr
+//! codecs (`NCZ_get_codec_info`, `NCZ_codec_info_defaults`); each codec is paired with
+//! the first filter of its HDF5 id in search order (the same library or another). The
+//! pairs serve the codecs crate's registry ([`load_plugin_codecs`], the loader the
+//! front end gives `codecs::plugin::set_loader`) for the ids nctools has no codec of;
+//! [`plugin_codec_reports`] tells `--list-filters` what was found and what was not usable.
+//!
+//! Every call into a plugin takes the library lock and is marked for the crash guard, so
+//! that a plugin that crashes ends the tool with a message naming it, not a core dump.
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use codecs::plugin::PluginCodec;
+
+use crate::crash_guard::PluginCall;
+use crate::sys::{load_plugin_parts, with_lib, PluginCodecClass, PluginFilter};
+
+/// One NCZarr codec a codec library offers, and what became of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginCodecReport {
+    /// The numcodecs id of the codec.
+    pub codec_id: String,
+    /// The HDF5 filter id it pairs with.
+    pub hdf5_id: u32,
+    /// The codec library.
+    pub codec_library: PathBuf,
+    /// The filter plugin it was paired with, if one of that id was found.
+    pub filter_library: Option<PathBuf>,
+    /// Why it is not used, when it is not.
+    pub problem: Option<String>,
+}
+
+static REPORTS: OnceLock<Vec<PluginCodecReport>> = OnceLock::new();
+
+/// A codec paired with its filter.
+#[derive(Debug)]
+struct Pair {
+    codec_id: String,
+    hdf5_id: u32,
+    provider: String,
+    filter: PluginFilter,
+    codec: PluginCodecClass,
+}
+
+impl PluginCodec for Pair {
+    fn codec_id(&self) -> &str {
+        &self.codec_id
+    }
+
+    fn hdf5_id(&self) -> u32 {
+        self.hdf5_id
+    }
+
+    fn provider(&self) -> &str {
+        &self.provider
+    }
+
+    fn encodes(&self) -> bool {
+        self.filter.encodes
+    }
+
+    fn params_of_codec(&self, json: &str) -> Result<Vec<u32>, String> {
+        with_lib(|lib| {
+            let _call = PluginCall::enter(&self.provider);
+            self.codec.params_of_codec(lib, json)
+        })
+    }
+
+    fn codec_of_params(&self, params: &[u32]) -> Result<String, String> {
+        with_lib(|lib| {
+            let _call = PluginCall::enter(&self.provider);
+            self.codec.codec_of_params(lib, params)
+        })
+    }
+
+    fn run(
+        &self,
+        params: &[u32],
+        input: &[u8],
+        decode: bool,
+        max_output: usize,
+    ) -> Result<Vec<u8>, String> {
+        if decode && !self.filter.decodes {
+            return Err("its HDF5 filter does not decode".into());
+        }
+        with_lib(|lib| {
+            let _call = PluginCall::enter(&self.provider);
+            self.filter.run(lib, params, input, decode, max_output)
+        })
+    }
+}
+
+/// What one library provides, with its path.
+struct Loaded {
+    path: PathBuf,
+    parts: crate::sys::PluginParts,
+}
+
+/// Loads the libraries of `dirs` (HDF5's plugin search path) and pairs their codecs with
+/// their filters; the reports of every codec offered go to [`plugin_codec_reports`].
+fn pair_in(dirs: &[PathBuf]) -> (Vec<Box<dyn PluginCodec>>, Vec<PluginCodecReport>) {
+    let libraries: Vec<Loaded> = dirs
+        .iter()
+        .flat_map(|dir| crate::plugin_scan::plugin_files(dir))
+        .filter_map(|path| {
+            let c_path = CString::new(path.as_os_str().as_bytes()).ok()?;
+            let parts = with_lib(|lib| load_plugin_parts(lib, &c_path)).ok()?;
+            Some(Loaded { path, parts })
+        })
+        .collect();
+    let filter_of = |id: u32| {
+        libraries.iter().find_map(|l| {
+            l.parts
+                .filter
+                .filter(|f| f.id == id)
+                .map(|f| (l.path.clone(), f))
+        })
+    };
+    let mut pairs: Vec<Box<dyn PluginCodec>> = Vec::new();
+    let mut reports = Vec::new();
+    for library in &libraries {
+        for offer in &library.parts.codecs {
+            let filter = filter_of(offer.hdf5_id);
+            let mut report = PluginCodecReport {
+                codec_id: offer.codec_id.clone(),
+                hdf5_id: offer.hdf5_id,
+                codec_library: library.path.clone(),
+                filter_library: filter.as_ref().map(|(path, _)| path.clone()),
+                problem: None,
+            };
+            match (&offer.class, filter) {
+                (Err(why), _) => report.problem = Some(why.clone()),
+                (Ok(_), None) => {
+                    report.problem = Some(format!(
+                        "no HDF5 filter plugin of id {} in the plugin path",
+                        offer.hdf5_id
+                    ));
+                }
+                (Ok(class), Some((filter_path, filter))) => {
+                    with_lib(|lib| {
+                        let _call = PluginCall::enter(&display(&library.path));
+                        class.initialize(lib);
+                    });
+                    pairs.push(Box::new(Pair {
+                        codec_id: offer.codec_id.clone(),
+                        hdf5_id: offer.hdf5_id,
+                        provider: provider(&filter_path, &library.path),
+                        filter,
+                        codec: *class,
+                    }));
+                }
+            }
+            reports.push(report);
+        }
+    }
+    (pairs, reports)
+}
+
+fn display(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// The files of a pair, for people.
+fn provider(filter: &Path, codec: &Path) -> String {
+    if filter == codec {
+        display(filter)
+    } else {
+        format!("{} with codec library {}", display(filter), display(codec))
+    }
+}
+
+/// The plugin pairs of HDF5's plugin search path (none when HDF5's plugins are turned
+/// off with `HDF5_PLUGIN_PRELOAD=::`): the loader of `codecs::plugin`.
+pub fn load_plugin_codecs() -> Vec<Box<dyn PluginCodec>> {
+    let (pairs, reports) = if crate::filter_plugins_enabled() {
+        let dirs: Vec<PathBuf> = crate::plugin_search_paths()
+            .into_iter()
+            .map(PathBuf::from)
+            .collect();
+        pair_in(&dirs)
+    } else {
+        (Vec::new(), Vec::new())
+    };
+    let _ = REPORTS.set(reports);
+    pairs
+}
+
+/// Every NCZarr codec the plugin path's codec libraries offer, paired or not (the
+/// plugins are loaded first if they were not).
+pub fn plugin_codec_reports() -> Vec<PluginCodecReport> {
+    codecs::plugin::loaded();
+    REPORTS.get().cloned().unwrap_or_default()
+}

@@ -1,0 +1,425 @@
+//! The functions of plugin libraries that netCDF-C pairs for NCZarr: an HDF5 filter
+//! plugin's filter function (`H5PLget_plugin_info` → `H5Z_class2_t`) and an NCZarr codec
+//! library's translators (`NCZ_get_codec_info`, `NCZ_codec_info_defaults` →
+//! `NCZ_codec_t`). A library that provides either stays loaded for the rest of the
+//! process (its functions are kept); one that provides neither is closed at once.
+//!
+//! Every call made here runs with the library lock held and marked as a plugin call
+//! for the crash guard ([`crate::crash_guard`]); what a plugin returns is copied into
+//! owned memory and freed the way netCDF-C and HDF5 free it.
+
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
+
+use hdf5_metno_sys::h5::{H5allocate_memory, H5free_memory};
+use hdf5_metno_sys::h5z::{H5Z_class2_t, H5Z_CLASS_T_VERS, H5Z_FLAG_REVERSE};
+
+use super::Lib;
+
+/// `H5PL_TYPE_FILTER`.
+const PLUGIN_TYPE_FILTER: c_int = 0;
+/// `NCZ_CODEC_CLASS_VER`, the only `NCZ_codec_t` layout netCDF-C knows.
+const CODEC_CLASS_VERSION: c_int = 1;
+/// `NCZ_CODEC_HDF5`: a codec that converts to and from an HDF5 filter's parameters.
+const CODEC_SORT_HDF5: c_int = 1;
+/// Most entries read from one `NCZ_codec_info_defaults` list (it is NULL-terminated;
+/// this bounds a list that is not).
+const MAX_CODECS_PER_LIBRARY: usize = 1024;
+/// Most parameter words a codec library may make of one codec's JSON.
+const MAX_PARAMS: usize = 4096;
+
+/// The filter function of an HDF5 plugin (`H5Z_func_t`).
+type FilterFn = unsafe extern "C" fn(
+    flags: c_uint,
+    cd_nelmts: usize,
+    cd_values: *const c_uint,
+    nbytes: usize,
+    buf_size: *mut usize,
+    buf: *mut *mut c_void,
+) -> usize;
+
+/// `NCZ_codec_t`, netCDF-C's `netcdf_filter_build.h` (version 1, sort HDF5).
+#[repr(C)]
+struct CodecClass {
+    version: c_int,
+    sort: c_int,
+    codecid: *const c_char,
+    hdf5id: c_uint,
+    initialize: Option<unsafe extern "C" fn()>,
+    finalize: Option<unsafe extern "C" fn()>,
+    to_hdf5: Option<unsafe extern "C" fn(*const c_char, *mut usize, *mut *mut c_uint) -> c_int>,
+    hdf5_to_codec: Option<unsafe extern "C" fn(usize, *const c_uint, *mut *mut c_char) -> c_int>,
+    modify_parameters: Option<unsafe extern "C" fn()>,
+}
+
+/// An HDF5 filter a plugin library provides, kept loaded.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PluginFilter {
+    /// The filter id.
+    pub(crate) id: u32,
+    /// Whether it encodes.
+    pub(crate) encodes: bool,
+    /// Whether it decodes.
+    pub(crate) decodes: bool,
+    function: FilterFn,
+}
+
+/// An NCZarr codec a codec library provides, kept loaded.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PluginCodecClass {
+    class: *const CodecClass,
+}
+
+// SAFETY: the class is a static of a library that is never unloaded, read only; its
+// functions are called only with the library lock held (`Lib`).
+unsafe impl Send for PluginCodecClass {}
+// SAFETY: as above.
+unsafe impl Sync for PluginCodecClass {}
+
+/// One codec entry of a codec library: its ids, or why it cannot be used.
+#[derive(Debug)]
+pub(crate) struct CodecOffer {
+    /// The numcodecs id.
+    pub(crate) codec_id: String,
+    /// The HDF5 filter id it pairs with.
+    pub(crate) hdf5_id: u32,
+    /// Its functions, or why they cannot be used.
+    pub(crate) class: Result<PluginCodecClass, String>,
+}
+
+/// What one plugin library provides.
+#[derive(Debug, Default)]
+pub(crate) struct PluginParts {
+    /// Its HDF5 filter, if it is a filter plugin with a usable class.
+    pub(crate) filter: Option<PluginFilter>,
+    /// Its NCZarr codecs.
+    pub(crate) codecs: Vec<CodecOffer>,
+    /// Why the library, or a part of it, cannot be used.
+    pub(crate) problems: Vec<String>,
+}
+
+fn dl_error() -> String {
+    // SAFETY: dlerror returns NULL or a NUL-terminated string valid until the next dl
+    // call; it is copied at once.
+    let text = unsafe { libc::dlerror() };
+    if text.is_null() {
+        return "unknown error".into();
+    }
+    // SAFETY: non-null and NUL-terminated (above).
+    unsafe { CStr::from_ptr(text) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Loads the library `path` and reads the filter and codecs it provides. The library
+/// stays loaded when it provides either (the functions are used later), and is closed
+/// otherwise. Loading runs its initialisers, as HDF5's and netCDF-C's loading do.
+pub(crate) fn load_plugin_parts(_lib: &Lib, path: &CStr) -> Result<PluginParts, String> {
+    // SAFETY: path is NUL-terminated; the handle is checked below.
+    let handle = unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL) };
+    if handle.is_null() {
+        return Err(format!("does not load: {}", dl_error()));
+    }
+    let mut parts = PluginParts::default();
+    // SAFETY: the handle is live and stays so while these are read.
+    unsafe {
+        read_filter(handle, &mut parts);
+        read_codecs(handle, &mut parts);
+    }
+    if parts.filter.is_none() && parts.codecs.is_empty() {
+        // SAFETY: nothing read from the library is kept; it is closed once.
+        unsafe { libc::dlclose(handle) };
+    }
+    Ok(parts)
+}
+
+/// Reads the filter class of a plugin library, if it is a filter plugin.
+///
+/// # Safety
+/// `handle` is a live `dlopen` handle that is never closed once a filter was read.
+unsafe fn read_filter(handle: *mut c_void, parts: &mut PluginParts) {
+    // SAFETY: the handle is live; the name is a NUL-terminated literal.
+    let kind = unsafe { libc::dlsym(handle, c"H5PLget_plugin_type".as_ptr()) };
+    if !kind.is_null() {
+        // SAFETY: HDF5's plugin interface declares `H5PL_type_t H5PLget_plugin_type(void)`.
+        let kind: unsafe extern "C" fn() -> c_int = unsafe { std::mem::transmute(kind) };
+        // SAFETY: a plain call without arguments.
+        if unsafe { kind() } != PLUGIN_TYPE_FILTER {
+            return;
+        }
+    }
+    // SAFETY: as above.
+    let info = unsafe { libc::dlsym(handle, c"H5PLget_plugin_info".as_ptr()) };
+    if info.is_null() {
+        return;
+    }
+    // SAFETY: HDF5 declares `const void *H5PLget_plugin_info(void)`.
+    let info: unsafe extern "C" fn() -> *const c_void = unsafe { std::mem::transmute(info) };
+    // SAFETY: a plain call without arguments.
+    let class = unsafe { info() }.cast::<H5Z_class2_t>();
+    if class.is_null() {
+        parts.problems.push("H5PLget_plugin_info returned nothing".into());
+        return;
+    }
+    // SAFETY: a filter plugin returns a static H5Z_class2_t (or an H5Z_class1_t, which
+    // starts with its id where class 2 has its version: told apart as HDF5 does).
+    let class = unsafe { &*class };
+    if class.version as c_uint != H5Z_CLASS_T_VERS {
+        parts
+            .problems
+            .push("an HDF5 1.6 filter plugin (H5Z_class1_t), which nctools does not run".into());
+        return;
+    }
+    let (Some(function), Ok(id)) = (class.filter, u32::try_from(class.id)) else {
+        parts.problems.push("its filter class has no filter function".into());
+        return;
+    };
+    parts.filter = Some(PluginFilter {
+        id,
+        encodes: class.encoder_present != 0,
+        decodes: class.decoder_present != 0,
+        function,
+    });
+}
+
+/// Reads the NCZarr codecs of a codec library: the one `NCZ_get_codec_info` returns and
+/// each of the NULL-terminated list `NCZ_codec_info_defaults` returns.
+///
+/// # Safety
+/// `handle` is a live `dlopen` handle that is never closed once a codec was read.
+unsafe fn read_codecs(handle: *mut c_void, parts: &mut PluginParts) {
+    // SAFETY: the handle is live; the name is a NUL-terminated literal.
+    let single = unsafe { libc::dlsym(handle, c"NCZ_get_codec_info".as_ptr()) };
+    if !single.is_null() {
+        // SAFETY: netCDF-C declares `const void* NCZ_get_codec_info(void)`.
+        let single: unsafe extern "C" fn() -> *const c_void =
+            unsafe { std::mem::transmute(single) };
+        // SAFETY: a plain call without arguments.
+        let class = unsafe { single() };
+        if class.is_null() {
+            parts.problems.push("NCZ_get_codec_info returned nothing".into());
+        } else {
+            // SAFETY: a non-null result is a static NCZ_codec_t.
+            parts.codecs.push(unsafe { read_codec_class(class.cast()) });
+        }
+    }
+    // SAFETY: as above.
+    let list = unsafe { libc::dlsym(handle, c"NCZ_codec_info_defaults".as_ptr()) };
+    if list.is_null() {
+        return;
+    }
+    // SAFETY: netCDF-C declares `const void* NCZ_codec_info_defaults(void)`, a
+    // NULL-terminated array of `NCZ_codec_t*`.
+    let list: unsafe extern "C" fn() -> *const *const c_void = unsafe { std::mem::transmute(list) };
+    // SAFETY: a plain call without arguments.
+    let entries = unsafe { list() };
+    if entries.is_null() {
+        return;
+    }
+    for index in 0..MAX_CODECS_PER_LIBRARY {
+        // SAFETY: the list is NULL-terminated and read up to its terminator only.
+        let class = unsafe { *entries.add(index) };
+        if class.is_null() {
+            break;
+        }
+        // SAFETY: each non-null entry is a static NCZ_codec_t.
+        parts.codecs.push(unsafe { read_codec_class(class.cast()) });
+    }
+}
+
+/// Reads one `NCZ_codec_t`.
+///
+/// # Safety
+/// `class` is non-null and points to an `NCZ_codec_t` of a library kept loaded.
+unsafe fn read_codec_class(class: *const CodecClass) -> CodecOffer {
+    // SAFETY: per the contract; the version and sort fields come first in every layout.
+    let codec = unsafe { &*class };
+    let codec_id = if codec.codecid.is_null() {
+        String::new()
+    } else {
+        // SAFETY: non-null and NUL-terminated, owned by the library; copied at once.
+        unsafe { CStr::from_ptr(codec.codecid) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    let unusable = if codec.version != CODEC_CLASS_VERSION {
+        Some(format!(
+            "NCZ_codec_t version {} (netCDF-C knows {CODEC_CLASS_VERSION})",
+            codec.version
+        ))
+    } else if codec.sort != CODEC_SORT_HDF5 {
+        Some(format!(
+            "NCZ_codec_t sort {} (netCDF-C knows {CODEC_SORT_HDF5})",
+            codec.sort
+        ))
+    } else if codec_id.is_empty() {
+        Some("NCZ_codec_t has no codec id".into())
+    } else if codec.to_hdf5.is_none() || codec.hdf5_to_codec.is_none() {
+        Some("NCZ_codec_t lacks NCZ_codec_to_hdf5 or NCZ_hdf5_to_codec".into())
+    } else if codec.modify_parameters.is_some() {
+        Some(
+            "it needs NCZ_modify_parameters, which takes a libnetcdf file id that \
+             nctools' Zarr backend does not have"
+                .into(),
+        )
+    } else {
+        None
+    };
+    CodecOffer {
+        codec_id,
+        hdf5_id: codec.hdf5id,
+        class: match unusable {
+            Some(why) => Err(why),
+            None => Ok(PluginCodecClass { class }),
+        },
+    }
+}
+
+impl PluginCodecClass {
+    /// Calls the codec's `NCZ_codec_initialize`, if it has one.
+    pub(crate) fn initialize(&self, _lib: &Lib) {
+        // SAFETY: the class is a static of a loaded library.
+        if let Some(initialize) = unsafe { &*self.class }.initialize {
+            // SAFETY: netCDF-C calls it once, without arguments, before any other.
+            unsafe { initialize() };
+        }
+    }
+
+    /// `NCZ_codec_to_hdf5`: the HDF5 parameters of the codec's JSON text.
+    pub(crate) fn params_of_codec(&self, _lib: &Lib, json: &str) -> Result<Vec<u32>, String> {
+        let json = CString::new(json).map_err(|_| "the codec's JSON holds a NUL byte")?;
+        // SAFETY: the class is a static of a loaded library; checked non-null at load.
+        let Some(to_hdf5) = (unsafe { &*self.class }).to_hdf5 else {
+            return Err("no NCZ_codec_to_hdf5".into());
+        };
+        let mut count: usize = 0;
+        let mut params: *mut c_uint = std::ptr::null_mut();
+        // SAFETY: the text is NUL-terminated and outlives the call; the out-pointers are
+        // valid; netCDF-C's contract: on success `params` is malloc'd (or NULL) and holds
+        // `count` words, which the caller frees.
+        let status = unsafe { to_hdf5(json.as_ptr(), &mut count, &mut params) };
+        let words = if params.is_null() || count == 0 || count > MAX_PARAMS {
+            Vec::new()
+        } else {
+            // SAFETY: non-null, `count` words per the contract.
+            unsafe { std::slice::from_raw_parts(params, count) }.to_vec()
+        };
+        if !params.is_null() {
+            // SAFETY: allocated by the library with malloc, as netCDF-C frees it.
+            unsafe { libc::free(params.cast()) };
+        }
+        if status != 0 {
+            return Err(format!(
+                "NCZ_codec_to_hdf5 refused the codec (netCDF status {status})"
+            ));
+        }
+        if count > MAX_PARAMS {
+            return Err(format!("NCZ_codec_to_hdf5 made {count} parameters"));
+        }
+        if count > 0 && params.is_null() {
+            return Err(format!("NCZ_codec_to_hdf5 said {count} parameters but gave none"));
+        }
+        Ok(words)
+    }
+
+    /// `NCZ_hdf5_to_codec`: the codec's JSON text for HDF5 parameters.
+    pub(crate) fn codec_of_params(&self, _lib: &Lib, params: &[u32]) -> Result<String, String> {
+        // SAFETY: as above.
+        let Some(to_codec) = (unsafe { &*self.class }).hdf5_to_codec else {
+            return Err("no NCZ_hdf5_to_codec".into());
+        };
+        let mut text: *mut c_char = std::ptr::null_mut();
+        let words = if params.is_empty() {
+            std::ptr::null()
+        } else {
+            params.as_ptr()
+        };
+        // SAFETY: `words` holds `params.len()` words (or is NULL for none, as netCDF-C
+        // passes it); on success the library sets `text` to a malloc'd NUL-terminated
+        // string the caller frees.
+        let status = unsafe { to_codec(params.len(), words, &mut text) };
+        let json = (!text.is_null()).then(|| {
+            // SAFETY: non-null and NUL-terminated per the contract; copied at once.
+            unsafe { CStr::from_ptr(text) }
+                .to_string_lossy()
+                .into_owned()
+        });
+        if !text.is_null() {
+            // SAFETY: malloc'd by the library (strdup), freed once.
+            unsafe { libc::free(text.cast()) };
+        }
+        match (status, json) {
+            (0, Some(json)) => Ok(json),
+            (0, None) => Err("NCZ_hdf5_to_codec made no text".into()),
+            (status, _) => Err(format!(
+                "NCZ_hdf5_to_codec refused the parameters {params:?} (netCDF status {status})"
+            )),
+        }
+    }
+}
+
+impl PluginFilter {
+    /// Runs the filter function on one chunk, forward or in `reverse` (decoding), in a
+    /// buffer from HDF5's allocator (a filter may free and replace it, as HDF5 lets
+    /// it). A result larger than `max_output` bytes, or than the buffer the filter says
+    /// it returns, is an error.
+    pub(crate) fn run(
+        &self,
+        _lib: &Lib,
+        params: &[u32],
+        input: &[u8],
+        reverse: bool,
+        max_output: usize,
+    ) -> Result<Vec<u8>, String> {
+        let flags = if reverse { H5Z_FLAG_REVERSE } else { 0 };
+        // SAFETY: H5allocate_memory returns NULL or a block of at least the size asked.
+        let mut buffer = unsafe { H5allocate_memory(input.len().max(1), 0) };
+        if buffer.is_null() {
+            return Err(format!("no memory for a chunk of {} bytes", input.len()));
+        }
+        // SAFETY: the block holds at least input.len() bytes and does not overlap input.
+        unsafe {
+            std::ptr::copy_nonoverlapping(input.as_ptr(), buffer.cast::<u8>(), input.len());
+        }
+        let mut buffer_size = input.len().max(1);
+        let words = if params.is_empty() {
+            std::ptr::null()
+        } else {
+            params.as_ptr()
+        };
+        // SAFETY: HDF5's filter contract: the buffer holds `nbytes` bytes of input in a
+        // block of `buffer_size` from HDF5's allocator; the filter may replace the block
+        // (updating both pointers) and returns the bytes of output, 0 on failure.
+        let produced = unsafe {
+            (self.function)(
+                flags,
+                params.len(),
+                words,
+                input.len(),
+                &mut buffer_size,
+                &mut buffer,
+            )
+        };
+        let result = if produced == 0 && !input.is_empty() {
+            Err("the filter failed on the chunk".to_string())
+        } else if buffer.is_null() {
+            Err("the filter returned no buffer".to_string())
+        } else if produced > buffer_size {
+            Err(format!(
+                "the filter returned {produced} bytes in a buffer of {buffer_size}"
+            ))
+        } else if produced > max_output {
+            Err(format!(
+                "the filter decoded the chunk to {produced} bytes, more than its {max_output}"
+            ))
+        } else {
+            // SAFETY: the buffer holds at least `produced` bytes (checked above).
+            Ok(unsafe { std::slice::from_raw_parts(buffer.cast::<u8>(), produced) }.to_vec())
+        };
+        if !buffer.is_null() {
+            // SAFETY: the block is HDF5's (ours, or the filter's replacement from HDF5's
+            // allocator), freed once.
+            unsafe { H5free_memory(buffer) };
+        }
+        result
+    }
+}
