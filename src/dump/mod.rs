@@ -1,6 +1,7 @@
 //! `ncdump`: print a netCDF file as CDL, byte-identical to netCDF-C 4.9's ncdump.
 
 mod args;
+mod codec_notes;
 mod kind;
 mod source;
 mod terminal;
@@ -245,6 +246,9 @@ fn run(args: &DumpArgs, order: Order) -> Result<(), Failure> {
     let mut dataset = file.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
     if args.special && !dataset.format.is_classic_family() {
         dataset.specials.is_netcdf4 = file.is_netcdf4_attribute();
+        for (var, id) in codec_notes::unknown_codecs(&dataset.root, "") {
+            crate::exit::warn("ncdump", codec_notes::warning(&var, &id));
+        }
     }
     // Like the reference, -k wins over -K, and both are answered before -v and -g are
     // checked.

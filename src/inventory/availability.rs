@@ -81,10 +81,23 @@ impl Availability {
 }
 
 impl Availability {
-    /// Whether the Zarr codec `codec` (numcodecs JSON) can be decoded: nctools' own codecs
-    /// only, since no HDF5 plugin reaches a Zarr store.
+    /// Whether the Zarr codec `codec` (numcodecs JSON) can be decoded: by nctools' own
+    /// codecs, or by a plugin pair (an HDF5 filter plugin with its NCZarr codec library).
     pub fn of_zarr_codec(codec: &serde_json::Value) -> Self {
         let id = codec.get("id").and_then(|v| v.as_str()).unwrap_or("?");
+        let paired = crate::storage::backends::plugin_codec_reports()
+            .into_iter()
+            .filter(|r| r.codec_id == id && r.problem.is_none())
+            .find_map(|r| Some((r.filter_library?, r.codec_library)));
+        let builtin = codecs::registry::CODECS
+            .iter()
+            .any(|c| c.entry().numcodecs_id == id);
+        if let (Some((filter, library)), false) = (paired, builtin) {
+            return Self {
+                source: Source::Plugin(filter),
+                note: Some(format!("NCZarr codec from {}", library.display())),
+            };
+        }
         let ours = filterspec::filter_of_codec(codec)
             .is_ok_and(|f| crate::storage::backends::zarr_codec_available(f.id))
             || (filterspec::filter_of_codec(codec).is_err()
@@ -98,7 +111,8 @@ impl Availability {
             Self {
                 source: Source::None,
                 note: Some(format!(
-                    "nctools has no Zarr codec {id}, and no plugin adds one"
+                    "nctools has no Zarr codec {id}, and no plugin pair in HDF5_PLUGIN_PATH \
+                     provides one"
                 )),
             }
         }

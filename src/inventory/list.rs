@@ -18,7 +18,8 @@ pub struct FilterEntry {
     pub names: Vec<String>,
     /// The NCZarr codec id, if any.
     pub codec: Option<String>,
-    /// `builtin`, `hdf5`, `plugin` or `none`.
+    /// `builtin`, `hdf5`, `plugin`, `codec-library` (a file that is an NCZarr codec
+    /// library only) or `none`.
     pub source: &'static str,
     /// The plugin file that provides it (or that failed to load).
     pub path: Option<String>,
@@ -29,6 +30,9 @@ pub struct FilterEntry {
     pub zarr: bool,
     /// A remark for the reader (why it is missing, what else provides it).
     pub note: Option<String>,
+    /// The NCZarr codec library that pairs with its plugin (netCDF-C's
+    /// `NCZ_get_codec_info`), when the codec comes from one.
+    pub codec_library: Option<String>,
 }
 
 impl FilterEntry {
@@ -42,7 +46,16 @@ impl FilterEntry {
             available: found.available(),
             zarr: codecs::numcodecs::has_codec(id),
             note: found.note.clone(),
+            codec_library: None,
         }
+    }
+
+    /// Adds `remark` to the note.
+    fn add_note(&mut self, remark: String) {
+        self.note = Some(match self.note.take() {
+            Some(note) => format!("{note}; {remark}"),
+            None => remark,
+        });
     }
 
     /// The SOURCE column: `built-in`, `HDF5`, `plugin PATH`, `not available`, with the note.
@@ -97,6 +110,7 @@ pub fn filter_entries(inventory: &Inventory) -> Vec<FilterEntry> {
                 path: Some(plugin.path.display().to_string()),
                 available: false,
                 zarr: false,
+                codec_library: None,
                 note: Some(
                     plugin
                         .error
@@ -106,7 +120,68 @@ pub fn filter_entries(inventory: &Inventory) -> Vec<FilterEntry> {
             }),
         }
     }
+    let reports = crate::storage::backends::plugin_codec_reports();
+    add_plugin_codecs(&mut by_id, &reports);
+    for entry in &mut broken {
+        let offered: Vec<&str> = reports
+            .iter()
+            .filter(|r| Some(r.codec_library.display().to_string()) == entry.path)
+            .map(|r| r.codec_id.as_str())
+            .fold(Vec::new(), |mut ids, id| {
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+                ids
+            });
+        if !offered.is_empty() {
+            entry.source = "codec-library";
+            entry.note = Some(format!(
+                "an NCZarr codec library, no HDF5 filter plugin: codecs {}",
+                offered.join(", ")
+            ));
+        }
+    }
     by_id.into_values().chain(broken).collect()
+}
+
+/// Adds what the codec libraries of the plugin path offer for the filters nctools has
+/// no codec of: the codec of a pair in use, or why an offered codec is not used.
+fn add_plugin_codecs(
+    by_id: &mut BTreeMap<u32, FilterEntry>,
+    reports: &[crate::storage::backends::PluginCodecReport],
+) {
+    for report in reports {
+        let builtin = codecs::registry::CODECS.iter().any(|c| {
+            c.entry().hdf5_id == Some(report.hdf5_id) || c.entry().numcodecs_id == report.codec_id
+        });
+        if builtin {
+            continue;
+        }
+        let library = report.codec_library.display().to_string();
+        let entry = by_id.entry(report.hdf5_id).or_insert_with(|| FilterEntry {
+            id: Some(report.hdf5_id),
+            names: Vec::new(),
+            codec: None,
+            source: "none",
+            path: None,
+            available: false,
+            zarr: false,
+            note: None,
+            codec_library: None,
+        });
+        match &report.problem {
+            None => {
+                entry.codec = Some(report.codec_id.clone());
+                entry.zarr = true;
+                entry.codec_library = Some(library.clone());
+                entry.add_note(format!("NCZarr codec from {library}"));
+            }
+            Some(problem) => entry.add_note(format!(
+                "codec library {library} offers codec \"{}\", not used: {problem}",
+                report.codec_id
+            )),
+        }
+    }
 }
 
 /// Writes the list of filters to `out`: an aligned table followed by where plugins were
@@ -139,6 +214,9 @@ pub fn list_filters(out: &mut impl Write, json: bool) -> anyhow::Result<()> {
                 None => dash(),
             };
             let source = match (e.id, &e.path) {
+                (None, Some(path)) if e.source == "codec-library" => {
+                    format!("{path} ({})", e.note.as_deref().unwrap_or(""))
+                }
                 (None, Some(path)) => {
                     format!(
                         "not available: {path} ({})",

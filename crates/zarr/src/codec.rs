@@ -30,6 +30,16 @@ pub fn filter_available(id: u32) -> bool {
     codecs::registry::by_hdf5_id(id).is_some_and(|c| c.implemented)
 }
 
+/// Whether `codec` is served by a plugin pair (an HDF5 filter plugin with its NCZarr codec
+/// library), not by a codec built into nctools.
+pub fn is_plugin_codec(codec: &Value) -> bool {
+    let id = codec_id(codec);
+    !codecs::registry::CODECS
+        .iter()
+        .any(|c| c.entry().numcodecs_id == id)
+        && codecs::plugin::by_codec_id(id).is_some()
+}
+
 /// Why a chunk could not be encoded or decoded.
 #[derive(Debug)]
 pub enum CodecFail {

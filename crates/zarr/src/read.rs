@@ -286,6 +286,10 @@ pub fn encoded_cap(meta: &ArrayMeta) -> u64 {
     let bytes = meta.stored_chunk_bytes();
     let cap = if meta.codecs.is_empty() {
         bytes
+    } else if meta.codecs.iter().any(crate::codec::is_plugin_codec) {
+        // What a plugin's filter stores is not bounded by its data (netCDF-C's test
+        // filter stores 8 times the chunk): the chunk limit is.
+        codecs::partial::decoded_chunk_cap().max(codecs::with_slack(bytes))
     } else {
         codecs::with_slack(crate::codec::widened(&meta.codecs, bytes))
     };

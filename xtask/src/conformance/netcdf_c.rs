@@ -61,6 +61,30 @@ const NC_TEST4_SCRIPTS: &[&str] = &[
     "run_zstd_test",
 ];
 
+/// Test scripts that netCDF-C's CMake copies into the build but does not register (they
+/// are run by its autotools build, or by hand), as `(directory, script)`: run here by
+/// the same command line ctest gives the registered ones, and named like them
+/// (`nczarr_test_run_unknown`). Scripts that only other scripts source are left out.
+const UNREGISTERED: &[(&str, &str)] = &[
+    ("ncdump", "run_back_comp_tests"),
+    ("ncdump", "tst_iter"),
+    ("ncdump", "tst_ncgen4_classic"),
+    ("ncdump", "tst_ncgen4_cycle"),
+    ("ncdump", "test_rcmerge"),
+    ("ncdump", "testpathcvt"),
+    ("nczarr_test", "run_cachetest"),
+    ("nczarr_test", "run_chunkcases"),
+    ("nczarr_test", "run_filter_misc"),
+    ("nczarr_test", "run_it_chunks1"),
+    ("nczarr_test", "run_perf_chunks1"),
+    ("nczarr_test", "run_put_vars_two_unlim_dim"),
+    ("nczarr_test", "run_unknown"),
+    ("nczarr_test", "run_ut_chunk"),
+    ("nc_test4", "tst_filter_misc"),
+    ("nc_test4", "tst_filterinstall"),
+    ("nc_test4", "tst_unknown"),
+];
+
 /// Tests that may pass with the reference and fail with ours, and why. Each one is a
 /// reasoned difference, not a defect left for later.
 pub const ACCEPTED: &[(&str, &str)] = &[
@@ -190,11 +214,7 @@ fn build(work: &Path, tarball: &Path, jobs: usize) -> Result<PathBuf> {
         .arg("-C")
         .arg(work.join("src"));
     checked(untar, "tar", &work.join("untar.log"))?;
-    let source = fs::read_dir(work.join("src"))?
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.join("CMakeLists.txt").is_file())
-        .context("the tarball holds no CMake source tree")?;
+    let source = source_of(work)?;
     fs::create_dir_all(&build)?;
     let mut cmake = Command::new("cmake");
     cmake.arg(&source).args(CMAKE_OPTIONS).current_dir(&build);
@@ -238,9 +258,22 @@ fn parse_results(text: &str) -> Vec<(String, bool)> {
         .collect()
 }
 
+/// The unpacked source tree of the build under `work`.
+fn source_of(work: &Path) -> Result<PathBuf> {
+    fs::read_dir(work.join("src"))?
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join("CMakeLists.txt").is_file())
+        .context("the build's source tree is missing")
+}
+
 /// Runs `tests` with ctest in `build`, one at a time (netCDF-C's scripts share files in
 /// their directories); their results, in order. The log is kept in `log`.
 fn run_tests(build: &Path, tests: &[String], log: &Path) -> Result<Vec<(String, bool)>> {
+    if tests.is_empty() {
+        fs::write(log, "")?;
+        return Ok(Vec::new());
+    }
     let pattern = format!("^({})$", tests.join("|"));
     let out = Command::new("ctest")
         .args(["--timeout", "600", "--output-on-failure"])
@@ -256,6 +289,77 @@ fn run_tests(build: &Path, tests: &[String], log: &Path) -> Result<Vec<(String, 
     if results.is_empty() {
         bail!("ctest ran no test; see {}", log.display());
     }
+    Ok(results)
+}
+
+/// The unregistered scripts ([`UNREGISTERED`]) the build holds, by test name.
+fn unregistered(build: &Path) -> Vec<(String, PathBuf)> {
+    UNREGISTERED
+        .iter()
+        .map(|(dir, script)| {
+            (
+                format!("{dir}_{script}"),
+                build.join(dir).join(format!("{script}.sh")),
+            )
+        })
+        .filter(|(_, path)| path.is_file())
+        .collect()
+}
+
+/// Runs the unregistered scripts `scripts` one at a time as ctest runs a registered one
+/// (`srcdir` and `TOPSRCDIR` set, in its build directory), each stopped after 600 s;
+/// their results, in order. Their output is appended to `log`.
+fn run_scripts(
+    source: &Path,
+    scripts: &[(String, PathBuf)],
+    log: &Path,
+) -> Result<Vec<(String, bool)>> {
+    let mut text = String::new();
+    let mut results = Vec::new();
+    for (name, script) in scripts {
+        let dir = script.parent().context("a script has no directory")?;
+        let subdir = dir
+            .file_name()
+            .context("a script's directory has no name")?;
+        let out = tempfile::tempfile()?;
+        let mut child = Command::new("bash")
+            .arg(script)
+            .env("srcdir", source.join(subdir))
+            .env("TOPSRCDIR", source)
+            .current_dir(dir)
+            .stdout(out.try_clone()?)
+            .stderr(out.try_clone()?)
+            .spawn()
+            .with_context(|| format!("cannot run {}", script.display()))?;
+        let started = std::time::Instant::now();
+        let passed = loop {
+            if let Some(status) = child.try_wait()? {
+                break status.success();
+            }
+            if started.elapsed() > std::time::Duration::from_secs(600) {
+                let _ = child.kill();
+                let _ = child.wait();
+                break false;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        };
+        let mut output = String::new();
+        let mut out = out;
+        use std::io::{Read, Seek};
+        out.seek(std::io::SeekFrom::Start(0))?;
+        out.read_to_string(&mut output).ok();
+        text.push_str(&format!(
+            "== unregistered {name}: {}\n{output}\n",
+            if passed { "Passed" } else { "Failed" }
+        ));
+        results.push((name.clone(), passed));
+    }
+    fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(log)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
+        .with_context(|| format!("cannot write {}", log.display()))?;
     Ok(results)
 }
 
@@ -305,20 +409,30 @@ pub fn mode(root: &Path, ours: &Path, only: &[String], jobs: usize) -> Result<i3
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target/netcdf-c"));
     let build = build(&work, &tarball, jobs)?;
+    let source = source_of(&work)?;
+    let wanted =
+        |t: &str| only.is_empty() || only.iter().any(|o| t == o || t.ends_with(&format!("_{o}")));
     let mut tests = selected(&registered(&build)?);
-    if !only.is_empty() {
-        tests.retain(|t| only.iter().any(|o| t == o || t.ends_with(&format!("_{o}"))));
-    }
-    if tests.is_empty() {
+    tests.retain(|t| wanted(t));
+    let mut scripts = unregistered(&build);
+    scripts.retain(|(t, _)| wanted(t));
+    if tests.is_empty() && scripts.is_empty() {
         bail!("no test selected");
     }
-    let key = format!("{}\n{}", build_key(&tarball)?, tests.join(" "));
+    let names: Vec<&str> = tests
+        .iter()
+        .map(String::as_str)
+        .chain(scripts.iter().map(|(n, _)| n.as_str()))
+        .collect();
+    let key = format!("{}\n{}", build_key(&tarball)?, names.join(" "));
     let cache = work.join("reference-results.txt");
     let reference = match fs::read_to_string(&cache) {
         Ok(text) if text.starts_with(&key) => parse_cached(&text[key.len()..]),
         _ => {
-            println!("== {} tests with netCDF-C's tools", tests.len());
-            let results = run_tests(&build, &tests, &work.join("reference.log"))?;
+            println!("== {} tests with netCDF-C's tools", names.len());
+            let log = work.join("reference.log");
+            let mut results = run_tests(&build, &tests, &log)?;
+            results.extend(run_scripts(&source, &scripts, &log)?);
             let mut text = key.clone();
             for (name, passed) in &results {
                 text.push_str(&format!(
@@ -330,10 +444,13 @@ pub fn mode(root: &Path, ours: &Path, only: &[String], jobs: usize) -> Result<i3
             results
         }
     };
-    println!("== {} tests with ours ({})", tests.len(), ours.display());
+    println!("== {} tests with ours ({})", names.len(), ours.display());
     let results = {
         let _swap = OursInPlace::new(&build, ours)?;
-        run_tests(&build, &tests, &work.join("ours.log"))?
+        let log = work.join("ours.log");
+        let mut results = run_tests(&build, &tests, &log)?;
+        results.extend(run_scripts(&source, &scripts, &log)?);
+        results
     };
     Ok(report(&reference, &results, &work))
 }

@@ -35,8 +35,8 @@ pub(crate) use hdf5::{
     stored_sizes, ChunkOrigin, ChunkTarget,
 };
 pub(crate) use memory::Encoded;
-pub(crate) use plugin_pair::{load_plugin_parts, PluginCodecClass, PluginFilter, PluginParts};
 pub use memory::RawBuffer;
+pub(crate) use plugin_pair::{load_plugin_parts, PluginCodecClass, PluginFilter, PluginParts};
 pub(crate) use status::{check, message};
 pub(crate) use values::TypeTable;
 

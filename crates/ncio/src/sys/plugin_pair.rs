@@ -157,7 +157,9 @@ unsafe fn read_filter(handle: *mut c_void, parts: &mut PluginParts) {
     // SAFETY: a plain call without arguments.
     let class = unsafe { info() }.cast::<H5Z_class2_t>();
     if class.is_null() {
-        parts.problems.push("H5PLget_plugin_info returned nothing".into());
+        parts
+            .problems
+            .push("H5PLget_plugin_info returned nothing".into());
         return;
     }
     // SAFETY: a filter plugin returns a static H5Z_class2_t (or an H5Z_class1_t, which
@@ -170,7 +172,9 @@ unsafe fn read_filter(handle: *mut c_void, parts: &mut PluginParts) {
         return;
     }
     let (Some(function), Ok(id)) = (class.filter, u32::try_from(class.id)) else {
-        parts.problems.push("its filter class has no filter function".into());
+        parts
+            .problems
+            .push("its filter class has no filter function".into());
         return;
     };
     parts.filter = Some(PluginFilter {
@@ -196,7 +200,9 @@ unsafe fn read_codecs(handle: *mut c_void, parts: &mut PluginParts) {
         // SAFETY: a plain call without arguments.
         let class = unsafe { single() };
         if class.is_null() {
-            parts.problems.push("NCZ_get_codec_info returned nothing".into());
+            parts
+                .problems
+                .push("NCZ_get_codec_info returned nothing".into());
         } else {
             // SAFETY: a non-null result is a static NCZ_codec_t.
             parts.codecs.push(unsafe { read_codec_class(class.cast()) });
@@ -316,7 +322,9 @@ impl PluginCodecClass {
             return Err(format!("NCZ_codec_to_hdf5 made {count} parameters"));
         }
         if count > 0 && params.is_null() {
-            return Err(format!("NCZ_codec_to_hdf5 said {count} parameters but gave none"));
+            return Err(format!(
+                "NCZ_codec_to_hdf5 said {count} parameters but gave none"
+            ));
         }
         Ok(words)
     }
