@@ -289,6 +289,7 @@ mod tests {
             available: source != "none",
             zarr: true,
             note: note.map(str::to_string),
+            codec_library: None,
         };
         assert_eq!(entry("builtin", None, None).describe(), "built-in");
         assert_eq!(entry("hdf5", None, None).describe(), "HDF5");

@@ -112,6 +112,12 @@ impl Plugged {
         let id: &'static str = Box::leak(plugin.codec_id().to_string().into_boxed_str());
         let mut entry = CodecEntry::hdf5(plugin.hdf5_id(), id);
         entry.encodes = plugin.encodes();
+        // A Zarr store holds a plugin's working parameters; HDF5 gives a filter's
+        // parameters to its `set_local` callback when a variable is defined, which may
+        // change them (hdf5plugin's bitshuffle puts its version and element size first),
+        // so a stored chunk moved as it is would be read with other parameters: chunks
+        // are encoded anew instead.
+        entry.passthrough = false;
         Self { entry, plugin }
     }
 

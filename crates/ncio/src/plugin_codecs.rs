@@ -101,7 +101,11 @@ struct Loaded {
 }
 
 /// Loads the libraries of `dirs` (HDF5's plugin search path) and pairs their codecs with
-/// their filters; the reports of every codec offered go to [`plugin_codec_reports`].
+/// their filters as netCDF-C does: for each filter id, the first filter and the first
+/// codec (`NCZ_get_codec_info`) in search order, a library whose filter and codec have
+/// different ids being ignored; a defaults library's codecs (`NCZ_codec_info_defaults`)
+/// only for the ids no other library has a codec for. The reports of every codec
+/// offered go to [`plugin_codec_reports`].
 fn pair_in(dirs: &[PathBuf]) -> (Vec<Box<dyn PluginCodec>>, Vec<PluginCodecReport>) {
     let libraries: Vec<Loaded> = dirs
         .iter()
@@ -112,35 +116,59 @@ fn pair_in(dirs: &[PathBuf]) -> (Vec<Box<dyn PluginCodec>>, Vec<PluginCodecRepor
             Some(Loaded { path, parts })
         })
         .collect();
+    let consistent = |l: &Loaded| match (&l.parts.filter, &l.parts.codec) {
+        (Some(filter), Some(codec)) => filter.id == codec.hdf5_id,
+        _ => true,
+    };
     let filter_of = |id: u32| {
-        libraries.iter().find_map(|l| {
+        libraries.iter().filter(|l| consistent(l)).find_map(|l| {
             l.parts
                 .filter
                 .filter(|f| f.id == id)
                 .map(|f| (l.path.clone(), f))
         })
     };
+    // The codecs in the order they are chosen: every library's own, then the defaults.
+    let offers = libraries
+        .iter()
+        .filter_map(|l| l.parts.codec.as_ref().map(|c| (l, c, false)))
+        .chain(
+            libraries
+                .iter()
+                .flat_map(|l| l.parts.defaults.iter().map(move |c| (l, c, true))),
+        );
+    let mut chosen: Vec<u32> = Vec::new();
     let mut pairs: Vec<Box<dyn PluginCodec>> = Vec::new();
     let mut reports = Vec::new();
-    for library in &libraries {
-        for offer in &library.parts.codecs {
-            let filter = filter_of(offer.hdf5_id);
-            let mut report = PluginCodecReport {
-                codec_id: offer.codec_id.clone(),
-                hdf5_id: offer.hdf5_id,
-                codec_library: library.path.clone(),
-                filter_library: filter.as_ref().map(|(path, _)| path.clone()),
-                problem: None,
-            };
-            match (&offer.class, filter) {
-                (Err(why), _) => report.problem = Some(why.clone()),
-                (Ok(_), None) => {
-                    report.problem = Some(format!(
-                        "no HDF5 filter plugin of id {} in the plugin path",
-                        offer.hdf5_id
-                    ));
-                }
+    for (library, offer, default) in offers {
+        let filter = filter_of(offer.hdf5_id);
+        let mut report = PluginCodecReport {
+            codec_id: offer.codec_id.clone(),
+            hdf5_id: offer.hdf5_id,
+            codec_library: library.path.clone(),
+            filter_library: filter.as_ref().map(|(path, _)| path.clone()),
+            problem: None,
+        };
+        report.problem = if !consistent(library) {
+            Some(
+                "its library's own HDF5 filter has another id, so netCDF-C ignores the library"
+                    .into(),
+            )
+        } else if chosen.contains(&offer.hdf5_id) {
+            Some(if default {
+                "a defaults library's codec, and another library has one for this filter".into()
+            } else {
+                "a codec for this filter comes earlier in the plugin path".into()
+            })
+        } else {
+            match (&offer.class, &filter) {
+                (Err(why), _) => Some(why.clone()),
+                (Ok(_), None) => Some(format!(
+                    "no HDF5 filter plugin of id {} in the plugin path",
+                    offer.hdf5_id
+                )),
                 (Ok(class), Some((filter_path, filter))) => {
+                    chosen.push(offer.hdf5_id);
                     with_lib(|lib| {
                         let _call = PluginCall::enter(&display(&library.path));
                         class.initialize(lib);
@@ -148,14 +176,15 @@ fn pair_in(dirs: &[PathBuf]) -> (Vec<Box<dyn PluginCodec>>, Vec<PluginCodecRepor
                     pairs.push(Box::new(Pair {
                         codec_id: offer.codec_id.clone(),
                         hdf5_id: offer.hdf5_id,
-                        provider: provider(&filter_path, &library.path),
-                        filter,
+                        provider: provider(filter_path, &library.path),
+                        filter: *filter,
                         codec: *class,
                     }));
+                    None
                 }
             }
-            reports.push(report);
-        }
+        };
+        reports.push(report);
     }
     (pairs, reports)
 }

@@ -86,13 +86,18 @@ pub(crate) struct CodecOffer {
     pub(crate) class: Result<PluginCodecClass, String>,
 }
 
-/// What one plugin library provides.
+/// What one plugin library provides. As netCDF-C reads it, a library that exports
+/// `NCZ_codec_info_defaults` is a defaults library and nothing else; any other may have
+/// a filter and one codec (`NCZ_get_codec_info`).
 #[derive(Debug, Default)]
 pub(crate) struct PluginParts {
     /// Its HDF5 filter, if it is a filter plugin with a usable class.
     pub(crate) filter: Option<PluginFilter>,
-    /// Its NCZarr codecs.
-    pub(crate) codecs: Vec<CodecOffer>,
+    /// Its NCZarr codec (`NCZ_get_codec_info`).
+    pub(crate) codec: Option<CodecOffer>,
+    /// The codecs of a defaults library (`NCZ_codec_info_defaults`), used only for the
+    /// filters no other library has a codec for.
+    pub(crate) defaults: Vec<CodecOffer>,
     /// Why the library, or a part of it, cannot be used.
     pub(crate) problems: Vec<String>,
 }
@@ -122,10 +127,12 @@ pub(crate) fn load_plugin_parts(_lib: &Lib, path: &CStr) -> Result<PluginParts, 
     let mut parts = PluginParts::default();
     // SAFETY: the handle is live and stays so while these are read.
     unsafe {
-        read_filter(handle, &mut parts);
-        read_codecs(handle, &mut parts);
+        if !read_defaults(handle, &mut parts) {
+            read_filter(handle, &mut parts);
+            read_codec(handle, &mut parts);
+        }
     }
-    if parts.filter.is_none() && parts.codecs.is_empty() {
+    if parts.filter.is_none() && parts.codec.is_none() && parts.defaults.is_empty() {
         // SAFETY: nothing read from the library is kept; it is closed once.
         unsafe { libc::dlclose(handle) };
     }
@@ -185,12 +192,11 @@ unsafe fn read_filter(handle: *mut c_void, parts: &mut PluginParts) {
     });
 }
 
-/// Reads the NCZarr codecs of a codec library: the one `NCZ_get_codec_info` returns and
-/// each of the NULL-terminated list `NCZ_codec_info_defaults` returns.
+/// Reads the codec of a codec library, the one `NCZ_get_codec_info` returns.
 ///
 /// # Safety
 /// `handle` is a live `dlopen` handle that is never closed once a codec was read.
-unsafe fn read_codecs(handle: *mut c_void, parts: &mut PluginParts) {
+unsafe fn read_codec(handle: *mut c_void, parts: &mut PluginParts) {
     // SAFETY: the handle is live; the name is a NUL-terminated literal.
     let single = unsafe { libc::dlsym(handle, c"NCZ_get_codec_info".as_ptr()) };
     if !single.is_null() {
@@ -205,13 +211,21 @@ unsafe fn read_codecs(handle: *mut c_void, parts: &mut PluginParts) {
                 .push("NCZ_get_codec_info returned nothing".into());
         } else {
             // SAFETY: a non-null result is a static NCZ_codec_t.
-            parts.codecs.push(unsafe { read_codec_class(class.cast()) });
+            parts.codec = Some(unsafe { read_codec_class(class.cast()) });
         }
     }
-    // SAFETY: as above.
+}
+
+/// Reads the codecs of a defaults library, the NULL-terminated list
+/// `NCZ_codec_info_defaults` returns; whether the library is one.
+///
+/// # Safety
+/// `handle` is a live `dlopen` handle that is never closed once a codec was read.
+unsafe fn read_defaults(handle: *mut c_void, parts: &mut PluginParts) -> bool {
+    // SAFETY: the handle is live; the name is a NUL-terminated literal.
     let list = unsafe { libc::dlsym(handle, c"NCZ_codec_info_defaults".as_ptr()) };
     if list.is_null() {
-        return;
+        return false;
     }
     // SAFETY: netCDF-C declares `const void* NCZ_codec_info_defaults(void)`, a
     // NULL-terminated array of `NCZ_codec_t*`.
@@ -219,7 +233,7 @@ unsafe fn read_codecs(handle: *mut c_void, parts: &mut PluginParts) {
     // SAFETY: a plain call without arguments.
     let entries = unsafe { list() };
     if entries.is_null() {
-        return;
+        return true;
     }
     for index in 0..MAX_CODECS_PER_LIBRARY {
         // SAFETY: the list is NULL-terminated and read up to its terminator only.
@@ -228,8 +242,11 @@ unsafe fn read_codecs(handle: *mut c_void, parts: &mut PluginParts) {
             break;
         }
         // SAFETY: each non-null entry is a static NCZ_codec_t.
-        parts.codecs.push(unsafe { read_codec_class(class.cast()) });
+        parts
+            .defaults
+            .push(unsafe { read_codec_class(class.cast()) });
     }
+    true
 }
 
 /// Reads one `NCZ_codec_t`.
