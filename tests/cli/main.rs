@@ -32,6 +32,7 @@ mod nczarr_codecs;
 mod netcdf_c_cases;
 mod options;
 mod output_safety;
+mod plugin_pairs;
 mod plugins;
 mod reference_filter_text;
 mod safety;

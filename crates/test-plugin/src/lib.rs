@@ -6,6 +6,7 @@
 //! - The HDF5 filter `299` (HDF5 keeps 256 to 511 for testing) with one parameter, its
 //!   mode: `0` stores the chunk as it is; on decoding, `1` returns eight times the
 //!   chunk's bytes, `2` crashes (`SIGSEGV`), `3` fails (returns 0).
+//! - When loaded, it creates the file `NCTOOLS_TEST_PLUGIN_MARK` names, if set.
 //! - Its codec `nctools_test`: `{"id": "nctools_test", "mode": N}` ↔ `[N]`.
 //!
 //! Its example `bitshuffle_codec` is a codec-only library for a third-party filter
@@ -74,6 +75,19 @@ static TEST_CODEC: CodecClass = CodecClass {
     to_codec: test_to_codec,
     modify_parameters: None,
 };
+
+/// Runs when the library is loaded: creates the file `NCTOOLS_TEST_PLUGIN_MARK` names,
+/// if it names one, so that a test sees whether a tool loaded the library at all.
+extern "C" fn on_load() {
+    if let Some(mark) = std::env::var_os("NCTOOLS_TEST_PLUGIN_MARK") {
+        let _ = std::fs::write(mark, b"loaded\n");
+    }
+}
+
+/// The loader's list of initialisers, which run [`on_load`].
+#[used]
+#[link_section = ".init_array"]
+static ON_LOAD: extern "C" fn() = on_load;
 
 /// HDF5's plugin type query: a filter.
 #[no_mangle]

@@ -283,8 +283,9 @@ impl StoreReader for ZarrReader {
 
     fn filter_remedy(&self) -> String {
         format!(
-            "nctools decodes the Zarr codecs {} itself, and no plugin adds others to Zarr \
-             stores",
+            "nctools decodes the Zarr codecs {} itself; others need a plugin pair in \
+             HDF5_PLUGIN_PATH (the HDF5 filter plugin with its NCZarr codec library; \
+             nctools --list-filters lists them)",
             crate::codec::available_list()
         )
     }

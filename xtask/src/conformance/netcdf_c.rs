@@ -103,7 +103,10 @@ pub const ACCEPTED: &[(&str, &str)] = &[
     ),
     (
         "nczarr_test_run_filter",
-        "compares the exact C text of `ncgen -lc` for filtered variables",
+        "compares the exact C text of `ncgen -lc` for filtered variables; and one case of \
+         its test filter (`testmisc`'s last, TC_EXPANDED) decodes a chunk to 8 times its \
+         size, which ours refuses as an error naming the plugin (HDF5 and netCDF-C drop \
+         the excess; docs/filters.md); the rest of the test passes with ours",
     ),
     (
         "nc_test4_tst_specific_filters",
