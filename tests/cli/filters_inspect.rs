@@ -127,7 +127,8 @@ fn list_filters_json_has_every_field_and_the_builtins() {
                 "path",
                 "available",
                 "zarr",
-                "note"
+                "note",
+                "codec_library"
             ],
             "{e}"
         );
