@@ -16,11 +16,13 @@ use input_kind::InputKind;
 
 pub mod backends;
 mod hdf5_heaps;
+mod hdf5_measure;
 pub mod input_kind;
 mod kerchunk;
 mod output;
 pub mod output_check;
 
+pub use hdf5_measure::{measure_with_hdf5, Hdf5Measure};
 pub use kerchunk::{kerchunk_references, KerchunkReferences};
 pub use output::{resolve_output, Output};
 

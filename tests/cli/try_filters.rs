@@ -252,3 +252,81 @@ fn the_same_file_gets_the_same_suggestion_and_a_line_to_paste_that_works() {
     assert_eq!(none.code, Some(1), "{}", none.stderr);
     assert!(none.stderr.contains("no variable nope"), "{}", none.stderr);
 }
+
+/// hdf5plugin's plugin directory in the project's virtualenv, or `None` after a skip (a
+/// failure in CI).
+fn hdf5plugin_dir() -> Option<PathBuf> {
+    let lib = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/lib");
+    let found = fs::read_dir(lib)
+        .ok()
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path().join("site-packages/hdf5plugin/plugins"))
+        .find(|p| p.join("libh5bshuf.so").is_file());
+    if found.is_none() {
+        crate::support::skip("hdf5plugin's plugins in .venv");
+    }
+    found
+}
+
+#[test]
+fn a_plugin_filter_hdf5_loads_is_measured_through_hdf5() {
+    let Some(plugins) = hdf5plugin_dir() else {
+        return;
+    };
+    let dir = scratch();
+    let file = wavy(dir.path());
+    // hdf5plugin's bitshuffle with lz4, which nctools does not carry: before, "not run".
+    let pipeline = "32008,0,2";
+    let tmp = dir.path().join("tmp");
+    fs::create_dir_all(&tmp).unwrap_or_else(|e| panic!("{e}"));
+    let run = Test::ours("nccopy")
+        .args(["--json", "-V", "wave", "--try-filters", pipeline])
+        .arg(&file)
+        .envs(&[
+            ("HDF5_PLUGIN_PATH", &plugins.to_string_lossy()),
+            ("TMPDIR", &tmp.to_string_lossy()),
+        ])
+        .run();
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    // The file HDF5 measured in is gone with its directory.
+    assert_eq!(files(&tmp), Vec::<String>::new());
+    let row = &json(&run.stdout)[0]["candidates"][0];
+    assert_eq!(row["pipeline"], pipeline, "{row}");
+    assert_eq!(row["ran"], true, "{row} {}", plugins.display());
+    let sampled = row["ratio"].as_f64().unwrap_or(0.0);
+    // The ratio is what a real copy through the plugin stores.
+    let out = dir.path().join("copy.nc");
+    let copied = Test::ours("nccopy")
+        .args(["-F", &format!("wave,{pipeline}")])
+        .arg(&file)
+        .arg(&out)
+        .envs(&[("HDF5_PLUGIN_PATH", &plugins.to_string_lossy())])
+        .run();
+    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    let inspected = Test::ours("ncdump")
+        .args(["--filters", "--json"])
+        .arg(&out)
+        .envs(&[("HDF5_PLUGIN_PATH", &plugins.to_string_lossy())])
+        .run();
+    let real = json(&inspected.stdout)[0]["compression_ratio"]
+        .as_f64()
+        .unwrap_or(0.0);
+    assert!(
+        sampled > 1.0 && (sampled / real - 1.0).abs() < 0.10,
+        "sampled {sampled}, real copy {real}"
+    );
+    // Without the plugin, the row says why it did not run.
+    let empty = dir.path().join("no-plugins");
+    fs::create_dir_all(&empty).unwrap_or_else(|e| panic!("{e}"));
+    let without = Test::ours("nccopy")
+        .args(["--json", "-V", "wave", "--try-filters", pipeline])
+        .arg(&file)
+        .envs(&[("HDF5_PLUGIN_PATH", &empty.to_string_lossy())])
+        .run();
+    assert_eq!(without.code, Some(0), "{}", without.stderr);
+    let row = &json(&without.stdout)[0]["candidates"][0];
+    assert_eq!(row["ran"], false, "{row}");
+    assert!(row["why_not"].is_string(), "{row}");
+}

@@ -84,7 +84,12 @@ pub struct Sample<'a> {
 /// Measures every candidate on `sample`, chunk by chunk on every core; the results are in
 /// the candidates' order.
 pub fn measure_all(sample: &Sample, candidates: &[Candidate]) -> Vec<Measure> {
+    let by_hdf5: Vec<bool> = candidates
+        .iter()
+        .map(|c| runs_in_hdf5_only(sample, c))
+        .collect();
     let tasks: Vec<(usize, usize)> = (0..candidates.len())
+        .filter(|c| !by_hdf5[*c])
         .flat_map(|c| (0..sample.chunks.len()).map(move |k| (c, k)))
         .collect();
     let results: Vec<(usize, Measure)> = tasks
@@ -95,7 +100,64 @@ pub fn measure_all(sample: &Sample, candidates: &[Candidate]) -> Vec<Measure> {
     for (c, m) in &results {
         totals[*c].add(m);
     }
+    for (c, candidate) in candidates.iter().enumerate() {
+        if by_hdf5[c] {
+            totals[c] = measure_in_hdf5(sample, candidate);
+        }
+    }
     totals
+}
+
+/// Whether `candidate` has a filter nctools does not run itself but HDF5 can (a plugin
+/// HDF5 finds): such a pipeline is measured through HDF5's own pipeline.
+fn runs_in_hdf5_only(sample: &Sample, candidate: &Candidate) -> bool {
+    szip_cannot_run(sample.type_ref, &candidate.filters).is_none()
+        && ChunkEncoder::new(&candidate.filters, sample.element, sample.chunk_bytes).is_none()
+        && matches!(sample.type_ref, TypeRef::Atomic(t) if t != AtomicType::String)
+        && candidate
+            .filters
+            .iter()
+            .all(|f| crate::storage::backends::filter_available(f.id))
+}
+
+/// Measures `candidate` on the whole sample through HDF5 (a file in a private temporary
+/// directory): its stored size, and the time to write and read it back.
+fn measure_in_hdf5(sample: &Sample, candidate: &Candidate) -> Measure {
+    let unavailable = |why: String| Measure {
+        unavailable: Some(why),
+        ..Measure::default()
+    };
+    let TypeRef::Atomic(t) = sample.type_ref else {
+        return unavailable("HDF5 measures atomic types only".to_string());
+    };
+    let mut errors: Option<Errors> = None;
+    let mut data = Vec::with_capacity(sample.chunks.len());
+    for chunk in sample.chunks {
+        match candidate.quantize {
+            Some(q) => match quantized(sample, chunk, q) {
+                Some((bytes, e)) => {
+                    errors = match (errors, e) {
+                        (Some((a, r)), Some((a2, r2))) => Some((a.max(a2), r.max(r2))),
+                        (x, None) | (None, x) => x,
+                    };
+                    data.push(bytes);
+                }
+                None => return unavailable("quantize applies to float and double only".into()),
+            },
+            None => data.push(chunk.clone()),
+        }
+    }
+    match crate::storage::measure_with_hdf5(t, &data, &candidate.filters) {
+        Ok(m) => Measure {
+            raw_bytes: sample.chunks.iter().map(|c| c.len() as u64).sum(),
+            stored_bytes: m.stored_bytes,
+            encode_seconds: m.encode_seconds,
+            decode_seconds: m.decode_seconds,
+            errors,
+            unavailable: None,
+        },
+        Err(why) => unavailable(format!("HDF5: {why}")),
+    }
 }
 
 /// Why szip, if the pipeline has it, cannot run on a variable of `type_ref`: it takes
@@ -126,7 +188,9 @@ fn measure_one(sample: &Sample, candidate: &Candidate, chunk: &[u8]) -> Measure 
     }
     let Some(encoder) = ChunkEncoder::new(&candidate.filters, sample.element, sample.chunk_bytes)
     else {
-        return unavailable("a filter nctools does not implement".to_string());
+        return unavailable(
+            "a filter neither nctools nor a plugin of HDF5's plugin path has".to_string(),
+        );
     };
     let Some(decoder) = ChunkDecoder::new(&candidate.filters, sample.element) else {
         return unavailable("a filter nctools cannot decode".to_string());
