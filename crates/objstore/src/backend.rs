@@ -172,20 +172,18 @@ fn env_true(name: &str) -> bool {
     })
 }
 
-/// Whether credentials may go to the server `endpoint` a URL names: Amazon's own
-/// (`*.amazonaws.com`, `*.amazonaws.com.cn`, over HTTPS), or one of the endpoints the
-/// user configured (`configured`: the environment's and the profile's), compared by
-/// origin (scheme, host and port, as the redirect policy compares them).
+/// Whether credentials may go to the server `endpoint` a URL names: Amazon S3's own (its
+/// S3 host names under `amazonaws.com` or `amazonaws.com.cn`, over HTTPS; not any host
+/// under those domains, where API gateways and load balancers belong to anyone), or one
+/// of the endpoints the user configured (`configured`: the environment's and the
+/// profile's), compared by origin (scheme, host and port, as the redirect policy compares
+/// them).
 fn trusted_for_credentials(endpoint: &str, configured: &[String]) -> bool {
     let Ok(theirs) = reqwest::Url::parse(endpoint.trim()) else {
         return false;
     };
-    let amazon = theirs.scheme() == "https"
-        && theirs.host_str().is_some_and(|host| {
-            [".amazonaws.com", ".amazonaws.com.cn"]
-                .iter()
-                .any(|suffix| host.ends_with(suffix))
-        });
+    let amazon =
+        theirs.scheme() == "https" && theirs.host_str().is_some_and(store::is_amazon_s3_host);
     amazon
         || configured
             .iter()
@@ -318,6 +316,16 @@ mod trust_tests {
             &[]
         ));
         assert!(!trusted_for_credentials("http://s3.amazonaws.com", &[]));
+        // Before: every host under amazonaws.com.cn was trusted (red team s30 H3).
+        assert!(!trusted_for_credentials(
+            "https://abcd123.execute-api.cn-north-1.amazonaws.com.cn",
+            &[]
+        ));
+        assert!(!trusted_for_credentials("https://x.elb.amazonaws.com", &[]));
+        assert!(trusted_for_credentials(
+            "https://bkt.s3.cn-north-1.amazonaws.com.cn",
+            &[]
+        ));
         assert!(!trusted_for_credentials("https://x@evil.example", &[]));
     }
 }

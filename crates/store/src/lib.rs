@@ -46,9 +46,9 @@ pub use error::{ErrorKind, StoreError};
 pub use key::{KeyError, StoreKey};
 pub use kv::{KeyValueStore, Listing, StorageError};
 pub use location::{
-    check_profile, check_region, escape_for_message, escape_message, is_url, redact_url, Location,
-    LocationError, RemoteRoot, RemoteService, StoreRoot, ZarrFlavor, ZarrLocation, ZarrVersion,
-    ZipLayout, ZipRoot,
+    check_profile, check_region, escape_for_message, escape_message, is_amazon_s3_host, is_url,
+    redact_url, Location, LocationError, RemoteRoot, RemoteService, StoreRoot, ZarrFlavor,
+    ZarrLocation, ZarrVersion, ZipLayout, ZipRoot,
 };
 pub use memory::MemoryStore;
 pub use ncmodel::VarPath;

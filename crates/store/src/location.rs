@@ -490,6 +490,11 @@ fn remote_root(scheme: &str, rest: &str, s3: bool) -> Result<RemoteRoot, String>
                     None => (root.bucket, root.prefix) = first_and_rest(path),
                 }
             } else {
+                // China's S3 hosts are endpoints of their own, named by the URL; other
+                // hosts under its Amazon domain belong to anyone and are refused.
+                if host_of(authority).ends_with(".amazonaws.com.cn") {
+                    aws_host(authority)?;
+                }
                 root.endpoint = Some(format!("{scheme}://{authority}"));
                 (root.bucket, root.prefix) = first_and_rest(path);
             }
@@ -763,26 +768,45 @@ fn check_segments(root: &RemoteRoot) -> Result<(), String> {
 
 /// Whether `authority` is an Amazon S3 host name (`...amazonaws.com`).
 fn is_aws_host(authority: &str) -> bool {
-    let host = authority.split(':').next().unwrap_or("");
-    host.to_ascii_lowercase().ends_with(".amazonaws.com")
+    host_of(authority).ends_with(".amazonaws.com")
+}
+
+/// The host of a URL authority, lowercased, without its user information (up to the
+/// last `@`) and its port: `https://s3.amazonaws.com:443@evil.example/` names
+/// `evil.example`, as every URL library reads it.
+fn host_of(authority: &str) -> String {
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = match host_port.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or(""),
+        None => host_port.split(':').next().unwrap_or(""),
+    };
+    host.to_ascii_lowercase()
+}
+
+/// Whether `host` is one of Amazon S3's host names (those [`aws_host`] splits, under
+/// `amazonaws.com` or China's `amazonaws.com.cn`), not merely a host under Amazon's
+/// domains (API Gateway, load balancers and instances there belong to anyone).
+pub fn is_amazon_s3_host(host: &str) -> bool {
+    aws_host(host).is_ok()
 }
 
 /// The bucket and region an Amazon S3 host name holds, as netCDF-C splits it:
 /// `BUCKET.s3.REGION.amazonaws.com`, `BUCKET.s3.amazonaws.com`,
-/// `s3.REGION.amazonaws.com`, `s3.amazonaws.com`.
+/// `s3.REGION.amazonaws.com`, `s3.amazonaws.com` (and the same under China's
+/// `amazonaws.com.cn`).
 fn aws_host(authority: &str) -> Result<(Option<String>, Option<String>), String> {
-    let host = authority
-        .split(':')
-        .next()
-        .unwrap_or("")
-        .to_ascii_lowercase();
-    let segments: Vec<&str> = host.split('.').collect();
+    let host = host_of(authority);
+    let base = host
+        .strip_suffix(".amazonaws.com")
+        .or_else(|| host.strip_suffix(".amazonaws.com.cn"))
+        .unwrap_or("");
+    let segments: Vec<&str> = base.split('.').collect();
     let owned = |s: &str| Some(s.to_string());
     match segments.as_slice() {
-        ["s3", "amazonaws", "com"] => Ok((None, None)),
-        ["s3", region, "amazonaws", "com"] => Ok((None, owned(region))),
-        [bucket, "s3", "amazonaws", "com"] => Ok((owned(bucket), None)),
-        [bucket, "s3", region, "amazonaws", "com"] => Ok((owned(bucket), owned(region))),
+        ["s3"] => Ok((None, None)),
+        ["s3", region] => Ok((None, owned(region))),
+        [bucket, "s3"] => Ok((owned(bucket), None)),
+        [bucket, "s3", region] => Ok((owned(bucket), owned(region))),
         _ => Err(format!(
             "{host} is not an Amazon S3 host name nctools knows (s3.REGION.amazonaws.com or \
              BUCKET.s3.REGION.amazonaws.com)"
@@ -1035,6 +1059,35 @@ mod tests {
         }
         assert!(Location::parse_output("s3://bkt/a.b/p..zarr").is_ok());
         assert!(Location::parse_output("s3://bkt/a%2e/p%2e%2ezarr").is_ok());
+    }
+
+    #[test]
+    fn only_amazon_s3_host_names_are_amazon_and_user_information_is_no_host() {
+        // Before: any host under `amazonaws.com.cn` (an API gateway anyone can own)
+        // was taken as Amazon's, and received the environment's credentials.
+        let gateway =
+            "https://abcd123.execute-api.cn-north-1.amazonaws.com.cn/bkt/s.zarr#mode=zarr,s3";
+        assert!(Location::parse_input(gateway).is_err());
+        let (r, _) = remote("https://bkt.s3.cn-north-1.amazonaws.com.cn/p.zarr#mode=zarr,s3");
+        assert_eq!(
+            r.endpoint.as_deref(),
+            Some("https://bkt.s3.cn-north-1.amazonaws.com.cn")
+        );
+        assert!(is_amazon_s3_host("bkt.s3.us-east-1.amazonaws.com"));
+        assert!(is_amazon_s3_host("s3.cn-north-1.amazonaws.com.cn"));
+        assert!(!is_amazon_s3_host(
+            "abcd.execute-api.us-east-1.amazonaws.com"
+        ));
+        assert!(!is_amazon_s3_host("x.elb.amazonaws.com.cn"));
+        // Before: the user information `s3.amazonaws.com:443` was read as the host.
+        let (r, _) = remote("https://s3.amazonaws.com:443@evil.example/bkt/p.zarr#mode=zarr,s3");
+        assert_eq!(r.region, None);
+        assert!(
+            r.endpoint
+                .as_deref()
+                .is_some_and(|e| e.ends_with("@evil.example")),
+            "{r:?}"
+        );
     }
 
     #[test]
