@@ -381,3 +381,107 @@ fn re_encoding_a_chunk_holds_it_once_and_its_encoded_form() {
         );
     }
 }
+
+/// A netCDF-4 file DIR/NAME.nc made with h5py: `float v(rows)` in chunks of one value (4
+/// bytes), `pipeline` its filters (h5py `dcpl` calls), each chunk written as `frame`
+/// (Python bytes) directly.
+fn one_value_chunks(
+    python: &Path,
+    dir: &Path,
+    name: &str,
+    rows: usize,
+    pipeline: &str,
+    frame: &str,
+) -> PathBuf {
+    let file = dir.join(format!("{name}.nc"));
+    let program = format!(
+        "import h5py, hdf5plugin, zlib, bz2\n\
+         from h5py import h5p, h5s, h5t, h5d\n\
+         frame = {frame}\n\
+         with h5py.File({file:?}, 'w') as f:\n    \
+         dcpl = h5p.create(h5p.DATASET_CREATE); dcpl.set_chunk((1,))\n    \
+         {pipeline}\n    \
+         d = h5py.Dataset(h5d.create(f.id, b'v', h5t.IEEE_F32LE, h5s.create_simple(({rows},)), dcpl=dcpl))\n    \
+         for i in range({rows}): d.id.write_direct_chunk((i,), frame)\n"
+    );
+    let made = run(Command::new(python).args(["-c", &program]));
+    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    file
+}
+
+#[test]
+fn a_deflated_netcdf4_chunk_beyond_its_size_is_refused_not_given_to_hdf5() {
+    // Before (red team s30 H1): a 4-byte chunk of two deflates over 400 MB of zeros, a
+    // 3 KB file, fell back to HDF5's own deflate, which decodes whatever the stream holds:
+    // ncdump 0.4 GB for one chunk, and 8 such chunks 2.1 GB, HDF5's chunk cache keeping
+    // each at its nominal 4 bytes.
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    let file = one_value_chunks(
+        &python,
+        dir.path(),
+        "double-deflate",
+        8,
+        "dcpl.set_deflate(9); dcpl.set_deflate(9)",
+        "zlib.compress(zlib.compress(bytes(400_000_000), 9), 9)",
+    );
+    let dumped = run_ours("ncdump", [&file]);
+    let run = dumped.assert_within(CEILING_MIB, 60);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("decodes to more than the chunk's 4 bytes"),
+        "{}",
+        run.stderr
+    );
+    for out in ["copy.nc", "copy.zarr"] {
+        let copied = run_ours("nccopy", [file.as_path(), &dir.path().join(out)]);
+        let run = copied.assert_within(CEILING_MIB, 60);
+        assert_eq!(run.code, Some(1), "{out}: {}", run.stderr);
+    }
+}
+
+#[test]
+fn our_blosc_plugin_decodes_no_chunk_beyond_the_size_its_parameters_record() {
+    // Before (red team s30 H2): 4 blosc chunks of one float each, each decoding to
+    // 268 MB (under the plugin's 256 MiB-with-slack cap), a 62 KB file: the reference
+    // ncdump with our plugin took 1.07 GB, HDF5's chunk cache keeping every chunk.
+    let (Some(python), Some(ncdump)) = (python(), reference("ncdump")) else {
+        return;
+    };
+    let dir = scratch();
+    let plugins = crate::plugins::plugin_path();
+    // The frame: hdf5plugin's own blosc filter compresses the zeros (through h5py).
+    let made_frame = dir.path().join("frame.blosc");
+    let program = format!(
+        "import h5py, hdf5plugin, numpy as np\n\
+         with h5py.File({tmp:?}, 'w') as f:\n    \
+         d = f.create_dataset('z', shape=(67_000_000,), chunks=(67_000_000,), dtype='f4', \
+         **hdf5plugin.Blosc(cname='zstd', clevel=9))\n    \
+         d[:] = np.zeros(67_000_000, 'f4')\n    \
+         open({made_frame:?}, 'wb').write(d.id.read_direct_chunk((0,))[1])\n",
+        tmp = dir.path().join("frame.h5")
+    );
+    let made = run(Command::new(&python)
+        .args(["-c", &program])
+        .env_remove("HDF5_PLUGIN_PATH"));
+    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    let file = one_value_chunks(
+        &python,
+        dir.path(),
+        "blosc-chunks",
+        4,
+        "dcpl.set_filter(32001, h5py.h5z.FLAG_OPTIONAL, (2, 2, 4, 4, 9, 0, 5))",
+        &format!("open({made_frame:?}, 'rb').read()"),
+    );
+    let mut command = Command::new(ncdump);
+    command
+        .arg(&file)
+        .env("HDF5_PLUGIN_PATH", plugins)
+        .env_remove("NCTOOLS_CHUNK_LIMIT");
+    let dumped = run_watched("ncdump", command);
+    let run = dumped.assert_within(CEILING_MIB, 60);
+    assert_ne!(run.code, Some(0), "{}", run.stdout);
+}

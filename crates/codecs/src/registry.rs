@@ -119,6 +119,13 @@ pub trait Codec: Sync + fmt::Debug {
         &[]
     }
 
+    /// The size in bytes of a decoded chunk that the filter's `params` record, as its
+    /// `set_local` wrote them (blosc's fourth word, LZF's third); `None` for a filter
+    /// whose parameters record none. A filter called by HDF5 decodes no chunk beyond it.
+    fn recorded_chunk_bytes(&self, _params: &[u32]) -> Option<usize> {
+        None
+    }
+
     /// Whether its HDF5 chunks can be decoded with the filter's `params` as a file gives
     /// them (szip needs the four words HDF5 stores; netCDF reports two).
     fn decodes_with(&self, _params: &[u32]) -> bool {

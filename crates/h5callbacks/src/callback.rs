@@ -65,10 +65,21 @@ pub(crate) fn run_filter<B: OutputBuffer>(
     input: &[u8],
 ) -> Option<Output<B>> {
     let output = match direction {
-        Direction::Decode => decode(id, input, callback_limit()),
+        Direction::Decode => decode(id, input, decode_limit(id, params)),
         Direction::Encode => encode(id, params, input),
     };
     output.filter(|o| o.len > 0)
+}
+
+/// The most the filter `id` may decode a chunk to: [`callback_limit`], and no more than
+/// the chunk's bytes its parameters record (blosc's, LZF's) with slack, so that a reader's
+/// chunk cache, which counts a chunk at that size, is not filled with larger ones (a
+/// 62 KB file of 4 blosc chunks took 1 GB through the reference ncdump).
+fn decode_limit(id: u32, params: &[u32]) -> usize {
+    let recorded = codecs::registry::codec_of_hdf5_id(id)
+        .and_then(|c| c.recorded_chunk_bytes(params))
+        .map_or(usize::MAX, codecs::with_slack);
+    callback_limit().min(recorded)
 }
 
 /// Decodes a chunk to at most `limit` bytes; with a size in its header, straight into

@@ -3,7 +3,11 @@
 //! Only variables whose whole pipeline `codecs` decodes take this way; the stored
 //! chunks are read raw under the library lock, decoded in parallel, and their parts
 //! gathered into the slab. Anything unusual (a chunk never written, a chunk our decoders
-//! refuse) gives the slab back to libnetcdf, so answers and errors stay HDF5's.
+//! cannot decode) gives the slab back to libnetcdf, so answers and errors stay HDF5's,
+//! except a chunk that decodes to more than its size: that is an error here, since
+//! HDF5's own deflate would decode it to whatever its stream holds (a 6 KB file of two
+//! deflates over zeros took 1.5 GB, and HDF5's chunk cache kept such chunks at their
+//! nominal size, one each).
 
 use std::ffi::{c_int, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -14,6 +18,7 @@ use ncmodel::{AtomicType, Layout};
 use rayon::prelude::*;
 use store::grid::SlabGrid;
 
+use crate::error::NcError;
 use crate::file::NcFile;
 use crate::storage::{read_endianness, read_filters, read_layout};
 use crate::sys::{inquire, with_lib, ChunkOrigin, Grp, Lib, OpenFile};
@@ -50,29 +55,49 @@ impl NcFile {
     /// The hyperslab `start`/`count` of the variable `varid` of the group `group_ncid`, as
     /// values in the machine's byte order, decoded here from the stored chunks; `None`
     /// when this variable or slab is for libnetcdf to read.
+    /// A chunk that decodes to more than its size is an error, whatever libnetcdf
+    /// would do with it.
     pub(crate) fn read_decoded(
         &self,
         group_ncid: c_int,
         varid: c_int,
         start: &[usize],
         count: &[usize],
-    ) -> Option<Vec<u8>> {
-        let var = self.chunked_var(group_ncid, varid)?;
-        var.read(start, count)
+    ) -> Result<Option<Vec<u8>>, NcError> {
+        let Some(var) = self.chunked_var(group_ncid, varid) else {
+            return Ok(None);
+        };
+        var.read(start, count).map_err(|e| self.too_large(varid, e))
+    }
+
+    /// The error for a chunk of the variable `varid` that decodes beyond its size.
+    fn too_large(&self, varid: c_int, bomb: Bomb) -> NcError {
+        NcError {
+            kind: store::ErrorKind::Corrupt,
+            message: format!(
+                "a stored chunk at {:?} decodes to more than the chunk's {} bytes ({}); the \
+                 file is damaged or hostile, and HDF5 is not asked to decode it",
+                bomb.offset, bomb.chunk_bytes, bomb.error
+            ),
+            context: format!("{}: reading variable id {varid}", self.path()),
+        }
     }
 
     /// The chunk of the variable `varid` of the group `group_ncid` whose first element is
     /// at `offset`, whole, decoded here from its stored bytes; `None` when this variable
-    /// or chunk is for libnetcdf to read (the chunk never written, or not decoded here).
+    /// or chunk is for libnetcdf to read (the chunk never written, or not decoded here);
+    /// an error for a chunk that decodes to more than its size.
     pub(crate) fn decode_whole_chunk(
         &self,
         group_ncid: c_int,
         varid: c_int,
         offset: &[usize],
-    ) -> Option<Vec<u8>> {
-        let var = self.chunked_var(group_ncid, varid)?;
+    ) -> Result<Option<Vec<u8>>, NcError> {
+        let Some(var) = self.chunked_var(group_ncid, varid) else {
+            return Ok(None);
+        };
         if offset.len() != var.chunks.len() {
-            return None;
+            return Ok(None);
         }
         let index: Vec<usize> = offset
             .iter()
@@ -80,6 +105,7 @@ impl NcFile {
             .map(|(o, c)| o / (*c).max(1))
             .collect();
         var.decode_chunk(&index)
+            .map_err(|e| self.too_large(varid, e))
     }
 
     /// How many stored chunks were decoded here rather than by HDF5's pipeline so far.
@@ -121,7 +147,12 @@ impl NcFile {
             let chunk_bytes = chunks
                 .iter()
                 .try_fold(atomic.size(), |a, c| a.checked_mul(*c))?;
-            if filters.is_empty() || chunk_bytes == 0 || chunk_bytes > CARRY_LIMIT / 2 {
+            // Chunks up to the chunk limit are decoded here, bounded; larger ones (a
+            // limit raised for them) are HDF5's.
+            if filters.is_empty()
+                || chunk_bytes == 0
+                || chunk_bytes > codecs::partial::decoded_chunk_cap()
+            {
                 return None;
             }
             let group = group_path(lib, file, group_ncid)?;
@@ -175,23 +206,35 @@ pub(crate) fn group_path(lib: &Lib, file: &OpenFile, ncid: c_int) -> Option<Stri
     search(lib, file.root(), ncid, "")
 }
 
+/// A stored chunk that decodes to more than its size.
+#[derive(Debug)]
+pub(crate) struct Bomb {
+    offset: Vec<usize>,
+    chunk_bytes: usize,
+    error: String,
+}
+
 impl ChunkedVar {
-    /// The slab, decoded here; `None` for libnetcdf to read it.
-    fn read(&self, start: &[usize], count: &[usize]) -> Option<Vec<u8>> {
+    /// The slab, decoded here; `None` for libnetcdf to read it; an error for a chunk that
+    /// decodes beyond its size.
+    fn read(&self, start: &[usize], count: &[usize]) -> Result<Option<Vec<u8>>, Bomb> {
         let rank = self.shape.len();
         if start.len() != rank || count.len() != rank {
-            return None;
+            return Ok(None);
         }
         let inside = start
             .iter()
             .zip(count)
             .zip(&self.shape)
             .all(|((s, c), len)| s.checked_add(*c).is_some_and(|end| end <= *len));
-        let total = count
+        let Some(total) = count
             .iter()
-            .try_fold(self.element, |a, c| a.checked_mul(*c))?;
+            .try_fold(self.element, |a, c| a.checked_mul(*c))
+        else {
+            return Ok(None);
+        };
         if !inside || total == 0 {
-            return None;
+            return Ok(None);
         }
         let mut out = vec![0u8; total];
         let grid = SlabGrid {
@@ -209,13 +252,15 @@ impl ChunkedVar {
                 .par_iter()
                 .map(|index| {
                     if let Some((_, chunk)) = carried.iter().find(|(i, _)| i == index) {
-                        return Some(Arc::clone(chunk));
+                        return Ok(Some(Arc::clone(chunk)));
                     }
-                    self.decode_chunk(index).map(Arc::new)
+                    self.decode_chunk(index).map(|c| c.map(Arc::new))
                 })
-                .collect();
+                .collect::<Result<_, Bomb>>()?;
             for (index, chunk) in batch.iter().zip(decoded) {
-                let chunk = chunk?;
+                let Some(chunk) = chunk else {
+                    return Ok(None);
+                };
                 grid.chunk_to_slab(index, &chunk, &mut out);
                 if self.reaches_past(index, start, count) && kept_bytes + chunk.len() <= CARRY_LIMIT
                 {
@@ -225,27 +270,41 @@ impl ChunkedVar {
             }
         }
         *self.carried.lock().unwrap_or_else(PoisonError::into_inner) = keep;
-        Some(out)
+        Ok(Some(out))
     }
 
     /// One chunk decoded, in the machine's byte order; `None` when it was never written
-    /// or does not decode.
-    fn decode_chunk(&self, index: &[usize]) -> Option<Vec<u8>> {
+    /// or does not decode (libnetcdf then says why); an error when it decodes to more
+    /// than its size.
+    fn decode_chunk(&self, index: &[usize]) -> Result<Option<Vec<u8>>, Bomb> {
         let offset: Vec<usize> = index.iter().zip(&self.chunks).map(|(i, c)| i * c).collect();
-        let stored = with_lib(|lib| self.origin.read(lib, &offset)).ok()??;
+        let Ok(Some(stored)) = with_lib(|lib| self.origin.read(lib, &offset)) else {
+            return Ok(None);
+        };
         // Decoded chunks in flight across all threads stay within the process's budget.
         let _permit = store::budget::decode_budget().acquire(self.chunk_bytes);
-        let mut data = self
-            .decoder
-            .decode(&stored.bytes, stored.filter_mask, self.chunk_bytes)
-            .ok()?;
+        let mut data =
+            match self
+                .decoder
+                .decode(&stored.bytes, stored.filter_mask, self.chunk_bytes)
+            {
+                Ok(data) => data,
+                Err(e @ codecs::wire::WireError::TooLarge { .. }) => {
+                    return Err(Bomb {
+                        offset,
+                        chunk_bytes: self.chunk_bytes,
+                        error: e.to_string(),
+                    })
+                }
+                Err(_) => return Ok(None),
+            };
         self.decoded.fetch_add(1, Ordering::Relaxed);
         if self.swap {
             for element in data.chunks_exact_mut(self.element) {
                 element.reverse();
             }
         }
-        Some(data)
+        Ok(Some(data))
     }
 
     /// Whether the chunk `index` holds elements past the end of the slab (in row-major

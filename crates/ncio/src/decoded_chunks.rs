@@ -56,7 +56,7 @@ impl DecodedChunkReader for NcChunkReader<'_> {
     fn read(&self, offset: &[usize]) -> Result<Vec<u8>, StoreError> {
         let extent = extent_in(&self.shape, &self.chunks, offset);
         if extent == self.chunks {
-            if let Some(chunk) = self.file.decode_whole_chunk(self.group, self.var, offset) {
+            if let Some(chunk) = self.file.decode_whole_chunk(self.group, self.var, offset)? {
                 return Ok(chunk);
             }
         }

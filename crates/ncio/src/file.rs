@@ -205,7 +205,7 @@ impl NcFile {
             }
         }
         if let ncmodel::TypeRef::Atomic(atomic) = var.type_ref {
-            if let Some(bytes) = self.read_decoded(group_ncid, var.id, start, count) {
+            if let Some(bytes) = self.read_decoded(group_ncid, var.id, start, count)? {
                 if let Some(values) = Values::from_native_bytes(atomic, &bytes) {
                     return Ok(values);
                 }

@@ -43,7 +43,7 @@ impl NcFile {
         count: &[usize],
         buf: &mut RawBuffer,
     ) -> Result<(), NcError> {
-        if let Some(bytes) = self.read_decoded(group_ncid, varid, start, count) {
+        if let Some(bytes) = self.read_decoded(group_ncid, varid, start, count)? {
             buf.resize(bytes.len());
             buf.as_bytes_mut().copy_from_slice(&bytes);
             return Ok(());

@@ -177,6 +177,11 @@ impl Codec for Blosc {
         ))
     }
 
+    /// The fourth word: the chunk's bytes, as blosc's `set_local` records them.
+    fn recorded_chunk_bytes(&self, params: &[u32]) -> Option<usize> {
+        params.get(3).filter(|b| **b > 0).map(|b| *b as usize)
+    }
+
     /// The first four parameters as blosc's set-local callback sets them.
     fn local_params(&self, params: &[u32], element: usize, chunk_bytes: usize) -> Option<Vec<u32>> {
         Some(crate::blosc::local_params(

@@ -89,6 +89,11 @@ impl Codec for Lzf {
         ))
     }
 
+    /// The third word: the chunk's bytes, as LZF's `set_local` records them.
+    fn recorded_chunk_bytes(&self, params: &[u32]) -> Option<usize> {
+        params.get(2).filter(|b| **b > 0).map(|b| *b as usize)
+    }
+
     fn local_params(
         &self,
         params: &[u32],
