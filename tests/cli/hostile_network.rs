@@ -480,3 +480,71 @@ fn passwords_are_redacted_and_server_text_is_escaped() {
     assert!(!run.stderr.contains('\u{202e}'), "{}", run.stderr);
     assert!(run.stderr.contains("\\u{1b}[31mdenied"), "{}", run.stderr);
 }
+
+/// A page of an S3 listing that never ends: 1,000 prefixes under the request's prefix,
+/// and a next page always announced.
+fn endless_listing_page(line: &str) -> Answer {
+    let query = line.split_whitespace().nth(1).unwrap_or_default();
+    let param = |name: &str| {
+        query
+            .split(['?', '&'])
+            .find_map(|p| p.strip_prefix(name))
+            .unwrap_or_default()
+            .to_string()
+    };
+    let page: u64 = param("continuation-token=").parse().unwrap_or(0);
+    let prefix = param("prefix=").replace("%2F", "/");
+    let items: String = (0..1000)
+        .map(|i| {
+            format!(
+                "<CommonPrefixes><Prefix>{prefix}a{:09}/</Prefix></CommonPrefixes>",
+                page * 1000 + i
+            )
+        })
+        .collect();
+    let body = format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListBucketResult><Name>bkt</Name>\
+         <KeyCount>1000</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>true</IsTruncated>\
+         <NextContinuationToken>{}</NextContinuationToken>{items}</ListBucketResult>",
+        page + 1
+    );
+    Answer::Fixed(
+        "200 OK",
+        "Content-Type: application/xml\r\n".into(),
+        body.into_bytes(),
+    )
+}
+
+/// Red team s30 M2: a server that never ends a listing. Before: ncdump -h paged on for
+/// ever, its memory growing (292 MB after 60 s, 592 MB after 150 s, killed). Now the
+/// listing stops at a million names, refused.
+#[test]
+fn a_listing_that_never_ends_is_stopped_at_a_bound() {
+    let server = Server::start(|line| {
+        if line.contains("list-type") {
+            endless_listing_page(line)
+        } else if line.contains("/.zgroup") && line.starts_with("GET") {
+            Answer::Fixed(
+                "200 OK",
+                "Content-Type: application/json\r\n".into(),
+                br#"{"zarr_format": 2}"#.to_vec(),
+            )
+        } else {
+            Answer::Fixed(
+                "404 Not Found",
+                "Content-Type: application/xml\r\n".into(),
+                b"<?xml version=\"1.0\"?><Error><Code>NoSuchKey</Code></Error>".to_vec(),
+            )
+        }
+    });
+    let env = s3_env(&server.url());
+    let run = run_ours_with_env("ncdump", ["-h", "s3://bkt/s.zarr"], &borrowed(&env));
+    let done = run.assert_within(300, 240);
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(
+        done.stderr
+            .contains("the listing holds more than 1000000 names"),
+        "{}",
+        done.stderr
+    );
+}

@@ -10,6 +10,7 @@ use object_store::azure::MicrosoftAzureBuilder;
 use object_store::client::{HttpClient, HttpConnector};
 use object_store::gcp::GoogleCloudStorageBuilder;
 use object_store::http::HttpBuilder;
+use object_store::list::PaginatedListStore;
 use object_store::{BackoffConfig, ClientOptions, ObjectStore, RetryConfig};
 use store::{RemoteRoot, RemoteService};
 
@@ -19,6 +20,9 @@ use crate::aws_profile;
 pub struct Built {
     /// The client.
     pub store: Arc<dyn ObjectStore>,
+    /// The same client's page-by-page listing, where the service has one (S3, Google
+    /// Cloud Storage), so that a listing can be stopped at a bound.
+    pub pager: Option<Arc<dyn PaginatedListStore>>,
     /// The store's root inside it (`a/b.zarr`; empty for the bucket's top).
     pub prefix: String,
     /// Whether its requests are not signed (anonymous access).
@@ -103,21 +107,28 @@ pub fn build(remote: &RemoteRoot) -> Result<Built, String> {
         .is_some_and(|e| e.starts_with("http://"));
     let options = ClientOptions::new().with_allow_http(plain_http || env_endpoint_is_http());
     let mut anonymous = false;
+    let mut pager: Option<Arc<dyn PaginatedListStore>> = None;
     let store: Arc<dyn ObjectStore> = match remote.service {
         RemoteService::S3 => {
             let (builder, unsigned) = s3(remote, options)?;
             anonymous = unsigned;
-            Arc::new(builder.build().map_err(|e| e.to_string())?)
+            let client = Arc::new(builder.build().map_err(|e| e.to_string())?);
+            pager = Some(Arc::clone(&client) as Arc<dyn PaginatedListStore>);
+            client
         }
-        RemoteService::Gcs => Arc::new(
-            GoogleCloudStorageBuilder::from_env()
-                .with_http_connector(SameOriginConnector::default())
-                .with_bucket_name(&remote.bucket)
-                .with_client_options(options)
-                .with_retry(retry())
-                .build()
-                .map_err(|e| e.to_string())?,
-        ),
+        RemoteService::Gcs => {
+            let client = Arc::new(
+                GoogleCloudStorageBuilder::from_env()
+                    .with_http_connector(SameOriginConnector::default())
+                    .with_bucket_name(&remote.bucket)
+                    .with_client_options(options)
+                    .with_retry(retry())
+                    .build()
+                    .map_err(|e| e.to_string())?,
+            );
+            pager = Some(Arc::clone(&client) as Arc<dyn PaginatedListStore>);
+            client
+        }
         RemoteService::Azure => Arc::new(
             MicrosoftAzureBuilder::from_env()
                 .with_http_connector(SameOriginConnector::default())
@@ -138,6 +149,7 @@ pub fn build(remote: &RemoteRoot) -> Result<Built, String> {
                         .build()
                         .map_err(|e| e.to_string())?,
                 ),
+                pager: None,
                 prefix: String::new(),
                 anonymous: true,
             })
@@ -145,6 +157,7 @@ pub fn build(remote: &RemoteRoot) -> Result<Built, String> {
     };
     Ok(Built {
         store,
+        pager,
         prefix: remote.prefix.clone(),
         anonymous,
     })

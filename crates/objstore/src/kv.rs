@@ -8,6 +8,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use futures::{StreamExt, TryStreamExt};
+use object_store::list::{PaginatedListOptions, PaginatedListStore};
 use object_store::path::Path as ObjectPath;
 use object_store::{GetOptions, GetResult, ObjectStore, ObjectStoreExt, PutPayload};
 use store::{KeyValueStore, Listing, StorageError, StoreKey};
@@ -16,6 +17,14 @@ use crate::ranges;
 use tokio::runtime::Runtime;
 use tokio::sync::Semaphore;
 
+/// The most names one directory listing may hold (about 150 MB of them): a server that
+/// never ends a listing is stopped there.
+pub const MAX_LISTED: usize = 1_000_000;
+
+/// The most objects an output store being replaced may hold: its listing is gathered
+/// before anything is removed (metadata first).
+pub const MAX_REMOVED: usize = 2_000_000;
+
 /// The most requests in flight at once, over all the threads using the store.
 pub const MAX_REQUESTS: usize = 16;
 
@@ -23,6 +32,8 @@ pub const MAX_REQUESTS: usize = 16;
 pub struct ObjectKvStore {
     runtime: Runtime,
     client: Arc<dyn ObjectStore>,
+    /// The client's page-by-page listing, where the service has one.
+    pager: Option<Arc<dyn PaginatedListStore>>,
     /// The store's root in the client (no leading or trailing `/`; empty for the top).
     prefix: String,
     /// The root's URL, for messages.
@@ -65,10 +76,91 @@ impl ObjectKvStore {
         Ok(Self {
             runtime,
             client,
+            pager: None,
             prefix: prefix.trim_matches('/').to_string(),
             url,
             permits: Semaphore::new(MAX_REQUESTS),
             kind,
+        })
+    }
+
+    /// The store with the client's page-by-page listing, so that a listing stops at
+    /// [`MAX_LISTED`] names whatever the server answers.
+    pub fn with_pager(mut self, pager: Option<Arc<dyn PaginatedListStore>>) -> Self {
+        self.pager = pager;
+        self
+    }
+
+    /// The error for a listing that goes beyond `bound` names.
+    fn too_many(&self, prefix: &StoreKey, bound: usize) -> StorageError {
+        StorageError::Io {
+            what: self.describe(prefix),
+            source: std::io::Error::other(format!(
+                "the listing holds more than {bound} names (or the server never ends it); \
+                 nctools stops there"
+            )),
+        }
+    }
+
+    /// The names and prefixes directly under `path`, page by page through `pager`, at
+    /// most [`MAX_LISTED`] of them.
+    fn list_pages(
+        &self,
+        pager: &Arc<dyn PaginatedListStore>,
+        prefix: &StoreKey,
+        path: &ObjectPath,
+    ) -> Result<object_store::ListResult, StorageError> {
+        let at = (!path.as_ref().is_empty()).then(|| format!("{}/", path.as_ref()));
+        let mut all = object_store::ListResult {
+            common_prefixes: Vec::new(),
+            objects: Vec::new(),
+            extensions: Default::default(),
+        };
+        let mut token: Option<String> = None;
+        loop {
+            let options = PaginatedListOptions {
+                delimiter: Some("/".into()),
+                page_token: token.take(),
+                ..PaginatedListOptions::default()
+            };
+            let page = self
+                .run(pager.list_paginated(at.as_deref(), options))
+                .map_err(|e| self.failure(prefix, e))?;
+            all.objects.extend(page.result.objects);
+            all.common_prefixes.extend(page.result.common_prefixes);
+            if all.objects.len() + all.common_prefixes.len() > MAX_LISTED {
+                return Err(self.too_many(prefix, MAX_LISTED));
+            }
+            match page.page_token {
+                Some(next) if !next.is_empty() => token = Some(next),
+                _ => return Ok(all),
+            }
+        }
+    }
+
+    /// The names and prefixes directly under `at`, in one call of the client (a service
+    /// without page-by-page listing: Azure, plain HTTP).
+    fn list_with_delimiter(
+        &self,
+        prefix: &StoreKey,
+        at: Option<&ObjectPath>,
+    ) -> Result<object_store::ListResult, StorageError> {
+        self.run(self.client.list_with_delimiter(at)).map_err(|e| {
+            if self.kind.plain_http {
+                StorageError::Io {
+                    what: self.describe(prefix),
+                    source: std::io::Error::other(format!(
+                        "the HTTP server cannot list what the store holds (it does not \
+                             speak WebDAV: {}); over plain HTTP a store can be read only \
+                             when its metadata names every group and array: NCZarr's, or \
+                             consolidated metadata (.zmetadata, or zarr.json's \
+                             consolidated_metadata)",
+                        short(&e.to_string())
+                    )),
+                }
+            } else {
+                self.failure(prefix, e)
+            }
         })
     }
 
@@ -382,23 +474,10 @@ impl KeyValueStore for ObjectKvStore {
     fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError> {
         let path = self.path(prefix);
         let at = (!path.as_ref().is_empty()).then_some(&path);
-        let listed = self.run(self.client.list_with_delimiter(at)).map_err(|e| {
-            if self.kind.plain_http {
-                StorageError::Io {
-                    what: self.describe(prefix),
-                    source: std::io::Error::other(format!(
-                        "the HTTP server cannot list what the store holds (it does not \
-                             speak WebDAV: {}); over plain HTTP a store can be read only \
-                             when its metadata names every group and array: NCZarr's, or \
-                             consolidated metadata (.zmetadata, or zarr.json's \
-                             consolidated_metadata)",
-                        short(&e.to_string())
-                    )),
-                }
-            } else {
-                self.failure(prefix, e)
-            }
-        })?;
+        let listed = match &self.pager {
+            Some(pager) => self.list_pages(pager, prefix, &path)?,
+            None => self.list_with_delimiter(prefix, at)?,
+        };
         let name = |p: &ObjectPath| p.filename().map(str::to_string);
         let mut listing = Listing {
             values: listed
@@ -464,8 +543,19 @@ impl KeyValueStore for ObjectKvStore {
             let mut listed: Vec<ObjectPath> = client
                 .list(at)
                 .map_ok(|meta| meta.location)
+                .take(MAX_REMOVED + 1)
                 .try_collect()
                 .await?;
+            if listed.len() > MAX_REMOVED {
+                return Err(object_store::Error::Generic {
+                    store: "listing",
+                    source: format!(
+                        "the store holds more than {MAX_REMOVED} objects (or the server never \
+                         ends its listing); nctools does not replace it: remove it first"
+                    )
+                    .into(),
+                });
+            }
             // Metadata documents first, the root's first of all, so that what is left
             // after a failure never looks like a whole store.
             listed.sort_by_key(|p| (!is_metadata(p), p.parts().count()));

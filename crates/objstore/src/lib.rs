@@ -85,6 +85,7 @@ pub fn open(root: &StoreRoot, access: Access) -> Result<Arc<dyn KeyValueStore>, 
                 anonymous: built.anonymous,
             };
             let store = ObjectKvStore::new(built.store, &built.prefix, remote.display_url(), kind)
+                .map(|store| store.with_pager(built.pager))
                 .map_err(|e| OpenError::Config {
                     url: remote.display_url(),
                     reason: e.to_string(),
