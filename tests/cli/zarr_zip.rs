@@ -437,7 +437,21 @@ fn hostile_archives_are_clear_errors() {
     // The central header's sizes (20 and 24 bytes into it) claim 4 GiB - 1 each.
     let central = valid.len() - 22 - (46 + ".zgroup".len());
     huge_entry[central + 20..central + 28].fill(0xFE);
+    // Two entries naming one blob (red team s30 M1: 2,000 of them in a 640 KB archive,
+    // each copied by an append, made a 1 GB archive): the third central header's local
+    // offset (42 bytes into it) set to the second entry's.
+    let blob = [7u8; 4096];
+    let mut overlap = archive(&[(".zgroup", group), ("blob", &blob), ("pad", &blob)], None);
+    let headers: Vec<usize> = overlap
+        .windows(4)
+        .enumerate()
+        .filter(|(_, w)| *w == b"PK\x01\x02")
+        .map(|(i, _)| i)
+        .collect();
+    let blob_offset = (30 + ".zgroup".len() + group.len()) as u32;
+    overlap[headers[2] + 42..headers[2] + 46].copy_from_slice(&blob_offset.to_le_bytes());
     let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("overlap", overlap, "share bytes (overlapping entries"),
         (
             "dotdot",
             archive(&[(".zgroup", group), ("../x", b"1")], None),

@@ -69,6 +69,33 @@ pub(super) struct EntryAsStored {
     pub key: Option<StoreKey>,
 }
 
+/// Refuses entries whose bytes overlap (from each local header to the end of its stored
+/// bytes, the header counted at its least length): the form of zip bombs, where many
+/// entries name one blob; an append would copy it once per entry (before: a 640 KB
+/// archive of 2,000 entries naming one 512 KiB blob became 1 GB on its first append).
+fn check_disjoint<'a>(entries: impl Iterator<Item = &'a CentralEntry>) -> Result<(), String> {
+    let mut extents: Vec<(u64, u64, &str)> = entries
+        .filter(|e| !e.name.ends_with('/'))
+        .map(|e| {
+            let end = e
+                .local_offset
+                .saturating_add(records::LOCAL_LEN)
+                .saturating_add(e.name.len() as u64)
+                .saturating_add(e.compressed);
+            (e.local_offset, end, e.name.as_str())
+        })
+        .collect();
+    extents.sort_unstable();
+    match extents.windows(2).find(|pair| pair[1].0 < pair[0].1) {
+        Some(pair) => Err(format!(
+            "the entries {:?} and {:?} share bytes (overlapping entries, the form of a zip \
+             bomb)",
+            pair[0].2, pair[1].2
+        )),
+        None => Ok(()),
+    }
+}
+
 impl ZipStore {
     /// Opens the archive at `path` and reads its central directory.
     ///
@@ -76,7 +103,8 @@ impl ZipStore {
     /// real size before anything is allocated for it. Every entry's name must be a valid
     /// key (no `..`, no leading `/`, no empty segment, NUL or backslash); directory
     /// entries (names ending in `/`) are skipped. Of two entries with one name, the
-    /// later in the central directory is the one read, as Python's `zipfile` reads them.
+    /// later in the central directory is the one read, as Python's `zipfile` reads them;
+    /// entries whose bytes overlap are refused.
     pub fn open(path: &Path) -> Result<Self, ArchiveError> {
         let fail = |problem: String| ArchiveError::Damaged {
             path: path.to_path_buf(),
@@ -138,6 +166,7 @@ impl ZipStore {
             check_extent(&entry, file_size).map_err(fail)?;
             by_key.insert(key, entry);
         }
+        check_disjoint(by_key.values().chain(beside.values())).map_err(fail)?;
         Ok(Self {
             path: path.to_path_buf(),
             file,
