@@ -136,7 +136,7 @@ fn the_documents_of_one_store_are_bounded_in_all() {
     let script = r#"
 import json, zipfile
 for name, item in [("strings", '""'), ("numbers", "0")]:
-    body = ('{"_ARRAY_DIMENSIONS":["x"],"a":[' + ",".join([item] * 2000000) + "]}").encode()
+    body = ('{"_ARRAY_DIMENSIONS":["x"],"a":[' + ",".join([item] * 1900000) + "]}").encode()
     with zipfile.ZipFile(name + ".zarr.zip", "w", zipfile.ZIP_DEFLATED) as z:
         z.writestr(".zgroup", json.dumps({"zarr_format": 2}))
         for i in range(10):
@@ -211,4 +211,44 @@ with zipfile.ZipFile("long.zarr.zip", "w", zipfile.ZIP_DEFLATED) as z:
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn whitespace_and_digits_weigh_their_bytes_too() {
+    // Red team s30 M4: bytes outside strings weighed nothing, so ten `.zattrs` of 60 MB
+    // of spaces (or one 60 MB number) in a 587 KB zip took minutes of CPU to parse. Now
+    // each weighs one unit per 16 bytes, and such a document is refused before parsing.
+    let dir = scratch();
+    let Some(python) = crate::support::zarr_python() else {
+        return;
+    };
+    let script = r#"
+import json, zipfile
+spaces = ('{"a": 1' + " " * 40000000 + '}').encode()
+number = ('{"a": 1' + "0" * 40000000 + '}').encode()
+with zipfile.ZipFile("blank.zarr.zip", "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr(".zgroup", json.dumps({"zarr_format": 2}))
+    z.writestr(".zattrs", spaces)
+with zipfile.ZipFile("number.zarr.zip", "w", zipfile.ZIP_DEFLATED) as z:
+    z.writestr(".zgroup", json.dumps({"zarr_format": 2}))
+    z.writestr(".zattrs", number)
+"#;
+    let made = crate::support::run(
+        std::process::Command::new(&python)
+            .arg("-c")
+            .arg(script)
+            .current_dir(dir.path()),
+    );
+    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    for name in ["blank.zarr.zip", "number.zarr.zip"] {
+        let archive = dir.path().join(name);
+        let dump = run_ours("ncdump", ["-h".as_ref(), archive.as_os_str()]);
+        let run = dump.assert_within(CEILING_MIB, 120);
+        assert_eq!(run.code, Some(1), "{name}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("other text one per 16"),
+            "{name}: {}",
+            run.stderr
+        );
+    }
 }
