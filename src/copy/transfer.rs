@@ -37,8 +37,11 @@ pub struct Transfer<'a> {
 
 /// The number of bytes of data that [`Transfer::copy_var`] moves for `plan`.
 pub fn data_bytes(dataset: &Dataset, plan: &VarPlan) -> u64 {
-    let values: usize = plan.shape.iter().product();
-    (values as u64).saturating_mul(dataset.type_size(plan.type_ref) as u64)
+    let values = plan
+        .shape
+        .iter()
+        .fold(1u64, |a, n| a.saturating_mul(*n as u64));
+    values.saturating_mul(dataset.type_size(plan.type_ref) as u64)
 }
 
 impl Transfer<'_> {

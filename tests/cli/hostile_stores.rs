@@ -456,3 +456,24 @@ fn metadata_and_chunks_larger_than_their_caps_are_not_read() {
         run.stderr
     );
 }
+
+#[test]
+fn shapes_whose_bytes_overflow_a_count_are_refused_not_a_crash() {
+    // Red team s30 L2: two lengths of 2^64 - 1 overflowed the counts made of them:
+    // ncdump and nccopy exited 101 ("attempt to multiply with overflow"), an append into
+    // a store whose time was 2^64 - 1 long too.
+    let arena = Arena::new();
+    let store = arena.store();
+    let max = u64::MAX;
+    put(&store.join(".zgroup"), r#"{"zarr_format": 2}"#);
+    put(
+        &store.join("v/.zarray"),
+        int_zarray(&format!("[{max}, {max}]"), "[4, 4]"),
+    );
+    put(&store.join("v/.zattrs"), r#"{"_ARRAY_DIMENSIONS": ["x", "y"]}"#);
+    let run = assert_store_refused(&arena, "ncdump", &[&store], "an uncountable shape");
+    assert!(run.stderr.contains("more than 2^63 bytes"), "{}", run.stderr);
+    let target = arena.target("out.nc");
+    let run = assert_store_refused(&arena, "nccopy", &[&store, &target], "an uncountable shape");
+    assert!(run.stderr.contains("more than 2^63 bytes"), "{}", run.stderr);
+}

@@ -211,6 +211,20 @@ impl ArrayMeta {
         if let Err(problem) = check_chunk_size(&self.chunks, self.dtype.size) {
             return Err(ZarrError::Invalid(format!("{what}: {problem}")));
         }
+        // An array's bytes must be countable (and addressable as netCDF counts them, in
+        // 63 bits): a shape of two lengths of 2^64 - 1 overflowed every count made of it.
+        let bytes = self
+            .shape
+            .iter()
+            .try_fold(self.dtype.size.max(1) as u64, |a, n| a.checked_mul(*n as u64))
+            .filter(|b| *b <= i64::MAX as u64);
+        if bytes.is_none() && !self.shape.contains(&0) {
+            return Err(ZarrError::Invalid(format!(
+                "{what}: the shape {:?} holds more than 2^63 bytes, more than netCDF can \
+                 address; the store is damaged",
+                self.shape
+            )));
+        }
         Ok(self)
     }
 

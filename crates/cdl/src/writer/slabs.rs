@@ -42,7 +42,9 @@ impl SlabPlan {
                 break;
             }
         }
-        let inner_of_split: usize = dims.get(split + 1..).map_or(1, |d| d.iter().product());
+        let inner_of_split: usize = dims
+            .get(split + 1..)
+            .map_or(1, |d| d.iter().fold(1usize, |a, n| a.saturating_mul(*n)));
         let step =
             (limit / inner_of_split.max(1)).clamp(1, dims.get(split).copied().unwrap_or(1).max(1));
         Self {
@@ -52,18 +54,22 @@ impl SlabPlan {
         }
     }
 
-    /// The slabs, in order.
+    /// The slabs, in order. They are counted in 128 bits: a declared shape may hold more
+    /// slabs than a `usize` counts (two dimensions of 2^64 - 1), which are then read one
+    /// after the other until the reading fails, never an overflow.
     pub(crate) fn slabs(&self) -> impl Iterator<Item = Slab> + '_ {
         let rank = self.dims.len();
         let outer: Vec<usize> = self.dims[..self.split.min(rank)].to_vec();
-        let outer_total: usize = outer.iter().product();
+        let outer_total: u128 = outer
+            .iter()
+            .fold(1u128, |a, n| a.saturating_mul(*n as u128));
         let along = self.dims.get(self.split).copied().unwrap_or(1);
-        let steps = if rank == 0 {
+        let steps: u128 = if rank == 0 {
             1
         } else {
-            along.div_ceil(self.step)
+            along.div_ceil(self.step) as u128
         };
-        (0..outer_total.max(1) * steps).map(move |n| {
+        (0..outer_total.max(1).saturating_mul(steps)).map(move |n| {
             if rank == 0 {
                 return Slab {
                     start: Vec::new(),
@@ -74,11 +80,14 @@ impl SlabPlan {
             let mut start = vec![0; rank];
             let mut count = self.dims.clone();
             for k in (0..self.split).rev() {
-                start[k] = outer_index % outer[k];
-                outer_index /= outer[k];
+                let len = (outer[k] as u128).max(1);
+                // Below `outer[k]`, so a usize.
+                start[k] = (outer_index % len) as usize;
+                outer_index /= len;
                 count[k] = 1;
             }
-            start[self.split] = step_index * self.step;
+            // `step_index` is below `along / step` rounded up, so this is at most `along`.
+            start[self.split] = (step_index as usize).saturating_mul(self.step);
             count[self.split] = self.step.min(along - start[self.split]);
             Slab { start, count }
         })
