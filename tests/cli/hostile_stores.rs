@@ -470,10 +470,21 @@ fn shapes_whose_bytes_overflow_a_count_are_refused_not_a_crash() {
         &store.join("v/.zarray"),
         int_zarray(&format!("[{max}, {max}]"), "[4, 4]"),
     );
-    put(&store.join("v/.zattrs"), r#"{"_ARRAY_DIMENSIONS": ["x", "y"]}"#);
+    put(
+        &store.join("v/.zattrs"),
+        r#"{"_ARRAY_DIMENSIONS": ["x", "y"]}"#,
+    );
     let run = assert_store_refused(&arena, "ncdump", &[&store], "an uncountable shape");
-    assert!(run.stderr.contains("more than 2^63 bytes"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("more than 2^63 bytes"),
+        "{}",
+        run.stderr
+    );
     let target = arena.target("out.nc");
     let run = assert_store_refused(&arena, "nccopy", &[&store, &target], "an uncountable shape");
-    assert!(run.stderr.contains("more than 2^63 bytes"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("more than 2^63 bytes"),
+        "{}",
+        run.stderr
+    );
 }

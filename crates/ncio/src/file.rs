@@ -8,7 +8,7 @@ use ncmodel::{Dataset, UserType, Values, Var};
 use netcdf_sys::NC_NOWRITE;
 
 use crate::error::NcError;
-use crate::sys::{self, with_lib, NameCapacity, OpenFile, TypeTable};
+use crate::sys::{self, reaches_another_file, with_lib, NameCapacity, OpenFile, TypeTable};
 
 /// A netCDF file opened for reading. Closed when dropped.
 #[derive(Debug)]
@@ -89,6 +89,20 @@ impl NcFile {
             message: "path contains a NUL byte".into(),
             context: path.to_string(),
         })?;
+        // A file that makes HDF5 read another file is refused before libnetcdf reads it.
+        if !store::is_url(path) {
+            if let Some(what) = with_lib(|lib| reaches_another_file(lib, &c_path)) {
+                return Err(NcError {
+                    kind: store::ErrorKind::Unsupported,
+                    message: format!(
+                        "{what}: it makes HDF5 read another file, which nctools refuses (a \
+                         file could name any file the tool can read, its environment \
+                         included); copy the data into the file itself"
+                    ),
+                    context: path.to_string(),
+                });
+            }
+        }
         let names = name_capacity(path)?;
         let file = with_lib(|lib| OpenFile::open(lib, &c_path, mode, names));
         let file = file.map_err(|code| crate::error::from_status(code, path.to_string()))?;

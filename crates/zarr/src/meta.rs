@@ -216,7 +216,9 @@ impl ArrayMeta {
         let bytes = self
             .shape
             .iter()
-            .try_fold(self.dtype.size.max(1) as u64, |a, n| a.checked_mul(*n as u64))
+            .try_fold(self.dtype.size.max(1) as u64, |a, n| {
+                a.checked_mul(*n as u64)
+            })
             .filter(|b| *b <= i64::MAX as u64);
         if bytes.is_none() && !self.shape.contains(&0) {
             return Err(ZarrError::Invalid(format!(

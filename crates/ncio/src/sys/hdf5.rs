@@ -46,7 +46,7 @@ pub(super) fn silence_errors(_lib: &Lib) {
 }
 
 /// Initialises HDF5 if needed (harmless when it already is).
-fn init(_lib: &Lib) {
+pub(super) fn init(_lib: &Lib) {
     // SAFETY: H5open takes no arguments and may be called any number of times.
     unsafe { H5open() };
 }
@@ -133,7 +133,7 @@ impl Drop for Object {
 }
 
 /// Opens the file `path` with HDF5.
-fn open_file(_lib: &Lib, path: &CStr, flags: c_uint) -> Option<Object> {
+pub(super) fn open_file(_lib: &Lib, path: &CStr, flags: c_uint) -> Option<Object> {
     // SAFETY: path is NUL-terminated; the id is checked below.
     let id = unsafe { H5Fopen(path.as_ptr(), flags, H5P_DEFAULT) };
     (id >= 0).then_some(Object {

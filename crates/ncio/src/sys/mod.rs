@@ -17,6 +17,7 @@ pub(crate) mod define;
 mod dl;
 mod file;
 mod fixed_strings;
+mod foreign_storage;
 mod hdf5;
 pub(crate) mod inquire;
 mod memory;
@@ -30,6 +31,7 @@ pub(crate) use define::{ChunkingRequest, FieldShape, TypeDefinition};
 pub(crate) use dl::{dlopen_filter_info, PluginInfo};
 pub(crate) use file::{Grp, NameCapacity, OpenFile};
 pub(crate) use fixed_strings::FixedStrings;
+pub(crate) use foreign_storage::reaches_another_file;
 pub(crate) use hdf5::{
     filter_available, filter_plugins_enabled, hdf5_version, netcdf_version, plugin_search_paths,
     stored_sizes, ChunkOrigin, ChunkTarget,
