@@ -485,3 +485,28 @@ fn our_blosc_plugin_decodes_no_chunk_beyond_the_size_its_parameters_record() {
     let run = dumped.assert_within(CEILING_MIB, 60);
     assert_ne!(run.code, Some(0), "{}", run.stdout);
 }
+
+#[test]
+fn fixed_length_strings_decode_no_chunk_beyond_its_size() {
+    // Red team s30 H4: a dataset of 4 fixed-length strings of 3 bytes in chunks of one,
+    // each chunk a zstd frame of 200 MB of zeros (a 30 KB file), was read by HDF5 with
+    // no chunk limit: 800 MB, each chunk kept in HDF5's cache. Now refused at once.
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    let file = dir.path().join("fixed.nc");
+    let program = format!(
+        "import h5py, hdf5plugin, numcodecs, numpy as np\n\
+         frame = numcodecs.Zstd(level=19).encode(np.zeros(200_000_000, 'u1'))\n\
+         with h5py.File({file:?}, 'w') as f:\n    \
+         d = f.create_dataset('v', shape=(4,), chunks=(1,), dtype='S3', **hdf5plugin.Zstd())\n    \
+         for i in range(4): d.id.write_direct_chunk((i,), frame)\n"
+    );
+    let made = run(Command::new(&python).args(["-c", &program]));
+    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    let dumped = run_ours("ncdump", [&file]);
+    let run = dumped.assert_within(CEILING_MIB, 60);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains("fixed.nc"), "{}", run.stderr);
+}

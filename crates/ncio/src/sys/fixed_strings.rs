@@ -2,13 +2,13 @@
 //! `string`), read with HDF5 itself: libnetcdf before 4.9.1 hands out such a slab as its
 //! first string holding every byte, then null pointers, or bytes from elsewhere in memory.
 
-use std::ffi::CStr;
+use std::ffi::{c_int, CStr};
 
 use hdf5_metno_sys::h5::hsize_t;
 use hdf5_metno_sys::h5d::H5Dget_space;
-use hdf5_metno_sys::h5d::{H5Dget_type, H5Dread};
+use hdf5_metno_sys::h5d::{H5D_layout_t, H5Dget_create_plist, H5Dget_type, H5Dread};
 use hdf5_metno_sys::h5f::H5F_ACC_RDONLY;
-use hdf5_metno_sys::h5p::H5P_DEFAULT;
+use hdf5_metno_sys::h5p::{H5Pclose, H5Pget_chunk, H5Pget_layout, H5P_DEFAULT};
 use hdf5_metno_sys::h5s::{
     H5S_seloper_t, H5Sclose, H5Screate_simple, H5Sselect_hyperslab, H5S_ALL,
 };
@@ -105,6 +105,60 @@ impl FixedStrings {
         let mut buffer = vec![0u8; bytes];
         let to_hsize = |v: &[usize]| -> Vec<hsize_t> { v.iter().map(|x| *x as hsize_t).collect() };
         let (start, count) = (to_hsize(start), to_hsize(count));
+        // nctools' filters decode no chunk beyond the dataset's chunk size (before: a
+        // 5 KB file of 3-byte chunks, each a bzip2 stream of 268 MB, took 2.1 GB).
+        let mut read = || self.read_into(&start, &count, &mut buffer);
+        let status = match self.chunk_bytes() {
+            Some(limit) => codecs::with_decoded_chunk_limit(
+                limit.min(codecs::partial::decoded_chunk_cap()),
+                read,
+            ),
+            None => read(),
+        }?;
+        if status < 0 {
+            return Err("HDF5 could not read the strings (H5Dread)".into());
+        }
+        Ok(buffer
+            .chunks_exact(self.width)
+            .map(|s| Some(self.unpadded(s).to_vec()))
+            .collect())
+    }
+
+    /// The bytes of one chunk of the dataset, when it is chunked.
+    fn chunk_bytes(&self) -> Option<usize> {
+        let rank = self.var.rank;
+        let mut dims: Vec<hsize_t> = vec![0; rank.max(1)];
+        // SAFETY: the dataset is open; the property list is checked and closed once; the
+        // dimensions array holds `rank` values, as many as H5Pget_chunk writes.
+        let got = unsafe {
+            let dcpl = H5Dget_create_plist(self.var.dataset.id);
+            if dcpl < 0 {
+                return None;
+            }
+            let got = if H5Pget_layout(dcpl) == H5D_layout_t::H5D_CHUNKED {
+                H5Pget_chunk(dcpl, c_int::try_from(rank).ok()?, dims.as_mut_ptr())
+            } else {
+                -1
+            };
+            H5Pclose(dcpl);
+            got
+        };
+        if got < 0 {
+            return None;
+        }
+        dims[..rank]
+            .iter()
+            .try_fold(self.width, |a, d| a.checked_mul(usize::try_from(*d).ok()?))
+    }
+
+    /// Reads the slab `start`/`count` (the whole of a scalar) into `buffer`; HDF5's
+    /// status.
+    fn read_into(
+        &self,
+        start: &[hsize_t],
+        count: &[hsize_t],
+        buffer: &mut [u8],
+    ) -> Result<i32, String> {
         let status = if self.var.rank == 0 {
             // SAFETY: the dataset and its type are open; the buffer holds one string of
             // the type's width.
@@ -119,15 +173,9 @@ impl FixedStrings {
                 )
             }
         } else {
-            self.read_slab(&start, &count, &mut buffer)?
+            self.read_slab(start, count, buffer)?
         };
-        if status < 0 {
-            return Err("HDF5 could not read the strings (H5Dread)".into());
-        }
-        Ok(buffer
-            .chunks_exact(self.width)
-            .map(|s| Some(self.unpadded(s).to_vec()))
-            .collect())
+        Ok(status)
     }
 
     /// Reads the hyperslab into `buffer` (room for its strings); HDF5's status.
