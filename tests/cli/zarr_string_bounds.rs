@@ -490,3 +490,41 @@ array("utf32.zarr/s", 30_000_000, "<U1", None, "b".encode("utf-32-le") + bytes(4
         assert_eq!(run.code, Some(0), "{store} copy: {}", run.stderr);
     }
 }
+
+#[test]
+fn a_long_fill_string_is_not_copied_to_every_unwritten_element() {
+    // Red team s30 H7: a 68 KB store, `vlen-utf8` strings with a 60 KB `fill_value` and no
+    // chunk written: each of the 20,000 elements got its own copy of the fill (ncdump
+    // 1.2 GB, nccopy 2.4 GB and a 1.2 GB output). Now refused before any copy is made.
+    let dir = scratch();
+    let store = dir.path().join("fill.zarr");
+    let array = store.join("s");
+    std::fs::create_dir_all(&array).unwrap_or_else(|e| panic!("{e}"));
+    let write = |path: std::path::PathBuf, value: Value| {
+        std::fs::write(&path, value.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    };
+    write(store.join(".zgroup"), json!({"zarr_format": 2}));
+    write(
+        array.join(".zarray"),
+        json!({"zarr_format": 2, "shape": [20000], "chunks": [20000], "dtype": "|O",
+               "compressor": null, "filters": [{"id": "vlen-utf8"}],
+               "fill_value": "x".repeat(60_000), "order": "C"}),
+    );
+    write(array.join(".zattrs"), json!({"_ARRAY_DIMENSIONS": ["x"]}));
+    let out = dir.path().join("out.nc");
+    for (tool, args) in [
+        ("ncdump", vec![store.as_os_str()]),
+        ("nccopy", vec![store.as_os_str(), out.as_os_str()]),
+    ] {
+        let bounded = run_ours(tool, args);
+        let done = bounded.assert_within(300, 60);
+        assert_eq!(done.code, Some(1), "{tool}: {}", done.stderr);
+        assert!(
+            done.stderr
+                .contains("its fill value, a string of 60000 bytes"),
+            "{tool}: {}",
+            done.stderr
+        );
+    }
+    assert!(!out.exists());
+}

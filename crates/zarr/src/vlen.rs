@@ -39,6 +39,18 @@ pub fn read_string_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> R
         .filter(|n| n.checked_mul(VLEN_INDEX).is_some())
         .ok_or_else(|| ZarrError::Invalid(format!("the slab {count:?} is too large")))?;
     let fill = from_fixed(&entry.missing);
+    // Every element starts as its own copy of the fill string: a long fill in a store of
+    // a few kilobytes must not become gigabytes (before: a 60 KB `fill_value` over 20,000
+    // unwritten elements, 1.2 GB for ncdump and 2.4 GB for nccopy).
+    let limit = codecs::partial::decoded_chunk_cap();
+    if fill.len().saturating_mul(total) > limit {
+        return Err(ZarrError::TooLarge(format!(
+            "its fill value, a string of {} bytes, would be copied to each of the {total} \
+             elements of a slab, more than the {limit} bytes nctools reads at once \
+             (NCTOOLS_CHUNK_LIMIT)",
+            fill.len()
+        )));
+    }
     let mut out: Vec<Option<Vec<u8>>> = vec![Some(fill); total];
     let grid = SlabGrid {
         start,
