@@ -76,7 +76,7 @@ impl NcFile {
             kind: store::ErrorKind::Corrupt,
             message: format!(
                 "a stored chunk at {:?} decodes to more than the chunk's {} bytes ({}); the \
-                 file is damaged or hostile, and HDF5 is not asked to decode it",
+                 file is probably corrupt (or hostile), and HDF5 is not asked to decode it",
                 bomb.offset, bomb.chunk_bytes, bomb.error
             ),
             context: format!("{}: reading variable id {varid}", self.path()),

@@ -7,7 +7,7 @@ use crate::known::DEFLATE;
 use crate::nczarr::CodecError;
 use crate::params::Decoded;
 use crate::registry::{Codec, CodecEntry};
-use crate::wire::{Wire, WireError};
+use crate::wire::WireError;
 
 /// Deflate.
 #[derive(Debug)]
@@ -30,12 +30,6 @@ impl Codec for Deflate {
             "shuffle|deflate,4",
             "shuffle|deflate,9",
         ]
-    }
-
-    /// HDF5's own format, a zlib stream: nctools' tools register it with HDF5 in place
-    /// of HDF5's deflate, whose decoding has no bound (`h5filters`).
-    fn wire(&self) -> Option<&dyn Wire> {
-        Some(self)
     }
 
     fn codecs_text(&self, params: &[u32]) -> String {
@@ -83,22 +77,4 @@ impl Codec for Deflate {
 /// The parameter word `i`, 0 when absent (netCDF-C's `_Codecs` shows absent words as 0).
 pub(super) fn word(params: &[u32], i: usize) -> u32 {
     params.get(i).copied().unwrap_or(0)
-}
-
-/// HDF5's deflate chunk: one zlib stream; parameter: the level 0-9 (default 1). Encoded
-/// by libdeflate, as nctools' own chunk writes are; decoded bounded.
-impl Wire for Deflate {
-    fn encode(&self, params: &[u32], input: &[u8]) -> Result<Vec<u8>, WireError> {
-        let level = params.first().copied().unwrap_or(1).min(9);
-        crate::codec::deflate(input, level).map_err(crate::wire::codec_error(DEFLATE))
-    }
-
-    fn decode(
-        &self,
-        _params: &[u32],
-        input: &[u8],
-        max_output: usize,
-    ) -> Result<Vec<u8>, WireError> {
-        crate::codec::inflate(input, max_output).map_err(crate::wire::decode_error(DEFLATE))
-    }
 }
