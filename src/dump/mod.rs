@@ -4,7 +4,7 @@ mod args;
 mod codec_notes;
 mod kind;
 mod source;
-mod terminal;
+pub(crate) mod terminal;
 
 use std::io::{self, BufWriter, Write};
 

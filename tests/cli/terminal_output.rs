@@ -98,3 +98,62 @@ fn text_that_could_command_a_terminal_is_escaped_only_on_a_terminal() {
         .replace("q\u{9b}r\u{fffd}s", "q\\302\\233r\\233s");
     assert_eq!(shown, expected);
 }
+
+/// What our `tool` with `args` writes to the terminal at the other end of a
+/// pseudo-terminal, with the terminal's `\r\n` read as `\n`.
+fn on_a_terminal(tool: &str, args: &[&std::ffi::OsStr]) -> String {
+    let pty = nix::pty::openpty(None, None).unwrap_or_else(|e| panic!("openpty: {e}"));
+    let mut child = Command::new(ours_path(tool))
+        .args(args)
+        .stdout(Stdio::from(pty.slave))
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{tool}: {e}"));
+    let mut master = File::from(pty.master);
+    let mut shown = Vec::new();
+    let mut piece = [0u8; 4096];
+    while let Ok(n) = master.read(&mut piece) {
+        if n == 0 {
+            break;
+        }
+        shown.extend_from_slice(&piece[..n]);
+    }
+    let status = child.wait().unwrap_or_else(|e| panic!("{tool}: {e}"));
+    assert!(status.success(), "{tool} on a terminal: {status}");
+    String::from_utf8_lossy(&shown).replace("\r\n", "\n")
+}
+
+#[test]
+fn generated_programs_on_a_terminal_escape_what_could_command_it() {
+    // Red team s30 L1: `ncgen -l c` and `-l python` wrote the CDL's C1 controls (CSI,
+    // U+009B) raw to the terminal. Into a pipe the program stays as it was.
+    let dir = scratch();
+    let cdl = dir.path().join("t.cdl");
+    // CSI in a variable's name, which the programs name in comments and strings.
+    std::fs::write(
+        &cdl,
+        "netcdf t {\nvariables:\n\tint v\\302\\233x ;\n\t\tv\\302\\233x:a = \"x\\302\\233y\" ;\n\
+         data:\n v\\302\\233x = 1 ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    for language in ["c", "python"] {
+        let piped = run(Command::new(ours_path("ncgen"))
+            .args(["-l", language])
+            .arg(&cdl));
+        assert_eq!(piped.code, Some(0), "{language}: {}", piped.stderr);
+        assert!(
+            piped.stdout.contains('\u{9b}'),
+            "{language}: {}",
+            piped.stdout
+        );
+        let shown = on_a_terminal(
+            "ncgen",
+            &["-l".as_ref(), language.as_ref(), cdl.as_os_str()],
+        );
+        assert!(
+            !shown.contains('\u{9b}') && !shown.contains('\u{202e}'),
+            "{language}: {shown}"
+        );
+        assert!(shown.contains("\\302\\233"), "{language}: {shown}");
+    }
+}

@@ -125,9 +125,13 @@ pub struct CodeWriter {
 }
 
 impl CodeWriter {
-    /// A writer of `language` code onto standard output.
+    /// A writer of `language` code onto standard output. On a terminal, text from the CDL
+    /// that could command it (C1 controls, bidirectional overrides) is written as octal
+    /// escapes, as ncdump writes it; into a pipe or a file the program is byte for byte.
     pub fn to_stdout(language: Language, setup: Setup) -> Self {
-        let out: Box<dyn Write> = Box::new(std::io::BufWriter::new(std::io::stdout()));
+        let out: Box<dyn Write> = Box::new(std::io::BufWriter::new(
+            crate::dump::terminal::TerminalSafe::for_terminal(std::io::stdout()),
+        ));
         Self::new(language, setup, out)
     }
 
