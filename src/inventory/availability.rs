@@ -85,14 +85,14 @@ impl Availability {
     /// codecs, or by a plugin pair (an HDF5 filter plugin with its NCZarr codec library).
     pub fn of_zarr_codec(codec: &serde_json::Value) -> Self {
         let id = codec.get("id").and_then(|v| v.as_str()).unwrap_or("?");
-        let paired = crate::storage::backends::plugin_codec_reports()
-            .into_iter()
-            .filter(|r| r.codec_id == id && r.problem.is_none())
-            .find_map(|r| Some((r.filter_library?, r.codec_library)));
-        let builtin = codecs::registry::CODECS
-            .iter()
-            .any(|c| c.entry().numcodecs_id == id);
-        if let (Some((filter, library)), false) = (paired, builtin) {
+        // Only a codec nctools lacks makes the plugins load.
+        let paired = codecs::plugin::by_codec_id(id).and_then(|_| {
+            crate::storage::backends::plugin_codec_reports()
+                .into_iter()
+                .filter(|r| r.codec_id == id && r.problem.is_none())
+                .find_map(|r| Some((r.filter_library?, r.codec_library)))
+        });
+        if let Some((filter, library)) = paired {
             return Self {
                 source: Source::Plugin(filter),
                 note: Some(format!("NCZarr codec from {}", library.display())),

@@ -151,9 +151,7 @@ fn add_plugin_codecs(
     reports: &[crate::storage::backends::PluginCodecReport],
 ) {
     for report in reports {
-        let builtin = codecs::registry::CODECS.iter().any(|c| {
-            c.entry().hdf5_id == Some(report.hdf5_id) || c.entry().numcodecs_id == report.codec_id
-        });
+        let builtin = codecs::plugin::is_builtin(&report.codec_id, report.hdf5_id);
         if builtin {
             continue;
         }

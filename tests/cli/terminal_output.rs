@@ -18,28 +18,7 @@ const CDL: &str = "netcdf t {\ndimensions:\n\tn = 1 ;\nvariables:\n\tstring s(n)
 /// What `ncdump FILE` writes to the terminal at the other end of a pseudo-terminal, with
 /// the terminal's `\r\n` read as `\n`.
 fn dump_on_a_terminal(file: &std::path::Path) -> String {
-    let pty = nix::pty::openpty(None, None).unwrap_or_else(|e| panic!("openpty: {e}"));
-    let mut child = Command::new(ours_path("ncdump"))
-        .arg(file)
-        .stdout(Stdio::from(pty.slave))
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("ncdump: {e}"));
-    let mut master = File::from(pty.master);
-    let mut shown = Vec::new();
-    let mut piece = [0u8; 4096];
-    // Read until the terminal closes (EIO once ncdump, its only writer, has gone).
-    while let Ok(n) = master.read(&mut piece) {
-        if n == 0 {
-            break;
-        }
-        shown.extend_from_slice(&piece[..n]);
-    }
-    let status = child.wait().unwrap_or_else(|e| panic!("ncdump: {e}"));
-    assert!(status.success(), "ncdump on a terminal: {status}");
-    String::from_utf8(shown)
-        .unwrap_or_else(|e| panic!("not UTF-8 on the terminal: {e}"))
-        .replace("\r\n", "\n")
+    on_a_terminal("ncdump", &[file.as_os_str()])
 }
 
 #[test]
@@ -120,7 +99,9 @@ fn on_a_terminal(tool: &str, args: &[&std::ffi::OsStr]) -> String {
     }
     let status = child.wait().unwrap_or_else(|e| panic!("{tool}: {e}"));
     assert!(status.success(), "{tool} on a terminal: {status}");
-    String::from_utf8_lossy(&shown).replace("\r\n", "\n")
+    String::from_utf8(shown)
+        .unwrap_or_else(|e| panic!("not UTF-8 on the terminal: {e}"))
+        .replace("\r\n", "\n")
 }
 
 #[test]

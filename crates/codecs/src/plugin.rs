@@ -73,10 +73,7 @@ pub fn loaded() -> &'static [Plugged] {
         };
         let mut kept: Vec<Plugged> = Vec::new();
         for plugin in loader() {
-            let builtin = crate::registry::CODECS.iter().any(|c| {
-                c.entry().numcodecs_id == plugin.codec_id()
-                    || c.entry().hdf5_id == Some(plugin.hdf5_id())
-            });
+            let builtin = is_builtin(plugin.codec_id(), plugin.hdf5_id());
             let repeated = kept.iter().any(|k| {
                 k.plugin.codec_id() == plugin.codec_id() || k.plugin.hdf5_id() == plugin.hdf5_id()
             });
@@ -88,13 +85,35 @@ pub fn loaded() -> &'static [Plugged] {
     })
 }
 
-/// The plugin codec that is the HDF5 filter `id`.
+/// Whether nctools has a codec of its own with the numcodecs id `codec_id` or the HDF5
+/// filter id `hdf5_id`: no plugin pair serves either.
+pub fn is_builtin(codec_id: &str, hdf5_id: u32) -> bool {
+    crate::registry::CODECS
+        .iter()
+        .any(|c| c.entry().numcodecs_id == codec_id || c.entry().hdf5_id == Some(hdf5_id))
+}
+
+/// The plugin codec that is the HDF5 filter `id`; the plugins are not loaded for an id
+/// nctools has.
 pub fn by_hdf5_id(id: u32) -> Option<&'static Plugged> {
+    let own = crate::registry::CODECS
+        .iter()
+        .any(|c| c.entry().hdf5_id == Some(id));
+    if own {
+        return None;
+    }
     loaded().iter().find(|p| p.plugin.hdf5_id() == id)
 }
 
-/// The plugin codec with the numcodecs id `id`.
+/// The plugin codec with the numcodecs id `id`; the plugins are not loaded for an id
+/// nctools has.
 pub fn by_codec_id(id: &str) -> Option<&'static Plugged> {
+    let own = crate::registry::CODECS
+        .iter()
+        .any(|c| c.entry().numcodecs_id == id);
+    if own {
+        return None;
+    }
     loaded().iter().find(|p| p.plugin.codec_id() == id)
 }
 

@@ -33,11 +33,7 @@ pub fn filter_available(id: u32) -> bool {
 /// Whether `codec` is served by a plugin pair (an HDF5 filter plugin with its NCZarr codec
 /// library), not by a codec built into nctools.
 pub fn is_plugin_codec(codec: &Value) -> bool {
-    let id = codec_id(codec);
-    !codecs::registry::CODECS
-        .iter()
-        .any(|c| c.entry().numcodecs_id == id)
-        && codecs::plugin::by_codec_id(id).is_some()
+    codecs::plugin::by_codec_id(codec_id(codec)).is_some()
 }
 
 /// Why a chunk could not be encoded or decoded.
