@@ -265,15 +265,10 @@ fn explain(error: &object_store::Error, kind: &Kind) -> String {
     let denied = matches!(
         error,
         object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. }
-    ) || [
-        "403",
-        "401",
-        "InvalidAccessKeyId",
-        "SignatureDoesNotMatch",
-        "AccessDenied",
-    ]
-    .iter()
-    .any(|w| text.contains(w));
+    ) || matches!(status_code(&text), Some(401 | 403))
+        || ["InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied"]
+            .iter()
+            .any(|w| text.contains(w));
     if denied && kind.plain_http {
         // A plain HTTP server is never sent credentials: no AWS advice.
         format!("access denied ({text}); the server refuses to serve it")
@@ -316,6 +311,15 @@ fn explain(error: &object_store::Error, kind: &Kind) -> String {
     } else {
         text
     }
+}
+
+/// The HTTP status a server answered with, from object_store's text ("... status code:
+/// 404 Not Found ..."). Only that phrase counts: a port or a duration in the text (a
+/// server at 127.0.0.1:40149) holds digits too.
+fn status_code(text: &str) -> Option<u16> {
+    let at = text.find("status code: ")? + "status code: ".len();
+    let digits: String = text[at..].chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
 }
 
 /// Whether object_store's `text` says the server never answered: no connection, no
@@ -610,6 +614,29 @@ mod tests {
             short(text),
             "Error performing GET http://***@h/k - 403 Forbidden: \\u{1b}[31mno\\u{d}way"
         );
+    }
+
+    /// Before: a server on port 40149 made every 404 "access denied" (the port holds
+    /// "401"), and CI's moto server happened to get such a port.
+    #[test]
+    fn only_the_answered_status_says_access_denied() {
+        let kind = Kind {
+            plain_http: false,
+            anonymous: false,
+        };
+        let error = |text: &str| object_store::Error::Generic {
+            store: "S3",
+            source: text.to_string().into(),
+        };
+        let missing = "Error performing list request: Error performing GET \
+                       http://127.0.0.1:40149/nobucket?list-type=2 in 403.1ms - Server \
+                       returned non-2xx status code: 404 Not Found: NoSuchBucket";
+        assert!(explain(&error(missing), &kind).starts_with("the bucket does not exist"));
+        let denied = "Error performing GET http://127.0.0.1:9000/b/k in 2ms - Server \
+                      returned non-2xx status code: 403 Forbidden: ";
+        assert!(explain(&error(denied), &kind).starts_with("access denied"));
+        assert_eq!(status_code(denied), Some(403));
+        assert_eq!(status_code("http://127.0.0.1:40149/"), None);
     }
 
     #[test]
