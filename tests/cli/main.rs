@@ -12,6 +12,7 @@ mod filters_inspect;
 mod filters_interop;
 mod foreign_files;
 mod harness_selftest;
+mod heap_references;
 mod hostile_network;
 mod hostile_stores;
 mod input_fifos;

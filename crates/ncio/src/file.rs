@@ -1,6 +1,6 @@
 //! An open netCDF file: the entry point of reading.
 
-use std::ffi::{c_int, CString};
+use std::ffi::{c_int, CStr, CString};
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -8,7 +8,7 @@ use ncmodel::{Dataset, UserType, Values, Var};
 use netcdf_sys::NC_NOWRITE;
 
 use crate::error::NcError;
-use crate::sys::{self, reaches_another_file, with_lib, NameCapacity, OpenFile, TypeTable};
+use crate::sys::{self, refusal_before_open, with_lib, NameCapacity, OpenFile, Refusal, TypeTable};
 
 /// A netCDF file opened for reading. Closed when dropped.
 #[derive(Debug)]
@@ -21,7 +21,7 @@ pub struct NcFile {
     /// The variables whose chunks are decoded here, found on first read.
     chunked: crate::chunk_read::ChunkedVars,
     /// The string variables read as HDF5 fixed-length strings, found on first read.
-    fixed_strings: crate::fixed_string_read::FixedStringVars,
+    hdf5_strings: crate::string_read::HdfStringVars,
     /// The ids of the variables named so far by path.
     var_ids: crate::var_ids::VarIds,
 }
@@ -69,6 +69,38 @@ fn name_capacity(path: &str) -> Result<NameCapacity, NcError> {
     }
 }
 
+/// Why the local file `path` is refused before libnetcdf opens it: an object that makes
+/// HDF5 read another file, or variable-length attributes that would take more than the
+/// file's size and [`crate::string_read::STRING_SLACK`] once read.
+fn refusal_before(path: &str, c_path: &CStr) -> Option<NcError> {
+    let file_bytes = std::fs::metadata(path).map_or(0, |m| m.len());
+    let budget = usize::try_from(file_bytes)
+        .unwrap_or(usize::MAX)
+        .saturating_add(crate::string_read::STRING_SLACK);
+    let (kind, message) = match with_lib(|lib| refusal_before_open(lib, c_path, budget))? {
+        Refusal::ReachesAnotherFile(what) => (
+            store::ErrorKind::Unsupported,
+            format!(
+                "{what}: it makes HDF5 read another file, which nctools refuses (a file \
+                 could name any file the tool can read, its environment included); copy \
+                 the data into the file itself"
+            ),
+        ),
+        Refusal::OversizedAttributes(what) => (
+            store::ErrorKind::Corrupt,
+            format!(
+                "attribute {what}, more than the file holds (its values repeat one stored \
+                 value): the file is probably corrupt or hostile"
+            ),
+        ),
+    };
+    Some(NcError {
+        kind,
+        message,
+        context: path.to_string(),
+    })
+}
+
 impl NcFile {
     /// Opens `path` (a file path or an NCZarr URL) read-only.
     pub fn open(path: &str) -> Result<Self, NcError> {
@@ -89,18 +121,10 @@ impl NcFile {
             message: "path contains a NUL byte".into(),
             context: path.to_string(),
         })?;
-        // A file that makes HDF5 read another file is refused before libnetcdf reads it.
+        // What libnetcdf would act on at once is checked before it reads the file.
         if !store::is_url(path) {
-            if let Some(what) = with_lib(|lib| reaches_another_file(lib, &c_path)) {
-                return Err(NcError {
-                    kind: store::ErrorKind::Unsupported,
-                    message: format!(
-                        "{what}: it makes HDF5 read another file, which nctools refuses (a \
-                         file could name any file the tool can read, its environment \
-                         included); copy the data into the file itself"
-                    ),
-                    context: path.to_string(),
-                });
+            if let Some(refusal) = refusal_before(path, &c_path) {
+                return Err(refusal);
             }
         }
         let names = name_capacity(path)?;
@@ -111,7 +135,7 @@ impl NcFile {
             path: path.to_string(),
             types: OnceLock::new(),
             chunked: Default::default(),
-            fixed_strings: Default::default(),
+            hdf5_strings: Default::default(),
             var_ids: Default::default(),
         })
     }
@@ -154,8 +178,8 @@ impl NcFile {
     }
 
     /// The string variables read with HDF5 (fixed-length strings), found on first read.
-    pub(crate) fn fixed_string_vars(&self) -> &crate::fixed_string_read::FixedStringVars {
-        &self.fixed_strings
+    pub(crate) fn hdf5_string_vars(&self) -> &crate::string_read::HdfStringVars {
+        &self.hdf5_strings
     }
 
     /// The file's user types, read on first use.
@@ -213,8 +237,7 @@ impl NcFile {
     ) -> Result<Values, NcError> {
         let context = || format!("{}: reading variable {}", self.path, var.name);
         if var.type_ref == ncmodel::TypeRef::Atomic(ncmodel::AtomicType::String) {
-            if let Some(read) = self.read_fixed_strings(group_ncid, var.id, start, count, &context)
-            {
+            if let Some(read) = self.read_hdf5_strings(group_ncid, var.id, start, count, &context) {
                 return read;
             }
         }
@@ -224,6 +247,9 @@ impl NcFile {
                     return Ok(values);
                 }
             }
+        }
+        if matches!(var.type_ref, ncmodel::TypeRef::User(_)) {
+            self.measure_hdf5_values(group_ncid, var.id, start, count, &context)?;
         }
         let types = self.user_types()?;
         let grp = self.file.group(group_ncid).ok_or_else(|| NcError {

@@ -29,7 +29,6 @@ mod direct;
 mod encode;
 mod error;
 mod file;
-mod fixed_string_read;
 mod names;
 mod plugin_codecs;
 mod plugin_scan;
@@ -38,6 +37,7 @@ mod raw;
 mod schema;
 mod storage;
 mod storage_size;
+mod string_read;
 #[allow(unsafe_code)]
 mod sys;
 mod var_cache;

@@ -266,9 +266,13 @@ fn explain(error: &object_store::Error, kind: &Kind) -> String {
         error,
         object_store::Error::PermissionDenied { .. } | object_store::Error::Unauthenticated { .. }
     ) || matches!(status_code(&text), Some(401 | 403))
-        || ["InvalidAccessKeyId", "SignatureDoesNotMatch", "AccessDenied"]
-            .iter()
-            .any(|w| text.contains(w));
+        || [
+            "InvalidAccessKeyId",
+            "SignatureDoesNotMatch",
+            "AccessDenied",
+        ]
+        .iter()
+        .any(|w| text.contains(w));
     if denied && kind.plain_http {
         // A plain HTTP server is never sent credentials: no AWS advice.
         format!("access denied ({text}); the server refuses to serve it")
@@ -318,7 +322,10 @@ fn explain(error: &object_store::Error, kind: &Kind) -> String {
 /// server at 127.0.0.1:40149) holds digits too.
 fn status_code(text: &str) -> Option<u16> {
     let at = text.find("status code: ")? + "status code: ".len();
-    let digits: String = text[at..].chars().take_while(char::is_ascii_digit).collect();
+    let digits: String = text[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
     digits.parse().ok()
 }
 

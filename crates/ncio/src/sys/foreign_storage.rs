@@ -10,21 +10,17 @@ use std::ffi::{c_char, c_void, CStr};
 
 use hdf5_metno_sys::h5::{herr_t, H5_index_t, H5_iter_order_t};
 use hdf5_metno_sys::h5d::{H5D_layout_t, H5Dget_create_plist};
-use hdf5_metno_sys::h5f::H5F_ACC_RDONLY;
 use hdf5_metno_sys::h5i::{hid_t, H5I_type_t, H5Iget_type};
 use hdf5_metno_sys::h5l::{H5L_info1_t, H5L_type_t, H5Lvisit1};
 use hdf5_metno_sys::h5o::{H5Oclose, H5Oopen};
 use hdf5_metno_sys::h5p::{H5Pclose, H5Pget_external_count, H5Pget_layout, H5P_DEFAULT};
 
-use super::hdf5::{init, open_file};
+use super::hdf5::Object;
 use super::Lib;
 
-/// The first object of the HDF5 file `path` that reaches another file, described for
-/// people (`/e: values kept in external files`); `None` when there is none, or when the
-/// file is not one HDF5 opens (libnetcdf then says what it is).
-pub(crate) fn reaches_another_file(lib: &Lib, path: &CStr) -> Option<String> {
-    init(lib);
-    let file = open_file(lib, path, H5F_ACC_RDONLY)?;
+/// The first object of the open HDF5 `file` that reaches another file, described for
+/// people (`/e: values kept in external files`); `None` when there is none.
+pub(super) fn reaches_another_file(_lib: &Lib, file: &Object) -> Option<String> {
     let mut found: Option<String> = None;
     // SAFETY: the file is open (`file` is alive); the callback has H5Lvisit's signature
     // and `found` outlives the call, which is synchronous.

@@ -13,32 +13,35 @@
 //! The model is how zstd-safe and rusqlite wrap their C libraries: small wrappers, each
 //! `unsafe` block with the invariant that makes it sound established right above it.
 
+mod attribute_strings;
 pub(crate) mod define;
 mod dl;
 mod file;
-mod fixed_strings;
 mod foreign_storage;
 mod hdf5;
+mod hdf5_strings;
 pub(crate) mod inquire;
 mod memory;
 mod plugin_pair;
+mod pre_open;
 mod status;
 pub(crate) mod values;
+mod vlen_budget;
 
 use std::marker::PhantomData;
 
 pub(crate) use define::{ChunkingRequest, FieldShape, TypeDefinition};
 pub(crate) use dl::{dlopen_filter_info, PluginInfo};
 pub(crate) use file::{Grp, NameCapacity, OpenFile};
-pub(crate) use fixed_strings::FixedStrings;
-pub(crate) use foreign_storage::reaches_another_file;
 pub(crate) use hdf5::{
     filter_available, filter_plugins_enabled, hdf5_version, netcdf_version, plugin_search_paths,
     stored_sizes, ChunkOrigin, ChunkTarget,
 };
+pub(crate) use hdf5_strings::{HdfStrings, StringReadError};
 pub(crate) use memory::Encoded;
 pub use memory::RawBuffer;
 pub(crate) use plugin_pair::{load_plugin_parts, PluginCodecClass, PluginFilter, PluginParts};
+pub(crate) use pre_open::{refusal_before_open, Refusal};
 pub(crate) use status::{check, message};
 pub(crate) use values::TypeTable;
 

@@ -1,0 +1,134 @@
+//! netCDF-4 variable-length values that all name one stored value (red team s30 H6): a
+//! `string` variable whose 20,000 heap references repeat one 60 KB string, the same
+//! through an HDF5 fill value (62 KB of file whatever the length), a global string
+//! attribute of 20,000 such references, and a netCDF vlen variable. Before, libnetcdf
+//! materialised every copy: `ncdump` took 2.4 GB (and 60 GB were asked for with a
+//! million elements), `ncdump -h` 4.7 GB through the attribute, the vlen variable
+//! 2.4 GB in 104 s. Now each is refused at once, naming the variable or attribute, and
+//! the same files made small read as the reference reads them.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::bounded::run_ours;
+use crate::support::{reference, run, run_reference, scratch, skip, test_data, Test};
+
+/// The memory ceiling of every run here, in MiB.
+const CEILING_MIB: u64 = 300;
+
+/// The project virtualenv's python with h5py and netCDF4, or `None` after a skip.
+fn python() -> Option<PathBuf> {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python3");
+    let check = "import h5py, netCDF4";
+    if python.is_file() && run(Command::new(&python).args(["-c", check])).code == Some(0) {
+        Some(python)
+    } else {
+        skip("the project virtualenv .venv with h5py and netCDF4");
+        None
+    }
+}
+
+/// Makes `dir/KIND.nc` with tests/data/heap_references/make.py: `n` values naming one
+/// stored value of `length` units.
+fn make(python: &Path, dir: &Path, kind: &str, n: usize, length: usize) -> PathBuf {
+    let file = dir.join(format!("{kind}.nc"));
+    let script = test_data("heap_references/make.py");
+    let made = run(Command::new(python)
+        .arg(&script)
+        .arg(kind)
+        .arg(&file)
+        .arg(n.to_string())
+        .arg(length.to_string()));
+    assert_eq!(made.code, Some(0), "make.py {kind}: {}", made.stderr);
+    file
+}
+
+#[test]
+fn values_that_repeat_one_stored_value_are_refused_in_bounded_memory() {
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    for (kind, what) in [
+        ("strings", "variable /s"),
+        ("fill", "variable /s"),
+        ("vlen", "variable /s"),
+        ("attribute", "attribute /t"),
+    ] {
+        let file = make(&python, dir.path(), kind, 20_000, 60_000);
+        let copy = dir.path().join(format!("{kind}-copy.nc"));
+        let zarr = dir.path().join(format!("{kind}-copy.zarr"));
+        let file_arg = file.to_string_lossy().into_owned();
+        let runs: [(&str, Vec<String>); 4] = [
+            ("ncdump", vec![file_arg.clone()]),
+            ("ncdump", vec!["-h".into(), file_arg.clone()]),
+            (
+                "nccopy",
+                vec![file_arg.clone(), copy.to_string_lossy().into()],
+            ),
+            (
+                "nccopy",
+                vec![file_arg.clone(), zarr.to_string_lossy().into()],
+            ),
+        ];
+        for (tool, args) in runs {
+            if kind == "vlen" && args.last().is_some_and(|a| a.ends_with(".zarr")) {
+                // Zarr holds no vlen type: refused before anything is read.
+                continue;
+            }
+            let header_only = args.first().is_some_and(|a| a == "-h");
+            let watched = run_ours(tool, &args);
+            let done = watched.assert_within(CEILING_MIB, 60);
+            if header_only && kind != "attribute" {
+                // The header of a file whose data is hostile reads as usual.
+                assert_eq!(
+                    done.code,
+                    Some(0),
+                    "{kind} {tool} {args:?}: {}",
+                    done.stderr
+                );
+                continue;
+            }
+            assert_eq!(
+                done.code,
+                Some(1),
+                "{kind} {tool} {args:?}: {}",
+                done.stderr
+            );
+            assert!(
+                (done.stderr.contains(what) || done.stderr.contains(&what.replace('/', "")))
+                    && done.stderr.contains("corrupt or hostile"),
+                "{kind} {tool} {args:?}: {}",
+                done.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn the_same_files_made_small_read_as_the_reference_reads_them() {
+    let Some(python) = python() else {
+        return;
+    };
+    let Some(_) = reference("ncdump") else {
+        return;
+    };
+    let dir = scratch();
+    for kind in ["strings", "fill", "vlen"] {
+        let file = make(&python, dir.path(), kind, 30, 50);
+        let expected = run_reference("ncdump", [&file]);
+        assert_eq!(
+            expected.code,
+            Some(0),
+            "reference {kind}: {}",
+            expected.stderr
+        );
+        let ours = Test::ours("ncdump").arg(&file).run();
+        assert_eq!(ours.code, Some(0), "{kind}: {}", ours.stderr);
+        assert_eq!(ours.stdout, expected.stdout, "{kind}");
+        assert!(
+            ours.stdout.contains(&"x".repeat(50)) || kind == "vlen",
+            "{kind}"
+        );
+    }
+}

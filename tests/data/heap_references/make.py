@@ -1,0 +1,77 @@
+"""netCDF-4 files whose variable-length values all name one stored value.
+
+Usage: make.py KIND OUT N L
+
+KIND is one of
+  strings    a string variable `s` of N elements, each a reference to one stored
+             string of L bytes (h5py writes the string once, in dataset `a`, and the
+             chunk of `s` is N copies of its 16-byte heap reference);
+  fill       a string variable `s` of N elements, nothing written, whose HDF5 fill
+             value is a string of L bytes (62 KB of file whatever N is);
+  attribute  a global string attribute `t` of N elements, each patched to reference
+             one stored string of L bytes;
+  vlen       a netCDF vlen variable `s` (type `ragged`, int) of N elements, each a
+             reference to one stored sequence of L ints (written by netCDF4-python).
+
+Made for nctools' tests of the memory rule (red team s30 H6); with small N and L the
+files are ordinary and read like any other.
+"""
+import struct
+import sys
+import zlib
+
+import h5py
+import numpy as np
+
+kind, out, n, length = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+strings = h5py.string_dtype()
+
+
+def first_reference(dataset):
+    """The 16-byte heap reference of element 0 of a gzip-chunked dataset."""
+    return zlib.decompress(dataset.id.read_direct_chunk((0,))[1])[:16]
+
+
+if kind == "strings":
+    with h5py.File(out, "w") as f:
+        a = f.create_dataset("a", shape=(1,), chunks=(1,), dtype=strings, compression="gzip")
+        a[0] = "x" * length
+        s = f.create_dataset("s", shape=(n,), chunks=(n,), dtype=strings, compression="gzip")
+        s.id.write_direct_chunk((0,), zlib.compress(first_reference(a) * n, 9))
+elif kind == "fill":
+    with h5py.File(out, "w") as f:
+        f.create_dataset("s", shape=(n,), chunks=(min(n, 1024),), dtype=strings,
+                         fillvalue="x" * length)
+elif kind == "attribute":
+    with h5py.File(out, "w", libver=("v110", "v110")) as f:
+        a = f.create_dataset("a", shape=(2,), chunks=(1,), dtype=strings, compression="gzip")
+        a[0] = "x" * length
+        a[1] = "y"
+        f.flush()
+        reference = first_reference(a)
+        f.attrs.create("t", np.array(["Q"] * n, dtype=object), dtype=strings)
+    data = bytearray(open(out, "rb").read())
+    # The attribute's N references of length 1 lie 16 bytes apart.
+    one = struct.pack("<I", 1)
+    start = next(
+        at for at in range(len(data) - 16 * n + 1)
+        if all(data[at + 16 * k:at + 16 * k + 4] == one for k in range(0, n, max(1, n // 50)))
+    )
+    for k in range(n):
+        data[start + 16 * k:start + 16 * k + 16] = reference
+    open(out, "wb").write(bytes(data))
+elif kind == "vlen":
+    import netCDF4
+
+    with netCDF4.Dataset(out, "w") as d:
+        ragged = d.createVLType(np.int32, "ragged")
+        d.createDimension("one", 1)
+        d.createDimension("n", n)
+        a = d.createVariable("a", ragged, ("one",), zlib=True, shuffle=False, chunksizes=(1,))
+        s = d.createVariable("s", ragged, ("n",), zlib=True, shuffle=False, chunksizes=(n,))
+        a[0] = np.arange(length, dtype=np.int32)
+        s[0] = np.arange(1, dtype=np.int32)
+    with h5py.File(out, "r+") as f:
+        f["s"].id.write_direct_chunk((0,), zlib.compress(first_reference(f["a"]) * n, 9))
+else:
+    sys.exit(f"unknown kind {kind}")
