@@ -468,22 +468,31 @@ fn our_blosc_plugin_decodes_no_chunk_beyond_the_size_its_parameters_record() {
         .args(["-c", &program])
         .env_remove("HDF5_PLUGIN_PATH"));
     assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
-    let file = one_value_chunks(
-        &python,
-        dir.path(),
-        "blosc-chunks",
-        4,
-        "dcpl.set_filter(32001, h5py.h5z.FLAG_OPTIONAL, (2, 2, 4, 4, 9, 0, 5))",
-        &format!("open({made_frame:?}, 'rb').read()"),
-    );
-    let mut command = Command::new(ncdump);
-    command
-        .arg(&file)
-        .env("HDF5_PLUGIN_PATH", plugins)
-        .env_remove("NCTOOLS_CHUNK_LIMIT");
-    let dumped = run_watched("ncdump", command);
-    let run = dumped.assert_within(CEILING_MIB, 60);
-    assert_ne!(run.code, Some(0), "{}", run.stdout);
+    // Red team s31 H4: parameters recording no chunk size (a fourth word of 0, or only
+    // three words) gave each chunk the 256 MiB limit again (2.1 GB from 120 KB); HDF5's
+    // set-local always records it, so such a chunk now decodes to the slack at most.
+    for (name, params) in [
+        ("recorded", "(2, 2, 4, 4, 9, 0, 5)"),
+        ("zero", "(2, 2, 4, 0, 9, 0, 5)"),
+        ("missing", "(2, 2, 4)"),
+    ] {
+        let file = one_value_chunks(
+            &python,
+            dir.path(),
+            &format!("blosc-chunks-{name}"),
+            4,
+            &format!("dcpl.set_filter(32001, h5py.h5z.FLAG_OPTIONAL, {params})"),
+            &format!("open({made_frame:?}, 'rb').read()"),
+        );
+        let mut command = Command::new(&ncdump);
+        command
+            .arg(&file)
+            .env("HDF5_PLUGIN_PATH", &plugins)
+            .env_remove("NCTOOLS_CHUNK_LIMIT");
+        let dumped = run_watched("ncdump", command);
+        let run = dumped.assert_within(CEILING_MIB, 60);
+        assert_ne!(run.code, Some(0), "{name}: {}", run.stdout);
+    }
 }
 
 #[test]
@@ -509,4 +518,44 @@ fn fixed_length_strings_decode_no_chunk_beyond_its_size() {
     let run = dumped.assert_within(CEILING_MIB, 60);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(run.stderr.contains("fixed.nc"), "{}", run.stderr);
+}
+
+#[test]
+fn no_netcdf4_chunk_reaches_hdf5_unchecked() {
+    // Red team s31: HDF5's deflate decodes a stream to whatever it holds, and its chunk
+    // cache keeps each chunk at its nominal size. Before, each of these (4 to 8 KB,
+    // chunks of zlib(zlib(zeros))) reached HDF5 unchecked: a chunk larger than the chunk
+    // limit (1.5 GB), a pipeline with a filter nctools lacks that the chunks skip (nbit:
+    // 2.1 GB), a variable whose first chunks were never written (2.1 GB), fixed- and
+    // variable-length strings (2.1 GB each). Now every chunk is checked before HDF5
+    // decodes it, and each file is refused naming its variable.
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    let script = test_data("decode_bounds/deflate_bombs.py");
+    for (kind, var) in [
+        ("big", "variable /v"),
+        ("nbit", "variable /v"),
+        ("holes", "variable /v"),
+        ("fixed", "variable /s"),
+        ("vlen", "variable /s"),
+    ] {
+        let file = dir.path().join(format!("{kind}.nc"));
+        let made = run(Command::new(&python)
+            .arg(&script)
+            .arg(kind)
+            .arg(&file)
+            .arg("100000000"));
+        assert_eq!(made.code, Some(0), "{kind}: {}", made.stderr);
+        let dumped = run_ours("ncdump", [&file]);
+        let done = dumped.assert_within(CEILING_MIB, 60);
+        assert_eq!(done.code, Some(1), "{kind}: {}", done.stderr);
+        assert!(done.stderr.contains(var), "{kind}: {}", done.stderr);
+        let copy = dir.path().join(format!("{kind}-copy.nc"));
+        // `-d 0`: the values are decoded (a plain copy moves stored chunks as they are).
+        let copied = run_ours("nccopy", [Path::new("-d"), Path::new("0"), &file, &copy]);
+        let done = copied.assert_within(CEILING_MIB, 60);
+        assert_eq!(done.code, Some(1), "{kind} nccopy: {}", done.stderr);
+    }
 }

@@ -23,6 +23,9 @@ enum Answer {
     /// extra header lines (a `Transfer-Encoding` that is not chunked makes the body last
     /// until the connection closes, whatever its length says; none makes it end at 100).
     Understated(&'static str),
+    /// This status (`403 Forbidden`, `207 Multi-Status`) with a chunked body without
+    /// end.
+    EndlessStatus(&'static str),
     /// `200 OK` to a HEAD request: the value exists and holds this many bytes.
     Head(u64),
     /// `206 Partial Content` for the bytes `first..=last` of a value of `total` bytes,
@@ -99,9 +102,14 @@ fn serve(mut stream: TcpStream, kept: &Mutex<Vec<String>>, answer: &dyn Fn(&str)
                     .as_bytes(),
                 )
                 .and_then(|()| stream.write_all(&body)),
-            Answer::Endless(headers) => {
+            Answer::Endless(_) | Answer::EndlessStatus(_) => {
+                let (status, headers) = match answer(&head) {
+                    Answer::EndlessStatus(status) => (status, ""),
+                    Answer::Endless(headers) => ("200 OK", headers),
+                    _ => ("200 OK", ""),
+                };
                 let _ = stream.write_all(
-                    format!("HTTP/1.1 200 OK\r\n{headers}Transfer-Encoding: chunked\r\n\r\n")
+                    format!("HTTP/1.1 {status}\r\n{headers}Transfer-Encoding: chunked\r\n\r\n")
                         .as_bytes(),
                 );
                 let chunk = vec![b'{'; 1 << 16];
@@ -549,6 +557,72 @@ fn a_listing_that_never_ends_is_stopped_at_a_bound() {
     assert!(
         done.stderr
             .contains("the listing holds more than 1000000 names"),
+        "{}",
+        done.stderr
+    );
+}
+
+/// A plain HTTP server of a Zarr v2 group whose every other answer is `other`.
+fn group_then(line: &str, other: Answer) -> Answer {
+    if line.starts_with("HEAD") {
+        let found = line.contains("/.zgroup");
+        let status = if found { "200 OK" } else { "404 Not Found" };
+        // No body after a HEAD: it would be read as the next answer.
+        return Answer::Fixed(status, String::new(), Vec::new());
+    }
+    if line.starts_with("GET") && line.contains("/.zgroup") {
+        return Answer::Fixed(
+            "200 OK",
+            "Content-Type: application/json\r\n".into(),
+            br#"{"zarr_format": 2}"#.to_vec(),
+        );
+    }
+    other
+}
+
+/// Red team s31 H9: object_store reads an error answer's text whole, to put it in its
+/// error. Before: a server answering 403 with a body that never ended grew ncdump -h
+/// past 2 GB in six seconds until it aborted (SIGABRT), over plain HTTP and S3 alike.
+/// Now such a body is cut at 64 KiB.
+#[test]
+fn an_error_answer_without_end_is_cut() {
+    let server = Server::start(|line| group_then(line, Answer::EndlessStatus("403 Forbidden")));
+    let url = format!("{}/s.zarr#mode=nczarr", server.url());
+    let run = run_ours_with_env("ncdump", ["-h", url.as_str()], &[]);
+    let done = run.assert_within(300, 120);
+    assert_eq!(done.code, Some(1), "http: {}", done.stderr);
+    assert!(
+        done.stderr.contains("access denied"),
+        "http: {}",
+        done.stderr
+    );
+    let env = s3_env(&server.url());
+    let run = run_ours_with_env("ncdump", ["-h", "s3://bkt/s.zarr"], &borrowed(&env));
+    let done = run.assert_within(300, 120);
+    assert_eq!(done.code, Some(1), "s3: {}", done.stderr);
+}
+
+/// Red team s31 H8: a plain HTTP server's WebDAV listing (`PROPFIND`) was read whole.
+/// Before: an endless `207 Multi-Status` aborted ncdump -h (SIGABRT) at 2.2 GB in 7 s.
+/// Now a listing answer is refused past 64 MiB.
+#[test]
+fn a_webdav_listing_without_end_is_refused() {
+    let server = Server::start(|line| {
+        if line.starts_with("PROPFIND") {
+            Answer::EndlessStatus("207 Multi-Status")
+        } else {
+            group_then(
+                line,
+                Answer::Fixed("404 Not Found", String::new(), Vec::new()),
+            )
+        }
+    });
+    let url = format!("{}/s.zarr#mode=nczarr", server.url());
+    let run = run_ours_with_env("ncdump", ["-h", url.as_str()], &[]);
+    let done = run.assert_within(300, 120);
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(
+        done.stderr.contains("listing is longer than"),
         "{}",
         done.stderr
     );

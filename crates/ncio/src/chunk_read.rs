@@ -9,11 +9,12 @@
 //! deflates over zeros took 1.5 GB, and HDF5's chunk cache kept such chunks at their
 //! nominal size, one each).
 
+use std::collections::HashSet;
 use std::ffi::{c_int, CString};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use codecs::ChunkDecoder;
+use codecs::{ChunkChecker, ChunkDecoder};
 use ncmodel::{AtomicType, Layout};
 use rayon::prelude::*;
 use store::grid::SlabGrid;
@@ -28,13 +29,30 @@ use crate::var_cache::{VarCache, NC_FORMATX_NC_HDF5};
 /// past the slab's end).
 const CARRY_LIMIT: usize = 64 << 20;
 
+/// The most chunk indexes remembered as checked.
+const MAX_CHECKED: usize = 1 << 20;
+
 /// A decoded chunk, by its grid index.
 type DecodedChunk = (Vec<usize>, Arc<Vec<u8>>);
+
+/// How the chunks of a filtered variable are read.
+enum Mode {
+    /// Decoded here: the whole pipeline is implemented here.
+    Decode(ChunkDecoder),
+    /// Read by HDF5 once every chunk of the slab is checked (the pipeline holds filters
+    /// implemented only in HDF5 or a plugin).
+    Check,
+    /// Not read at all: chunks larger than the chunk limit, which neither nctools nor
+    /// HDF5 may decode within bounds (the message says why).
+    Refuse(String),
+}
 
 /// One variable read by decoding its stored chunks here.
 pub(crate) struct ChunkedVar {
     origin: ChunkOrigin,
-    decoder: ChunkDecoder,
+    mode: Mode,
+    /// The pipeline, checked chunk by chunk before HDF5 decodes a chunk.
+    checker: ChunkChecker,
     shape: Vec<usize>,
     chunks: Vec<usize>,
     /// The bytes of one decoded chunk.
@@ -42,6 +60,9 @@ pub(crate) struct ChunkedVar {
     element: usize,
     /// Whether stored values are in the other byte order than the machine's.
     swap: bool,
+    /// The chunks already checked for HDF5 (at most [`MAX_CHECKED`]), so that a chunk
+    /// spanning many slabs is checked once.
+    checked: Mutex<HashSet<Vec<usize>>>,
     /// Decoded chunks of the last slab that reach past it, by grid index.
     carried: Mutex<Vec<DecodedChunk>>,
     /// How many chunks were decoded here.
@@ -67,18 +88,28 @@ impl NcFile {
         let Some(var) = self.chunked_var(group_ncid, varid) else {
             return Ok(None);
         };
+        var.refusal().map_err(|e| self.too_large(varid, e))?;
         var.read(start, count).map_err(|e| self.too_large(varid, e))
     }
 
-    /// The error for a chunk of the variable `varid` that decodes beyond its size.
+    /// The error for a chunk of the variable `varid` that may not be decoded.
     fn too_large(&self, varid: c_int, bomb: Bomb) -> NcError {
-        NcError {
-            kind: store::ErrorKind::Corrupt,
-            message: format!(
-                "a stored chunk at {:?} decodes to more than the chunk's {} bytes ({}); the \
-                 file is probably corrupt (or hostile), and HDF5 is not asked to decode it",
-                bomb.offset, bomb.chunk_bytes, bomb.error
+        let message = match bomb {
+            Bomb::Chunk {
+                offset,
+                chunk_bytes,
+                error,
+            } => format!(
+                "a stored chunk at {offset:?} decodes to more than the chunk's {chunk_bytes} \
+                 bytes ({error}); the file is probably corrupt (or hostile), and HDF5 is not \
+                 asked to decode it"
             ),
+            Bomb::Variable(why) => why,
+        };
+        let kind = store::ErrorKind::Corrupt;
+        NcError {
+            kind,
+            message,
             context: format!("{}: reading variable id {varid}", self.path()),
         }
     }
@@ -104,6 +135,7 @@ impl NcFile {
             .zip(&var.chunks)
             .map(|(o, c)| o / (*c).max(1))
             .collect();
+        var.refusal().map_err(|e| self.too_large(varid, e))?;
         var.decode_chunk(&index)
             .map_err(|e| self.too_large(varid, e))
     }
@@ -136,34 +168,50 @@ impl NcFile {
                 return None;
             }
             let info = inquire::var(lib, grp, varid, &context).ok()?;
-            let atomic = AtomicType::from_nc_type(info.xtype)?;
-            if atomic == AtomicType::String {
-                return None;
-            }
+            // Numbers are decoded here; strings and user types only checked.
+            let numbers = AtomicType::from_nc_type(info.xtype).filter(|a| *a != AtomicType::String);
             let Layout::Chunked(chunks) = read_layout(lib, grp, varid, &context).ok()? else {
                 return None;
             };
             let mut filters = read_filters(lib, grp, varid, &context).ok()?;
-            let chunk_bytes = chunks
-                .iter()
-                .try_fold(atomic.size(), |a, c| a.checked_mul(*c))?;
-            // Chunks up to the chunk limit are decoded here, bounded; larger ones (a
-            // limit raised for them) are HDF5's.
-            if filters.is_empty()
-                || chunk_bytes == 0
-                || chunk_bytes > codecs::partial::decoded_chunk_cap()
-            {
+            if filters.is_empty() {
                 return None;
             }
             let group = group_path(lib, file, group_ncid)?;
             let origin = ChunkOrigin::open(lib, &file_name, &group, &info.name)?;
-            // libnetcdf reports two of szip's four words; HDF5 stores them all.
-            for filter in filters.iter_mut().filter(|f| f.id == codecs::known::SZIP) {
-                if let Some(words) = origin.filter_params(lib, filter.id) {
-                    filter.params = words;
-                }
+            // HDF5's own list: the bits of a chunk's filter mask count its places.
+            if let Some(pipeline) = origin.pipeline(lib) {
+                filters = pipeline
+                    .into_iter()
+                    .map(|(id, params)| filterspec::FilterSpec::new(id, params))
+                    .collect();
             }
-            let decoder = ChunkDecoder::new(&filters, atomic.size())?;
+            let element = match numbers {
+                Some(atomic) => atomic.size(),
+                None => origin.element_size(lib)?,
+            };
+            let chunk_bytes = chunks.iter().try_fold(element, |a, c| a.checked_mul(*c))?;
+            if chunk_bytes == 0 {
+                return None;
+            }
+            let checker = ChunkDecoder::checker(&filters, element);
+            let limit = codecs::partial::decoded_chunk_cap();
+            // Chunks up to the chunk limit are decoded or checked here, bounded; larger
+            // ones are refused: HDF5's deflate and a plugin's decoding know no bound, and
+            // checking them would cost what they declare.
+            let mode = if chunk_bytes > limit {
+                Mode::Refuse(format!(
+                    "its filtered chunks of {chunk_bytes} bytes are larger than the chunk \
+                     limit ({limit} bytes), and neither nctools nor HDF5 would decode them \
+                     within bounds; for a file you trust, raise the limit \
+                     (NCTOOLS_CHUNK_LIMIT={chunk_bytes})"
+                ))
+            } else {
+                match numbers.and_then(|_| ChunkDecoder::new(&filters, element)) {
+                    Some(decoder) => Mode::Decode(decoder),
+                    None => Mode::Check,
+                }
+            };
             let shape = info
                 .dim_ids
                 .iter()
@@ -175,12 +223,14 @@ impl NcFile {
                 .is_machine_order();
             Some(ChunkedVar {
                 origin,
-                decoder,
+                mode,
+                checker,
                 shape,
                 chunks,
                 chunk_bytes,
-                element: atomic.size(),
+                element,
                 swap,
+                checked: Mutex::new(HashSet::new()),
                 carried: Mutex::new(Vec::new()),
                 decoded: AtomicU64::new(0),
             })
@@ -206,15 +256,29 @@ pub(crate) fn group_path(lib: &Lib, file: &OpenFile, ncid: c_int) -> Option<Stri
     search(lib, file.root(), ncid, "")
 }
 
-/// A stored chunk that decodes to more than its size.
+/// What may not be decoded: a stored chunk that decodes to more than its size (or
+/// whose decoding HDF5 could not bound), or a whole variable.
 #[derive(Debug)]
-pub(crate) struct Bomb {
-    offset: Vec<usize>,
-    chunk_bytes: usize,
-    error: String,
+pub(crate) enum Bomb {
+    /// One chunk.
+    Chunk {
+        offset: Vec<usize>,
+        chunk_bytes: usize,
+        error: String,
+    },
+    /// The whole variable, and why.
+    Variable(String),
 }
 
 impl ChunkedVar {
+    /// `Err` when the variable may not be read at all.
+    fn refusal(&self) -> Result<(), Bomb> {
+        match &self.mode {
+            Mode::Refuse(why) => Err(Bomb::Variable(why.clone())),
+            _ => Ok(()),
+        }
+    }
+
     /// The slab, decoded here; `None` for libnetcdf to read it; an error for a chunk that
     /// decodes beyond its size.
     fn read(&self, start: &[usize], count: &[usize]) -> Result<Option<Vec<u8>>, Bomb> {
@@ -247,6 +311,9 @@ impl ChunkedVar {
             std::mem::take(&mut *self.carried.lock().unwrap_or_else(PoisonError::into_inner));
         let mut keep = Vec::new();
         let mut kept_bytes = 0usize;
+        // A slab goes to HDF5 only once every chunk of it is checked: a chunk never
+        // written or not decoded here must not let later ones through unseen.
+        let mut for_hdf5 = false;
         for batch in grid.batches(self.chunks.iter().product::<usize>() * self.element) {
             let decoded: Vec<Option<Arc<Vec<u8>>>> = batch
                 .par_iter()
@@ -259,8 +326,12 @@ impl ChunkedVar {
                 .collect::<Result<_, Bomb>>()?;
             for (index, chunk) in batch.iter().zip(decoded) {
                 let Some(chunk) = chunk else {
-                    return Ok(None);
+                    for_hdf5 = true;
+                    continue;
                 };
+                if for_hdf5 {
+                    continue;
+                }
                 grid.chunk_to_slab(index, &chunk, &mut out);
                 if self.reaches_past(index, start, count) && kept_bytes + chunk.len() <= CARRY_LIMIT
                 {
@@ -270,34 +341,64 @@ impl ChunkedVar {
             }
         }
         *self.carried.lock().unwrap_or_else(PoisonError::into_inner) = keep;
-        Ok(Some(out))
+        Ok((!for_hdf5).then_some(out))
     }
 
     /// One chunk decoded, in the machine's byte order; `None` when it was never written
     /// or does not decode (libnetcdf then says why); an error when it decodes to more
     /// than its size.
     fn decode_chunk(&self, index: &[usize]) -> Result<Option<Vec<u8>>, Bomb> {
+        let checking = !matches!(self.mode, Mode::Decode(_));
+        let seen = || {
+            self.checked
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .contains(index)
+        };
+        if checking && seen() {
+            return Ok(None);
+        }
         let offset: Vec<usize> = index.iter().zip(&self.chunks).map(|(i, c)| i * c).collect();
         let Ok(Some(stored)) = with_lib(|lib| self.origin.read(lib, &offset)) else {
             return Ok(None);
         };
         // Decoded chunks in flight across all threads stay within the process's budget.
         let _permit = store::budget::decode_budget().acquire(self.chunk_bytes);
-        let mut data =
-            match self
-                .decoder
-                .decode(&stored.bytes, stored.filter_mask, self.chunk_bytes)
-            {
-                Ok(data) => data,
-                Err(e @ codecs::wire::WireError::TooLarge { .. }) => {
-                    return Err(Bomb {
-                        offset,
-                        chunk_bytes: self.chunk_bytes,
-                        error: e.to_string(),
-                    })
-                }
-                Err(_) => return Ok(None),
-            };
+        let bomb = |error: String| Bomb::Chunk {
+            offset: offset.clone(),
+            chunk_bytes: self.chunk_bytes,
+            error,
+        };
+        let decoder = match &self.mode {
+            Mode::Decode(decoder) => decoder,
+            Mode::Check | Mode::Refuse(_) => {
+                // HDF5 decodes it once it is known to be bounded.
+                return match self
+                    .checker
+                    .check(&stored.bytes, stored.filter_mask, self.chunk_bytes)
+                {
+                    Ok(()) => {
+                        let mut checked =
+                            self.checked.lock().unwrap_or_else(PoisonError::into_inner);
+                        if checked.len() < MAX_CHECKED {
+                            checked.insert(index.to_vec());
+                        }
+                        Ok(None)
+                    }
+                    Err(codecs::CheckFailure::Decode(
+                        e @ codecs::wire::WireError::TooLarge { .. },
+                    )) => Err(bomb(e.to_string())),
+                    Err(e @ codecs::CheckFailure::Unbounded { .. }) => Err(bomb(e.to_string())),
+                    // A corrupt chunk: HDF5 says why.
+                    Err(codecs::CheckFailure::Decode(_)) => Ok(None),
+                };
+            }
+        };
+        let mut data = match decoder.decode(&stored.bytes, stored.filter_mask, self.chunk_bytes) {
+            Ok(data) => data,
+            Err(e @ codecs::wire::WireError::TooLarge { .. }) => return Err(bomb(e.to_string())),
+            Err(_) => return Ok(None),
+        };
         self.decoded.fetch_add(1, Ordering::Relaxed);
         if self.swap {
             for element in data.chunks_exact_mut(self.element) {

@@ -236,6 +236,12 @@ impl NcFile {
         count: &[usize],
     ) -> Result<Values, NcError> {
         let context = || format!("{}: reading variable {}", self.path, var.name);
+        let numbers =
+            matches!(var.type_ref, ncmodel::TypeRef::Atomic(a) if a != ncmodel::AtomicType::String);
+        if !numbers {
+            // HDF5 reads these: their chunks are checked first (none is decoded here).
+            self.read_decoded(group_ncid, var.id, start, count)?;
+        }
         if var.type_ref == ncmodel::TypeRef::Atomic(ncmodel::AtomicType::String) {
             if let Some(read) = self.read_hdf5_strings(group_ncid, var.id, start, count, &context) {
                 return read;

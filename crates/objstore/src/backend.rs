@@ -92,7 +92,7 @@ impl HttpConnector for SameOriginConnector {
                 store: "HTTP",
                 source: Box::new(e),
             })?;
-        Ok(HttpClient::new(client))
+        Ok(HttpClient::new(crate::capped_http::CappedClient(client)))
     }
 }
 

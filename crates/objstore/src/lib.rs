@@ -11,6 +11,7 @@
 
 mod aws_profile;
 mod backend;
+mod capped_http;
 mod kv;
 mod ranges;
 

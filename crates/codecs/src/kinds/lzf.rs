@@ -91,7 +91,11 @@ impl Codec for Lzf {
 
     /// The third word: the chunk's bytes, as LZF's `set_local` records them.
     fn recorded_chunk_bytes(&self, params: &[u32]) -> Option<usize> {
-        params.get(2).filter(|b| **b > 0).map(|b| *b as usize)
+        // Missing or 0 records no chunk at all: HDF5's `set_local` always writes it, so
+        // only a hand-made file lacks it, and a chunk may then decode to nothing more
+        // than the slack (before: each chunk took the 256 MiB limit, 2.1 GB from 120 KB
+        // in the reference ncdump's chunk cache).
+        Some(params.get(2).map_or(0, |b| *b as usize))
     }
 
     fn local_params(

@@ -352,11 +352,58 @@ impl ChunkOrigin {
         Some(Self { var })
     }
 
-    /// The parameter words HDF5 stores for the filter `id` of this dataset, as its
-    /// set-local callback left them (libnetcdf reports fewer for szip); `None` when the
-    /// dataset has no such filter or HDF5 fails.
-    pub(crate) fn filter_params(&self, lib: &Lib, id: u32) -> Option<Vec<u32>> {
-        self.var.filter_params(lib, id)
+    /// The dataset's filter pipeline as HDF5 stores it (libnetcdf reports a filter
+    /// repeated in it once, which would shift the bits of a chunk's filter mask): each
+    /// filter's id and parameters (at most 32 words); `None` when HDF5 fails.
+    pub(crate) fn pipeline(&self, _lib: &Lib) -> Option<Vec<(u32, Vec<u32>)>> {
+        const MAX_WORDS: usize = 32;
+        // SAFETY: the dataset is open; its creation property list id is checked and
+        // closed once; HDF5 writes at most `count` (= the array's length) words into
+        // `values`, and the flags, count and configuration through live out-pointers; no
+        // name is asked for (length 0, null buffer).
+        unsafe {
+            let plist = H5Dget_create_plist(self.var.dataset.id);
+            if plist < 0 {
+                return None;
+            }
+            let n = hdf5_metno_sys::h5p::H5Pget_nfilters(plist);
+            let filters = (0..c_uint::try_from(n).unwrap_or(0))
+                .map(|i| {
+                    let mut values: [c_uint; MAX_WORDS] = [0; MAX_WORDS];
+                    let mut count: usize = MAX_WORDS;
+                    let (mut flags, mut config): (c_uint, c_uint) = (0, 0);
+                    let id = hdf5_metno_sys::h5p::H5Pget_filter2(
+                        plist,
+                        i,
+                        &mut flags,
+                        &mut count,
+                        values.as_mut_ptr(),
+                        0,
+                        std::ptr::null_mut(),
+                        &mut config,
+                    );
+                    let id = u32::try_from(id).ok()?;
+                    Some((id, values[..count.min(MAX_WORDS)].to_vec()))
+                })
+                .collect::<Option<Vec<_>>>();
+            H5Pclose(plist);
+            filters.filter(|_| n >= 0)
+        }
+    }
+
+    /// The bytes of one stored element of the dataset's type (16 for a variable-length
+    /// string's heap reference); `None` when HDF5 fails.
+    pub(crate) fn element_size(&self, _lib: &Lib) -> Option<usize> {
+        // SAFETY: the dataset is open; the type id is checked and closed at once.
+        unsafe {
+            let file_type = hdf5_metno_sys::h5d::H5Dget_type(self.var.dataset.id);
+            if file_type < 0 {
+                return None;
+            }
+            let size = hdf5_metno_sys::h5t::H5Tget_size(file_type);
+            hdf5_metno_sys::h5t::H5Tclose(file_type);
+            (size > 0).then_some(size)
+        }
     }
 
     /// How many chunks are stored (were ever written); `None` when HDF5 fails.

@@ -1,0 +1,63 @@
+"""netCDF-4 files whose chunks are zlib(zlib(SIZE zero bytes)) under deflate,deflate,
+made with h5py's low-level API (red team s31 H1, H2, H3, H6, H7).
+
+Usage: deflate_bombs.py KIND OUT SIZE
+
+KIND is one of
+  big     float v(70,000,000) in one chunk of 280 MB, larger than the chunk limit;
+  nbit    float v(8), chunks of one, deflate,deflate,nbit, nbit skipped by every chunk
+          (filter mask 4);
+  holes   float v(12), chunks of one, the first 4 never written;
+  fixed   8-byte fixed-length strings s(8), chunks of one;
+  vlen    variable-length UTF-8 strings s(8), chunks of one.
+"""
+import sys
+import zlib
+
+import h5py
+from h5py import h5d, h5p, h5s, h5t
+
+kind, out, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
+
+
+def zeros_stream(total):
+    """zlib of `total` zero bytes, fed 16 MiB at a time."""
+    compressor = zlib.compressobj(9)
+    stream = bytearray()
+    block = bytes(1 << 24)
+    left = total
+    while left > 0:
+        n = min(left, len(block))
+        stream += compressor.compress(block[:n])
+        left -= n
+    return bytes(stream + compressor.flush())
+
+
+frame = zlib.compress(zeros_stream(size), 9)
+shape, chunk, name, dtype, mask, holes = (8,), (1,), b"v", h5t.IEEE_F32LE, 0, 0
+if kind == "big":
+    shape = chunk = (70_000_000,)
+elif kind == "holes":
+    shape, holes = (12,), 4
+elif kind == "nbit":
+    mask = 4
+elif kind == "fixed":
+    name, dtype = b"s", h5t.C_S1.copy()
+    dtype.set_size(8)
+elif kind == "vlen":
+    name, dtype = b"s", h5t.C_S1.copy()
+    dtype.set_size(h5t.VARIABLE)
+    dtype.set_cset(h5t.CSET_UTF8)
+else:
+    sys.exit(f"unknown kind {kind}")
+
+with h5py.File(out, "w") as f:
+    dcpl = h5p.create(h5p.DATASET_CREATE)
+    dcpl.set_chunk(chunk)
+    dcpl.set_deflate(9)
+    dcpl.set_deflate(9)
+    if kind == "nbit":
+        dcpl.set_filter(5)
+    dataset = h5d.create(f.id, name, dtype, h5s.create_simple(shape), dcpl=dcpl)
+    for i in range(holes, shape[0] // chunk[0]):
+        dataset.write_direct_chunk((i,), frame, filter_mask=mask)
