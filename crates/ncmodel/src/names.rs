@@ -58,8 +58,10 @@ pub fn check_name(name: &str) -> Result<(), NameProblem> {
 /// A name of a dataset that netCDF refuses: what it names, where, and why.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "{kind} {name:?}{place}: {problem} (netCDF names start with a letter, a digit, `_` or a \
-     non-ASCII character, hold no `/` or control character and do not end in a space)"
+    "{kind} {}{place}: {problem} (netCDF names start with a letter, a digit, `_` or a \
+     non-ASCII character, hold no `/` or control character, do not end in a space and \
+     are at most 256 bytes long)",
+    shown(.name)
 )]
 pub struct BadName {
     /// `variable`, `dimension`, `attribute`, `group`, `type`, `field` or `enum member`.
@@ -75,8 +77,8 @@ pub struct BadName {
 
 /// The first name of `dataset` (types with their fields and members, then group by group
 /// its attributes, dimensions, variables with their attributes, and groups) that netCDF
-/// refuses for its characters. Names longer than [`NC_MAX_NAME`] pass here: each output
-/// decides (netCDF files refuse them, Zarr stores keep them whole).
+/// refuses for its characters or its length (more than [`NC_MAX_NAME`] bytes), whatever
+/// the output.
 pub fn check_dataset_names(dataset: &Dataset) -> Result<(), BadName> {
     for t in &dataset.types {
         let group = join(&t.group_path);
@@ -99,6 +101,16 @@ pub fn check_dataset_names(dataset: &Dataset) -> Result<(), BadName> {
     check_group(&dataset.root, "/")
 }
 
+/// A name as a message shows it: quoted, and a long one cut, with its length.
+fn shown(name: &str) -> String {
+    const SHOWN: usize = 40;
+    if name.chars().count() <= 2 * SHOWN {
+        return format!("{name:?}");
+    }
+    let head: String = name.chars().take(SHOWN).collect();
+    format!("{head:?}... ({} bytes)", name.len())
+}
+
 /// `/a/b/` for the groups `["a", "b"]`, `/` for none.
 fn join(groups: &[String]) -> String {
     let mut out = String::from("/");
@@ -119,9 +131,10 @@ fn in_group(prefix: &str) -> String {
 
 fn check(name: &str, kind: &'static str, place: impl FnOnce() -> String) -> Result<(), BadName> {
     match check_name(name) {
-        // The length is the output's to hold: netCDF files refuse names past
-        // NC_MAX_NAME when they are defined (with the length), Zarr stores keep them.
-        Ok(()) | Err(NameProblem::TooLong) => Ok(()),
+        // Every output refuses names past NC_MAX_NAME: netCDF files cannot hold them,
+        // and netCDF-C overflows its buffers reading them from a Zarr store (a dimension
+        // name of 1000 bytes in a store nccopy wrote killed the reference ncdump).
+        Ok(()) => Ok(()),
         Err(problem) => Err(BadName {
             kind,
             name: name.to_string(),
