@@ -559,3 +559,47 @@ fn no_netcdf4_chunk_reaches_hdf5_unchecked() {
         assert_eq!(done.code, Some(1), "{kind} nccopy: {}", done.stderr);
     }
 }
+
+#[test]
+fn a_plugin_filter_nctools_lacks_is_run_once_per_chunk_to_check_it() {
+    // Red team s31 H5: hdf5plugin's bitshuffle (filter 32008, which nctools does not
+    // implement) allocates what a chunk's header says. Eight chunks of one float, each
+    // a 9 KB frame whose header says 100 MB: HDF5 decoded each and its chunk cache kept
+    // them all (2.66 GB with 268 MB headers). Now nctools runs the plugin's filter on
+    // each chunk first, one at a time, and refuses the first that decodes beyond its
+    // size: what remains is the plugin's own allocation for one chunk.
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    let file = dir.path().join("bitshuffle.nc");
+    let program = format!(
+        "import h5py, numcodecs, struct\n\
+         from h5py import h5p, h5s, h5t, h5d, h5z\n\
+         total = 100_000_000\n\
+         z = numcodecs.Zstd(level=19).encode(bytes(total))\n\
+         frame = struct.pack('>QI', total, total) + struct.pack('>I', len(z)) + z\n\
+         with h5py.File({file:?}, 'w') as f:\n    \
+         dcpl = h5p.create(h5p.DATASET_CREATE); dcpl.set_chunk((1,))\n    \
+         dcpl.set_filter(32008, h5z.FLAG_OPTIONAL, (0, 4, 4, 0, 3, 3))\n    \
+         d = h5d.create(f.id, b'v', h5t.IEEE_F32LE, h5s.create_simple((8,)), dcpl=dcpl)\n    \
+         for i in range(8): d.write_direct_chunk((i,), frame)\n"
+    );
+    let made = run(Command::new(&python).args(["-c", &program]));
+    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    let plugins =
+        run(Command::new(&python).args(["-c", "import hdf5plugin; print(hdf5plugin.PLUGIN_PATH)"]));
+    let plugins = plugins.stdout.trim().to_string();
+    let dumped = crate::bounded::run_ours_with_env(
+        "ncdump",
+        [&file],
+        &[("HDF5_PLUGIN_PATH", plugins.as_str())],
+    );
+    let done = dumped.assert_within(CEILING_MIB + 200, 60);
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(
+        done.stderr.contains("libh5bshuf") && done.stderr.contains("variable /v"),
+        "{}",
+        done.stderr
+    );
+}

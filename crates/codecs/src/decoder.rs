@@ -105,7 +105,7 @@ impl ChunkDecoder {
             .map(|f| {
                 let step = Self::new(std::slice::from_ref(f), element)
                     .and_then(|d| d.steps.into_iter().next());
-                (f.id, step)
+                (f.id, f.params.clone(), step)
             })
             .collect();
         ChunkChecker { steps }
@@ -130,15 +130,33 @@ impl ChunkDecoder {
 /// the chunk's size, but its deflate does not, so a deflate after it cannot be checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChunkChecker {
-    /// Each filter in stored order: its id, and its step when implemented here.
-    steps: Vec<(u32, Option<Step>)>,
+    /// Each filter in stored order: its id, its parameters, and its step when
+    /// implemented here.
+    steps: Vec<(u32, Vec<u32>, Option<Step>)>,
 }
+
+/// How a filter not implemented here failed on a chunk, when the caller could run it (a
+/// plugin's filter function).
+#[derive(Debug)]
+pub enum ForeignFailure {
+    /// It decoded the chunk beyond the bound: what it said.
+    TooLarge(String),
+    /// It failed otherwise (HDF5 will fail the same way, and say so).
+    Failed,
+}
+
+/// Runs a filter not implemented here on a chunk (`id`, its parameters, the data, the
+/// most bytes it may decode to), or `None` when the caller cannot.
+pub type ForeignFilter<'a> =
+    &'a dyn Fn(u32, &[u32], &[u8], usize) -> Option<Result<Vec<u8>, ForeignFailure>>;
 
 /// Why a stored chunk may not be given to HDF5.
 #[derive(Debug)]
 pub enum CheckFailure {
     /// The chunk decodes beyond its size, or is corrupt, in a filter implemented here.
     Decode(WireError),
+    /// A filter not implemented here, run by the caller, decoded it beyond its size.
+    Foreign(String),
     /// HDF5's deflate would run after the filter `after`, which is not implemented here,
     /// so what it decodes to cannot be bounded.
     Unbounded {
@@ -151,6 +169,7 @@ impl std::fmt::Display for CheckFailure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Decode(e) => write!(f, "{e}"),
+            Self::Foreign(what) => write!(f, "{what}"),
             Self::Unbounded { after } => write!(
                 f,
                 "HDF5's deflate would run after filter {after}, which nctools does not \
@@ -163,7 +182,7 @@ impl std::fmt::Display for CheckFailure {
 impl ChunkChecker {
     /// Whether every filter is implemented here (a [`ChunkDecoder`] does the whole work).
     pub fn is_complete(&self) -> bool {
-        self.steps.iter().all(|(_, step)| step.is_some())
+        self.steps.iter().all(|(_, _, step)| step.is_some())
     }
 
     /// Checks the stored chunk `stored` (with HDF5's `filter_mask`) of `chunk_bytes`
@@ -174,14 +193,39 @@ impl ChunkChecker {
         filter_mask: u32,
         chunk_bytes: usize,
     ) -> Result<(), CheckFailure> {
+        self.check_with(stored, filter_mask, chunk_bytes, &|_, _, _, _| None)
+    }
+
+    /// Like [`Self::check`], with `foreign` running the filters not implemented here
+    /// that it can (a plugin's), each bounded by the chunk's size, so that the check goes
+    /// on past them.
+    pub fn check_with(
+        &self,
+        stored: &[u8],
+        filter_mask: u32,
+        chunk_bytes: usize,
+        foreign: ForeignFilter<'_>,
+    ) -> Result<(), CheckFailure> {
         let applied = |i: usize| i >= 32 || filter_mask & (1 << i) == 0;
         let mut data = stored.to_vec();
         let bound = chunk_bytes.saturating_add(INNER_SLACK);
-        for (i, (id, step)) in self.steps.iter().enumerate().rev() {
+        for (i, (id, params, step)) in self.steps.iter().enumerate().rev() {
             if !applied(i) {
                 continue;
             }
             let Some(step) = step else {
+                match foreign(*id, params, &data, bound) {
+                    Some(Ok(decoded)) => {
+                        data = decoded;
+                        continue;
+                    }
+                    Some(Err(ForeignFailure::TooLarge(what))) => {
+                        return Err(CheckFailure::Foreign(what))
+                    }
+                    // HDF5 fails the same way, and says so.
+                    Some(Err(ForeignFailure::Failed)) => return Ok(()),
+                    None => {}
+                }
                 // HDF5 does the rest: no deflate may follow.
                 return match (0..i)
                     .rev()

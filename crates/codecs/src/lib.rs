@@ -39,7 +39,7 @@ pub use codec::{
     bzip2_compress, bzip2_decompress, deflate, inflate, read_bounded, shuffle, unshuffle,
     DecodeError,
 };
-pub use decoder::{CheckFailure, ChunkChecker, ChunkDecoder};
+pub use decoder::{CheckFailure, ChunkChecker, ChunkDecoder, ForeignFailure, ForeignFilter};
 pub use encoder::{ChunkEncoder, EncodeError};
 pub use filter::FilterSpec;
 pub use kinds::szip_hdf5_words;

@@ -373,10 +373,12 @@ impl ChunkedVar {
             Mode::Decode(decoder) => decoder,
             Mode::Check | Mode::Refuse(_) => {
                 // HDF5 decodes it once it is known to be bounded.
-                return match self
-                    .checker
-                    .check(&stored.bytes, stored.filter_mask, self.chunk_bytes)
-                {
+                return match self.checker.check_with(
+                    &stored.bytes,
+                    stored.filter_mask,
+                    self.chunk_bytes,
+                    &crate::plugin_codecs::run_plugin_filter,
+                ) {
                     Ok(()) => {
                         let mut checked =
                             self.checked.lock().unwrap_or_else(PoisonError::into_inner);
@@ -388,7 +390,10 @@ impl ChunkedVar {
                     Err(codecs::CheckFailure::Decode(
                         e @ codecs::wire::WireError::TooLarge { .. },
                     )) => Err(bomb(e.to_string())),
-                    Err(e @ codecs::CheckFailure::Unbounded { .. }) => Err(bomb(e.to_string())),
+                    Err(
+                        e @ (codecs::CheckFailure::Unbounded { .. }
+                        | codecs::CheckFailure::Foreign(_)),
+                    ) => Err(bomb(e.to_string())),
                     // A corrupt chunk: HDF5 says why.
                     Err(codecs::CheckFailure::Decode(_)) => Ok(None),
                 };

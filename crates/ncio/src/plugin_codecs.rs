@@ -224,3 +224,45 @@ pub fn plugin_codec_reports() -> Vec<PluginCodecReport> {
     codecs::plugin::loaded();
     REPORTS.get().cloned().unwrap_or_default()
 }
+
+/// The filters of HDF5's plugin search path, each with its library, loaded on first use.
+static FILTERS: OnceLock<Vec<(PathBuf, PluginFilter)>> = OnceLock::new();
+
+/// Runs the plugin filter `id` of HDF5's plugin path (the first in search order) to
+/// decode one chunk, its output at most `bound` bytes; `None` when the path has no such
+/// filter, or it does not decode (HDF5's plugins turned off included). Used to check a
+/// netCDF-4 chunk before HDF5 decodes it with the same plugin.
+pub(crate) fn run_plugin_filter(
+    id: u32,
+    params: &[u32],
+    data: &[u8],
+    bound: usize,
+) -> Option<Result<Vec<u8>, codecs::ForeignFailure>> {
+    let filters = FILTERS.get_or_init(|| {
+        if !crate::filter_plugins_enabled() {
+            return Vec::new();
+        }
+        crate::plugin_search_paths()
+            .into_iter()
+            .flat_map(|dir| crate::plugin_scan::plugin_files(Path::new(&dir)))
+            .filter_map(|path| {
+                let c_path = CString::new(path.as_os_str().as_bytes()).ok()?;
+                let parts = with_lib(|lib| load_plugin_parts(lib, &c_path)).ok()?;
+                Some((path, parts.filter?))
+            })
+            .collect()
+    });
+    let (path, filter) = filters.iter().find(|(_, f)| f.id == id && f.decodes)?;
+    let provider = display(path);
+    let ran = with_lib(|lib| {
+        let _call = PluginCall::enter(&provider);
+        filter.run(lib, params, data, true, bound)
+    });
+    Some(ran.map_err(|e| {
+        if e.starts_with(crate::sys::DECODED_PAST) {
+            codecs::ForeignFailure::TooLarge(format!("the plugin {provider}: {e}"))
+        } else {
+            codecs::ForeignFailure::Failed
+        }
+    }))
+}

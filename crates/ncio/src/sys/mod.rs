@@ -40,7 +40,9 @@ pub(crate) use hdf5::{
 pub(crate) use hdf5_strings::{HdfStrings, StringReadError};
 pub(crate) use memory::Encoded;
 pub use memory::RawBuffer;
-pub(crate) use plugin_pair::{load_plugin_parts, PluginCodecClass, PluginFilter, PluginParts};
+pub(crate) use plugin_pair::{
+    load_plugin_parts, PluginCodecClass, PluginFilter, PluginParts, DECODED_PAST,
+};
 pub(crate) use pre_open::{refusal_before_open, Refusal};
 pub(crate) use status::{check, message};
 pub(crate) use values::TypeTable;

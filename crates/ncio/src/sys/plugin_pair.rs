@@ -382,6 +382,9 @@ impl PluginCodecClass {
     }
 }
 
+/// How [`PluginFilter::run`]'s error for a chunk decoded beyond its bound begins.
+pub(crate) const DECODED_PAST: &str = "the filter decoded the chunk to";
+
 impl PluginFilter {
     /// Runs the filter function on one chunk, forward or in `reverse` (decoding), in a
     /// buffer from HDF5's allocator (a filter may free and replace it, as HDF5 lets
@@ -434,7 +437,7 @@ impl PluginFilter {
             ))
         } else if produced > max_output {
             Err(format!(
-                "the filter decoded the chunk to {produced} bytes, more than its {max_output}"
+                "{DECODED_PAST} {produced} bytes, more than its {max_output}"
             ))
         } else {
             // SAFETY: the buffer holds at least `produced` bytes (checked above).
