@@ -182,31 +182,49 @@ mod tests {
     #[test]
     fn chunks_beyond_the_limit_and_its_slack_fail() -> std::io::Result<()> {
         let data = vec![5u8; 10_000];
-        let chunks = [
-            (BZIP2, wire::encode(BZIP2, &[9], &data).unwrap_or_default()),
-            (ZSTD, wire::encode(ZSTD, &[3], &data).unwrap_or_default()),
-            (ZSTD, unsized_zstd(&data)?),
-            (LZ4, wire::encode(LZ4, &[], &data).unwrap_or_default()),
+        let blosc_params = [2, 2, 1, 10_000, 5, 1, 0];
+        let chunks: [(u32, &[u32], Vec<u8>); 5] = [
+            (
+                BZIP2,
+                &[],
+                wire::encode(BZIP2, &[9], &data).unwrap_or_default(),
+            ),
+            (
+                ZSTD,
+                &[],
+                wire::encode(ZSTD, &[3], &data).unwrap_or_default(),
+            ),
+            (ZSTD, &[], unsized_zstd(&data)?),
+            (LZ4, &[], wire::encode(LZ4, &[], &data).unwrap_or_default()),
             (
                 BLOSC,
-                wire::encode(BLOSC, &[2, 2, 1, 10_000, 5, 1, 0], &data).unwrap_or_default(),
+                &blosc_params,
+                wire::encode(BLOSC, &blosc_params, &data).unwrap_or_default(),
             ),
         ];
-        for (id, chunk) in chunks {
+        for (id, params, chunk) in chunks {
             // With its slack, a limit of 5 000 allows 5 000 + 625 + 4 096 = 9 721 bytes
             // (too few), one of 5 400 allows 5 400 + 675 + 4 096 = 10 171 (enough).
             let decode = |limit| {
-                with_decoded_chunk_limit(limit, || call(id, Direction::Decode, &[], &chunk))
+                with_decoded_chunk_limit(limit, || call(id, Direction::Decode, params, &chunk))
             };
             assert_eq!(decode(5_000), None, "{id}");
             assert_eq!(decode(5_400).as_ref(), Some(&data), "{id}");
             assert_eq!(decode(10_000).as_ref(), Some(&data), "{id}");
             // Without a limit, the chunk limit (256 MiB by default).
             assert_eq!(
-                call(id, Direction::Decode, &[], &chunk).as_ref(),
+                call(id, Direction::Decode, params, &chunk).as_ref(),
                 Some(&data)
             );
         }
+        // Blosc parameters recording no chunk size (which HDF5's set-local always
+        // writes) allow no more than the slack (red team s31 H4).
+        let blosc = wire::encode(BLOSC, &blosc_params, &data).unwrap_or_default();
+        assert_eq!(call(BLOSC, Direction::Decode, &[2, 2, 1], &blosc), None);
+        assert_eq!(
+            call(BLOSC, Direction::Decode, &[2, 2, 1, 0, 5, 1, 0], &blosc),
+            None
+        );
         Ok(())
     }
 
