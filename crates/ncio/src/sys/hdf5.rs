@@ -391,17 +391,28 @@ impl ChunkOrigin {
         }
     }
 
-    /// The bytes of one stored element of the dataset's type (16 for a variable-length
-    /// string's heap reference); `None` when HDF5 fails.
+    /// At least the bytes of one stored element of the dataset's type; `None` when HDF5
+    /// fails. HDF5 gives a type's size in memory, where a variable-length string is an
+    /// 8-byte pointer; stored, it is a heap reference of up to 16 bytes (4 for the length,
+    /// the file's address size, 4 for the index). So a type holding strings or sequences
+    /// counts twice its memory size and 16 more, never less than what it stores.
     pub(crate) fn element_size(&self, _lib: &Lib) -> Option<usize> {
+        use hdf5_metno_sys::h5t::{H5T_class_t, H5Tclose, H5Tdetect_class, H5Tget_size};
         // SAFETY: the dataset is open; the type id is checked and closed at once.
         unsafe {
             let file_type = hdf5_metno_sys::h5d::H5Dget_type(self.var.dataset.id);
             if file_type < 0 {
                 return None;
             }
-            let size = hdf5_metno_sys::h5t::H5Tget_size(file_type);
-            hdf5_metno_sys::h5t::H5Tclose(file_type);
+            let size = H5Tget_size(file_type);
+            let variable = H5Tdetect_class(file_type, H5T_class_t::H5T_VLEN) > 0
+                || H5Tdetect_class(file_type, H5T_class_t::H5T_STRING) > 0;
+            H5Tclose(file_type);
+            let size = if variable {
+                size.checked_mul(2)?.checked_add(16)?
+            } else {
+                size
+            };
             (size > 0).then_some(size)
         }
     }
