@@ -621,8 +621,51 @@ fn a_webdav_listing_without_end_is_refused() {
     let run = run_ours_with_env("ncdump", ["-h", url.as_str()], &[]);
     let done = run.assert_within(300, 120);
     assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(done.stderr.contains("is longer than"), "{}", done.stderr);
+}
+
+/// Red team s31b HB4: object_store reads the answer to S3's bulk delete (a POST) whole.
+/// Before: replacing an output store whose server answered the delete with an endless
+/// `200` aborted nccopy (SIGABRT) at 2.07 GB. Now any answer but a GET's is refused past
+/// 64 MiB.
+#[test]
+fn an_endless_answer_to_a_delete_is_refused() {
+    let server = Server::start(|line| {
+        if line.contains("list-type") {
+            Answer::Fixed(
+                "200 OK",
+                "Content-Type: application/xml\r\n".into(),
+                b"<?xml version=\"1.0\"?><ListBucketResult><Name>bkt</Name><KeyCount>1</KeyCount>\
+                  <IsTruncated>false</IsTruncated><Contents><Key>out.zarr/.zgroup</Key>\
+                  <LastModified>2020-01-01T00:00:00.000Z</LastModified><ETag>\"x\"</ETag>\
+                  <Size>17</Size><StorageClass>STANDARD</StorageClass></Contents>\
+                  </ListBucketResult>"
+                    .to_vec(),
+            )
+        } else if line.starts_with("POST") {
+            Answer::EndlessStatus("200 OK")
+        } else {
+            Answer::Fixed("404 Not Found", String::new(), Vec::new())
+        }
+    });
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let input = dir.path().join("in.nc");
+    std::fs::write(
+        &input,
+        b"CDF\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let env = s3_env(&server.url());
+    let input = input.to_string_lossy().into_owned();
+    let run = run_ours_with_env(
+        "nccopy",
+        [input.as_str(), "s3://bkt/out.zarr#mode=zarr"],
+        &borrowed(&env),
+    );
+    let done = run.assert_within(300, 120);
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
     assert!(
-        done.stderr.contains("listing is longer than"),
+        done.stderr.contains("is longer than") && done.stderr.contains("POST"),
         "{}",
         done.stderr
     );

@@ -330,12 +330,20 @@ mod tests {
         let data: Vec<u8> = (0..40u8).collect();
         let sum = crate::numcodecs::fletcher32(&data);
         let strip = |chunk: &[u8], orders| fletcher32::strip(chunk, usize::MAX, orders);
-        for word in [sum.to_le_bytes(), sum.to_be_bytes()] {
+        // The forms HDF5 accepts (checked with h5py): little-endian, and the one HDF5
+        // before 1.6.3 wrote, half-words' bytes swapped (red team s31b: refused here,
+        // that chunk went to HDF5's unbounded deflate unchecked).
+        let [c0, c1, c2, c3] = sum.to_le_bytes();
+        for word in [sum.to_le_bytes(), [c1, c0, c3, c2]] {
             let mut chunk = data.clone();
             chunk.extend_from_slice(&word);
             let stripped = strip(&chunk, fletcher32::ByteOrders::Either);
             assert_eq!(stripped.ok(), Some(data.clone()));
         }
+        // Big-endian, which HDF5 refuses.
+        let mut swapped = data.clone();
+        swapped.extend_from_slice(&sum.to_be_bytes());
+        assert!(strip(&swapped, fletcher32::ByteOrders::Either).is_err());
         // numcodecs' form: little-endian only.
         let mut big = data.clone();
         big.extend_from_slice(&sum.to_be_bytes());

@@ -1,13 +1,16 @@
-//! Reading hyperslabs of filtered netCDF-4 variables by decoding their stored chunks here,
-//! on every core, instead of through HDF5's pipeline (one chunk at a time, on one core).
-//! Only variables whose whole pipeline `codecs` decodes take this way; the stored
-//! chunks are read raw under the library lock, decoded in parallel, and their parts
-//! gathered into the slab. Anything unusual (a chunk never written, a chunk our decoders
-//! cannot decode) gives the slab back to libnetcdf, so answers and errors stay HDF5's,
-//! except a chunk that decodes to more than its size: that is an error here, since
-//! HDF5's own deflate would decode it to whatever its stream holds (a 6 KB file of two
-//! deflates over zeros took 1.5 GB, and HDF5's chunk cache kept such chunks at their
-//! nominal size, one each).
+//! Reading hyperslabs of filtered netCDF-4 variables, so that no stored chunk reaches
+//! HDF5's pipeline unchecked: HDF5's own deflate decodes a stream to whatever it holds,
+//! and its chunk cache keeps each chunk at its nominal size (a 6 KB file of two deflates
+//! over zeros took 1.5 GB).
+//!
+//! - A variable whose whole pipeline `codecs` decodes is decoded here, on every core: the
+//!   stored chunks are read raw under the library lock, decoded in parallel within their
+//!   size, and gathered into the slab.
+//! - Any other filtered variable (a filter only HDF5 or a plugin has; strings and user
+//!   types) is checked chunk by chunk ([`codecs::ChunkChecker`]), then read by HDF5.
+//! - A slab with a chunk never written goes to HDF5 once every other chunk of it is
+//!   checked. A chunk that does not decode, or decodes beyond its size, is an error here;
+//!   filtered chunks larger than the chunk limit are refused.
 
 use std::collections::HashSet;
 use std::ffi::{c_int, CString};
@@ -103,6 +106,10 @@ impl NcFile {
                 "a stored chunk at {offset:?} decodes to more than the chunk's {chunk_bytes} \
                  bytes ({error}); the file is probably corrupt (or hostile), and HDF5 is not \
                  asked to decode it"
+            ),
+            Bomb::Corrupt { offset, error } => format!(
+                "a stored chunk at {offset:?} does not decode ({error}); the file is probably \
+                 corrupt, and HDF5 is not asked to decode it"
             ),
             Bomb::Variable(why) => why,
         };
@@ -266,6 +273,8 @@ pub(crate) enum Bomb {
         chunk_bytes: usize,
         error: String,
     },
+    /// One chunk that does not decode.
+    Corrupt { offset: Vec<usize>, error: String },
     /// The whole variable, and why.
     Variable(String),
 }
@@ -369,6 +378,10 @@ impl ChunkedVar {
             chunk_bytes: self.chunk_bytes,
             error,
         };
+        let corrupt = |error: String| Bomb::Corrupt {
+            offset: offset.clone(),
+            error,
+        };
         let decoder = match &self.mode {
             Mode::Decode(decoder) => decoder,
             Mode::Check | Mode::Refuse(_) => {
@@ -394,15 +407,16 @@ impl ChunkedVar {
                         e @ (codecs::CheckFailure::Unbounded { .. }
                         | codecs::CheckFailure::Foreign(_)),
                     ) => Err(bomb(e.to_string())),
-                    // A corrupt chunk: HDF5 says why.
-                    Err(codecs::CheckFailure::Decode(_)) => Ok(None),
+                    // A chunk nctools cannot undo is never HDF5's to decode unchecked
+                    // (before: a checksum form nctools refused sent the slab to HDF5).
+                    Err(codecs::CheckFailure::Decode(e)) => Err(corrupt(e.to_string())),
                 };
             }
         };
         let mut data = match decoder.decode(&stored.bytes, stored.filter_mask, self.chunk_bytes) {
             Ok(data) => data,
             Err(e @ codecs::wire::WireError::TooLarge { .. }) => return Err(bomb(e.to_string())),
-            Err(_) => return Ok(None),
+            Err(e) => return Err(corrupt(e.to_string())),
         };
         self.decoded.fetch_add(1, Ordering::Relaxed);
         if self.swap {

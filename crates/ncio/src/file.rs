@@ -86,6 +86,14 @@ fn refusal_before(path: &str, c_path: &CStr) -> Option<NcError> {
                  the data into the file itself"
             ),
         ),
+        Refusal::TwoDatasets(what) => (
+            store::ErrorKind::Corrupt,
+            format!(
+                "variable {what} is stored twice (as {what} and with libnetcdf's \
+                 `_nc4_non_coord_` prefix), which no netCDF library writes: the file is \
+                 probably corrupt or hostile"
+            ),
+        ),
         Refusal::OversizedAttributes(what) => (
             store::ErrorKind::Corrupt,
             format!(

@@ -87,6 +87,12 @@ impl PluginCodec for Pair {
         if decode && !self.filter.decodes {
             return Err("its HDF5 filter does not decode".into());
         }
+        if let Some(declared) = decode
+            .then(|| declared_too_large(self.hdf5_id, input, max_output))
+            .flatten()
+        {
+            return Err(declared);
+        }
         with_lib(|lib| {
             let _call = PluginCall::enter(&self.provider);
             self.filter.run(lib, params, input, decode, max_output)
@@ -254,6 +260,11 @@ pub(crate) fn run_plugin_filter(
     });
     let (path, filter) = filters.iter().find(|(_, f)| f.id == id && f.decodes)?;
     let provider = display(path);
+    if let Some(declared) = declared_too_large(id, data, bound) {
+        return Some(Err(codecs::ForeignFailure::TooLarge(format!(
+            "the plugin {provider}: {declared}"
+        ))));
+    }
     let ran = with_lib(|lib| {
         let _call = PluginCall::enter(&provider);
         filter.run(lib, params, data, true, bound)
@@ -265,4 +276,26 @@ pub(crate) fn run_plugin_filter(
             codecs::ForeignFailure::Failed
         }
     }))
+}
+
+/// HDF5's id of the bitshuffle filter (hdf5plugin, h5py's bitshuffle).
+const BITSHUFFLE: u32 = 32008;
+
+/// What a chunk's own header says it decodes to, when that is more than `bound`, for the
+/// plugin filters whose header nctools knows: a plugin allocates what its header says
+/// before anything can check its output (a 34 KB file whose bitshuffle header said 1e9
+/// bytes cost 2.97 GB). `None` when the header is within the bound or not known.
+fn declared_too_large(id: u32, chunk: &[u8], bound: usize) -> Option<String> {
+    match id {
+        // Bitshuffle: the decoded size, 8 bytes big-endian, then the block size.
+        BITSHUFFLE => {
+            let declared = u64::from_be_bytes(chunk.get(..8)?.try_into().ok()?);
+            (declared > bound as u64).then(|| {
+                format!(
+                    "the chunk's bitshuffle header says {declared} bytes, more than its {bound}"
+                )
+            })
+        }
+        _ => None,
+    }
 }

@@ -1,9 +1,10 @@
 //! Every answer's body that `object_store` reads whole, capped while it streams: an
-//! error answer's text (object_store puts it in its error) and a listing (S3's pages,
-//! a plain HTTP server's WebDAV `PROPFIND`). Before, a server answering 403 with a body
-//! that never ended, or an endless `207` listing, grew the process past 2 GB in six
-//! seconds until it aborted. The bodies nctools reads itself are capped by their reader
-//! ([`crate::kv`]).
+//! error answer's text (object_store puts it in its error), a listing (S3's pages, a
+//! plain HTTP server's WebDAV `PROPFIND`), and the answer to any request but a GET (S3's
+//! bulk delete, multipart uploads). Before, a server answering 403 with a body that never
+//! ended, an endless `207` listing, or an endless answer to a delete, grew the process
+//! past 2 GB in six seconds until it aborted. The values nctools GETs are streamed by
+//! its own reader, which caps them ([`crate::kv`]).
 
 use async_trait::async_trait;
 use bytes::Bytes;
@@ -21,8 +22,8 @@ use object_store::client::{
 /// The most bytes of an error answer's body kept: 64 KiB (the rest is not read).
 pub const ERROR_BODY_CAP: usize = 64 << 10;
 
-/// The most bytes of one listing answer: 64 MiB (an S3 page of 1,000 names is about
-/// 300 KB); past it the listing is an error.
+/// The most bytes of one listing, or of the answer to a request other than a GET: 64 MiB
+/// (an S3 page of 1,000 names is about 300 KB); past it the answer is an error.
 pub const LISTING_BODY_CAP: usize = 64 << 20;
 
 /// reqwest's client with the caps above on what it answers.
@@ -41,7 +42,9 @@ enum Past {
 #[async_trait]
 impl HttpService for CappedClient {
     async fn call(&self, request: HttpRequest) -> Result<HttpResponse, HttpError> {
-        let listing = request.method().as_str() == "PROPFIND"
+        // Every answer object_store reads whole: anything but a GET, and a GET that
+        // lists. A GET of a value is streamed by nctools' own reader, which caps it.
+        let listing = request.method() != http::Method::GET
             || request.uri().query().is_some_and(|q| {
                 q.contains("list-type=") || q.contains("comp=list") || q.contains("prefix=")
             });
@@ -107,7 +110,8 @@ fn capped(
                             let error = HttpError::new(
                                 HttpErrorKind::Decode,
                                 std::io::Error::other(format!(
-                                    "the server's listing is longer than {cap} bytes"
+                                    "the server's answer (a listing, or to a request other than a GET) is longer \
+                                 than {cap} bytes"
                                 )),
                             );
                             Some((Err(error), (body, total, true)))

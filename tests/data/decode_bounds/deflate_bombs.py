@@ -9,10 +9,17 @@ KIND is one of
           (filter mask 4);
   holes   float v(12), chunks of one, the first 4 never written;
   fixed   8-byte fixed-length strings s(8), chunks of one;
-  vlen    variable-length UTF-8 strings s(8), chunks of one.
+  vlen    variable-length UTF-8 strings s(8), chunks of one;
+  fletcher  float v(8), deflate,deflate,fletcher32, each checksum in the form HDF5 before
+          1.6.3 wrote (its little-endian bytes c0 c1 c2 c3 stored c1 c0 c3 c2), which
+          HDF5 accepts (red team s31b HB1);
+  decoy   float v(8) (deflate,deflate,nbit, nbit skipped) created first, then a plain
+          dataset `_nc4_non_coord_v` holding 8 ints (red team s31b HB3).
 """
 import sys
 import zlib
+
+import numpy as np
 
 import h5py
 from h5py import h5d, h5p, h5s, h5t
@@ -44,6 +51,14 @@ elif kind == "nbit":
 elif kind == "fixed":
     name, dtype = b"s", h5t.C_S1.copy()
     dtype.set_size(8)
+elif kind == "fletcher":
+    import numcodecs
+
+    checked = bytes(numcodecs.Fletcher32().encode(np.frombuffer(frame, dtype="u1")))
+    body, c = checked[:-4], checked[-4:]
+    frame = body + bytes([c[1], c[0], c[3], c[2]])
+elif kind == "decoy":
+    mask = 4
 elif kind == "vlen":
     name, dtype = b"s", h5t.C_S1.copy()
     dtype.set_size(h5t.VARIABLE)
@@ -51,13 +66,17 @@ elif kind == "vlen":
 else:
     sys.exit(f"unknown kind {kind}")
 
-with h5py.File(out, "w") as f:
+with h5py.File(out, "w", track_order=True) as f:
     dcpl = h5p.create(h5p.DATASET_CREATE)
     dcpl.set_chunk(chunk)
     dcpl.set_deflate(9)
     dcpl.set_deflate(9)
-    if kind == "nbit":
+    if kind in ("nbit", "decoy"):
         dcpl.set_filter(5)
+    if kind == "fletcher":
+        dcpl.set_fletcher32()
     dataset = h5d.create(f.id, name, dtype, h5s.create_simple(shape), dcpl=dcpl)
     for i in range(holes, shape[0] // chunk[0]):
         dataset.write_direct_chunk((i,), frame, filter_mask=mask)
+    if kind == "decoy":
+        f.create_dataset("_nc4_non_coord_v", data=np.arange(8, dtype="<i4"), chunks=(1,))

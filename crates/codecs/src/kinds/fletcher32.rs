@@ -73,7 +73,9 @@ pub(crate) fn append(bytes: &mut Vec<u8>) {
 pub(crate) enum ByteOrders {
     /// Little-endian only (numcodecs).
     LittleOnly,
-    /// Either: HDF5 before 1.6.3 wrote it big-endian.
+    /// As HDF5 accepts it: little-endian, or as HDF5 before 1.6.3 wrote it (the
+    /// little-endian bytes `c0 c1 c2 c3` stored as `c1 c0 c3 c2`); not big-endian, which
+    /// HDF5 refuses (checked with h5py).
     Either,
 }
 
@@ -98,8 +100,10 @@ pub(crate) fn strip(
     let mut word = [0u8; 4];
     word.copy_from_slice(stored);
     let sum = crate::numcodecs::fletcher32(data);
-    let matches = u32::from_le_bytes(word) == sum
-        || (orders == ByteOrders::Either && u32::from_be_bytes(word) == sum);
+    let [c0, c1, c2, c3] = sum.to_le_bytes();
+    let reversed = u32::from_le_bytes([c1, c0, c3, c2]);
+    let stored = u32::from_le_bytes(word);
+    let matches = stored == sum || (orders == ByteOrders::Either && stored == reversed);
     if !matches {
         return Err(WireError::Corrupt {
             id: FLETCHER32,

@@ -1,14 +1,24 @@
 //! What nctools checks in a netCDF-4 file with HDF5 before libnetcdf opens it, because
 //! libnetcdf would act on it at once: objects that make HDF5 read another file
-//! ([`super::foreign_storage`]), and variable-length attributes that would take more
-//! memory than the file could hold ([`super::attribute_strings`]).
+//! ([`super::foreign_storage`]), variable-length attributes that would take more memory
+//! than the file could hold ([`super::attribute_strings`]), and a variable stored under
+//! two names (`v` and `_nc4_non_coord_v`), which libnetcdf lists twice while nctools'
+//! checks of its chunks would look at one of them only.
 
-use std::ffi::CStr;
+use std::ffi::{c_char, c_void, CStr, CString};
 
+use hdf5_metno_sys::h5::{herr_t, H5_index_t, H5_iter_order_t};
 use hdf5_metno_sys::h5f::H5F_ACC_RDONLY;
+use hdf5_metno_sys::h5i::hid_t;
+use hdf5_metno_sys::h5l::{H5L_info1_t, H5Lexists, H5Lvisit1};
+use hdf5_metno_sys::h5p::H5P_DEFAULT;
 
-use super::hdf5::{init, open_file};
+use super::hdf5::{init, open_file, Object};
 use super::{attribute_strings, foreign_storage, Lib};
+
+/// The prefix libnetcdf gives the dataset of a variable named like a dimension it does
+/// not start with.
+const NON_COORD_PREFIX: &str = "_nc4_non_coord_";
 
 /// Why a file is refused before it is opened.
 pub(crate) enum Refusal {
@@ -17,6 +27,8 @@ pub(crate) enum Refusal {
     /// The variable-length attributes would take more than their budget (the first
     /// attribute past it, described for people).
     OversizedAttributes(String),
+    /// A variable stored under two names (its path, described for people).
+    TwoDatasets(String),
 }
 
 /// Why the HDF5 file `path` is to be refused before libnetcdf opens it, its
@@ -33,6 +45,115 @@ pub(crate) fn refusal_before_open(
     if let Some(what) = foreign_storage::reaches_another_file(lib, &file) {
         return Some(Refusal::ReachesAnotherFile(what));
     }
+    if let Some(what) = stored_twice(&file) {
+        return Some(Refusal::TwoDatasets(what));
+    }
     attribute_strings::oversized_attributes(lib, file.id, attribute_budget)
         .map(Refusal::OversizedAttributes)
+}
+
+/// The first link `…/_nc4_non_coord_X` of the open `file` beside a link `…/X` in the same
+/// group, as `/…/X`; `None` when there is none.
+fn stored_twice(file: &Object) -> Option<String> {
+    let mut found: Option<String> = None;
+    // SAFETY: the file is open; the callback has H5Lvisit's signature and `found`
+    // outlives the call, which is synchronous.
+    unsafe {
+        H5Lvisit1(
+            file.id,
+            H5_index_t::H5_INDEX_NAME,
+            H5_iter_order_t::H5_ITER_INC,
+            Some(visit),
+            std::ptr::from_mut(&mut found).cast(),
+        );
+    }
+    found
+}
+
+/// H5Lvisit's callback: stops (1) at a `_nc4_non_coord_X` link whose group also has `X`.
+///
+/// # Safety
+/// HDF5's contract for `H5L_iterate1_t`: `root` is open, `name` (a path from it) is
+/// NUL-terminated; `data` is the `Option<String>` given to H5Lvisit.
+unsafe extern "C" fn visit(
+    root: hid_t,
+    name: *const c_char,
+    _info: *const H5L_info1_t,
+    data: *mut c_void,
+) -> herr_t {
+    if name.is_null() || data.is_null() {
+        return 0;
+    }
+    // SAFETY: per the contract.
+    let path = unsafe { CStr::from_ptr(name) }
+        .to_string_lossy()
+        .into_owned();
+    let (group, last) = match path.rsplit_once('/') {
+        Some((group, last)) => (format!("{group}/"), last),
+        None => (String::new(), path.as_str()),
+    };
+    let Some(plain) = last.strip_prefix(NON_COORD_PREFIX) else {
+        return 0;
+    };
+    let Ok(sibling) = CString::new(format!("{group}{plain}")) else {
+        return 0;
+    };
+    // SAFETY: root is open (the contract); the path is NUL-terminated, and its groups
+    // exist (the visited link is in the same group).
+    let exists = unsafe { H5Lexists(root, sibling.as_ptr(), H5P_DEFAULT) } > 0;
+    // A dimension that is not a variable is stored under the plain name: that is how
+    // libnetcdf writes a variable named like a dimension it does not start with.
+    if exists && !is_dimension_only(root, &sibling) {
+        // SAFETY: per the contract.
+        let found = unsafe { &mut *data.cast::<Option<String>>() };
+        *found = Some(format!("/{group}{plain}"));
+        return 1;
+    }
+    0
+}
+
+/// What libnetcdf writes in the `NAME` attribute of a dimension without a variable.
+const DIMENSION_ONLY: &[u8] = b"This is a netCDF dimension but not a netCDF variable";
+
+/// Whether the object at `path` from `root` is a dimension without a variable: its `NAME`
+/// attribute, a fixed-length string of at most 1 KiB, says so.
+fn is_dimension_only(root: hid_t, path: &CStr) -> bool {
+    use hdf5_metno_sys::h5a::{H5Aclose, H5Aget_type, H5Aopen_by_name, H5Aread};
+    use hdf5_metno_sys::h5t::{H5Tclose, H5Tget_size, H5Tis_variable_str};
+    // SAFETY: root is open and path NUL-terminated (the caller's); each id is checked and
+    // closed by `Object`; the buffer holds the attribute's one fixed-length string of the
+    // type's size (at most 1 KiB, checked before the read).
+    unsafe {
+        let attribute = H5Aopen_by_name(
+            root,
+            path.as_ptr(),
+            c"NAME".as_ptr(),
+            H5P_DEFAULT,
+            H5P_DEFAULT,
+        );
+        if attribute < 0 {
+            return false;
+        }
+        let attribute = Object {
+            id: attribute,
+            close: H5Aclose,
+        };
+        let string_type = H5Aget_type(attribute.id);
+        if string_type < 0 {
+            return false;
+        }
+        let string_type = Object {
+            id: string_type,
+            close: H5Tclose,
+        };
+        let size = H5Tget_size(string_type.id);
+        if H5Tis_variable_str(string_type.id) != 0 || size == 0 || size > 1024 {
+            return false;
+        }
+        let mut text = vec![0u8; size];
+        if H5Aread(attribute.id, string_type.id, text.as_mut_ptr().cast()) < 0 {
+            return false;
+        }
+        text.starts_with(DIMENSION_ONLY)
+    }
 }
