@@ -70,13 +70,10 @@ fn name_capacity(path: &str) -> Result<NameCapacity, NcError> {
 }
 
 /// Why the local file `path` is refused before libnetcdf opens it: an object that makes
-/// HDF5 read another file, or variable-length attributes that would take more than the
-/// file's size and [`crate::string_read::STRING_SLACK`] once read.
+/// HDF5 read another file, variable-length attributes that would take more than
+/// [`crate::string_read::variable_length_budget`] once read, or a variable stored twice.
 fn refusal_before(path: &str, c_path: &CStr) -> Option<NcError> {
-    let file_bytes = std::fs::metadata(path).map_or(0, |m| m.len());
-    let budget = usize::try_from(file_bytes)
-        .unwrap_or(usize::MAX)
-        .saturating_add(crate::string_read::STRING_SLACK);
+    let budget = crate::string_read::variable_length_budget(path);
     let (kind, message) = match with_lib(|lib| refusal_before_open(lib, c_path, budget))? {
         Refusal::ReachesAnotherFile(what) => (
             store::ErrorKind::Unsupported,

@@ -22,6 +22,17 @@ use crate::var_cache::{VarCache, NC_FORMATX_NC_HDF5};
 /// 64 MiB, room for the fill values of unwritten elements.
 pub(crate) const STRING_SLACK: usize = 64 << 20;
 
+/// What the variable-length values of one read of the local file `path` may take: the
+/// bytes the file really stores and [`STRING_SLACK`]. A sparse file's holes store nothing
+/// (before, a 552 KB file made 3 GB long with `truncate` took 3.2 GB).
+pub(crate) fn variable_length_budget(path: &str) -> usize {
+    use std::os::unix::fs::MetadataExt;
+    let stored = std::fs::metadata(path).map_or(0, |m| m.len().min(m.blocks().saturating_mul(512)));
+    usize::try_from(stored)
+        .unwrap_or(usize::MAX)
+        .saturating_add(STRING_SLACK)
+}
+
 /// The string variables of one file read with HDF5, as found on first read.
 pub(crate) type HdfStringVars = VarCache<HdfStrings>;
 
@@ -78,10 +89,7 @@ impl NcFile {
             return None;
         }
         let file_name = CString::new(self.path().as_bytes()).ok()?;
-        let file_bytes = std::fs::metadata(self.path()).ok()?.len();
-        let budget = usize::try_from(file_bytes)
-            .unwrap_or(usize::MAX)
-            .saturating_add(STRING_SLACK);
+        let budget = variable_length_budget(self.path());
         with_lib(|lib| {
             let context = || self.path().to_string();
             let file = self.open_file();

@@ -11,11 +11,15 @@ KIND is one of
   attribute  a global string attribute `t` of N elements, each patched to reference
              one stored string of L bytes;
   vlen       a netCDF vlen variable `s` (type `ragged`, int) of N elements, each a
-             reference to one stored sequence of L ints (written by netCDF4-python).
+             reference to one stored sequence of L ints (written by netCDF4-python);
+  compound   a global attribute `c` of a committed compound type `T {string s}` of N
+             elements, each patched to reference one stored string of L bytes;
+  sparse     `strings`, then made 3 GB long with holes (truncate): 70 KB stored.
 
 Made for nctools' tests of the memory rule (red team s30 H6); with small N and L the
 files are ordinary and read like any other.
 """
+import os
 import struct
 import sys
 import zlib
@@ -32,12 +36,34 @@ def first_reference(dataset):
     return zlib.decompress(dataset.id.read_direct_chunk((0,))[1])[:16]
 
 
-if kind == "strings":
+if kind in ("strings", "sparse"):
     with h5py.File(out, "w") as f:
         a = f.create_dataset("a", shape=(1,), chunks=(1,), dtype=strings, compression="gzip")
         a[0] = "x" * length
         s = f.create_dataset("s", shape=(n,), chunks=(n,), dtype=strings, compression="gzip")
         s.id.write_direct_chunk((0,), zlib.compress(first_reference(a) * n, 9))
+    if kind == "sparse":
+        os.truncate(out, 3_000_000_000)
+elif kind == "compound":
+    compound = np.dtype([("s", strings)])
+    values = np.empty(n, dtype=compound)
+    values["s"][0] = "B" * length
+    for i in range(1, n):
+        values["s"][i] = "x"
+    with h5py.File(out, "w", libver="earliest") as f:
+        f["T"] = compound
+        f.attrs.create("c", values, dtype=f["T"])
+        f.create_dataset("v", data=np.arange(3, dtype="i4"))
+    data = bytearray(open(out, "rb").read())
+    # The first reference (length L) followed by one of length 1: the attribute's values.
+    big, one = struct.pack("<I", length), struct.pack("<I", 1)
+    at = data.find(big)
+    while at >= 0 and data[at + 16:at + 20] != one:
+        at = data.find(big, at + 1)
+    reference = bytes(data[at:at + 16])
+    for i in range(1, n):
+        data[at + 16 * i:at + 16 * i + 16] = reference
+    open(out, "wb").write(bytes(data))
 elif kind == "fill":
     with h5py.File(out, "w") as f:
         f.create_dataset("s", shape=(n,), chunks=(min(n, 1024),), dtype=strings,

@@ -9,7 +9,7 @@
 //! its length (the first four bytes of the file's form, little-endian, in the HDF5 file
 //! format), into a 4-byte opaque type of nctools' own that nothing else converts to.
 
-use std::ffi::{c_char, c_void, CStr};
+use std::ffi::{c_char, c_uint, c_void, CStr};
 use std::sync::Once;
 
 use hdf5_metno_sys::h5::{herr_t, hsize_t, H5_index_t, H5_iter_order_t};
@@ -152,8 +152,10 @@ unsafe extern "C" fn visit_attribute(
     1
 }
 
-/// The bytes the attribute `name` of `location` takes once read, when it is of a
-/// variable-length string or sequence type; `None` for other types or when HDF5 fails.
+/// The bytes the attribute `name` of `location` takes once read, when its type holds
+/// variable-length strings or sequences (at any depth of compounds and arrays); `None`
+/// for other types or when HDF5 fails; `usize::MAX` for one that cannot be measured (a
+/// sequence of variable-length values).
 ///
 /// # Safety
 /// `location` is open and `name` NUL-terminated.
@@ -180,21 +182,10 @@ unsafe fn variable_bytes(
             id: file_type,
             close: H5Tclose,
         };
-        // Bytes per unit of length: a string's byte, or a sequence's element.
-        let unit = if H5Tis_variable_str(file_type.id) > 0 {
-            1
-        } else if H5Tget_class(file_type.id) == H5T_class_t::H5T_VLEN {
-            let base = H5Tget_super(file_type.id);
-            if base < 0 {
-                return None;
-            }
-            let base = Object {
-                id: base,
-                close: H5Tclose,
-            };
-            H5Tget_size(base.id).max(1)
-        } else {
-            return None;
+        let lengths = match lengths_type(file_type.id, length_type) {
+            Measured::Nothing => return None,
+            Measured::Unmeasurable => return Some(usize::MAX),
+            Measured::Lengths(lengths) => lengths,
         };
         let space = H5Aget_space(attribute.id);
         if space < 0 {
@@ -203,16 +194,207 @@ unsafe fn variable_bytes(
         let points = H5Sget_simple_extent_npoints(space);
         H5Sclose(space);
         let points = usize::try_from(points).ok()?;
-        // One length of four bytes a value: the attribute's stored references are 12 or
-        // 16 bytes each, so this is less than the attribute holds.
-        let mut lengths: Vec<u32> = vec![0; points];
-        if points > 0 && H5Aread(attribute.id, length_type, lengths.as_mut_ptr().cast()) < 0 {
+        // Four bytes a length, fewer than the 12 or 16 of each stored reference: less than
+        // the attribute holds.
+        let count = points.checked_mul(lengths.per_value)?;
+        let mut values: Vec<u32> = vec![0; count];
+        if count > 0
+            && H5Aread(
+                attribute.id,
+                lengths.memory_type.id,
+                values.as_mut_ptr().cast(),
+            ) < 0
+        {
             return None;
         }
         // A value's memory: its bytes (and a string's NUL), and a pointer.
-        Some(lengths.iter().fold(0usize, |total, len| {
-            total.saturating_add((*len as usize).saturating_mul(unit).saturating_add(16))
+        Some(values.iter().fold(0usize, |total, len| {
+            total.saturating_add(
+                (*len as usize)
+                    .saturating_mul(lengths.unit)
+                    .saturating_add(16),
+            )
         }))
+    }
+}
+
+/// What measuring a type takes.
+enum Measured {
+    /// The type holds no variable-length part.
+    Nothing,
+    /// It holds a sequence of variable-length values, which its lengths do not bound.
+    Unmeasurable,
+    /// Read it as this type: its variable-length parts' lengths, nothing else.
+    Lengths(Lengths),
+}
+
+/// A type made of the lengths of another's variable-length parts.
+struct Lengths {
+    /// The type: a length, or a compound or array of them.
+    memory_type: Object,
+    /// How many lengths one value holds.
+    per_value: usize,
+    /// The most bytes one unit of length stands for (a string's byte, a sequence's
+    /// element).
+    unit: usize,
+}
+
+/// The lengths-only type of the file type `t` (see [`Measured`]): each variable-length
+/// string or sequence becomes `length_type` (4 bytes), compound members without one are
+/// left out (HDF5 converts members by name), and arrays keep their dimensions.
+fn lengths_type(t: hid_t, length_type: hid_t) -> Measured {
+    use hdf5_metno_sys::h5t::{
+        H5Tarray_create2, H5Tget_array_dims2, H5Tget_array_ndims, H5Tget_member_name,
+        H5Tget_member_type, H5Tget_nmembers,
+    };
+    let copy = |id: hid_t| -> Option<Object> {
+        // SAFETY: the id is HDF5's; the copy is checked, and closed by `Object`.
+        let copied = unsafe { H5Tcopy(id) };
+        (copied >= 0).then_some(Object {
+            id: copied,
+            close: H5Tclose,
+        })
+    };
+    let single = |unit: usize| match copy(length_type) {
+        Some(memory_type) => Measured::Lengths(Lengths {
+            memory_type,
+            per_value: 1,
+            unit,
+        }),
+        None => Measured::Unmeasurable,
+    };
+    // SAFETY: `t` is an open type (the caller's); every id made here is checked and
+    // closed by `Object`; member names from HDF5 are NUL-terminated and freed once.
+    unsafe {
+        match H5Tget_class(t) {
+            H5T_class_t::H5T_STRING if H5Tis_variable_str(t) > 0 => single(1),
+            H5T_class_t::H5T_VLEN => {
+                let base = H5Tget_super(t);
+                if base < 0 {
+                    return Measured::Unmeasurable;
+                }
+                let base = Object {
+                    id: base,
+                    close: H5Tclose,
+                };
+                match lengths_type(base.id, length_type) {
+                    Measured::Nothing => single(H5Tget_size(base.id).max(1)),
+                    _ => Measured::Unmeasurable,
+                }
+            }
+            H5T_class_t::H5T_ARRAY => {
+                let base = H5Tget_super(t);
+                if base < 0 {
+                    return Measured::Unmeasurable;
+                }
+                let base = Object {
+                    id: base,
+                    close: H5Tclose,
+                };
+                let inner = match lengths_type(base.id, length_type) {
+                    Measured::Lengths(inner) => inner,
+                    other => return other,
+                };
+                let Ok(rank_len) = usize::try_from(H5Tget_array_ndims(t)) else {
+                    return Measured::Unmeasurable;
+                };
+                let mut dims: Vec<hsize_t> = vec![0; rank_len.max(1)];
+                if H5Tget_array_dims2(t, dims.as_mut_ptr()) < 0 {
+                    return Measured::Unmeasurable;
+                }
+                let elements = dims[..rank_len]
+                    .iter()
+                    .try_fold(1usize, |n, d| n.checked_mul(usize::try_from(*d).ok()?));
+                let Ok(rank) = c_uint::try_from(rank_len) else {
+                    return Measured::Unmeasurable;
+                };
+                let array = H5Tarray_create2(inner.memory_type.id, rank, dims.as_ptr());
+                match (elements, array >= 0) {
+                    (Some(elements), true) => Measured::Lengths(Lengths {
+                        memory_type: Object {
+                            id: array,
+                            close: H5Tclose,
+                        },
+                        per_value: inner.per_value.saturating_mul(elements),
+                        unit: inner.unit,
+                    }),
+                    _ => Measured::Unmeasurable,
+                }
+            }
+            H5T_class_t::H5T_COMPOUND => {
+                let members = u32::try_from(H5Tget_nmembers(t)).unwrap_or(0);
+                let mut parts: Vec<(*mut c_char, Lengths)> = Vec::new();
+                let mut unmeasurable = false;
+                for i in 0..members {
+                    let member = H5Tget_member_type(t, i);
+                    if member < 0 {
+                        unmeasurable = true;
+                        continue;
+                    }
+                    let member = Object {
+                        id: member,
+                        close: H5Tclose,
+                    };
+                    match lengths_type(member.id, length_type) {
+                        Measured::Nothing => {}
+                        Measured::Unmeasurable => unmeasurable = true,
+                        Measured::Lengths(lengths) => {
+                            parts.push((H5Tget_member_name(t, i), lengths));
+                        }
+                    }
+                }
+                let measured = if unmeasurable || parts.iter().any(|(n, _)| n.is_null()) {
+                    Measured::Unmeasurable
+                } else if parts.is_empty() {
+                    Measured::Nothing
+                } else {
+                    compound_of(&parts)
+                };
+                for (name, _) in parts {
+                    if !name.is_null() {
+                        libc::free(name.cast());
+                    }
+                }
+                measured
+            }
+            _ => Measured::Nothing,
+        }
+    }
+}
+
+/// A compound of the named lengths-only `parts`, packed.
+///
+/// # Safety
+/// Each name is a NUL-terminated string.
+unsafe fn compound_of(parts: &[(*mut c_char, Lengths)]) -> Measured {
+    use hdf5_metno_sys::h5t::H5Tinsert;
+    // SAFETY: the types are open; sizes come from HDF5; the compound id is checked, and
+    // closed by `Object`; names per the contract.
+    unsafe {
+        let size: usize = parts
+            .iter()
+            .map(|(_, l)| H5Tget_size(l.memory_type.id))
+            .sum();
+        let id = H5Tcreate(H5T_class_t::H5T_COMPOUND, size.max(1));
+        if id < 0 {
+            return Measured::Unmeasurable;
+        }
+        let compound = Object {
+            id,
+            close: H5Tclose,
+        };
+        let mut offset = 0usize;
+        for (name, lengths) in parts {
+            if H5Tinsert(compound.id, *name, offset, lengths.memory_type.id) < 0 {
+                return Measured::Unmeasurable;
+            }
+            offset += H5Tget_size(lengths.memory_type.id);
+        }
+        Measured::Lengths(Lengths {
+            memory_type: compound,
+            per_value: parts.iter().map(|(_, l)| l.per_value).sum(),
+            unit: parts.iter().map(|(_, l)| l.unit).max().unwrap_or(1),
+        })
     }
 }
 
