@@ -108,8 +108,8 @@ impl NcFile {
                  asked to decode it"
             ),
             Bomb::Corrupt { offset, error } => format!(
-                "a stored chunk at {offset:?} does not decode ({error}); the file is probably \
-                 corrupt, and HDF5 is not asked to decode it"
+                "cannot read the stored chunk at {offset:?}: it does not decode ({error}); \
+                 the chunk is probably corrupt, and HDF5 is not asked to decode it"
             ),
             Bomb::Variable(why) => why,
         };

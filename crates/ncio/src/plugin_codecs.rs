@@ -88,7 +88,7 @@ impl PluginCodec for Pair {
             return Err("its HDF5 filter does not decode".into());
         }
         if let Some(declared) = decode
-            .then(|| declared_too_large(self.hdf5_id, input, max_output))
+            .then(|| declared_too_large(self.hdf5_id, params, input, max_output))
             .flatten()
         {
             return Err(declared);
@@ -260,7 +260,7 @@ pub(crate) fn run_plugin_filter(
     });
     let (path, filter) = filters.iter().find(|(_, f)| f.id == id && f.decodes)?;
     let provider = display(path);
-    if let Some(declared) = declared_too_large(id, data, bound) {
+    if let Some(declared) = declared_too_large(id, params, data, bound) {
         return Some(Err(codecs::ForeignFailure::TooLarge(format!(
             "the plugin {provider}: {declared}"
         ))));
@@ -282,13 +282,15 @@ pub(crate) fn run_plugin_filter(
 const BITSHUFFLE: u32 = 32008;
 
 /// What a chunk's own header says it decodes to, when that is more than `bound`, for the
-/// plugin filters whose header nctools knows: a plugin allocates what its header says
+/// plugin filters whose header nctools knows (given their parameters `params`): a plugin allocates what its header says
 /// before anything can check its output (a 34 KB file whose bitshuffle header said 1e9
 /// bytes cost 2.97 GB). `None` when the header is within the bound or not known.
-fn declared_too_large(id: u32, chunk: &[u8], bound: usize) -> Option<String> {
+fn declared_too_large(id: u32, params: &[u32], chunk: &[u8], bound: usize) -> Option<String> {
     match id {
-        // Bitshuffle: the decoded size, 8 bytes big-endian, then the block size.
-        BITSHUFFLE => {
+        // Bitshuffle with a compressor (its fifth parameter: 2 for lz4, 3 for zstd) puts
+        // a header first: the decoded size, 8 bytes big-endian, then the block size.
+        // Without one, the chunk is the shuffled data itself.
+        BITSHUFFLE if matches!(params.get(4), Some(2 | 3)) => {
             let declared = u64::from_be_bytes(chunk.get(..8)?.try_into().ok()?);
             (declared > bound as u64).then(|| {
                 format!(
