@@ -83,6 +83,14 @@ fn refusal_before(path: &str, c_path: &CStr) -> Option<NcError> {
                  the data into the file itself"
             ),
         ),
+        Refusal::LinkedTwice(what) => (
+            store::ErrorKind::Corrupt,
+            format!(
+                "{what}: libnetcdf would read it once per link (a group's whole tree \
+                 each time), which no netCDF library writes: the file is probably corrupt \
+                 or hostile"
+            ),
+        ),
         Refusal::TwoDatasets(what) => (
             store::ErrorKind::Corrupt,
             format!(

@@ -14,7 +14,9 @@ KIND is one of
              reference to one stored sequence of L ints (written by netCDF4-python);
   compound   a global attribute `c` of a committed compound type `T {string s}` of N
              elements, each patched to reference one stored string of L bytes;
-  sparse     `strings`, then made 3 GB long with holes (truncate): 70 KB stored.
+  sparse     `strings`, then made 3 GB long with holes (truncate): 70 KB stored;
+  linked     a group `g` with a string attribute of N elements of L bytes, hard-linked
+             from the root ten more times (libnetcdf reads it once per link).
 
 Made for nctools' tests of the memory rule (red team s30 H6); with small N and L the
 files are ordinary and read like any other.
@@ -64,6 +66,12 @@ elif kind == "compound":
     for i in range(1, n):
         data[at + 16 * i:at + 16 * i + 16] = reference
     open(out, "wb").write(bytes(data))
+elif kind == "linked":
+    with h5py.File(out, "w") as f:
+        g = f.create_group("g")
+        g.attrs.create("a", np.array(["x" * length] * n, dtype=object), dtype=strings)
+        for k in range(10):
+            f[f"g{k}"] = g
 elif kind == "fill":
     with h5py.File(out, "w") as f:
         f.create_dataset("s", shape=(n,), chunks=(min(n, 1024),), dtype=strings,

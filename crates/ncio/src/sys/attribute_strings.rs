@@ -17,7 +17,7 @@ use hdf5_metno_sys::h5a::{
     H5A_info_t, H5Aclose, H5Aget_space, H5Aget_type, H5Aiterate_by_name, H5Aopen, H5Aread,
 };
 use hdf5_metno_sys::h5i::hid_t;
-use hdf5_metno_sys::h5o::{H5O_info1_t, H5Ovisit2, H5O_INFO_BASIC};
+use hdf5_metno_sys::h5o::{H5O_info1_t, H5O_type_t, H5Ovisit2, H5O_INFO_BASIC};
 use hdf5_metno_sys::h5p::H5P_DEFAULT;
 use hdf5_metno_sys::h5s::{H5Sclose, H5Sget_simple_extent_npoints};
 use hdf5_metno_sys::h5t::{
@@ -32,10 +32,24 @@ use super::Lib;
 /// The tag of the opaque type the lengths are converted to.
 const LENGTH_TAG: &CStr = c"nctools: the length of a variable-length value";
 
-/// The first attribute of the open HDF5 `file` from which the variable-length
-/// attributes of the whole file would take more than `budget` bytes once read,
-/// described for people; `None` when they fit (or HDF5 cannot tell).
-pub(crate) fn oversized_attributes(lib: &Lib, file: hid_t, budget: usize) -> Option<String> {
+/// Why the attributes of a file may not be read.
+pub(crate) enum AttributeRefusal {
+    /// The variable-length attributes would take more than the budget: the first
+    /// attribute past it, described for people.
+    Oversized(String),
+    /// An object is reached by more than one hard link, and libnetcdf would read it (its
+    /// attributes, and a group's whole tree) once per link: its path and link count.
+    LinkedTwice(String),
+}
+
+/// Why the attributes of the open HDF5 `file` may not be read: variable-length
+/// attributes of the whole file that would take more than `budget` bytes once read, or
+/// an object reached by several hard links; `None` when they fit (or HDF5 cannot tell).
+pub(crate) fn oversized_attributes(
+    lib: &Lib,
+    file: hid_t,
+    budget: usize,
+) -> Option<AttributeRefusal> {
     register(lib);
     let length_type = length_type()?;
     let mut walk = Walk {
@@ -64,7 +78,7 @@ struct Walk {
     length_type: hid_t,
     budget: usize,
     used: usize,
-    found: Option<String>,
+    found: Option<AttributeRefusal>,
 }
 
 /// The attribute being measured, for its callback.
@@ -80,7 +94,7 @@ struct AttributeWalk<'w> {
 extern "C" fn visit_object(
     root: hid_t,
     name: *const c_char,
-    _info: *const H5O_info1_t,
+    info: *const H5O_info1_t,
     data: *mut c_void,
 ) -> herr_t {
     if name.is_null() || data.is_null() {
@@ -92,6 +106,25 @@ extern "C" fn visit_object(
     let object = unsafe { CStr::from_ptr(name) }
         .to_string_lossy()
         .into_owned();
+    // HDF5 visits an object once; libnetcdf reads it once per link (before, a group
+    // linked from ten places took 2.85 GB through attributes counted once).
+    // (A committed datatype counts each use of it too.)
+    let (links, kind) = if info.is_null() {
+        (1, H5O_type_t::H5O_TYPE_UNKNOWN)
+    } else {
+        // SAFETY: per the contract, `info` is valid during the call (not null here).
+        unsafe { ((*info).rc, (*info).type_) }
+    };
+    let linkable = matches!(
+        kind,
+        H5O_type_t::H5O_TYPE_GROUP | H5O_type_t::H5O_TYPE_DATASET
+    );
+    if links > 1 && linkable {
+        walk.found = Some(AttributeRefusal::LinkedTwice(format!(
+            "/{object}: reached by {links} hard links"
+        )));
+        return 1;
+    }
     let mut attributes = AttributeWalk { walk, object };
     let mut index: hsize_t = 0;
     // SAFETY: root is open and name one of its objects (per the contract); the callback
@@ -144,11 +177,11 @@ unsafe extern "C" fn visit_attribute(
         "." => String::new(),
         other => format!("/{other}"),
     };
-    walk.found = Some(format!(
+    walk.found = Some(AttributeRefusal::Oversized(format!(
         "{object}/{attribute}: its variable-length values, with the attributes before it, \
          would take more than {} bytes once read",
         walk.budget
-    ));
+    )));
     1
 }
 

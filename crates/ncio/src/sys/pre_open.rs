@@ -29,6 +29,8 @@ pub(crate) enum Refusal {
     OversizedAttributes(String),
     /// A variable stored under two names (its path, described for people).
     TwoDatasets(String),
+    /// An object reached by several hard links (its path and count).
+    LinkedTwice(String),
 }
 
 /// Why the HDF5 file `path` is to be refused before libnetcdf opens it, its
@@ -48,8 +50,14 @@ pub(crate) fn refusal_before_open(
     if let Some(what) = stored_twice(&file) {
         return Some(Refusal::TwoDatasets(what));
     }
-    attribute_strings::oversized_attributes(lib, file.id, attribute_budget)
-        .map(Refusal::OversizedAttributes)
+    attribute_strings::oversized_attributes(lib, file.id, attribute_budget).map(|refusal| {
+        match refusal {
+            attribute_strings::AttributeRefusal::Oversized(what) => {
+                Refusal::OversizedAttributes(what)
+            }
+            attribute_strings::AttributeRefusal::LinkedTwice(what) => Refusal::LinkedTwice(what),
+        }
+    })
 }
 
 /// The first link `…/_nc4_non_coord_X` of the open `file` beside a link `…/X` in the same
