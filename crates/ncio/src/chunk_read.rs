@@ -52,7 +52,8 @@ enum Mode {
 
 /// One variable read by decoding its stored chunks here.
 pub(crate) struct ChunkedVar {
-    origin: ChunkOrigin,
+    /// The dataset (none for a variable refused whole).
+    origin: Option<ChunkOrigin>,
     mode: Mode,
     /// The pipeline, checked chunk by chunk before HDF5 decodes a chunk.
     checker: ChunkChecker,
@@ -180,67 +181,79 @@ impl NcFile {
             let Layout::Chunked(chunks) = read_layout(lib, grp, varid, &context).ok()? else {
                 return None;
             };
-            let mut filters = read_filters(lib, grp, varid, &context).ok()?;
+            let filters = read_filters(lib, grp, varid, &context).ok()?;
             if filters.is_empty() {
                 return None;
             }
-            let group = group_path(lib, file, group_ncid)?;
-            let origin = ChunkOrigin::open(lib, &file_name, &group, &info.name)?;
-            // HDF5's own list: the bits of a chunk's filter mask count its places.
-            if let Some(pipeline) = origin.pipeline(lib) {
-                filters = pipeline
-                    .into_iter()
-                    .map(|(id, params)| filterspec::FilterSpec::new(id, params))
-                    .collect();
-            }
-            let element = match numbers {
-                Some(atomic) => atomic.size(),
-                None => origin.element_size(lib)?,
-            };
-            let chunk_bytes = chunks.iter().try_fold(element, |a, c| a.checked_mul(*c))?;
-            if chunk_bytes == 0 {
-                return None;
-            }
-            let checker = ChunkDecoder::checker(&filters, element);
-            let limit = codecs::partial::decoded_chunk_cap();
-            // Chunks up to the chunk limit are decoded or checked here, bounded; larger
-            // ones are refused: HDF5's deflate and a plugin's decoding know no bound, and
-            // checking them would cost what they declare.
-            let mode = if chunk_bytes > limit {
-                Mode::Refuse(format!(
-                    "its filtered chunks of {chunk_bytes} bytes are larger than the chunk \
+            // A filtered variable whose chunks cannot be checked is not read: libnetcdf
+            // would hand them to HDF5 unchecked.
+            let set_up = || -> Option<ChunkedVar> {
+                let mut filters = filters.clone();
+                let group = group_path(lib, file, group_ncid)?;
+                let origin = ChunkOrigin::open(lib, &file_name, &group, &info.name)?;
+                // HDF5's own list: the bits of a chunk's filter mask count its places.
+                if let Some(pipeline) = origin.pipeline(lib) {
+                    filters = pipeline
+                        .into_iter()
+                        .map(|(id, params)| filterspec::FilterSpec::new(id, params))
+                        .collect();
+                }
+                let element = match numbers {
+                    Some(atomic) => atomic.size(),
+                    None => origin.element_size(lib)?,
+                };
+                let chunk_bytes = chunks.iter().try_fold(element, |a, c| a.checked_mul(*c))?;
+                if chunk_bytes == 0 {
+                    return None;
+                }
+                let checker = ChunkDecoder::checker(&filters, element);
+                let limit = codecs::partial::decoded_chunk_cap();
+                // Chunks up to the chunk limit are decoded or checked here, bounded; larger
+                // ones are refused: HDF5's deflate and a plugin's decoding know no bound, and
+                // checking them would cost what they declare.
+                let mode = if chunk_bytes > limit {
+                    Mode::Refuse(format!(
+                        "its filtered chunks of {chunk_bytes} bytes are larger than the chunk \
                      limit ({limit} bytes), and neither nctools nor HDF5 would decode them \
                      within bounds; for a file you trust, raise the limit \
                      (NCTOOLS_CHUNK_LIMIT={chunk_bytes})"
-                ))
-            } else {
-                match numbers.and_then(|_| ChunkDecoder::new(&filters, element)) {
-                    Some(decoder) => Mode::Decode(decoder),
-                    None => Mode::Check,
-                }
+                    ))
+                } else {
+                    match numbers.and_then(|_| ChunkDecoder::new(&filters, element)) {
+                        Some(decoder) => Mode::Decode(decoder),
+                        None => Mode::Check,
+                    }
+                };
+                let shape = info
+                    .dim_ids
+                    .iter()
+                    .map(|d| inquire::dim(lib, grp, *d, &context).map(|(_, len)| len))
+                    .collect::<Result<Vec<usize>, _>>()
+                    .ok()?;
+                let swap = !read_endianness(lib, grp, varid, &context)
+                    .ok()?
+                    .is_machine_order();
+                Some(ChunkedVar {
+                    origin: Some(origin),
+                    mode,
+                    checker,
+                    shape,
+                    chunks,
+                    chunk_bytes,
+                    element,
+                    swap,
+                    checked: Mutex::new(HashSet::new()),
+                    carried: Mutex::new(Vec::new()),
+                    decoded: AtomicU64::new(0),
+                })
             };
-            let shape = info
-                .dim_ids
-                .iter()
-                .map(|d| inquire::dim(lib, grp, *d, &context).map(|(_, len)| len))
-                .collect::<Result<Vec<usize>, _>>()
-                .ok()?;
-            let swap = !read_endianness(lib, grp, varid, &context)
-                .ok()?
-                .is_machine_order();
-            Some(ChunkedVar {
-                origin,
-                mode,
-                checker,
-                shape,
-                chunks,
-                chunk_bytes,
-                element,
-                swap,
-                checked: Mutex::new(HashSet::new()),
-                carried: Mutex::new(Vec::new()),
-                decoded: AtomicU64::new(0),
-            })
+            Some(set_up().unwrap_or_else(|| {
+                ChunkedVar::refused(
+                    "nctools cannot find or read the variable's HDF5 dataset to check its \
+                     filtered chunks before HDF5 decodes them"
+                        .into(),
+                )
+            }))
         })
     }
 }
@@ -280,6 +293,23 @@ pub(crate) enum Bomb {
 }
 
 impl ChunkedVar {
+    /// A variable refused whole, for `why`.
+    fn refused(why: String) -> Self {
+        Self {
+            origin: None,
+            mode: Mode::Refuse(why),
+            checker: ChunkDecoder::checker(&[], 1),
+            shape: Vec::new(),
+            chunks: Vec::new(),
+            chunk_bytes: 0,
+            element: 1,
+            swap: false,
+            checked: Mutex::new(HashSet::new()),
+            carried: Mutex::new(Vec::new()),
+            decoded: AtomicU64::new(0),
+        }
+    }
+
     /// `Err` when the variable may not be read at all.
     fn refusal(&self) -> Result<(), Bomb> {
         match &self.mode {
@@ -368,7 +398,10 @@ impl ChunkedVar {
             return Ok(None);
         }
         let offset: Vec<usize> = index.iter().zip(&self.chunks).map(|(i, c)| i * c).collect();
-        let Ok(Some(stored)) = with_lib(|lib| self.origin.read(lib, &offset)) else {
+        let Some(origin) = &self.origin else {
+            return Ok(None);
+        };
+        let Ok(Some(stored)) = with_lib(|lib| origin.read(lib, &offset)) else {
             return Ok(None);
         };
         // Decoded chunks in flight across all threads stay within the process's budget.
