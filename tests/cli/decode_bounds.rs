@@ -545,6 +545,11 @@ fn no_netcdf4_chunk_reaches_hdf5_unchecked() {
         // the `v` libnetcdf reads (2.1 GB).
         ("fletcher", "variable /v"),
         ("decoy", "variable /v"),
+        // Red team s31c: an index claiming a 4 GiB chunk aborted the tool (SIGABRT) from
+        // 3.5 KB; a soft link to a group made libnetcdf read it again for each link (1.5
+        // GB), or for ever when it named a group above itself (SIGSEGV at 3.7 GB).
+        ("claim", "variable /v"),
+        ("softlink", "/loop: a soft link"),
     ] {
         let file = dir.path().join(format!("{kind}.nc"));
         let made = run(Command::new(&python)

@@ -401,8 +401,19 @@ impl ChunkedVar {
         let Some(origin) = &self.origin else {
             return Ok(None);
         };
-        let Ok(Some(stored)) = with_lib(|lib| origin.read(lib, &offset)) else {
-            return Ok(None);
+        let stored = match with_lib(|lib| origin.read(lib, &offset)) {
+            Ok(Some(stored)) => stored,
+            // Never written: HDF5 gives the fill value.
+            Ok(None) => return Ok(None),
+            // HDF5 could not read its index entry or bytes: not HDF5's to decode either.
+            Err(()) => {
+                return Err(Bomb::Corrupt {
+                    offset,
+                    error: "HDF5 cannot read its stored bytes, or its index places them \
+                            beyond the file"
+                        .into(),
+                })
+            }
         };
         // Decoded chunks in flight across all threads stay within the process's budget.
         let _permit = store::budget::decode_budget().acquire(self.chunk_bytes);

@@ -83,6 +83,14 @@ fn refusal_before(path: &str, c_path: &CStr) -> Option<NcError> {
                  the data into the file itself"
             ),
         ),
+        Refusal::SoftLink(what) => (
+            store::ErrorKind::Unsupported,
+            format!(
+                "{what}: a soft link, which no netCDF library writes: libnetcdf reads what \
+                 it names once more for each (a link to a group above it for ever), so \
+                 nctools refuses the file"
+            ),
+        ),
         Refusal::LinkedTwice(what) => (
             store::ErrorKind::Corrupt,
             format!(

@@ -14,8 +14,13 @@ KIND is one of
           1.6.3 wrote (its little-endian bytes c0 c1 c2 c3 stored c1 c0 c3 c2), which
           HDF5 accepts (red team s31b HB1);
   decoy   float v(8) (deflate,deflate,nbit, nbit skipped) created first, then a plain
-          dataset `_nc4_non_coord_v` holding 8 ints (red team s31b HB3).
+          dataset `_nc4_non_coord_v` holding 8 ints (red team s31b HB3);
+  claim   float v(2), chunks of one, one deflate, whose chunk index (a version 1 B-tree)
+          claims stored sizes of 0xFFFFFFF0 bytes (red team s31c HC1);
+  softlink  float v(8) as `nbit`, and groups `g` and `loop`, `loop` a soft link to `/g`
+          (red team s31c HC3, HC4).
 """
+import struct
 import sys
 import zlib
 
@@ -41,6 +46,23 @@ def zeros_stream(total):
 
 
 frame = zlib.compress(zeros_stream(size), 9)
+if kind == "claim":
+    frame = zlib.compress(bytes(4), 9)
+    with h5py.File(out, "w", libver="earliest") as f:
+        dcpl = h5p.create(h5p.DATASET_CREATE)
+        dcpl.set_chunk((1,))
+        dcpl.set_deflate(9)
+        dataset = h5d.create(f.id, b"v", h5t.IEEE_F32LE, h5s.create_simple((2,)), dcpl=dcpl)
+        for i in range(2):
+            dataset.write_direct_chunk((i,), frame)
+    data = bytearray(open(out, "rb").read())
+    key = struct.pack("<IIQQ", len(frame), 0, 0, 0)
+    at = data.find(key)
+    while at >= 0:
+        data[at:at + 4] = struct.pack("<I", 0xFFFFFFF0)
+        at = data.find(key, at + 1)
+    open(out, "wb").write(bytes(data))
+    sys.exit(0)
 shape, chunk, name, dtype, mask, holes = (8,), (1,), b"v", h5t.IEEE_F32LE, 0, 0
 if kind == "big":
     shape = chunk = (70_000_000,)
@@ -57,7 +79,7 @@ elif kind == "fletcher":
     checked = bytes(numcodecs.Fletcher32().encode(np.frombuffer(frame, dtype="u1")))
     body, c = checked[:-4], checked[-4:]
     frame = body + bytes([c[1], c[0], c[3], c[2]])
-elif kind == "decoy":
+elif kind in ("decoy", "softlink"):
     mask = 4
 elif kind == "vlen":
     name, dtype = b"s", h5t.C_S1.copy()
@@ -71,7 +93,7 @@ with h5py.File(out, "w", track_order=True) as f:
     dcpl.set_chunk(chunk)
     dcpl.set_deflate(9)
     dcpl.set_deflate(9)
-    if kind in ("nbit", "decoy"):
+    if kind in ("nbit", "decoy", "softlink"):
         dcpl.set_filter(5)
     if kind == "fletcher":
         dcpl.set_fletcher32()
@@ -80,3 +102,6 @@ with h5py.File(out, "w", track_order=True) as f:
         dataset.write_direct_chunk((i,), frame, filter_mask=mask)
     if kind == "decoy":
         f.create_dataset("_nc4_non_coord_v", data=np.arange(8, dtype="<i4"), chunks=(1,))
+    if kind == "softlink":
+        f.create_group("g")
+        f["loop"] = h5py.SoftLink("/g")

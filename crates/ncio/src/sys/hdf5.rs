@@ -332,6 +332,8 @@ impl ChunkTarget {
 /// are stored (encoded).
 pub(crate) struct ChunkOrigin {
     var: OpenVariable,
+    /// The bytes of the file, which every stored chunk lies within.
+    file_bytes: u64,
 }
 
 /// How many places the chunk grid of `shape` in `chunks` has (saturating).
@@ -349,7 +351,8 @@ impl ChunkOrigin {
     /// `path`, read-only.
     pub(crate) fn open(lib: &Lib, path: &CStr, group: &str, name: &str) -> Option<Self> {
         let var = OpenVariable::open(lib, path, H5F_ACC_RDONLY, group, name)?;
-        Some(Self { var })
+        let file_bytes = std::fs::metadata(path.to_str().ok()?).ok()?.len();
+        Some(Self { var, file_bytes })
     }
 
     /// The dataset's filter pipeline as HDF5 stores it (libnetcdf reports a filter
@@ -459,6 +462,14 @@ impl ChunkOrigin {
         }
         if addr == HADDR_UNDEF {
             return Ok(None);
+        }
+        // A chunk lies within the file: an index claiming more is not allocated for
+        // (before, a 3.5 KB file claiming a 4 GiB chunk aborted the tool).
+        if addr
+            .checked_add(size)
+            .is_none_or(|end| end > self.file_bytes)
+        {
+            return Err(());
         }
         let len = usize::try_from(size).map_err(|_| ())?;
         let mut bytes = vec![0u8; len];

@@ -10,7 +10,7 @@ use std::ffi::{c_char, c_void, CStr, CString};
 use hdf5_metno_sys::h5::{herr_t, H5_index_t, H5_iter_order_t};
 use hdf5_metno_sys::h5f::H5F_ACC_RDONLY;
 use hdf5_metno_sys::h5i::hid_t;
-use hdf5_metno_sys::h5l::{H5L_info1_t, H5Lexists, H5Lvisit1};
+use hdf5_metno_sys::h5l::{H5L_info1_t, H5L_type_t, H5Lexists, H5Lvisit1};
 use hdf5_metno_sys::h5p::H5P_DEFAULT;
 
 use super::hdf5::{init, open_file, Object};
@@ -31,6 +31,9 @@ pub(crate) enum Refusal {
     TwoDatasets(String),
     /// An object reached by several hard links (its path and count).
     LinkedTwice(String),
+    /// A soft link (its path): libnetcdf reads what it names once more, and a link to a
+    /// group above it for ever.
+    SoftLink(String),
 }
 
 /// Why the HDF5 file `path` is to be refused before libnetcdf opens it, its
@@ -47,8 +50,8 @@ pub(crate) fn refusal_before_open(
     if let Some(what) = foreign_storage::reaches_another_file(lib, &file) {
         return Some(Refusal::ReachesAnotherFile(what));
     }
-    if let Some(what) = stored_twice(&file) {
-        return Some(Refusal::TwoDatasets(what));
+    if let Some(found) = stored_twice(&file) {
+        return Some(found);
     }
     attribute_strings::oversized_attributes(lib, file.id, attribute_budget).map(|refusal| {
         match refusal {
@@ -62,8 +65,8 @@ pub(crate) fn refusal_before_open(
 
 /// The first link `…/_nc4_non_coord_X` of the open `file` beside a link `…/X` in the same
 /// group, as `/…/X`; `None` when there is none.
-fn stored_twice(file: &Object) -> Option<String> {
-    let mut found: Option<String> = None;
+fn stored_twice(file: &Object) -> Option<Refusal> {
+    let mut found: Option<Refusal> = None;
     // SAFETY: the file is open; the callback has H5Lvisit's signature and `found`
     // outlives the call, which is synchronous.
     unsafe {
@@ -78,15 +81,17 @@ fn stored_twice(file: &Object) -> Option<String> {
     found
 }
 
-/// H5Lvisit's callback: stops (1) at a `_nc4_non_coord_X` link whose group also has `X`.
+/// H5Lvisit's callback: stops (1) at a soft link, or at a `_nc4_non_coord_X` link whose
+/// group also has `X`.
 ///
 /// # Safety
 /// HDF5's contract for `H5L_iterate1_t`: `root` is open, `name` (a path from it) is
-/// NUL-terminated; `data` is the `Option<String>` given to H5Lvisit.
+/// NUL-terminated, `info` valid during the call; `data` is the `Option<Refusal>` given to
+/// H5Lvisit.
 unsafe extern "C" fn visit(
     root: hid_t,
     name: *const c_char,
-    _info: *const H5L_info1_t,
+    info: *const H5L_info1_t,
     data: *mut c_void,
 ) -> herr_t {
     if name.is_null() || data.is_null() {
@@ -96,6 +101,15 @@ unsafe extern "C" fn visit(
     let path = unsafe { CStr::from_ptr(name) }
         .to_string_lossy()
         .into_owned();
+    // (Before, a group soft-linked from ten places was read ten times, 1.5 GB, and a
+    // soft link to a group above itself made libnetcdf recurse until it crashed.)
+    // SAFETY: per the contract.
+    if !info.is_null() && unsafe { (*info).type_ } == H5L_type_t::H5L_TYPE_SOFT {
+        // SAFETY: per the contract.
+        let found = unsafe { &mut *data.cast::<Option<Refusal>>() };
+        *found = Some(Refusal::SoftLink(format!("/{path}")));
+        return 1;
+    }
     let (group, last) = match path.rsplit_once('/') {
         Some((group, last)) => (format!("{group}/"), last),
         None => (String::new(), path.as_str()),
@@ -113,8 +127,8 @@ unsafe extern "C" fn visit(
     // libnetcdf writes a variable named like a dimension it does not start with.
     if exists && !is_dimension_only(root, &sibling) {
         // SAFETY: per the contract.
-        let found = unsafe { &mut *data.cast::<Option<String>>() };
-        *found = Some(format!("/{group}{plain}"));
+        let found = unsafe { &mut *data.cast::<Option<Refusal>>() };
+        *found = Some(Refusal::TwoDatasets(format!("/{group}{plain}")));
         return 1;
     }
     0
