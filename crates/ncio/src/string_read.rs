@@ -49,10 +49,7 @@ impl NcFile {
         context: &dyn Fn() -> String,
     ) -> Option<Result<Values, NcError>> {
         let var = self
-            .hdf5_string_vars()
-            .get_or_open((group_ncid, varid), || {
-                self.open_hdf5_strings(group_ncid, varid)
-            })
+            .hdf5_var(group_ncid, varid)
             .filter(|var| !var.is_measured())?;
         let read = with_lib(|lib| var.read(lib, start, count));
         Some(
@@ -73,15 +70,21 @@ impl NcFile {
         context: &dyn Fn() -> String,
     ) -> Result<(), NcError> {
         let Some(var) = self
-            .hdf5_string_vars()
-            .get_or_open((group_ncid, varid), || {
-                self.open_hdf5_strings(group_ncid, varid)
-            })
+            .hdf5_var(group_ncid, varid)
             .filter(|var| var.is_measured())
         else {
             return Ok(());
         };
         with_lib(|lib| var.measure(lib, start, count)).map_err(|error| nc_error(error, context))
+    }
+
+    /// The variable `varid` of the group `group_ncid` as read with HDF5, opened on its
+    /// first request; `None` for the variables libnetcdf reads alone.
+    fn hdf5_var(&self, group_ncid: c_int, varid: c_int) -> Option<std::sync::Arc<HdfStrings>> {
+        self.hdf5_string_vars()
+            .get_or_open((group_ncid, varid), || {
+                self.open_hdf5_strings(group_ncid, varid)
+            })
     }
 
     fn open_hdf5_strings(&self, group_ncid: c_int, varid: c_int) -> Option<HdfStrings> {

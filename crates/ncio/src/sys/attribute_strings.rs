@@ -302,13 +302,8 @@ fn lengths_type(t: hid_t, length_type: hid_t) -> Measured {
         match H5Tget_class(t) {
             H5T_class_t::H5T_STRING if H5Tis_variable_str(t) > 0 => single(1),
             H5T_class_t::H5T_VLEN => {
-                let base = H5Tget_super(t);
-                if base < 0 {
+                let Some(base) = super_type(t) else {
                     return Measured::Unmeasurable;
-                }
-                let base = Object {
-                    id: base,
-                    close: H5Tclose,
                 };
                 match lengths_type(base.id, length_type) {
                     Measured::Nothing => single(H5Tget_size(base.id).max(1)),
@@ -316,13 +311,8 @@ fn lengths_type(t: hid_t, length_type: hid_t) -> Measured {
                 }
             }
             H5T_class_t::H5T_ARRAY => {
-                let base = H5Tget_super(t);
-                if base < 0 {
+                let Some(base) = super_type(t) else {
                     return Measured::Unmeasurable;
-                }
-                let base = Object {
-                    id: base,
-                    close: H5Tclose,
                 };
                 let inner = match lengths_type(base.id, length_type) {
                     Measured::Lengths(inner) => inner,
@@ -393,6 +383,17 @@ fn lengths_type(t: hid_t, length_type: hid_t) -> Measured {
             _ => Measured::Nothing,
         }
     }
+}
+
+/// The base type of the sequence or array type `t`, open; `None` when HDF5 fails.
+fn super_type(t: hid_t) -> Option<Object> {
+    // SAFETY: `t` is an open type (the caller's); the id is checked, and closed by
+    // `Object`.
+    let base = unsafe { H5Tget_super(t) };
+    (base >= 0).then_some(Object {
+        id: base,
+        close: H5Tclose,
+    })
 }
 
 /// A compound of the named lengths-only `parts`, packed.
