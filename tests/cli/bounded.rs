@@ -1,6 +1,7 @@
 //! Runs of our binaries that are watched while they run: how long they take and how much
 //! memory they reach (the kernel's high-water mark of the process's resident set,
-//! `VmHWM` in `/proc/PID/status`, read every few milliseconds). A run past a hard limit
+//! `VmHWM` in `/proc/PID/status`, read every few milliseconds, its helper processes'
+//! added). A run past a hard limit
 //! is killed, so that a regression fails its test instead of taking the machine down.
 
 use std::io::Read;
@@ -48,6 +49,25 @@ fn peak_mib(pid: u32) -> u64 {
                 .ok()
         })
         .map_or(0, |kib| kib / 1024)
+}
+
+/// The high-water marks of the process `pid` and of every process under it, added up, in
+/// MiB: a tool's helper processes (the worker that decodes with plugin filters) count as
+/// the tool's memory (a forked helper's mark includes the pages it shares with the tool,
+/// so this errs on the high side).
+fn tree_peak_mib(pid: u32) -> u64 {
+    let children: Vec<u32> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|task| std::fs::read_to_string(task.path().join("children")).ok())
+        .flat_map(|list| {
+            list.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<u32>>()
+        })
+        .collect();
+    peak_mib(pid) + children.into_iter().map(tree_peak_mib).sum::<u64>()
 }
 
 /// Runs our `tool` with `args`, watching it.
@@ -107,7 +127,7 @@ pub fn run_watched(tool: &str, mut command: Command) -> Bounded {
     let mut peak = 0;
     let mut killed = None;
     let status = loop {
-        peak = peak.max(peak_mib(child.id()));
+        peak = peak.max(tree_peak_mib(child.id()));
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) => {}

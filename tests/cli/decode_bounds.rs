@@ -614,3 +614,63 @@ fn a_plugin_filter_nctools_lacks_is_run_once_per_chunk_to_check_it() {
         done.stderr
     );
 }
+
+#[test]
+fn a_plugin_filter_that_allocates_what_a_chunk_claims_is_run_apart() {
+    // Red team s31c HC2: hdf5plugin's Blosc2 (filter 32026, which nctools does not
+    // implement) allocates what a frame's header claims before it decodes anything. A
+    // 172-byte frame of one all-zero chunk claiming 2e9 bytes, as the one chunk of
+    // `float v(1)` (a 3.7 KB file): the chunk check ran the plugin in the tool and took
+    // 1.99 GB before refusing the output. Now the check runs plugins in a worker process
+    // that may map three times the chunk's size (and 64 MiB) more than it has: the
+    // plugin's allocation fails there, and the chunk is refused. A file written by
+    // hdf5plugin's Blosc2 with real values still prints what the reference prints.
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    let frame = test_data("decode_bounds/blosc2-zeros-2e9.cframe");
+    let (claim, real) = (dir.path().join("claim.nc"), dir.path().join("real.nc"));
+    let program = format!(
+        "import h5py, hdf5plugin, numpy as np\n\
+         frame = open({frame:?}, 'rb').read()\n\
+         with h5py.File({claim:?}, 'w') as f:\n    \
+         d = f.create_dataset('v', (1,), 'f4', chunks=(1,), **hdf5plugin.Blosc2())\n    \
+         d.id.write_direct_chunk((0,), frame, filter_mask=0)\n\
+         with h5py.File({real:?}, 'w') as f:\n    \
+         f.create_dataset('v', data=np.arange(3000, dtype='f4').reshape(300, 10), \
+         chunks=(1, 10), **hdf5plugin.Blosc2())\n"
+    );
+    let made = run(Command::new(&python).args(["-c", &program]));
+    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    let plugins =
+        run(Command::new(&python).args(["-c", "import hdf5plugin; print(hdf5plugin.PLUGIN_PATH)"]));
+    let plugins = plugins.stdout.trim().to_string();
+    let env = [("HDF5_PLUGIN_PATH", plugins.as_str())];
+    let out = dir.path().join("out.nc");
+    for (tool, args) in [
+        ("ncdump", vec![claim.clone()]),
+        ("nccopy", vec![claim.clone(), out.clone()]),
+    ] {
+        let ran = crate::bounded::run_ours_with_env(tool, &args, &env);
+        let done = ran.assert_within(CEILING_MIB, 60);
+        assert_eq!(done.code, Some(1), "{tool}: {}", done.stderr);
+        assert!(
+            done.stderr.contains("libh5blosc2") && done.stderr.contains("chunk at [0]"),
+            "{tool}: {}",
+            done.stderr
+        );
+    }
+    let Some(reference_ncdump) = reference("ncdump") else {
+        return;
+    };
+    let ours = crate::bounded::run_ours_with_env("ncdump", [&real], &env);
+    let ours = ours.assert_within(CEILING_MIB, 60);
+    let theirs = run(Command::new(reference_ncdump)
+        .arg(&real)
+        .env("HDF5_PLUGIN_PATH", &plugins));
+    assert_eq!(theirs.code, Some(0), "reference: {}", theirs.stderr);
+    assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+    assert!(ours.stdout.contains("2999"), "{}", ours.stdout);
+    assert_eq!(ours.stdout, theirs.stdout);
+}

@@ -135,18 +135,27 @@ pub struct ChunkChecker {
     steps: Vec<(u32, Vec<u32>, Option<Step>)>,
 }
 
-/// How a filter not implemented here failed on a chunk, when the caller could run it (a
-/// plugin's filter function).
+/// Why a filter not implemented here, run by the caller (a plugin's filter function),
+/// gave no output for a chunk; either way the chunk is not HDF5's to decode.
 #[derive(Debug)]
 pub enum ForeignFailure {
-    /// It decoded the chunk beyond the bound: what it said.
+    /// It decoded (or its header says it decodes) the chunk beyond the bound: what it said.
     TooLarge(String),
-    /// It failed otherwise (HDF5 will fail the same way, and say so).
-    Failed,
+    /// It failed, crashed, or ran out of the memory it was allowed: what happened.
+    Failed(String),
+}
+
+impl std::fmt::Display for ForeignFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::TooLarge(what) | Self::Failed(what) => f.write_str(what),
+        }
+    }
 }
 
 /// Runs a filter not implemented here on a chunk (`id`, its parameters, the data, the
-/// most bytes it may decode to), or `None` when the caller cannot.
+/// most bytes it may decode to): its output or its failure; `None` when the caller
+/// cannot run it.
 pub type ForeignFilter<'a> =
     &'a dyn Fn(u32, &[u32], &[u8], usize) -> Option<Result<Vec<u8>, ForeignFailure>>;
 
@@ -155,8 +164,9 @@ pub type ForeignFilter<'a> =
 pub enum CheckFailure {
     /// The chunk decodes beyond its size, or is corrupt, in a filter implemented here.
     Decode(WireError),
-    /// A filter not implemented here, run by the caller, decoded it beyond its size.
-    Foreign(String),
+    /// A filter not implemented here, run by the caller, decoded it beyond its size or
+    /// failed on it.
+    Foreign(ForeignFailure),
     /// HDF5's deflate would run after the filter `after`, which is not implemented here,
     /// so what it decodes to cannot be bounded.
     Unbounded {
@@ -219,11 +229,7 @@ impl ChunkChecker {
                         data = decoded;
                         continue;
                     }
-                    Some(Err(ForeignFailure::TooLarge(what))) => {
-                        return Err(CheckFailure::Foreign(what))
-                    }
-                    // HDF5 fails the same way, and says so.
-                    Some(Err(ForeignFailure::Failed)) => return Ok(()),
+                    Some(Err(what)) => return Err(CheckFailure::Foreign(what)),
                     None => {}
                 }
                 // HDF5 does the rest: no deflate may follow.

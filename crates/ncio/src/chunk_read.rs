@@ -449,8 +449,14 @@ impl ChunkedVar {
                     )) => Err(bomb(e.to_string())),
                     Err(
                         e @ (codecs::CheckFailure::Unbounded { .. }
-                        | codecs::CheckFailure::Foreign(_)),
+                        | codecs::CheckFailure::Foreign(codecs::ForeignFailure::TooLarge(_))),
                     ) => Err(bomb(e.to_string())),
+                    // A plugin that fails (or crashes, or runs out of the memory it may
+                    // use, as hdf5plugin's Blosc2 did allocating a frame's claim) on a
+                    // chunk in the check would do the same inside HDF5.
+                    Err(codecs::CheckFailure::Foreign(e @ codecs::ForeignFailure::Failed(_))) => {
+                        Err(corrupt(e.to_string()))
+                    }
                     // A chunk nctools cannot undo is never HDF5's to decode unchecked
                     // (before: a checksum form nctools refused sent the slab to HDF5).
                     Err(codecs::CheckFailure::Decode(e)) => Err(corrupt(e.to_string())),

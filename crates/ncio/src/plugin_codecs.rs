@@ -95,7 +95,13 @@ impl PluginCodec for Pair {
         }
         with_lib(|lib| {
             let _call = PluginCall::enter(&self.provider);
-            self.filter.run(lib, params, input, decode, max_output)
+            if decode {
+                self.filter
+                    .decode_contained(lib, params, input, max_output)
+                    .map_err(|e| contained_failure(&e))
+            } else {
+                self.filter.run(lib, params, input, false, max_output)
+            }
         })
     }
 }
@@ -267,15 +273,29 @@ pub(crate) fn run_plugin_filter(
     }
     let ran = with_lib(|lib| {
         let _call = PluginCall::enter(&provider);
-        filter.run(lib, params, data, true, bound)
+        filter.decode_contained(lib, params, data, bound)
     });
     Some(ran.map_err(|e| {
-        if e.starts_with(crate::sys::DECODED_PAST) {
-            codecs::ForeignFailure::TooLarge(format!("the plugin {provider}: {e}"))
-        } else {
-            codecs::ForeignFailure::Failed
+        let what = format!("the plugin {provider}: {}", contained_failure(&e));
+        match e {
+            crate::sys::ContainedError::Work(m) if m.starts_with(crate::sys::DECODED_PAST) => {
+                codecs::ForeignFailure::TooLarge(what)
+            }
+            _ => codecs::ForeignFailure::Failed(what),
         }
     }))
+}
+
+/// What a plugin's contained decode of a chunk came to, in words.
+fn contained_failure(failure: &crate::sys::ContainedError) -> String {
+    use crate::sys::ContainedError;
+    match failure {
+        ContainedError::Work(message) => message.clone(),
+        ContainedError::Ended(how) => format!("decoding the chunk, {how}"),
+        ContainedError::Unavailable(why) => {
+            format!("it could not be run apart to check the chunk: {why}")
+        }
+    }
 }
 
 /// HDF5's id of the bitshuffle filter (hdf5plugin, h5py's bitshuffle).

@@ -14,6 +14,7 @@
 //! `unsafe` block with the invariant that makes it sound established right above it.
 
 mod attribute_strings;
+mod contained;
 pub(crate) mod define;
 mod dl;
 mod file;
@@ -30,6 +31,7 @@ mod vlen_budget;
 
 use std::marker::PhantomData;
 
+pub(crate) use contained::ContainedError;
 pub(crate) use define::{ChunkingRequest, FieldShape, TypeDefinition};
 pub(crate) use dl::{dlopen_filter_info, PluginInfo};
 pub(crate) use file::{Grp, NameCapacity, OpenFile};

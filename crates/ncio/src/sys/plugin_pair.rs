@@ -9,6 +9,7 @@
 //! owned memory and freed the way netCDF-C and HDF5 free it.
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use hdf5_metno_sys::h5::{H5allocate_memory, H5free_memory};
 use hdf5_metno_sys::h5z::{H5Z_class2_t, H5Z_CLASS_T_VERS, H5Z_FLAG_REVERSE};
@@ -135,6 +136,8 @@ pub(crate) fn load_plugin_parts(_lib: &Lib, path: &CStr) -> Result<PluginParts, 
     if parts.filter.is_none() && parts.codec.is_none() && parts.defaults.is_empty() {
         // SAFETY: nothing read from the library is kept; it is closed once.
         unsafe { libc::dlclose(handle) };
+    } else {
+        LIBRARIES_KEPT.fetch_add(1, Ordering::Relaxed);
     }
     Ok(parts)
 }
@@ -382,10 +385,97 @@ impl PluginCodecClass {
     }
 }
 
+/// What a contained decode may map beyond the output it may make: a filter's own
+/// buffers and tables (several times its output for some), and its libraries' start-up.
+const CONTAINED_ROOM: usize = 64 << 20;
+
+/// The worker's side of [`PluginFilter::decode_contained`]: the filter function's
+/// address, the output bound, the parameters and the chunk, in the request's bytes.
+fn decode_request(lib: &Lib, request: &[u8]) -> Result<Vec<u8>, String> {
+    let word = |i: usize| -> Result<u64, String> {
+        let bytes = request.get(i * 8..i * 8 + 8).ok_or("a short request")?;
+        let mut w = [0u8; 8];
+        w.copy_from_slice(bytes);
+        Ok(u64::from_le_bytes(w))
+    };
+    let (address, max_output, count) = (word(0)?, word(1)?, word(2)?);
+    let max_output = usize::try_from(max_output).map_err(|e| e.to_string())?;
+    let count = usize::try_from(count).map_err(|e| e.to_string())?;
+    let params_end = count
+        .checked_mul(4)
+        .and_then(|n| n.checked_add(24))
+        .filter(|end| *end <= request.len())
+        .ok_or("a short request")?;
+    let params: Vec<u32> = request[24..params_end]
+        .chunks_exact(4)
+        .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+        .collect();
+    let address = usize::try_from(address).map_err(|e| e.to_string())?;
+    if address == 0 {
+        return Err("no filter function".into());
+    }
+    // SAFETY: the address is a `FilterFn` of a library the tool loaded before it forked
+    // this worker (the worker is remade whenever another library is kept), sent by the
+    // tool itself over the worker's private socket; it is valid in this copy of the
+    // tool's address space.
+    let function = unsafe { std::mem::transmute::<usize, FilterFn>(address) };
+    let filter = PluginFilter {
+        id: 0,
+        encodes: false,
+        decodes: true,
+        function,
+    };
+    filter.run(lib, &params, &request[params_end..], true, max_output)
+}
+
+/// How many plugin libraries this process has kept loaded: a contained decode's worker,
+/// forked with the libraries loaded then, is remade when this changes.
+static LIBRARIES_KEPT: AtomicU64 = AtomicU64::new(0);
+
 /// How [`PluginFilter::run`]'s error for a chunk decoded beyond its bound begins.
 pub(crate) const DECODED_PAST: &str = "the filter decoded the chunk to";
 
 impl PluginFilter {
+    /// Decodes one chunk of an untrusted file as [`Self::run`] does, in a worker process
+    /// ([`super::contained`]) that may map three times `max_output` and
+    /// [`CONTAINED_ROOM`] more than it does: the plugin allocates what the chunk's header
+    /// claims, and nothing can check that before it runs.
+    pub(crate) fn decode_contained(
+        &self,
+        lib: &Lib,
+        params: &[u32],
+        input: &[u8],
+        max_output: usize,
+    ) -> Result<Vec<u8>, super::contained::ContainedError> {
+        let allowance = max_output.saturating_mul(3).saturating_add(CONTAINED_ROOM);
+        let mut request = Vec::with_capacity(24 + params.len() * 4 + input.len());
+        request.extend_from_slice(&(self.function as usize as u64).to_le_bytes());
+        request.extend_from_slice(&(max_output as u64).to_le_bytes());
+        request.extend_from_slice(&(params.len() as u64).to_le_bytes());
+        for word in params {
+            request.extend_from_slice(&word.to_le_bytes());
+        }
+        request.extend_from_slice(input);
+        super::contained::run_contained(
+            lib,
+            "plugin filter",
+            LIBRARIES_KEPT.load(Ordering::Relaxed),
+            decode_request,
+            &request,
+            allowance,
+            max_output,
+        )
+        .map_err(|e| match e {
+            super::contained::ContainedError::Work(m) if !m.starts_with(DECODED_PAST) => {
+                super::contained::ContainedError::Work(format!(
+                    "{m}, given {} MiB of memory to decode it in",
+                    allowance >> 20
+                ))
+            }
+            other => other,
+        })
+    }
+
     /// Runs the filter function on one chunk, forward or in `reverse` (decoding), in a
     /// buffer from HDF5's allocator (a filter may free and replace it, as HDF5 lets
     /// it). A result larger than `max_output` bytes, or than the buffer the filter says
