@@ -172,3 +172,56 @@ fn compressed_strings_in_large_chunks_read_as_the_reference_reads_them() {
     assert_eq!(ours.code, Some(0), "{}", ours.stderr);
     assert_eq!(ours.stdout, expected.stdout);
 }
+
+#[test]
+fn a_value_whose_heap_object_outgrows_its_stored_length_is_refused() {
+    // Red team s31b HB10: libhdf5 1.10 copies a variable-length value's whole heap object
+    // into a buffer sized from the value's stored length. A first element whose length
+    // word says 1 (one int) while its object holds 1,000,000 bytes (ints) crashed ncdump
+    // and nccopy with SIGSEGV (a 106 KB file: a heap corruption abort), in an attribute
+    // (even `ncdump -h`), a string variable and a vlen variable; the reference crashes
+    // too. Now every heap reference is read (not the value) and checked against its heap
+    // object first.
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    for (kind, what) in [
+        ("short-attribute", "attribute /a"),
+        ("short-string", "variable /s"),
+        ("short-vlen", "variable /s"),
+    ] {
+        let file = make(&python, dir.path(), kind, 3, 1_000_000);
+        let file_arg = file.to_string_lossy().into_owned();
+        let copy = dir.path().join(format!("{kind}-copy.nc"));
+        for (tool, args) in [
+            ("ncdump", vec![file_arg.clone()]),
+            ("ncdump", vec!["-h".to_string(), file_arg.clone()]),
+            (
+                "nccopy",
+                vec![file_arg.clone(), copy.to_string_lossy().into()],
+            ),
+        ] {
+            let header_only = args[0] == "-h";
+            let watched = run_ours(tool, &args);
+            let done = watched.assert_within(CEILING_MIB, 60);
+            if header_only && kind != "short-attribute" {
+                assert_eq!(done.code, Some(0), "{kind} {args:?}: {}", done.stderr);
+                continue;
+            }
+            assert_eq!(
+                done.code,
+                Some(1),
+                "{kind} {tool} {args:?}: {}",
+                done.stderr
+            );
+            assert!(
+                (done.stderr.contains(what) || done.stderr.contains(&what.replace('/', "")))
+                    && done.stderr.contains("the heap object it names")
+                    && done.stderr.contains("corrupt or hostile"),
+                "{kind} {tool} {args:?}: {}",
+                done.stderr
+            );
+        }
+    }
+}

@@ -107,6 +107,13 @@ fn refusal_before(path: &str, c_path: &CStr) -> Option<NcError> {
                  probably corrupt or hostile"
             ),
         ),
+        Refusal::BadReference(what) => (
+            store::ErrorKind::Corrupt,
+            format!(
+                "attribute {what}; HDF5 is not asked to read it: the file is probably \
+                 corrupt or hostile"
+            ),
+        ),
         Refusal::OversizedAttributes(what) => (
             store::ErrorKind::Corrupt,
             format!(

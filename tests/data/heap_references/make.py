@@ -16,7 +16,12 @@ KIND is one of
              elements, each patched to reference one stored string of L bytes;
   sparse     `strings`, then made 3 GB long with holes (truncate): 70 KB stored;
   linked     a group `g` with a string attribute of N elements of L bytes, hard-linked
-             from the root ten more times (libnetcdf reads it once per link).
+             from the root ten more times (libnetcdf reads it once per link);
+  short-attribute, short-string, short-vlen
+             a global string attribute `a`, a string variable `s`, a vlen (int)
+             variable `s`, of N elements (N >= 2), whose first element's stored length
+             says 1 while its heap object holds L bytes (L ints): libhdf5 1.10 copies
+             the whole object into a buffer of the stored length (red team s31b HB10).
 
 Made for nctools' tests of the memory rule (red team s30 H6); with small N and L the
 files are ordinary and read like any other.
@@ -107,5 +112,33 @@ elif kind == "vlen":
         s[0] = np.arange(1, dtype=np.int32)
     with h5py.File(out, "r+") as f:
         f["s"].id.write_direct_chunk((0,), zlib.compress(first_reference(f["a"]) * n, 9))
+elif kind in ("short-attribute", "short-string"):
+    values = np.array(["B" * length] + ["x"] * (n - 1), dtype=object)
+    with h5py.File(out, "w", libver="earliest") as f:
+        if kind == "short-attribute":
+            f.attrs.create("a", values, dtype=strings)
+        else:
+            f.create_dataset("s", data=values, dtype=strings)
+    data = bytearray(open(out, "rb").read())
+    # The first reference (length L) is followed by one of length 1.
+    big, one = struct.pack("<I", length), struct.pack("<I", 1)
+    at = data.find(big)
+    while at >= 0 and data[at + 16:at + 20] != one:
+        at = data.find(big, at + 1)
+    data[at:at + 4] = one
+    open(out, "wb").write(bytes(data))
+elif kind == "short-vlen":
+    import netCDF4
+
+    with netCDF4.Dataset(out, "w") as d:
+        ragged = d.createVLType(np.int32, "ragged")
+        d.createDimension("n", n)
+        s = d.createVariable("s", ragged, ("n",), zlib=True, shuffle=False, chunksizes=(n,))
+        for i in range(n):
+            s[i] = np.arange(length if i == 0 else 1, dtype=np.int32)
+    with h5py.File(out, "r+") as f:
+        chunk = bytearray(zlib.decompress(f["s"].id.read_direct_chunk((0,))[1]))
+        chunk[0:4] = struct.pack("<I", 1)
+        f["s"].id.write_direct_chunk((0,), zlib.compress(bytes(chunk), 9))
 else:
     sys.exit(f"unknown kind {kind}")

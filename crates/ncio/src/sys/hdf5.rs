@@ -228,6 +228,11 @@ impl OpenVariable {
         })
     }
 
+    /// The HDF5 file the dataset is in.
+    pub(super) fn file_id(&self) -> hid_t {
+        self._file.id
+    }
+
     /// The parameter words HDF5 stores for the filter `id` of this dataset, as its
     /// set-local callback left them (libnetcdf reports fewer for szip); `None` when the
     /// dataset has no such filter or HDF5 fails. At most 32 words.

@@ -27,6 +27,7 @@ use hdf5_metno_sys::h5t::{
 };
 
 use super::hdf5::{Object, OpenVariable};
+use super::heap_references::{decode_references, references_type, FileHeap, Measured, References};
 use super::vlen_budget::VlenBudget;
 use super::Lib;
 
@@ -51,6 +52,8 @@ fn failed(message: &str) -> StringReadError {
 
 /// A dataset of strings, open for reading.
 pub(crate) struct HdfStrings {
+    // Field order: what reads the file's heap goes before the file closes.
+    references: Option<(References, FileHeap)>,
     var: OpenVariable,
     form: Form,
 }
@@ -115,6 +118,21 @@ impl HdfStrings {
                 H5Tget_strpad(id),
             )
         };
+        // The variable-length values' heap references, read and checked before HDF5
+        // reads the values (top-level ones: those inside a sequence's heap object are
+        // not in reach of the conversion).
+        let references = if class == H5T_class_t::H5T_STRING && variable == 0 {
+            None
+        } else {
+            super::heap_references::register(lib);
+            match (
+                references_type(file_type.id),
+                FileHeap::of_file(lib, var.file_id()),
+            ) {
+                (Measured::References(references), Some(heap)) => Some((references, heap)),
+                _ => None,
+            }
+        };
         let form = if class != H5T_class_t::H5T_STRING {
             Form::Measured {
                 memory_type: native_with_variable_values(&file_type)?,
@@ -134,7 +152,11 @@ impl HdfStrings {
         } else {
             return None;
         };
-        Some(Self { var, form })
+        Some(Self {
+            references,
+            var,
+            form,
+        })
     }
 
     /// The strings of the hyperslab `start`/`count` (empty for a scalar), fixed-length
@@ -204,6 +226,7 @@ impl HdfStrings {
             .map_err(|_| failed("the slab does not fit in memory"))?;
         words.resize(bytes.div_ceil(8), 0);
         let to_hsize = |v: &[usize]| -> Vec<hsize_t> { v.iter().map(|x| *x as hsize_t).collect() };
+        self.check_references(n, &to_hsize(start), &to_hsize(count))?;
         let values = VlenBudget::new(*budget);
         let list = values
             .transfer_list()
@@ -229,6 +252,51 @@ impl HdfStrings {
             return Err(failed("HDF5 could not read the values (H5Dread)"));
         }
         Ok(())
+    }
+
+    /// Reads the heap references of the `n` values of the slab `start`/`count` and checks
+    /// them against the file's heap: `Err` when one names an object that does not match
+    /// it (libhdf5 1.10 would write past its buffer reading it), or HDF5 fails.
+    fn check_references(
+        &self,
+        n: usize,
+        start: &[hsize_t],
+        count: &[hsize_t],
+    ) -> Result<(), StringReadError> {
+        let Some((references, heap)) = &self.references else {
+            return Ok(());
+        };
+        // SAFETY: the memory type is open.
+        let size = unsafe { H5Tget_size(references.memory_type.id) };
+        let bytes = n
+            .checked_mul(size)
+            .ok_or_else(|| failed("the slab's size overflows"))?;
+        let mut buffer: Vec<u8> = Vec::new();
+        buffer
+            .try_reserve_exact(bytes)
+            .map_err(|_| failed("the slab does not fit in memory"))?;
+        buffer.resize(bytes, 0);
+        let status = self.bounded(16, || {
+            self.read_into(
+                start,
+                count,
+                &references.memory_type,
+                H5P_DEFAULT,
+                buffer.as_mut_ptr().cast(),
+            )
+        })?;
+        if status < 0 {
+            return Err(failed(
+                "HDF5 could not read the values' heap references (H5Dread)",
+            ));
+        }
+        let mut found = decode_references(&buffer);
+        drop(buffer);
+        heap.check(&mut found).map_err(|wrong| {
+            StringReadError::TooLarge(format!(
+                "{wrong}; HDF5 is not asked to read it: the file is probably corrupt or hostile"
+            ))
+        })
     }
 
     /// The number of values of the slab `start`/`count`, checked against the rank.
@@ -294,6 +362,7 @@ impl HdfStrings {
         memory_type: &Object,
         budget: usize,
     ) -> Result<Vec<Option<Vec<u8>>>, StringReadError> {
+        self.check_references(n, start, count)?;
         let mut pointers: Vec<*mut c_void> = vec![std::ptr::null_mut(); n];
         let strings = VlenBudget::new(budget);
         let list = strings

@@ -34,6 +34,9 @@ pub(crate) enum Refusal {
     /// A soft link (its path): libnetcdf reads what it names once more, and a link to a
     /// group above it for ever.
     SoftLink(String),
+    /// An attribute's variable-length value names a heap object that does not match it
+    /// (the attribute, and what is wrong).
+    BadReference(String),
 }
 
 /// Why the HDF5 file `path` is to be refused before libnetcdf opens it, its
@@ -59,6 +62,7 @@ pub(crate) fn refusal_before_open(
                 Refusal::OversizedAttributes(what)
             }
             attribute_strings::AttributeRefusal::LinkedTwice(what) => Refusal::LinkedTwice(what),
+            attribute_strings::AttributeRefusal::BadReference(what) => Refusal::BadReference(what),
         }
     })
 }
