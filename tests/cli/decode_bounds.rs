@@ -550,6 +550,12 @@ fn no_netcdf4_chunk_reaches_hdf5_unchecked() {
         // GB), or for ever when it named a group above itself (SIGSEGV at 3.7 GB).
         ("claim", "variable /v"),
         ("softlink", "/loop: a soft link"),
+        // Red team s32: an index with two entries for one chunk: H5Dread_chunk wrote the
+        // second's 100,000 bytes into a buffer sized from the first's 20 (SIGABRT, heap
+        // corrupted, from 110 KB); a chunk claiming 1 GiB in a sparse file of 4 KB stored
+        // took 2.1 GB (the bound was the file's apparent length).
+        ("twice", "variable /v"),
+        ("sparse", "variable /v"),
     ] {
         let file = dir.path().join(format!("{kind}.nc"));
         let made = run(Command::new(&python)

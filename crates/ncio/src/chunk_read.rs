@@ -409,8 +409,8 @@ impl ChunkedVar {
             Err(()) => {
                 return Err(Bomb::Corrupt {
                     offset,
-                    error: "HDF5 cannot read its stored bytes, or its index places them \
-                            beyond the file"
+                    error: "HDF5 cannot read its stored bytes, or its index is inconsistent \
+                            or places them beyond what the file stores"
                         .into(),
                 })
             }

@@ -18,8 +18,17 @@ KIND is one of
   claim   float v(2), chunks of one, one deflate, whose chunk index (a version 1 B-tree)
           claims stored sizes of 0xFFFFFFF0 bytes (red team s31c HC1);
   softlink  float v(8) as `nbit`, and groups `g` and `loop`, `loop` a soft link to `/g`
-          (red team s31c HC3, HC4).
+          (red team s31c HC3, HC4);
+  twice   float v(100), chunks of one, deflate,deflate, whose version 1 B-tree (a root
+          and two leaves) holds two entries for chunk 0: the second leaf's first entry
+          and the root key above it are patched to name chunk 0, stored as 100,000
+          random bytes at the end of the file. HDF5's iteration
+          (H5Dget_chunk_info_by_coord) finds the first entry, its descent (H5Dread_chunk,
+          H5Dread) the second (red team s32 HD1);
+  sparse  `claim` with a claimed size of 1 GiB, the superblock's end of address and the
+          file's length 3,000,000,000 bytes, all holes past the data (red team s32 HD2).
 """
+import os
 import struct
 import sys
 import zlib
@@ -45,8 +54,40 @@ def zeros_stream(total):
     return bytes(stream + compressor.flush())
 
 
+if kind == "twice":
+    ok = zlib.compress(zlib.compress(bytes(4), 9), 9)
+    with h5py.File(out, "w", libver="earliest") as f:
+        dcpl = h5p.create(h5p.DATASET_CREATE)
+        dcpl.set_chunk((1,))
+        dcpl.set_deflate(9)
+        dcpl.set_deflate(9)
+        dataset = h5d.create(f.id, b"v", h5t.IEEE_F32LE, h5s.create_simple((100,)), dcpl=dcpl)
+        for i in range(100):
+            dataset.write_direct_chunk((i,), ok)
+    data = bytearray(open(out, "rb").read())
+    nodes = []  # (offset, level, keys' chunk offsets) of each raw-data B-tree node
+    at = data.find(b"TREE")
+    while at >= 0:
+        node_type, level, entries = data[at + 4], data[at + 5], struct.unpack_from("<H", data, at + 6)[0]
+        if node_type == 1:
+            keys = [struct.unpack_from("<IIQQ", data, at + 24 + k * 32)[2] for k in range(entries + 1)]
+            nodes.append((at, level, keys))
+        at = data.find(b"TREE", at + 1)
+    root = next(n for n in nodes if n[1] == 1)
+    second = next(n for n in nodes if n[1] == 0 and n[2][0] == root[2][1])
+    end = len(data)
+    data += os.urandom(100_000)
+    # The second leaf's first key and child: chunk 0, 100,000 bytes at the end.
+    struct.pack_into("<IIQQ", data, second[0] + 24, 100_000, 0, 0, 0)
+    struct.pack_into("<Q", data, second[0] + 48, end)
+    # The root's key above it names chunk 0 too.
+    struct.pack_into("<IIQQ", data, root[0] + 56, 100_000, 0, 0, 0)
+    # The superblock's end of file address (version 0: at byte 40).
+    struct.pack_into("<Q", data, 40, len(data))
+    open(out, "wb").write(bytes(data))
+    sys.exit(0)
 frame = zlib.compress(zeros_stream(size), 9)
-if kind == "claim":
+if kind in ("claim", "sparse"):
     frame = zlib.compress(bytes(4), 9)
     with h5py.File(out, "w", libver="earliest") as f:
         dcpl = h5p.create(h5p.DATASET_CREATE)
@@ -57,11 +98,16 @@ if kind == "claim":
             dataset.write_direct_chunk((i,), frame)
     data = bytearray(open(out, "rb").read())
     key = struct.pack("<IIQQ", len(frame), 0, 0, 0)
+    claimed = 0xFFFFFFF0 if kind == "claim" else 1 << 30
     at = data.find(key)
     while at >= 0:
-        data[at:at + 4] = struct.pack("<I", 0xFFFFFFF0)
+        data[at:at + 4] = struct.pack("<I", claimed)
         at = data.find(key, at + 1)
+    if kind == "sparse":
+        struct.pack_into("<Q", data, 40, 3_000_000_000)
     open(out, "wb").write(bytes(data))
+    if kind == "sparse":
+        os.truncate(out, 3_000_000_000)
     sys.exit(0)
 shape, chunk, name, dtype, mask, holes = (8,), (1,), b"v", h5t.IEEE_F32LE, 0, 0
 if kind == "big":

@@ -339,6 +339,24 @@ pub(crate) struct ChunkOrigin {
     var: OpenVariable,
     /// The bytes of the file, which every stored chunk lies within.
     file_bytes: u64,
+    /// The most bytes one stored chunk may take: what the file really stores (its
+    /// blocks, which a sparse file's holes do not take) and [`STORED_SLACK`], and at most
+    /// twice the chunk's decoded size and [`STORED_SLACK`] (no filter grows a chunk more).
+    max_stored_chunk: u64,
+}
+
+/// Room beyond what a file stores, or twice a chunk's decoded size, for one stored chunk.
+const STORED_SLACK: u64 = 1 << 20;
+
+extern "C" {
+    /// `H5Dget_chunk_storage_size` (HDF5 1.10.2): the stored size of the chunk at
+    /// `offset`, found by descending the chunk index, as `H5Dread_chunk` and `H5Dread`
+    /// find it (0 when it was never written).
+    fn H5Dget_chunk_storage_size(
+        dataset: hid_t,
+        offset: *const hsize_t,
+        chunk_bytes: *mut hsize_t,
+    ) -> hdf5_metno_sys::h5::herr_t;
 }
 
 /// How many places the chunk grid of `shape` in `chunks` has (saturating).
@@ -355,9 +373,25 @@ impl ChunkOrigin {
     /// Opens the variable `name` of `group` (`/g`, empty for the root) of the file
     /// `path`, read-only.
     pub(crate) fn open(lib: &Lib, path: &CStr, group: &str, name: &str) -> Option<Self> {
+        use std::os::unix::fs::MetadataExt;
         let var = OpenVariable::open(lib, path, H5F_ACC_RDONLY, group, name)?;
-        let file_bytes = std::fs::metadata(path.to_str().ok()?).ok()?.len();
-        Some(Self { var, file_bytes })
+        let metadata = std::fs::metadata(path.to_str().ok()?).ok()?;
+        let file_bytes = metadata.len();
+        let stored = file_bytes.min(metadata.blocks().saturating_mul(512));
+        let mut origin = Self {
+            var,
+            file_bytes,
+            max_stored_chunk: stored.saturating_add(STORED_SLACK),
+        };
+        if let (Some((_, chunks)), Some(element)) = (origin.grid(), origin.element_size(lib)) {
+            let decoded = chunks
+                .iter()
+                .fold(element as u64, |n, c| n.saturating_mul(*c));
+            origin.max_stored_chunk = origin
+                .max_stored_chunk
+                .min(decoded.saturating_mul(2).saturating_add(STORED_SLACK));
+        }
+        Some(origin)
     }
 
     /// The dataset's filter pipeline as HDF5 stores it (libnetcdf reports a filter
@@ -465,14 +499,28 @@ impl ChunkOrigin {
         if status < 0 {
             return Err(());
         }
-        if addr == HADDR_UNDEF {
-            return Ok(None);
+        // The size HDF5 finds by descending the index, as H5Dread_chunk and H5Dread do:
+        // H5Dget_chunk_info_by_coord iterates it, and an index holding two entries for
+        // one chunk answers each lookup with another (before, H5Dread_chunk wrote a
+        // 100,000-byte entry into a buffer sized from a 20-byte one).
+        let mut found: hsize_t = 0;
+        // SAFETY: as above; `found` is a live out-pointer.
+        let status =
+            unsafe { H5Dget_chunk_storage_size(self.var.dataset.id, offset.as_ptr(), &mut found) };
+        if status < 0 {
+            return Err(());
         }
-        // A chunk lies within the file: an index claiming more is not allocated for
-        // (before, a 3.5 KB file claiming a 4 GiB chunk aborted the tool).
-        if addr
-            .checked_add(size)
-            .is_none_or(|end| end > self.file_bytes)
+        if addr == HADDR_UNDEF {
+            return if found == 0 { Ok(None) } else { Err(()) };
+        }
+        // A chunk lies within the file and what it stores: an index claiming more is not
+        // allocated for (before, a 3.5 KB file claiming a 4 GiB chunk aborted the tool,
+        // and a sparse 4 KB one claiming 1 GiB took 2.1 GB).
+        if found != size
+            || size > self.max_stored_chunk
+            || addr
+                .checked_add(size)
+                .is_none_or(|end| end > self.file_bytes)
         {
             return Err(());
         }
