@@ -225,3 +225,55 @@ fn a_value_whose_heap_object_outgrows_its_stored_length_is_refused() {
         }
     }
 }
+
+#[test]
+fn a_sequence_inside_a_sequence_is_checked_too() {
+    // The inner sequences of a vlen of vlens are stored inside the outer one's heap
+    // object, out of reach of the first read of references: a file made by our ncgen,
+    // whose first inner sequence of 200,000 ints has its stored length patched to 1,
+    // crashed ncdump with SIGSEGV (and the reference). Now each depth of sequences is
+    // read and checked in turn; the unpatched file prints as the reference prints it.
+    let dir = scratch();
+    let values: Vec<String> = (0..200_000).map(|i| i.to_string()).collect();
+    let cdl = dir.path().join("nest.cdl");
+    std::fs::write(
+        &cdl,
+        format!(
+            "netcdf nest {{\ntypes:\n  int(*) vi ;\n  vi(*) vvi ;\ndimensions:\n  n = 2 ;\n\
+             variables:\n  vvi v(n) ;\ndata:\n  v = {{{{{}}}, {{4}}}}, {{{{5}}}} ;\n}}\n",
+            values.join(",")
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{}: {e}", cdl.display()));
+    let file = dir.path().join("nest.nc");
+    let made = Test::ours("ncgen")
+        .args(["-k", "nc4", "-o"])
+        .arg(&file)
+        .arg(&cdl)
+        .run();
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let mut bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let length = 200_000u32.to_le_bytes();
+    let at = bytes
+        .windows(4)
+        .position(|w| w == length)
+        .unwrap_or_else(|| panic!("no stored length 200000 in {}", file.display()));
+    let patched = dir.path().join("nest-lie.nc");
+    bytes[at..at + 4].copy_from_slice(&1u32.to_le_bytes());
+    std::fs::write(&patched, &bytes).unwrap_or_else(|e| panic!("{}: {e}", patched.display()));
+    let watched = run_ours("ncdump", [&patched]);
+    let done = watched.assert_within(CEILING_MIB, 60);
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(
+        done.stderr.contains("variable /v") && done.stderr.contains("holds 800000"),
+        "{}",
+        done.stderr
+    );
+    let Some(_) = reference("ncdump") else {
+        return;
+    };
+    let expected = run_reference("ncdump", [&file]);
+    let ours = Test::ours("ncdump").arg(&file).run();
+    assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+    assert_eq!(ours.stdout, expected.stdout);
+}

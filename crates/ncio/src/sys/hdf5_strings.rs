@@ -27,7 +27,7 @@ use hdf5_metno_sys::h5t::{
 };
 
 use super::hdf5::{Object, OpenVariable};
-use super::heap_references::{decode_references, references_type, FileHeap, Measured, References};
+use super::heap_references::{references_at_depth, FileHeap, Shape};
 use super::vlen_budget::VlenBudget;
 use super::Lib;
 
@@ -53,10 +53,24 @@ fn failed(message: &str) -> StringReadError {
 /// A dataset of strings, open for reading.
 pub(crate) struct HdfStrings {
     // Field order: what reads the file's heap goes before the file closes.
-    references: Option<(References, FileHeap)>,
+    references: Option<HeapCheck>,
     var: OpenVariable,
     form: Form,
 }
+
+/// How the heap references of a dataset's values are read and checked before HDF5 reads
+/// the values: one read per depth of sequences (a sequence of sequences keeps its inner
+/// references in its heap object, read by the next depth once the first is checked).
+struct HeapCheck {
+    /// For each depth, the memory type reading its references, and where they lie.
+    depths: Vec<(Object, Shape)>,
+    /// Whether the values nest sequences deeper than [`MAX_DEPTH`] (refused).
+    too_deep: bool,
+    heap: FileHeap,
+}
+
+/// The most depths of sequences whose references are checked; deeper values are refused.
+const MAX_DEPTH: usize = 8;
 
 /// How a dataset's strings are stored, and read.
 enum Form {
@@ -125,13 +139,15 @@ impl HdfStrings {
             None
         } else {
             super::heap_references::register(lib);
-            match (
-                references_type(file_type.id),
-                FileHeap::of_file(lib, var.file_id()),
-            ) {
-                (Measured::References(references), Some(heap)) => Some((references, heap)),
-                _ => None,
-            }
+            let depths: Vec<(Object, Shape)> = (0..=MAX_DEPTH)
+                .map_while(|depth| references_at_depth(file_type.id, depth))
+                .collect();
+            let too_deep = depths.len() > MAX_DEPTH;
+            FileHeap::of_file(lib, var.file_id()).map(|heap| HeapCheck {
+                depths,
+                too_deep,
+                heap,
+            })
         };
         let form = if class != H5T_class_t::H5T_STRING {
             Form::Measured {
@@ -226,7 +242,7 @@ impl HdfStrings {
             .map_err(|_| failed("the slab does not fit in memory"))?;
         words.resize(bytes.div_ceil(8), 0);
         let to_hsize = |v: &[usize]| -> Vec<hsize_t> { v.iter().map(|x| *x as hsize_t).collect() };
-        self.check_references(n, &to_hsize(start), &to_hsize(count))?;
+        self.check_references(n, &to_hsize(start), &to_hsize(count), *budget)?;
         let values = VlenBudget::new(*budget);
         let list = values
             .transfer_list()
@@ -254,49 +270,81 @@ impl HdfStrings {
         Ok(())
     }
 
-    /// Reads the heap references of the `n` values of the slab `start`/`count` and checks
-    /// them against the file's heap: `Err` when one names an object that does not match
-    /// it (libhdf5 1.10 would write past its buffer reading it), or HDF5 fails.
+    /// Reads the heap references of the `n` values of the slab `start`/`count`, depth by
+    /// depth, and checks them against the file's heap: `Err` when one names an object
+    /// that does not match it (libhdf5 1.10 would write past its buffer reading it), the
+    /// sequences nest too deep, or HDF5 fails. What the deeper reads take comes from
+    /// `budget`.
     fn check_references(
         &self,
         n: usize,
         start: &[hsize_t],
         count: &[hsize_t],
+        budget: usize,
     ) -> Result<(), StringReadError> {
-        let Some((references, heap)) = &self.references else {
+        let Some(check) = &self.references else {
             return Ok(());
         };
-        // SAFETY: the memory type is open.
-        let size = unsafe { H5Tget_size(references.memory_type.id) };
-        let bytes = n
-            .checked_mul(size)
-            .ok_or_else(|| failed("the slab's size overflows"))?;
-        let mut buffer: Vec<u8> = Vec::new();
-        buffer
-            .try_reserve_exact(bytes)
-            .map_err(|_| failed("the slab does not fit in memory"))?;
-        buffer.resize(bytes, 0);
-        let status = self.bounded(16, || {
-            self.read_into(
-                start,
-                count,
-                &references.memory_type,
-                H5P_DEFAULT,
-                buffer.as_mut_ptr().cast(),
-            )
-        })?;
-        if status < 0 {
-            return Err(failed(
-                "HDF5 could not read the values' heap references (H5Dread)",
-            ));
+        if check.too_deep {
+            return Err(StringReadError::TooLarge(format!(
+                "its values nest sequences more than {MAX_DEPTH} deep, which nctools \
+                 does not check: the file is probably corrupt or hostile"
+            )));
         }
-        let mut found = decode_references(&buffer);
-        drop(buffer);
-        heap.check(&mut found).map_err(|wrong| {
-            StringReadError::TooLarge(format!(
-                "{wrong}; HDF5 is not asked to read it: the file is probably corrupt or hostile"
-            ))
-        })
+        for (depth, (memory_type, shape)) in check.depths.iter().enumerate() {
+            // SAFETY: the memory type is open.
+            let size = unsafe { H5Tget_size(memory_type.id) };
+            let bytes = n
+                .checked_mul(size)
+                .ok_or_else(|| failed("the slab's size overflows"))?;
+            // u64 words keep the values aligned for any member.
+            let mut words: Vec<u64> = Vec::new();
+            words
+                .try_reserve_exact(bytes.div_ceil(8))
+                .map_err(|_| failed("the slab does not fit in memory"))?;
+            words.resize(bytes.div_ceil(8), 0);
+            let sequences = VlenBudget::new(budget);
+            let list = sequences
+                .transfer_list()
+                .ok_or_else(|| failed("HDF5 could not make a transfer property list"))?;
+            let transfer = if depth == 0 { H5P_DEFAULT } else { list.id };
+            let status = self.bounded(16, || {
+                self.read_into(
+                    start,
+                    count,
+                    memory_type,
+                    transfer,
+                    words.as_mut_ptr().cast(),
+                )
+            })?;
+            drop(list);
+            if sequences.was_exceeded() {
+                return Err(StringReadError::TooLarge(format!(
+                    "its {n} values' sequences would take more than {budget} bytes, more \
+                     than the file holds: the file is probably corrupt or hostile"
+                )));
+            }
+            if status < 0 {
+                return Err(failed(
+                    "HDF5 could not read the values' heap references (H5Dread)",
+                ));
+            }
+            let mut found = Vec::new();
+            let base = words.as_ptr().cast::<u8>();
+            for i in 0..n {
+                // SAFETY: HDF5 wrote `n` values of the memory type, `size` bytes apart,
+                // whose sequences' elements are blocks of `sequences` (alive here).
+                unsafe { shape.collect(base.add(i * size), &mut found) };
+            }
+            drop(words);
+            check.heap.check(&mut found).map_err(|wrong| {
+                StringReadError::TooLarge(format!(
+                    "{wrong}; HDF5 is not asked to read it: the file is probably corrupt or \
+                     hostile"
+                ))
+            })?;
+        }
+        Ok(())
     }
 
     /// The number of values of the slab `start`/`count`, checked against the rank.
@@ -362,7 +410,7 @@ impl HdfStrings {
         memory_type: &Object,
         budget: usize,
     ) -> Result<Vec<Option<Vec<u8>>>, StringReadError> {
-        self.check_references(n, start, count)?;
+        self.check_references(n, start, count, budget)?;
         let mut pointers: Vec<*mut c_void> = vec![std::ptr::null_mut(); n];
         let strings = VlenBudget::new(budget);
         let list = strings

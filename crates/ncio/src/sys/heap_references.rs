@@ -12,7 +12,7 @@
 //! its heap object (libhdf5 1.10 copies a whole object into a buffer sized from the
 //! stored length).
 
-use std::ffi::{c_char, c_uint, c_void, CStr};
+use std::ffi::{c_char, c_uint, c_void, CStr, CString};
 use std::os::fd::RawFd;
 use std::sync::Once;
 
@@ -140,7 +140,7 @@ pub(super) enum Measured {
     /// The type holds no variable-length part.
     Nothing,
     /// It holds a sequence of variable-length values, whose inner references are in the
-    /// heap, out of reach of a conversion.
+    /// heap, out of reach of one conversion ([`references_at_depth`] reaches them).
     Unmeasurable,
     /// Read it as this type: its variable-length parts' references, nothing else.
     References(References),
@@ -159,117 +159,180 @@ pub(super) struct References {
 /// members without one are left out (HDF5 converts members by name), and arrays keep
 /// their dimensions.
 pub(super) fn references_type(t: hid_t) -> Measured {
-    match reference_type() {
-        Some(leaf) => references_of(t, leaf.id),
-        None => Measured::Unmeasurable,
+    if references_at_depth(t, 1).is_some() {
+        return Measured::Unmeasurable;
+    }
+    match references_at_depth(t, 0) {
+        None => Measured::Nothing,
+        Some((memory_type, shape)) => Measured::References(References {
+            memory_type,
+            per_value: shape.references(),
+        }),
     }
 }
 
-/// [`references_type`] with the leaf type `leaf` open.
-fn references_of(t: hid_t, leaf: hid_t) -> Measured {
+/// Where the references lie in a memory type made by [`references_at_depth`].
+pub(super) enum Shape {
+    /// One reference ([`REFERENCE_SIZE`] bytes).
+    Reference,
+    /// A memory sequence (`hvl_t`: its length, then a pointer to its elements), of
+    /// elements of `size` bytes each.
+    Sequence { inner: Box<Shape>, size: usize },
+    /// `count` elements of `size` bytes each.
+    Array {
+        inner: Box<Shape>,
+        count: usize,
+        size: usize,
+    },
+    /// Members, each at its offset.
+    Compound(Vec<(usize, Shape)>),
+}
+
+impl Shape {
+    /// How many references one value holds, not counting those inside sequences.
+    fn references(&self) -> usize {
+        match self {
+            Shape::Reference => 1,
+            Shape::Sequence { .. } => 0,
+            Shape::Array { inner, count, .. } => inner.references().saturating_mul(*count),
+            Shape::Compound(members) => members.iter().map(|(_, m)| m.references()).sum(),
+        }
+    }
+
+    /// The references of the value at `value` (of this shape), sequences followed.
+    ///
+    /// # Safety
+    /// `value` points to a value of the type this shape describes, written by HDF5 (its
+    /// sequences' pointers are null or point to their elements).
+    pub(super) unsafe fn collect(&self, value: *const u8, out: &mut Vec<HeapReference>) {
+        // SAFETY: per the contract: every offset below lies within the value, and a
+        // sequence's elements lie where its pointer says.
+        unsafe {
+            match self {
+                Shape::Reference => {
+                    let mut bytes = [0u8; REFERENCE_SIZE];
+                    std::ptr::copy_nonoverlapping(value, bytes.as_mut_ptr(), REFERENCE_SIZE);
+                    out.extend(decode_references(&bytes));
+                }
+                Shape::Sequence { inner, size } => {
+                    let length = std::ptr::read_unaligned(value.cast::<usize>());
+                    let elements =
+                        std::ptr::read_unaligned(value.add(size_of::<usize>()).cast::<*const u8>());
+                    if !elements.is_null() {
+                        for i in 0..length {
+                            inner.collect(elements.add(i * size), out);
+                        }
+                    }
+                }
+                Shape::Array { inner, count, size } => {
+                    for i in 0..*count {
+                        inner.collect(value.add(i * size), out);
+                    }
+                }
+                Shape::Compound(members) => {
+                    for (offset, member) in members {
+                        member.collect(value.add(*offset), out);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The memory type that reads the references `depth` sequences deep in values of the
+/// file type `t`, and its [`Shape`]: sequences less deep are read as memory sequences
+/// (their heap objects, whose references a shallower read checked), those at `depth`
+/// as [`reference_type`]; compound members without such references are left out (HDF5
+/// converts members by name), arrays keep their dimensions. `None` when no value of `t`
+/// holds references that deep, or HDF5 fails.
+pub(super) fn references_at_depth(t: hid_t, depth: usize) -> Option<(Object, Shape)> {
     use hdf5_metno_sys::h5t::{
         H5Tarray_create2, H5Tget_array_dims2, H5Tget_array_ndims, H5Tget_member_name,
-        H5Tget_member_type, H5Tget_nmembers,
+        H5Tget_member_type, H5Tget_nmembers, H5Tinsert, H5Tvlen_create,
     };
-    let copy = |id: hid_t| -> Option<Object> {
-        // SAFETY: the id is HDF5's; the copy is checked, and closed by `Object`.
-        let copied = unsafe { H5Tcopy(id) };
-        (copied >= 0).then_some(Object {
-            id: copied,
+    let made = |id: hid_t| {
+        (id >= 0).then_some(Object {
+            id,
             close: H5Tclose,
         })
-    };
-    let single = || match copy(leaf) {
-        Some(memory_type) => Measured::References(References {
-            memory_type,
-            per_value: 1,
-        }),
-        None => Measured::Unmeasurable,
     };
     // SAFETY: `t` is an open type (the caller's); every id made here is checked and
     // closed by `Object`; member names from HDF5 are NUL-terminated and freed once.
     unsafe {
         match H5Tget_class(t) {
-            H5T_class_t::H5T_STRING if H5Tis_variable_str(t) > 0 => single(),
+            H5T_class_t::H5T_STRING if H5Tis_variable_str(t) > 0 => (depth == 0)
+                .then(|| Some((reference_type()?, Shape::Reference)))
+                .flatten(),
+            H5T_class_t::H5T_VLEN if depth == 0 => Some((reference_type()?, Shape::Reference)),
             H5T_class_t::H5T_VLEN => {
-                let Some(base) = super_type(t) else {
-                    return Measured::Unmeasurable;
-                };
-                match references_of(base.id, leaf) {
-                    Measured::Nothing => single(),
-                    _ => Measured::Unmeasurable,
-                }
+                let base = super_type(t)?;
+                let (inner, shape) = references_at_depth(base.id, depth - 1)?;
+                let size = H5Tget_size(inner.id);
+                let sequence = made(H5Tvlen_create(inner.id))?;
+                Some((
+                    sequence,
+                    Shape::Sequence {
+                        inner: Box::new(shape),
+                        size,
+                    },
+                ))
             }
             H5T_class_t::H5T_ARRAY => {
-                let Some(base) = super_type(t) else {
-                    return Measured::Unmeasurable;
-                };
-                let inner = match references_of(base.id, leaf) {
-                    Measured::References(inner) => inner,
-                    other => return other,
-                };
-                let Ok(rank_len) = usize::try_from(H5Tget_array_ndims(t)) else {
-                    return Measured::Unmeasurable;
-                };
+                let base = super_type(t)?;
+                let (inner, shape) = references_at_depth(base.id, depth)?;
+                let rank_len = usize::try_from(H5Tget_array_ndims(t)).ok()?;
                 let mut dims: Vec<hsize_t> = vec![0; rank_len.max(1)];
                 if H5Tget_array_dims2(t, dims.as_mut_ptr()) < 0 {
-                    return Measured::Unmeasurable;
+                    return None;
                 }
-                let elements = dims[..rank_len]
+                let count = dims[..rank_len]
                     .iter()
-                    .try_fold(1usize, |n, d| n.checked_mul(usize::try_from(*d).ok()?));
-                let Ok(rank) = c_uint::try_from(rank_len) else {
-                    return Measured::Unmeasurable;
-                };
-                let array = H5Tarray_create2(inner.memory_type.id, rank, dims.as_ptr());
-                match (elements, array >= 0) {
-                    (Some(elements), true) => Measured::References(References {
-                        memory_type: Object {
-                            id: array,
-                            close: H5Tclose,
-                        },
-                        per_value: inner.per_value.saturating_mul(elements),
-                    }),
-                    _ => Measured::Unmeasurable,
-                }
+                    .try_fold(1usize, |n, d| n.checked_mul(usize::try_from(*d).ok()?))?;
+                let rank = c_uint::try_from(rank_len).ok()?;
+                let size = H5Tget_size(inner.id);
+                let array = made(H5Tarray_create2(inner.id, rank, dims.as_ptr()))?;
+                Some((
+                    array,
+                    Shape::Array {
+                        inner: Box::new(shape),
+                        count,
+                        size,
+                    },
+                ))
             }
             H5T_class_t::H5T_COMPOUND => {
                 let members = u32::try_from(H5Tget_nmembers(t)).unwrap_or(0);
-                let mut parts: Vec<(*mut c_char, References)> = Vec::new();
-                let mut unmeasurable = false;
+                let mut parts: Vec<(CString, Object, Shape)> = Vec::new();
                 for i in 0..members {
-                    let member = H5Tget_member_type(t, i);
-                    if member < 0 {
-                        unmeasurable = true;
+                    let member = made(H5Tget_member_type(t, i))?;
+                    let Some((memory, shape)) = references_at_depth(member.id, depth) else {
                         continue;
-                    }
-                    let member = Object {
-                        id: member,
-                        close: H5Tclose,
                     };
-                    match references_of(member.id, leaf) {
-                        Measured::Nothing => {}
-                        Measured::Unmeasurable => unmeasurable = true,
-                        Measured::References(references) => {
-                            parts.push((H5Tget_member_name(t, i), references));
-                        }
+                    let name = H5Tget_member_name(t, i);
+                    if name.is_null() {
+                        return None;
                     }
+                    let owned = CStr::from_ptr(name).to_owned();
+                    libc::free(name.cast());
+                    parts.push((owned, memory, shape));
                 }
-                let measured = if unmeasurable || parts.iter().any(|(n, _)| n.is_null()) {
-                    Measured::Unmeasurable
-                } else if parts.is_empty() {
-                    Measured::Nothing
-                } else {
-                    compound_of(&parts)
-                };
-                for (name, _) in parts {
-                    if !name.is_null() {
-                        libc::free(name.cast());
+                if parts.is_empty() {
+                    return None;
+                }
+                let size: usize = parts.iter().map(|(_, m, _)| H5Tget_size(m.id)).sum();
+                let compound = made(H5Tcreate(H5T_class_t::H5T_COMPOUND, size.max(1)))?;
+                let mut offset = 0usize;
+                let mut shapes = Vec::with_capacity(parts.len());
+                for (name, memory, shape) in parts {
+                    if H5Tinsert(compound.id, name.as_ptr(), offset, memory.id) < 0 {
+                        return None;
                     }
+                    shapes.push((offset, shape));
+                    offset += H5Tget_size(memory.id);
                 }
-                measured
+                Some((compound, Shape::Compound(shapes)))
             }
-            _ => Measured::Nothing,
+            _ => None,
         }
     }
 }
@@ -283,41 +346,6 @@ fn super_type(t: hid_t) -> Option<Object> {
         id: base,
         close: H5Tclose,
     })
-}
-
-/// A compound of the named references-only `parts`, packed.
-///
-/// # Safety
-/// Each name is a NUL-terminated string.
-unsafe fn compound_of(parts: &[(*mut c_char, References)]) -> Measured {
-    use hdf5_metno_sys::h5t::H5Tinsert;
-    // SAFETY: the types are open; sizes come from HDF5; the compound id is checked, and
-    // closed by `Object`; names per the contract.
-    unsafe {
-        let size: usize = parts
-            .iter()
-            .map(|(_, l)| H5Tget_size(l.memory_type.id))
-            .sum();
-        let id = H5Tcreate(H5T_class_t::H5T_COMPOUND, size.max(1));
-        if id < 0 {
-            return Measured::Unmeasurable;
-        }
-        let compound = Object {
-            id,
-            close: H5Tclose,
-        };
-        let mut offset = 0usize;
-        for (name, references) in parts {
-            if H5Tinsert(compound.id, *name, offset, references.memory_type.id) < 0 {
-                return Measured::Unmeasurable;
-            }
-            offset += H5Tget_size(references.memory_type.id);
-        }
-        Measured::References(References {
-            memory_type: compound,
-            per_value: parts.iter().map(|(_, l)| l.per_value).sum(),
-        })
-    }
 }
 
 /// The opaque type the stored references are converted to ([`REFERENCE_SIZE`] bytes).
