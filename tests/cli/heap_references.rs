@@ -277,3 +277,44 @@ fn a_sequence_inside_a_sequence_is_checked_too() {
     assert_eq!(ours.code, Some(0), "{}", ours.stderr);
     assert_eq!(ours.stdout, expected.stdout);
 }
+
+#[test]
+fn a_filtered_heap_of_links_or_attributes_is_refused_before_hdf5_reads_it() {
+    // Red team s32 HD3: a fractal heap (where a group's dense attributes or links live)
+    // whose header declares a pipeline of two deflates, its root block zlib(zlib(1e9
+    // zeros)): libhdf5 1.10 inflated it without bound when any attribute or link was
+    // read, 1.01 GB from 5 KB through `ncdump -h` (2e9: 1.99 GB), and the reference too.
+    // Now every object's header is read by nctools before HDF5 lists its links or
+    // attributes, and a file with a filtered heap (which no HDF5 writer makes) is refused.
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    let script = test_data("filtered_heaps/make.py");
+    for kind in ["attributes", "links"] {
+        let file = dir.path().join(format!("{kind}.nc"));
+        let made = run(Command::new(&python)
+            .arg(&script)
+            .arg(kind)
+            .arg(&file)
+            .arg("1000000000"));
+        assert_eq!(made.code, Some(0), "{kind}: {}", made.stderr);
+        let copy = dir.path().join(format!("{kind}-copy.nc"));
+        for (tool, args) in [
+            ("ncdump", vec![Path::new("-h"), file.as_path()]),
+            ("nccopy", vec![file.as_path(), copy.as_path()]),
+        ] {
+            let watched = run_ours(tool, &args);
+            let done = watched.assert_within(CEILING_MIB, 60);
+            assert_eq!(done.code, Some(1), "{kind} {tool}: {}", done.stderr);
+            assert!(
+                done.stderr.contains(
+                    "/g: its links or attributes are kept in a heap whose \
+                                      blocks are filtered"
+                ) && done.stderr.contains("corrupt or hostile"),
+                "{kind} {tool}: {}",
+                done.stderr
+            );
+        }
+    }
+}

@@ -107,6 +107,13 @@ fn refusal_before(path: &str, c_path: &CStr) -> Option<NcError> {
                  probably corrupt or hostile"
             ),
         ),
+        Refusal::FilteredHeap(what) => (
+            store::ErrorKind::Corrupt,
+            format!(
+                "{what}; no HDF5 writer makes such a file, and HDF5 is not asked to read \
+                 it: the file is probably corrupt or hostile"
+            ),
+        ),
         Refusal::BadReference(what) => (
             store::ErrorKind::Corrupt,
             format!(

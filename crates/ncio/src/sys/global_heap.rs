@@ -50,6 +50,8 @@ pub(super) struct HeapLayout {
     pub(super) base: u64,
     /// The bytes of a length (`sizeof_size`: 2, 4 or 8).
     pub(super) length_size: usize,
+    /// The bytes of an address (`sizeof_addr`: 2, 4 or 8).
+    pub(super) address_size: usize,
 }
 
 /// The size of a collection's header: signature, version, reserved, size.
@@ -218,8 +220,9 @@ fn read_length(bytes: &[u8], length_size: usize) -> u64 {
         .fold(0u64, |n, b| (n << 8) | u64::from(*b))
 }
 
-/// A collection read through a window of [`WINDOW`] bytes.
-struct Window<'f> {
+/// A stretch of the file (a heap collection, an object header's block) read through a
+/// window of [`WINDOW`] bytes.
+pub(super) struct Window<'f> {
     file: &'f dyn ReadAt,
     start: u64,
     size: u64,
@@ -229,7 +232,8 @@ struct Window<'f> {
 }
 
 impl<'f> Window<'f> {
-    fn new(file: &'f dyn ReadAt, start: u64, size: u64) -> Self {
+    /// The `size` bytes of `file` from `start`.
+    pub(super) fn new(file: &'f dyn ReadAt, start: u64, size: u64) -> Self {
         Self {
             file,
             start,
@@ -239,8 +243,8 @@ impl<'f> Window<'f> {
         }
     }
 
-    /// `length` bytes at `position` of the collection (within it: the caller checks).
-    fn read(&mut self, position: u64, length: usize) -> Result<&[u8], String> {
+    /// `length` bytes at `position` of the stretch (within it: the caller checks).
+    pub(super) fn read(&mut self, position: u64, length: usize) -> Result<&[u8], String> {
         let end = position + length as u64;
         if position < self.at || end > self.at + self.buffer.len() as u64 {
             let want = (self.size - position).min(WINDOW as u64).max(length as u64);
@@ -276,6 +280,7 @@ mod tests {
     const LAYOUT: HeapLayout = HeapLayout {
         base: 0,
         length_size: 8,
+        address_size: 8,
     };
 
     /// A file of 64 bytes of padding, then a collection at 64 holding `objects`

@@ -83,9 +83,15 @@ impl FileHeap {
                 layout: HeapLayout {
                     base: user_block,
                     length_size,
+                    address_size,
                 },
             })
         }
+    }
+
+    /// The file's layout: its base address and the sizes of its addresses and lengths.
+    pub(super) fn layout(&self) -> HeapLayout {
+        self.layout
     }
 
     /// Checks `references` against the heap ([`check_references`]).

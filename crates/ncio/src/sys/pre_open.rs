@@ -14,7 +14,7 @@ use hdf5_metno_sys::h5l::{H5L_info1_t, H5L_type_t, H5Lexists, H5Lvisit1};
 use hdf5_metno_sys::h5p::H5P_DEFAULT;
 
 use super::hdf5::{init, open_file, Object};
-use super::{attribute_strings, foreign_storage, Lib};
+use super::{attribute_strings, filtered_heaps, foreign_storage, Lib};
 
 /// The prefix libnetcdf gives the dataset of a variable named like a dimension it does
 /// not start with.
@@ -37,6 +37,9 @@ pub(crate) enum Refusal {
     /// An attribute's variable-length value names a heap object that does not match it
     /// (the attribute, and what is wrong).
     BadReference(String),
+    /// A fractal heap of the file's metadata is filtered, or an object header cannot be
+    /// read to tell (where, and what is wrong).
+    FilteredHeap(String),
 }
 
 /// Why the HDF5 file `path` is to be refused before libnetcdf opens it, its
@@ -50,6 +53,10 @@ pub(crate) fn refusal_before_open(
 ) -> Option<Refusal> {
     init(lib);
     let file = open_file(lib, path, H5F_ACC_RDONLY)?;
+    // First: every other check lists links and attributes, which reads their heaps.
+    if let Some(what) = filtered_heaps::filtered_heap(lib, &file) {
+        return Some(Refusal::FilteredHeap(what));
+    }
     if let Some(what) = foreign_storage::reaches_another_file(lib, &file) {
         return Some(Refusal::ReachesAnotherFile(what));
     }

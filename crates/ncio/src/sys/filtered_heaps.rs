@@ -1,0 +1,189 @@
+//! The walk that finds a filtered fractal heap before HDF5 reads one
+//! ([`super::object_headers`] says why): from the root group down, each object's header
+//! is read by nctools, its heaps checked, and only then are a group's links listed by
+//! HDF5 (which reads its link heap). The shared-message heaps of the superblock
+//! extension are checked first.
+
+use std::collections::HashSet;
+use std::ffi::{c_char, c_void, CStr};
+
+use hdf5_metno_sys::h5::{herr_t, H5_index_t, H5_iter_order_t};
+use hdf5_metno_sys::h5i::hid_t;
+use hdf5_metno_sys::h5l::{H5L_info1_t, H5L_type_t, H5Literate1};
+use hdf5_metno_sys::h5o::{H5O_info1_t, H5Oclose, H5Oget_info2, H5Oopen_by_addr, H5O_INFO_BASIC};
+
+use super::global_heap::ReadAt;
+use super::hdf5::Object;
+use super::heap_references::FileHeap;
+use super::object_headers::{heap_is_filtered, read_header, shared_message_heaps};
+use super::Lib;
+
+/// The most objects the walk visits.
+const MAX_OBJECTS: usize = 10_000_000;
+
+/// Where the open HDF5 `file` has a fractal heap whose blocks are filtered, or an object
+/// header nctools cannot read, described for people; `None` when it has none (or HDF5
+/// cannot tell where its root is).
+pub(super) fn filtered_heap(lib: &Lib, file: &Object) -> Option<String> {
+    let heap = FileHeap::of_file(lib, file.id)?;
+    if let Some(found) = filtered_shared_messages(lib, file, &heap) {
+        return Some(found);
+    }
+    let root = object_address(file.id)?;
+    let mut seen = HashSet::new();
+    let mut queue = vec![("/".to_string(), root)];
+    while let Some((path, address)) = queue.pop() {
+        if !seen.insert(address) {
+            continue;
+        }
+        if seen.len() > MAX_OBJECTS {
+            return Some(format!("more than {MAX_OBJECTS} objects"));
+        }
+        let facts = match read_header(&heap, heap.layout(), address) {
+            Ok(facts) => facts,
+            Err(wrong) => return Some(format!("{path}: {wrong}")),
+        };
+        for found in facts.heaps {
+            match heap_is_filtered(&heap, heap.layout(), found) {
+                Ok(false) => {}
+                Ok(true) => {
+                    return Some(format!(
+                        "{path}: its links or attributes are kept in a heap whose blocks \
+                         are filtered, which libhdf5 inflates without bound"
+                    ))
+                }
+                Err(wrong) => return Some(format!("{path}: {wrong}")),
+            }
+        }
+        if facts.is_group {
+            for (name, child) in links(file.id, address) {
+                let child_path = if path == "/" {
+                    format!("/{name}")
+                } else {
+                    format!("{path}/{name}")
+                };
+                queue.push((child_path, child));
+            }
+        }
+    }
+    None
+}
+
+/// The filtered heap of the superblock extension's shared-message indexes, if any.
+fn filtered_shared_messages(_lib: &Lib, file: &Object, heap: &FileHeap) -> Option<String> {
+    use hdf5_metno_sys::h5f::H5Fget_create_plist;
+    use hdf5_metno_sys::h5p::{H5Pclose, H5Pget_shared_mesg_nindexes};
+    let mut indexes: u32 = 0;
+    // SAFETY: the file is open; the property list is checked and closed once.
+    unsafe {
+        let create = H5Fget_create_plist(file.id);
+        if create < 0 {
+            return None;
+        }
+        let got = H5Pget_shared_mesg_nindexes(create, &mut indexes);
+        H5Pclose(create);
+        if got < 0 || indexes == 0 {
+            return None;
+        }
+    }
+    let layout = heap.layout();
+    let wrong = |what: String| Some(format!("the superblock extension: {what}"));
+    // Superblock version 2 or 3: signature, version, two sizes, flags, then the base
+    // address and the extension's address.
+    let mut superblock = [0u8; 12];
+    if heap.read_exact_at(&mut superblock, layout.base).is_err() || superblock[8] < 2 {
+        return wrong("nctools cannot find it".into());
+    }
+    let mut extension = vec![0u8; layout.address_size];
+    let at = layout.base + 12 + layout.address_size as u64;
+    if heap.read_exact_at(&mut extension, at).is_err() {
+        return wrong("nctools cannot find it".into());
+    }
+    let extension = extension
+        .iter()
+        .rev()
+        .fold(0u64, |n, b| (n << 8) | u64::from(*b));
+    let facts = match read_header(heap, layout, extension) {
+        Ok(facts) => facts,
+        Err(e) => return wrong(e),
+    };
+    let table = facts.shared_message_table?;
+    let heaps = match shared_message_heaps(heap, layout, table, indexes as usize) {
+        Ok(heaps) => heaps,
+        Err(e) => return wrong(e),
+    };
+    for found in heaps {
+        match heap_is_filtered(heap, layout, found) {
+            Ok(false) => {}
+            Ok(true) => {
+                return wrong(
+                    "its shared messages are kept in a heap whose blocks are filtered, \
+                     which libhdf5 inflates without bound"
+                        .into(),
+                )
+            }
+            Err(e) => return wrong(e),
+        }
+    }
+    None
+}
+
+/// The address of the object `location` (the file: its root group).
+fn object_address(location: hid_t) -> Option<u64> {
+    let mut info = H5O_info1_t::default();
+    // SAFETY: the location is open; `info` is a valid place for the basic fields.
+    let got = unsafe { H5Oget_info2(location, &mut info, H5O_INFO_BASIC) };
+    (got >= 0).then_some(info.addr)
+}
+
+/// The hard links of the group at `address`: each name and the address it names.
+fn links(file: hid_t, address: u64) -> Vec<(String, u64)> {
+    let mut found: Vec<(String, u64)> = Vec::new();
+    // SAFETY: the file is open; the object id is checked, and closed by `Object`; the
+    // callback has H5Literate's signature and `found` outlives the synchronous call.
+    unsafe {
+        let group = H5Oopen_by_addr(file, address);
+        if group < 0 {
+            return found;
+        }
+        let group = Object {
+            id: group,
+            close: H5Oclose,
+        };
+        H5Literate1(
+            group.id,
+            H5_index_t::H5_INDEX_NAME,
+            H5_iter_order_t::H5_ITER_NATIVE,
+            std::ptr::null_mut(),
+            Some(collect_link),
+            std::ptr::from_mut(&mut found).cast(),
+        );
+    }
+    found
+}
+
+/// H5Literate's callback: records a hard link's name and address.
+///
+/// # Safety
+/// HDF5's contract for `H5L_iterate1_t`: `name` is NUL-terminated, `info` valid during
+/// the call; `data` is the vector given to H5Literate.
+unsafe extern "C" fn collect_link(
+    _group: hid_t,
+    name: *const c_char,
+    info: *const H5L_info1_t,
+    data: *mut c_void,
+) -> herr_t {
+    if name.is_null() || info.is_null() || data.is_null() {
+        return 0;
+    }
+    // SAFETY: per the contract.
+    unsafe {
+        let found = &mut *data.cast::<Vec<(String, u64)>>();
+        let mut info = *info;
+        if info.type_ == H5L_type_t::H5L_TYPE_HARD {
+            let address = *info.u.address();
+            found.push((CStr::from_ptr(name).to_string_lossy().into_owned(), address));
+        }
+    }
+    0
+}

@@ -1,0 +1,370 @@
+//! HDF5 object headers, read by nctools itself to find the fractal heaps an object's
+//! dense links and attributes live in, before HDF5 reads any of them.
+//!
+//! A fractal heap may declare a filter pipeline, which libhdf5 1.10 runs on its blocks
+//! with no bound on the output: a 6.5 KB file whose group's attribute heap held
+//! zlib(zlib(2e9 zeros)) took 1.99 GB in `ncdump -h` (and in the reference). No HDF5
+//! writer filters these heaps (the public API cannot ask for it), so a file that has one
+//! is refused. The shared-message heaps of the superblock extension are checked the same
+//! way.
+//!
+//! The layouts (the HDF5 file format): a version 1 header is 16 bytes (version 1,
+//! reserved, message count, reference count, the size of its messages, padding), then
+//! messages of 8-byte headers (type: 2 bytes, size: 2, flags: 1, reserved: 3); a version
+//! 2 header is `OHDR`, version 2, flags, optional times (flag 0x20) and attribute phase
+//! change values (0x10), the size of its first block in 1 to 8 bytes (flags & 3), then
+//! messages of 4-byte headers (type: 1, size: 2, flags: 1), 6 when creation order is
+//! tracked (flag 0x04), and a checksum. A continuation message (0x10) names another
+//! block: raw messages for version 1, `OCHK`, messages and a checksum for version 2. The
+//! link info message (0x02) and the attribute info message (0x15) hold a version, flags,
+//! a maximum creation index when flag 1 is set (8 bytes for links, 2 for attributes),
+//! then the fractal heap's address. A fractal heap's header is `FRHP`, version 0, the
+//! heap ID length (2 bytes), then the encoded length of its filter pipeline (2 bytes):
+//! 0 when its blocks are not filtered.
+
+use std::collections::HashSet;
+
+use super::global_heap::{HeapLayout, ReadAt, Window};
+
+/// The message types read here.
+const LINK_INFO: u16 = 0x02;
+const LINK: u16 = 0x06;
+const CONTINUATION: u16 = 0x10;
+const SYMBOL_TABLE: u16 = 0x11;
+const SHARED_MESSAGE_TABLE: u16 = 0x0F;
+const ATTRIBUTE_INFO: u16 = 0x15;
+
+/// The most blocks (the first and its continuations) one object header may have.
+const MAX_BLOCKS: usize = 4096;
+
+/// What an object header says that the check needs.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub(super) struct HeaderFacts {
+    /// The fractal heaps of its dense links and attributes.
+    pub(super) heaps: Vec<u64>,
+    /// Whether it is a group (it has links, a link info or a symbol table message).
+    pub(super) is_group: bool,
+    /// The address of a shared-message table (in a superblock extension's header).
+    pub(super) shared_message_table: Option<u64>,
+}
+
+/// Reads the object header at `address` (relative to the file's base).
+pub(super) fn read_header(
+    file: &dyn ReadAt,
+    layout: HeapLayout,
+    address: u64,
+) -> Result<HeaderFacts, String> {
+    let file_length = file
+        .length()
+        .map_err(|e| format!("cannot read the file's length: {e}"))?;
+    let start = absolute(layout, address, file_length)?;
+    let mut first = [0u8; 8];
+    read_at(file, &mut first, start, file_length)?;
+    let mut facts = HeaderFacts::default();
+    let mut blocks: Vec<(u64, u64)> = Vec::new();
+    let version_two = &first[..4] == b"OHDR";
+    if version_two {
+        if first[4] != 2 {
+            return Err(format!(
+                "the object header at {address} has version {}",
+                first[4]
+            ));
+        }
+        let flags = first[5];
+        let mut at = start + 6;
+        if flags & 0x20 != 0 {
+            at += 16;
+        }
+        if flags & 0x10 != 0 {
+            at += 4;
+        }
+        let width = 1usize << (flags & 3);
+        let mut size = [0u8; 8];
+        read_at(file, &mut size[..width], at, file_length)?;
+        let size = u64::from_le_bytes(size);
+        blocks.push((at + width as u64, size));
+        walk_blocks(file, layout, file_length, blocks, Some(flags), &mut facts)?;
+    } else {
+        if first[0] != 1 {
+            return Err(format!("there is no object header at {address}"));
+        }
+        let mut size = [0u8; 4];
+        read_at(file, &mut size, start + 8, file_length)?;
+        blocks.push((start + 16, u64::from(u32::from_le_bytes(size))));
+        walk_blocks(file, layout, file_length, blocks, None, &mut facts)?;
+    }
+    Ok(facts)
+}
+
+/// Walks the message blocks of one header (`v2_flags` for a version 2 header),
+/// continuations included, recording what [`HeaderFacts`] holds.
+fn walk_blocks(
+    file: &dyn ReadAt,
+    layout: HeapLayout,
+    file_length: u64,
+    mut blocks: Vec<(u64, u64)>,
+    v2_flags: Option<u8>,
+    facts: &mut HeaderFacts,
+) -> Result<(), String> {
+    let mut seen = HashSet::new();
+    let mut walked = 0;
+    while let Some((start, size)) = blocks.pop() {
+        walked += 1;
+        if walked > MAX_BLOCKS || !seen.insert(start) {
+            return Err(format!(
+                "an object header's continuations loop or exceed {MAX_BLOCKS} blocks"
+            ));
+        }
+        if start.checked_add(size).is_none_or(|end| end > file_length) {
+            return Err(format!(
+                "an object header's block at {start} runs past the file"
+            ));
+        }
+        let header_size: u64 = match v2_flags {
+            Some(flags) if flags & 0x04 != 0 => 6,
+            Some(_) => 4,
+            None => 8,
+        };
+        let end = size;
+        let mut window = Window::new(file, start, size);
+        let mut position = 0u64;
+        while position + header_size <= end {
+            let head = window.read(position, header_size as usize)?.to_vec();
+            let (kind, length) = match v2_flags {
+                Some(_) => (
+                    u16::from(head[0]),
+                    u64::from(u16::from_le_bytes([head[1], head[2]])),
+                ),
+                None => (
+                    u16::from_le_bytes([head[0], head[1]]),
+                    u64::from(u16::from_le_bytes([head[2], head[3]])),
+                ),
+            };
+            let data_at = position + header_size;
+            if data_at + length > end {
+                return Err(format!(
+                    "a message of an object header at {start} runs past its block"
+                ));
+            }
+            let data = window.read(data_at, length as usize)?.to_vec();
+            match kind {
+                LINK_INFO | ATTRIBUTE_INFO => {
+                    let index_width = if kind == LINK_INFO { 8 } else { 2 };
+                    if let Some(heap) = heap_address(&data, index_width, layout.address_size)? {
+                        facts.heaps.push(heap);
+                    }
+                    facts.is_group |= kind == LINK_INFO;
+                }
+                LINK | SYMBOL_TABLE => facts.is_group = true,
+                SHARED_MESSAGE_TABLE => {
+                    let table = data
+                        .get(1..1 + layout.address_size)
+                        .ok_or("a short shared-message table message")?;
+                    facts.shared_message_table = defined(table);
+                }
+                CONTINUATION => {
+                    let (a, l) = (layout.address_size, layout.length_size);
+                    let next = data
+                        .get(..a)
+                        .and_then(defined)
+                        .ok_or("a short continuation")?;
+                    let next_size = data
+                        .get(a..a + l)
+                        .map(little_endian)
+                        .ok_or("a short continuation")?;
+                    let next_start = absolute(layout, next, file_length)?;
+                    if v2_flags.is_some() {
+                        let mut signature = [0u8; 4];
+                        read_at(file, &mut signature, next_start, file_length)?;
+                        if &signature != b"OCHK" {
+                            return Err(format!("no continuation block at {next}"));
+                        }
+                        // After the signature, before the checksum.
+                        blocks.push((next_start + 4, next_size.saturating_sub(8)));
+                    } else {
+                        blocks.push((next_start, next_size));
+                    }
+                }
+                _ => {}
+            }
+            position = data_at + length;
+        }
+    }
+    Ok(())
+}
+
+/// The fractal heap address of a link info or attribute info message `data`, whose
+/// maximum creation index takes `index_width` bytes when present; `None` when the
+/// address is undefined (no dense storage).
+fn heap_address(
+    data: &[u8],
+    index_width: usize,
+    address_size: usize,
+) -> Result<Option<u64>, String> {
+    let flags = *data
+        .get(1)
+        .ok_or("a short link or attribute info message")?;
+    let at = 2 + if flags & 1 != 0 { index_width } else { 0 };
+    let address = data
+        .get(at..at + address_size)
+        .ok_or("a short link or attribute info message")?;
+    Ok(defined(address))
+}
+
+/// Whether the fractal heap whose header is at `address` filters its blocks.
+pub(super) fn heap_is_filtered(
+    file: &dyn ReadAt,
+    layout: HeapLayout,
+    address: u64,
+) -> Result<bool, String> {
+    let file_length = file
+        .length()
+        .map_err(|e| format!("cannot read the file's length: {e}"))?;
+    let start = absolute(layout, address, file_length)?;
+    let mut header = [0u8; 9];
+    read_at(file, &mut header, start, file_length)?;
+    // A header HDF5 cannot read is HDF5's error, not a decompression.
+    Ok(&header[..4] == b"FRHP" && u16::from_le_bytes([header[7], header[8]]) != 0)
+}
+
+/// The fractal heaps of the shared-message table at `address` (`SMTB`: per index its
+/// version, type, message types, minimum size, two cutoffs, message count, index
+/// address and heap address; `count` indexes, as the file creation properties say).
+pub(super) fn shared_message_heaps(
+    file: &dyn ReadAt,
+    layout: HeapLayout,
+    address: u64,
+    count: usize,
+) -> Result<Vec<u64>, String> {
+    let file_length = file
+        .length()
+        .map_err(|e| format!("cannot read the file's length: {e}"))?;
+    let start = absolute(layout, address, file_length)?;
+    let a = layout.address_size;
+    let entry = 12 + 2 * a;
+    let size = 4 + entry * count.min(64);
+    let mut table = vec![0u8; size];
+    read_at(file, &mut table, start, file_length)?;
+    if &table[..4] != b"SMTB" {
+        return Err(format!("no shared-message table at {address}"));
+    }
+    Ok((0..count.min(64))
+        .filter_map(|i| {
+            let heap = 4 + i * entry + 12 + a;
+            defined(&table[heap..heap + a])
+        })
+        .collect())
+}
+
+/// An address of the file (relative to its base) as an offset within it.
+fn absolute(layout: HeapLayout, address: u64, file_length: u64) -> Result<u64, String> {
+    layout
+        .base
+        .checked_add(address)
+        .filter(|a| *a < file_length)
+        .ok_or_else(|| format!("an object header names {address}, beyond the file"))
+}
+
+/// Fills `buffer` from `offset`, which must lie within the file with it.
+fn read_at(
+    file: &dyn ReadAt,
+    buffer: &mut [u8],
+    offset: u64,
+    file_length: u64,
+) -> Result<(), String> {
+    if offset
+        .checked_add(buffer.len() as u64)
+        .is_none_or(|end| end > file_length)
+    {
+        return Err(format!("an object header at {offset} runs past the file"));
+    }
+    file.read_exact_at(buffer, offset)
+        .map_err(|e| format!("cannot read the file at {offset}: {e}"))
+}
+
+/// A little-endian number of up to 8 bytes.
+fn little_endian(bytes: &[u8]) -> u64 {
+    bytes
+        .iter()
+        .rev()
+        .fold(0u64, |n, b| (n << 8) | u64::from(*b))
+}
+
+/// An address, `None` when undefined (every byte 0xff).
+fn defined(bytes: &[u8]) -> Option<u64> {
+    (!bytes.iter().all(|b| *b == 0xff)).then(|| little_endian(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LAYOUT: HeapLayout = HeapLayout {
+        base: 0,
+        length_size: 8,
+        address_size: 8,
+    };
+
+    /// A version 1 header at 0 whose first block (16..72) holds an attribute info
+    /// message naming a heap at 256 and a continuation to a block at 128 (40 bytes),
+    /// which holds a link info message naming a heap at 288; the second heap filtered.
+    fn file() -> Vec<u8> {
+        let mut f = vec![0u8; 320];
+        f[0] = 1;
+        f[8..12].copy_from_slice(&56u32.to_le_bytes());
+        // Attribute info (0x15), 24 bytes: version, flags 0, heap, name index.
+        f[16..18].copy_from_slice(&0x15u16.to_le_bytes());
+        f[18..20].copy_from_slice(&24u16.to_le_bytes());
+        f[26..34].copy_from_slice(&256u64.to_le_bytes());
+        f[34..42].copy_from_slice(&[0xff; 8]);
+        // Continuation (0x10), 16 bytes: address and length.
+        f[48..50].copy_from_slice(&0x10u16.to_le_bytes());
+        f[50..52].copy_from_slice(&16u16.to_le_bytes());
+        f[56..64].copy_from_slice(&128u64.to_le_bytes());
+        f[64..72].copy_from_slice(&40u64.to_le_bytes());
+        // Link info (0x02), 32 bytes: version, flags 1 (a creation index first), heap.
+        f[128..130].copy_from_slice(&0x02u16.to_le_bytes());
+        f[130..132].copy_from_slice(&32u16.to_le_bytes());
+        f[137] = 1;
+        f[146..154].copy_from_slice(&288u64.to_le_bytes());
+        f[256..260].copy_from_slice(b"FRHP");
+        f[288..292].copy_from_slice(b"FRHP");
+        f[295..297].copy_from_slice(&22u16.to_le_bytes());
+        f
+    }
+
+    #[test]
+    fn heaps_are_found_through_continuations_and_filtered_ones_told() {
+        let f = file();
+        assert_eq!(
+            read_header(&f, LAYOUT, 0),
+            Ok(HeaderFacts {
+                heaps: vec![256, 288],
+                is_group: true,
+                shared_message_table: None,
+            })
+        );
+        assert_eq!(heap_is_filtered(&f, LAYOUT, 256), Ok(false));
+        assert_eq!(heap_is_filtered(&f, LAYOUT, 288), Ok(true));
+    }
+
+    #[test]
+    fn hostile_headers_are_refused_not_walked() {
+        // A continuation to its own block.
+        let mut looping = file();
+        looping[128..130].copy_from_slice(&0x10u16.to_le_bytes());
+        looping[130..132].copy_from_slice(&16u16.to_le_bytes());
+        looping[136..144].copy_from_slice(&128u64.to_le_bytes());
+        looping[144..152].copy_from_slice(&40u64.to_le_bytes());
+        assert!(read_header(&looping, LAYOUT, 0).is_err());
+        // A message longer than its block, a block past the file, no header at all.
+        let mut long = file();
+        long[18..20].copy_from_slice(&4000u16.to_le_bytes());
+        assert!(read_header(&long, LAYOUT, 0).is_err());
+        let mut past = file();
+        past[64..72].copy_from_slice(&(1u64 << 40).to_le_bytes());
+        assert!(read_header(&past, LAYOUT, 0).is_err());
+        assert!(read_header(&file(), LAYOUT, 256).is_err());
+        assert!(read_header(&file(), LAYOUT, 1 << 50).is_err());
+    }
+}
