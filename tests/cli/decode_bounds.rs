@@ -680,3 +680,90 @@ fn a_plugin_filter_that_allocates_what_a_chunk_claims_is_run_apart() {
     assert!(ours.stdout.contains("2999"), "{}", ours.stdout);
     assert_eq!(ours.stdout, theirs.stdout);
 }
+
+#[test]
+fn parameters_and_types_that_declare_gigabytes_are_refused() {
+    // Red team s32: HDF5 1.10's nbit and scaleoffset allocate what their stored
+    // parameters say and read past the chunk (parameters patched to 2^28 elements:
+    // SIGSEGV at 1.08 GB from 3.5 KB; 1e9: 3.9 GB), an opaque or compound type declaring
+    // values of 1e9 bytes, nothing written, took 2.96 GB (or printed after 1 GB), and a
+    // global heap collection stating 1e9 bytes in a sparse file was loaded whole (3.4 GB).
+    // The reference fails the same ways. Now each is refused, naming what is wrong.
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    let script = test_data("decode_bounds/declared_sizes.py");
+    for (kind, said) in [
+        ("nbit", "its nbit filter's parameters say 1000000000 values"),
+        (
+            "scaleoffset",
+            "its scaleoffset filter's parameters say 1000000000 values",
+        ),
+        ("opaque", "its type declares values of 1000000000 bytes"),
+        ("compound", "its type declares values of 1000000000 bytes"),
+        (
+            "collection",
+            "the heap collection at 2048 says 1000000000 bytes",
+        ),
+    ] {
+        let file = dir.path().join(format!("{kind}.nc"));
+        let made = run(Command::new(&python)
+            .arg(&script)
+            .arg(kind)
+            .arg(&file)
+            .arg("1000000000"));
+        assert_eq!(made.code, Some(0), "{kind}: {}", made.stderr);
+        let copy = dir.path().join(format!("{kind}-copy.nc"));
+        for (tool, args) in [
+            ("ncdump", vec![file.as_path()]),
+            ("nccopy", vec![file.as_path(), copy.as_path()]),
+        ] {
+            let watched = run_ours(tool, &args);
+            let done = watched.assert_within(CEILING_MIB, 60);
+            assert_eq!(done.code, Some(1), "{kind} {tool}: {}", done.stderr);
+            assert!(done.stderr.contains(said), "{kind} {tool}: {}", done.stderr);
+        }
+    }
+}
+
+#[test]
+fn nbit_and_scaleoffset_files_read_as_the_reference_reads_them() {
+    // The checks of nbit's and scaleoffset's parameters and input refuse nothing HDF5
+    // writes: ints, doubles, shorts under nbit (one with deflate), scaleoffset of ints
+    // (with gzip), of equal ints (no bits a value), of doubles and of bytes.
+    let Some(python) = python() else {
+        return;
+    };
+    let Some(_) = reference("ncdump") else {
+        return;
+    };
+    let dir = scratch();
+    let file = dir.path().join("nbit-scaleoffset.nc");
+    let program = format!(
+        "import h5py, numpy as np\n\
+         from h5py import h5p, h5s, h5t, h5d\n\
+         with h5py.File({file:?}, 'w') as f:\n    \
+         for name, t, data in [(b'nb', h5t.STD_I32LE, np.arange(50, dtype='i4')), \
+         (b'nb2', h5t.IEEE_F64LE, np.linspace(0, 5, 50)), \
+         (b'nb3', h5t.STD_I16LE, np.arange(50, dtype='i2'))]:\n        \
+         dcpl = h5p.create(h5p.DATASET_CREATE); dcpl.set_chunk((7,)); dcpl.set_filter(5)\n        \
+         if name == b'nb3': dcpl.set_deflate(4)\n        \
+         d = h5d.create(f.id, name, t, h5s.create_simple((50,)), dcpl=dcpl)\n        \
+         d.write(h5s.ALL, h5s.ALL, data)\n    \
+         f.create_dataset('so', data=np.arange(50, dtype='i4'), chunks=(7,), scaleoffset=0, \
+         compression='gzip')\n    \
+         f.create_dataset('so0', data=np.full(50, 7, dtype='i4'), chunks=(7,), scaleoffset=0)\n    \
+         f.create_dataset('sof', data=np.linspace(-3, 3, 50), chunks=(7,), scaleoffset=2)\n    \
+         f.create_dataset('sou', data=np.arange(50, dtype='u1'), chunks=(7,), scaleoffset=0)\n"
+    );
+    let made = run(Command::new(&python).args(["-c", &program]));
+    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    let theirs = crate::support::run_reference("ncdump", [&file]);
+    let ours = run_ours("ncdump", [&file]);
+    let ours = ours.assert_within(CEILING_MIB, 60);
+    assert_eq!(theirs.code, Some(0), "{}", theirs.stderr);
+    assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+    assert!(ours.stdout.contains("so0 = 7, 7"), "{}", ours.stdout);
+    assert_eq!(ours.stdout, theirs.stdout);
+}

@@ -4,7 +4,7 @@
 //! fletcher32, deflate and the built-ins: bzip2, blosc, lz4, zstd) are decoded; for any
 //! other, [`ChunkDecoder::new`] answers `None` and HDF5 must do the work.
 
-use crate::known::{DEFLATE, FLETCHER32, SHUFFLE};
+use crate::known::{DEFLATE, FLETCHER32, NBIT, SCALEOFFSET, SHUFFLE};
 use crate::FilterSpec;
 
 use crate::codec;
@@ -167,6 +167,9 @@ pub enum CheckFailure {
     /// A filter not implemented here, run by the caller, decoded it beyond its size or
     /// failed on it.
     Foreign(ForeignFailure),
+    /// One of HDF5's own filters not implemented here (nbit, scaleoffset) would decode
+    /// it to another size than the chunk's, or read past it: what is wrong.
+    Hdf5(String),
     /// HDF5's deflate would run after the filter `after`, which is not implemented here,
     /// so what it decodes to cannot be bounded.
     Unbounded {
@@ -180,6 +183,7 @@ impl std::fmt::Display for CheckFailure {
         match self {
             Self::Decode(e) => write!(f, "{e}"),
             Self::Foreign(what) => write!(f, "{what}"),
+            Self::Hdf5(what) => write!(f, "{what}"),
             Self::Unbounded { after } => write!(
                 f,
                 "HDF5's deflate would run after filter {after}, which nctools does not \
@@ -232,14 +236,19 @@ impl ChunkChecker {
                     Some(Err(what)) => return Err(CheckFailure::Foreign(what)),
                     None => {}
                 }
-                // HDF5 does the rest: no deflate may follow.
-                return match (0..i)
-                    .rev()
-                    .find(|j| applied(*j) && self.steps[*j].0 == DEFLATE)
-                {
-                    Some(_) => Err(CheckFailure::Unbounded { after: *id }),
-                    None => Ok(()),
-                };
+                // HDF5 does the rest: each of its own filters that sizes its output from
+                // its stored parameters must say the chunk's size (the first with its
+                // input at hand), and no deflate may follow.
+                hdf5_sized(*id, params, Some(&data), chunk_bytes).map_err(CheckFailure::Hdf5)?;
+                for j in (0..i).rev().filter(|j| applied(*j)) {
+                    let (later, later_params, _) = &self.steps[j];
+                    if *later == DEFLATE {
+                        return Err(CheckFailure::Unbounded { after: *id });
+                    }
+                    hdf5_sized(*later, later_params, None, chunk_bytes)
+                        .map_err(CheckFailure::Hdf5)?;
+                }
+                return Ok(());
             };
             data = match step {
                 Step::Shuffle(size) => codec::unshuffle(&data, *size),
@@ -257,6 +266,78 @@ impl ChunkChecker {
         }
         Ok(())
     }
+}
+
+/// Whether HDF5's own filter `id`, with its stored `params`, decodes `input` (when known)
+/// to exactly `chunk_bytes` without reading past it. HDF5 1.10's nbit and scaleoffset
+/// allocate what their parameters say (the chunk's element count, `params[2]`, times the
+/// element size, `params[4]`) and read their input with no bound (before, parameters
+/// patched to 2^28 elements crashed the tools and the reference with SIGSEGV at 1 GB
+/// from 3.5 KB). Other filters are not sized by their parameters.
+fn hdf5_sized(
+    id: u32,
+    params: &[u32],
+    input: Option<&[u8]>,
+    chunk_bytes: usize,
+) -> Result<(), String> {
+    let name = match id {
+        NBIT => "nbit",
+        SCALEOFFSET => "scaleoffset",
+        _ => return Ok(()),
+    };
+    // nbit's "need not compress" flag: the chunk is stored as it is.
+    if id == NBIT && params.get(1) == Some(&1) {
+        return Ok(());
+    }
+    let word = |i: usize| params.get(i).map(|w| *w as usize);
+    let (Some(elements), Some(size)) = (word(2), word(4)) else {
+        return Err(format!("its {name} filter has {} parameters", params.len()));
+    };
+    if elements.checked_mul(size) != Some(chunk_bytes) {
+        return Err(format!(
+            "its {name} filter's parameters say {elements} values of {size} bytes, not the \
+             chunk's {chunk_bytes} bytes"
+        ));
+    }
+    let Some(input) = input else {
+        return Ok(());
+    };
+    let bits = |count: usize, width: usize| count.saturating_mul(width).div_ceil(8);
+    let needed = match id {
+        // An atomic type's values packed at their precision (params[6]).
+        NBIT if word(3) == Some(1) => {
+            let precision = word(6).unwrap_or(usize::MAX);
+            if precision > size * 8 {
+                return Err(format!(
+                    "its nbit filter says a precision of {precision} bits"
+                ));
+            }
+            bits(elements, precision)
+        }
+        NBIT => 0,
+        _ => {
+            // A 21-byte header, its first 4 bytes the bits of each packed value.
+            let minbits = input
+                .get(..4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+                .ok_or("its scaleoffset chunk has no header")?;
+            if minbits > size * 8 {
+                return Err(format!("its scaleoffset chunk says {minbits} bits a value"));
+            }
+            21 + if minbits == size * 8 {
+                chunk_bytes
+            } else {
+                bits(elements, minbits)
+            }
+        }
+    };
+    if input.len() < needed {
+        return Err(format!(
+            "its {name} chunk holds {} bytes, fewer than the {needed} it decodes from",
+            input.len()
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

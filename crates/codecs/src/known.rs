@@ -42,6 +42,10 @@ pub const SHUFFLE: u32 = 2;
 pub const FLETCHER32: u32 = 3;
 /// Szip, HDF5's id 4.
 pub const SZIP: u32 = 4;
+/// N-bit, HDF5's built-in id 5 (not implemented here).
+pub const NBIT: u32 = 5;
+/// Scale-offset, HDF5's built-in id 6 (not implemented here).
+pub const SCALEOFFSET: u32 = 6;
 /// Bzip2, registered id 307.
 pub const BZIP2: u32 = 307;
 /// LZF (h5py), registered id 32000.

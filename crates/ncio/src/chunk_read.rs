@@ -457,6 +457,7 @@ impl ChunkedVar {
                     Err(codecs::CheckFailure::Foreign(e @ codecs::ForeignFailure::Failed(_))) => {
                         Err(corrupt(e.to_string()))
                     }
+                    Err(codecs::CheckFailure::Hdf5(e)) => Err(corrupt(e)),
                     // A chunk nctools cannot undo is never HDF5's to decode unchecked
                     // (before: a checksum form nctools refused sent the slab to HDF5).
                     Err(codecs::CheckFailure::Decode(e)) => Err(corrupt(e.to_string())),

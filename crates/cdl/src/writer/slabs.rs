@@ -3,6 +3,9 @@
 /// The most values read at once.
 const MAX_SLAB_VALUES: usize = 1 << 20;
 
+/// The most bytes read at once, where values are large (compounds, opaque types).
+const MAX_SLAB_BYTES: usize = 64 << 20;
+
 /// One hyperslab.
 pub(crate) struct Slab {
     /// Start index per dimension.
@@ -22,9 +25,12 @@ pub(crate) struct SlabPlan {
 }
 
 impl SlabPlan {
-    /// The plan for a variable of shape `dims` (empty for a scalar).
-    pub(crate) fn new(dims: &[usize]) -> Self {
-        Self::with_limit(dims, MAX_SLAB_VALUES)
+    /// The plan for a variable of shape `dims` (empty for a scalar) whose values take
+    /// `value_bytes` each in memory: at most [`MAX_SLAB_VALUES`] values and, where values
+    /// are large, [`MAX_SLAB_BYTES`] (one value at least).
+    pub(crate) fn new(dims: &[usize], value_bytes: usize) -> Self {
+        let by_bytes = MAX_SLAB_BYTES / value_bytes.max(1);
+        Self::with_limit(dims, by_bytes.clamp(1, MAX_SLAB_VALUES))
     }
 
     fn with_limit(dims: &[usize], limit: usize) -> Self {

@@ -100,6 +100,20 @@ impl FileHeap {
     }
 }
 
+impl FileHeap {
+    /// `fstat` of the file HDF5 reads.
+    fn status(&self) -> std::io::Result<libc::stat> {
+        // SAFETY: a zeroed stat is a valid place for fstat to write; the descriptor is
+        // open (see `of_file`).
+        let mut status: libc::stat = unsafe { std::mem::zeroed() };
+        // SAFETY: as above.
+        if unsafe { libc::fstat(self.descriptor, &mut status) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(status)
+    }
+}
+
 impl ReadAt for FileHeap {
     fn read_exact_at(&self, buffer: &mut [u8], offset: u64) -> std::io::Result<()> {
         let mut done = 0;
@@ -130,14 +144,14 @@ impl ReadAt for FileHeap {
     }
 
     fn length(&self) -> std::io::Result<u64> {
-        // SAFETY: a zeroed stat is a valid place for fstat to write; the descriptor is
-        // open (see `of_file`).
-        let mut status: libc::stat = unsafe { std::mem::zeroed() };
-        // SAFETY: as above.
-        if unsafe { libc::fstat(self.descriptor, &mut status) } != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        u64::try_from(status.st_size).map_err(std::io::Error::other)
+        u64::try_from(self.status()?.st_size).map_err(std::io::Error::other)
+    }
+
+    fn stored(&self) -> std::io::Result<u64> {
+        let status = self.status()?;
+        let length = u64::try_from(status.st_size).map_err(std::io::Error::other)?;
+        let blocks = u64::try_from(status.st_blocks).map_err(std::io::Error::other)?;
+        Ok(length.min(blocks.saturating_mul(512)))
     }
 }
 

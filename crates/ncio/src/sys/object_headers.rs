@@ -28,6 +28,7 @@ use super::global_heap::{HeapLayout, ReadAt, Window};
 
 /// The message types read here.
 const LINK_INFO: u16 = 0x02;
+const DATATYPE: u16 = 0x03;
 const LINK: u16 = 0x06;
 const CONTINUATION: u16 = 0x10;
 const SYMBOL_TABLE: u16 = 0x11;
@@ -46,6 +47,11 @@ pub(super) struct HeaderFacts {
     pub(super) is_group: bool,
     /// The address of a shared-message table (in a superblock extension's header).
     pub(super) shared_message_table: Option<u64>,
+    /// The sizes its datatype messages declare for one value (a dataset's, a committed
+    /// type's).
+    pub(super) type_sizes: Vec<u64>,
+    /// The object headers of the committed types its datatype messages share.
+    pub(super) shared_types: Vec<u64>,
 }
 
 /// Reads the object header at `address` (relative to the file's base).
@@ -130,14 +136,16 @@ fn walk_blocks(
         let mut position = 0u64;
         while position + header_size <= end {
             let head = window.read(position, header_size as usize)?.to_vec();
-            let (kind, length) = match v2_flags {
+            let (kind, length, message_flags) = match v2_flags {
                 Some(_) => (
                     u16::from(head[0]),
                     u64::from(u16::from_le_bytes([head[1], head[2]])),
+                    head[3],
                 ),
                 None => (
                     u16::from_le_bytes([head[0], head[1]]),
                     u64::from(u16::from_le_bytes([head[2], head[3]])),
+                    head[4],
                 ),
             };
             let data_at = position + header_size;
@@ -156,6 +164,28 @@ fn walk_blocks(
                     facts.is_group |= kind == LINK_INFO;
                 }
                 LINK | SYMBOL_TABLE => facts.is_group = true,
+                // Shared (flag 2): a reference to a committed type's header (version 1:
+                // 8 bytes before the address; 2 and 3: 2 bytes; version 3's type 1 is a
+                // shared-message heap's, not followed).
+                DATATYPE if message_flags & 2 != 0 => {
+                    let skip = match (data.first(), data.get(1)) {
+                        (Some(1), _) => Some(8),
+                        (Some(2), _) | (Some(3), Some(2)) => Some(2),
+                        _ => None,
+                    };
+                    if let Some(address) = skip
+                        .and_then(|at| data.get(at..at + layout.address_size))
+                        .and_then(defined)
+                    {
+                        facts.shared_types.push(address);
+                    }
+                }
+                DATATYPE => {
+                    let size = data.get(4..8).ok_or("a short datatype message")?;
+                    facts.type_sizes.push(u64::from(u32::from_le_bytes([
+                        size[0], size[1], size[2], size[3],
+                    ])));
+                }
                 SHARED_MESSAGE_TABLE => {
                     let table = data
                         .get(1..1 + layout.address_size)
@@ -341,7 +371,7 @@ mod tests {
             Ok(HeaderFacts {
                 heaps: vec![256, 288],
                 is_group: true,
-                shared_message_table: None,
+                ..HeaderFacts::default()
             })
         );
         assert_eq!(heap_is_filtered(&f, LAYOUT, 256), Ok(false));

@@ -1,0 +1,83 @@
+"""netCDF-4 files whose stored parameters or types declare gigabytes (red team s32 HD4,
+HD5), made with h5py.
+
+Usage: declared_sizes.py KIND OUT SIZE
+
+KIND is one of
+  nbit         int v(8), chunks of 4, HDF5's nbit filter alone, each chunk 16 raw bytes;
+               its stored parameters patched to say "compressed" and SIZE elements a
+               chunk (HDF5 1.10 allocates SIZE x 4 bytes and reads past the chunk);
+  scaleoffset  int v(8), chunks of 4, HDF5's scaleoffset filter, written by HDF5; its
+               stored element count patched to SIZE;
+  opaque       a committed type `opaque(SIZE) T`, `T v(2)`, nothing written;
+  compound     a committed compound of SIZE bytes (one int at its end), `v(2)`, nothing
+               written;
+  collection   a global string attribute whose global heap collection (the file's last
+               object) says SIZE bytes, the superblock's end of address moved past it and
+               the file made that long with a hole (libhdf5 loads a collection whole).
+"""
+import os
+import struct
+import sys
+
+import h5py
+import numpy as np
+from h5py import h5d, h5p, h5s, h5t
+
+kind, out, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
+
+
+def patch(pattern, at, word):
+    """Replaces the 4-byte word `at` bytes into the one place `pattern` is found."""
+    data = bytearray(open(out, "rb").read())
+    found = data.find(pattern)
+    assert found > 0 and data.find(pattern, found + 1) < 0, kind
+    data[found + at:found + at + 4] = struct.pack("<I", word)
+    open(out, "wb").write(bytes(data))
+
+
+if kind == "nbit":
+    with h5py.File(out, "w", libver="earliest") as f:
+        dcpl = h5p.create(h5p.DATASET_CREATE)
+        dcpl.set_chunk((4,))
+        dcpl.set_filter(5, 0, ())
+        dataset = h5d.create(f.id, b"v", h5t.STD_I32LE, h5s.create_simple((8,)), dcpl=dcpl)
+        for c in range(2):
+            dataset.write_direct_chunk((c * 4,), np.arange(4, dtype="<i4").tobytes())
+    # The stored parameters (8 words): count, need-not-compress, elements, class, size...
+    data = bytearray(open(out, "rb").read())
+    words = struct.pack("<3I", 8, 1, 4)
+    at = data.find(words)
+    assert at > 0, kind
+    data[at + 4:at + 12] = struct.pack("<2I", 0, size)
+    open(out, "wb").write(bytes(data))
+elif kind == "scaleoffset":
+    with h5py.File(out, "w", libver="earliest") as f:
+        dcpl = h5p.create(h5p.DATASET_CREATE)
+        dcpl.set_chunk((4,))
+        dcpl.set_scaleoffset(2, 0)
+        dataset = h5d.create(f.id, b"v", h5t.STD_I32LE, h5s.create_simple((8,)), dcpl=dcpl)
+        dataset.write(h5s.ALL, h5s.ALL, np.arange(8, dtype="<i4"))
+    # scale type, scale factor, elements, class, size.
+    patch(struct.pack("<5I", 2, 0, 4, 0, 4), 8, size)
+elif kind in ("opaque", "compound"):
+    if kind == "opaque":
+        dtype = np.dtype(f"V{size}")
+    else:
+        dtype = np.dtype({"names": ["a"], "formats": ["<i4"], "offsets": [size - 4], "itemsize": size})
+    with h5py.File(out, "w") as f:
+        f["T"] = dtype
+        f.create_dataset("v", shape=(2,), dtype=f["T"])
+elif kind == "collection":
+    with h5py.File(out, "w", libver="earliest") as f:
+        f.attrs.create("s", ["hello"], dtype=h5py.string_dtype())
+    data = bytearray(open(out, "rb").read())
+    at = data.find(b"GCOL")
+    assert at > 0 and at + struct.unpack_from("<Q", data, at + 8)[0] == len(data), kind
+    data[at + 8:at + 16] = struct.pack("<Q", size)
+    # Superblock version 0: the end of address at byte 40.
+    struct.pack_into("<Q", data, 40, at + size)
+    open(out, "wb").write(bytes(data))
+    os.truncate(out, at + size)
+else:
+    sys.exit(f"unknown kind {kind}")
