@@ -391,8 +391,10 @@ mod tests {
         let zeros = vec![0u8; 1 << 20];
         let once = crate::deflate(&zeros, 9)?;
         let twice = crate::deflate(&once, 9)?;
-        // nbit (5), then deflate twice, in stored order; HDF5 reads deflate first.
-        let checker = ChunkDecoder::checker(&[spec(5, &[]), spec(1, &[9]), spec(1, &[9])], 4);
+        // nbit (5), then deflate twice, in stored order; HDF5 reads deflate first. Its
+        // parameters as HDF5's set-local writes them for 4-byte ints, chunks of 2^18.
+        let nbit = [8, 0, 1 << 18, 1, 4, 0, 32, 0];
+        let checker = ChunkDecoder::checker(&[spec(5, &nbit), spec(1, &[9]), spec(1, &[9])], 4);
         assert!(!checker.is_complete());
         // A chunk of 1 MiB whose two inflates give it: fine, nbit is HDF5's.
         assert!(checker.check(&twice, 0, 1 << 20).is_ok());
@@ -401,8 +403,23 @@ mod tests {
             checker.check(&twice, 0, 4),
             Err(CheckFailure::Decode(_))
         ));
-        // A deflate HDF5 would run after nbit cannot be bounded.
-        let after = ChunkDecoder::checker(&[spec(1, &[9]), spec(5, &[])], 4);
+        // nbit parameters saying other than the chunk's size (red team s32 HD5), or an
+        // input shorter than what they decode from, are refused.
+        let lying = [8, 0, 1 << 28, 1, 4, 0, 32, 0];
+        let lies = ChunkDecoder::checker(&[spec(5, &lying), spec(1, &[9]), spec(1, &[9])], 4);
+        assert!(matches!(
+            lies.check(&twice, 0, 1 << 20),
+            Err(CheckFailure::Hdf5(_))
+        ));
+        let short = ChunkDecoder::checker(&[spec(5, &nbit)], 4);
+        assert!(matches!(
+            short.check(&[0u8; 16], 0, 1 << 20),
+            Err(CheckFailure::Hdf5(_))
+        ));
+        // A deflate HDF5 would run after nbit cannot be bounded (nbit here stores the
+        // chunk as it is: its "need not compress" flag).
+        let stored_as_is = [8, 1, 1 << 18, 1, 4, 0, 32, 0];
+        let after = ChunkDecoder::checker(&[spec(1, &[9]), spec(5, &stored_as_is)], 4);
         assert!(matches!(
             after.check(&once, 0, 1 << 20),
             Err(CheckFailure::Unbounded { after: 5 })
