@@ -120,12 +120,14 @@ fn check_collection(
     offset: u64,
     lengths: usize,
 ) -> Option<HeapDefect> {
-    let header = 8 + lengths;
+    // libhdf5's H5HG_SIZEOF_HDR: the header rounded up to 8 bytes (16 whatever the size
+    // of lengths; before, 4-byte lengths were walked from byte 12).
+    let header = (8 + lengths).next_multiple_of(8);
     let mut fixed = [0u8; 16];
     if !src.read_exact_at(&mut fixed[..header], offset) || fixed[4] != 1 {
         return None;
     }
-    let size = read_le(&fixed[8..header]);
+    let size = read_le(&fixed[8..8 + lengths]);
     let in_file = src.len().saturating_sub(offset);
     let defect = |reason: String| Some(HeapDefect { offset, reason });
     if size < header as u64 || size > in_file {
@@ -133,7 +135,8 @@ fn check_collection(
             "the collection says it is {size} bytes long, but {in_file} bytes remain in the file"
         ));
     }
-    let object_header = 8 + lengths;
+    // H5HG_SIZEOF_OBJHDR, rounded up to 8 bytes as well.
+    let object_header = (8 + lengths).next_multiple_of(8);
     let mut at = header as u64;
     let mut head = [0u8; 16];
     while size - at >= object_header as u64 {
@@ -141,7 +144,7 @@ fn check_collection(
             return None;
         }
         let index = read_le(&head[..2]);
-        let object_size = read_le(&head[8..object_header]);
+        let object_size = read_le(&head[8..8 + lengths]);
         let left = size - at;
         if index == 0 {
             if object_size < object_header as u64 || object_size > left {

@@ -685,9 +685,10 @@ fn hdf5_fixed_length_strings_are_read_right() {
     let bounded = crate::bounded::run_ours("ncdump", [dir.path().join("wide.h5")]);
     let run = bounded.assert_within(300, 60);
     assert_eq!(run.code, Some(1), "{}", run.stdout);
+    // Refused before HDF5 reads anything (s32: its type is larger than a chunk may be).
     assert!(
         run.stderr
-            .contains("fixed-length strings of 1000000000 bytes each"),
+            .contains("its type declares values of 1000000000 bytes each"),
         "{}",
         run.stderr
     );

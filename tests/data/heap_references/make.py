@@ -21,7 +21,13 @@ KIND is one of
              a global string attribute `a`, a string variable `s`, a vlen (int)
              variable `s`, of N elements (N >= 2), whose first element's stored length
              says 1 while its heap object holds L bytes (L ints): libhdf5 1.10 copies
-             the whole object into a buffer of the stored length (red team s31b HB10).
+             the whole object into a buffer of the stored length (red team s31b HB10);
+  short-fill a string variable `v` of N elements whose HDF5 fill value (a string of L
+             bytes) has its stored length, in both fill value messages, patched to 1
+             (libnetcdf reads the fill value while opening the file: red team s32 HE1);
+  lengths-4  an ordinary file with 4-byte lengths (HDF5's `sizeof_size`, set with
+             h5py's low-level API): a global string attribute of L bytes and a string
+             variable of N elements (nctools walked its heaps from the wrong byte: s32 HE2).
 
 Made for nctools' tests of the memory rule (red team s30 H6); with small N and L the
 files are ordinary and read like any other.
@@ -140,5 +146,32 @@ elif kind == "short-vlen":
         chunk = bytearray(zlib.decompress(f["s"].id.read_direct_chunk((0,))[1]))
         chunk[0:4] = struct.pack("<I", 1)
         f["s"].id.write_direct_chunk((0,), zlib.compress(bytes(chunk), 9))
+elif kind == "short-fill":
+    with h5py.File(out, "w", libver="earliest") as f:
+        dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+        dcpl.set_fill_value(np.array([b"F" * length], dtype=h5py.string_dtype("ascii")))
+        variable = h5py.h5t.C_S1.copy()
+        variable.set_size(h5py.h5t.VARIABLE)
+        h5py.h5d.create(f.id, b"v", variable, h5py.h5s.create_simple((n,)), dcpl=dcpl)
+        f["v"][: n // 2] = np.array(["a"] * (n // 2), dtype=object)
+    data = bytearray(open(out, "rb").read())
+    # The fill value's references: length L, then the address of the heap collection
+    # that holds the fill string (the first one; the file has no user block).
+    reference = struct.pack("<IQ", length, data.find(b"GCOL"))
+    at = data.find(reference)
+    assert at > 0, kind
+    while at >= 0:
+        data[at:at + 4] = struct.pack("<I", 1)
+        at = data.find(reference, at + 1)
+    open(out, "wb").write(bytes(data))
+elif kind == "lengths-4":
+    create = h5py.h5p.create(h5py.h5p.FILE_CREATE)
+    create.set_sizes(8, 4)
+    access = h5py.h5p.create(h5py.h5p.FILE_ACCESS)
+    access.set_libver_bounds(h5py.h5f.LIBVER_EARLIEST, h5py.h5f.LIBVER_V18)
+    made = h5py.h5f.create(out.encode(), h5py.h5f.ACC_TRUNC, fcpl=create, fapl=access)
+    with h5py.File(made) as f:
+        f.attrs.create("s", data="S" * length, dtype=h5py.string_dtype("ascii"))
+        f.create_dataset("t", data=np.array([f"t{i}" for i in range(n)], dtype=object), dtype=strings)
 else:
     sys.exit(f"unknown kind {kind}")

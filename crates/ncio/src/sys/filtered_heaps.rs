@@ -3,7 +3,8 @@
 //! is read by nctools, its heaps checked, and only then are a group's links listed by
 //! HDF5 (which reads its link heap). The shared-message heaps of the superblock
 //! extension are checked first. The same walk refuses a type whose one value is larger
-//! than a chunk may be (the chunk limit).
+//! than a chunk may be (the chunk limit), and checks the heap references of datasets'
+//! fill values (libnetcdf reads them while opening the file).
 
 use std::collections::HashSet;
 use std::ffi::{c_char, c_void, CStr};
@@ -13,9 +14,9 @@ use hdf5_metno_sys::h5i::hid_t;
 use hdf5_metno_sys::h5l::{H5L_info1_t, H5L_type_t, H5Literate1};
 use hdf5_metno_sys::h5o::{H5O_info1_t, H5Oclose, H5Oget_info2, H5Oopen_by_addr, H5O_INFO_BASIC};
 
-use super::global_heap::ReadAt;
+use super::global_heap::{HeapReference, ReadAt};
 use super::hdf5::Object;
-use super::heap_references::FileHeap;
+use super::heap_references::{references_at_depth, FileHeap};
 use super::object_headers::{heap_is_filtered, read_header, shared_message_heaps};
 use super::Lib;
 
@@ -68,6 +69,11 @@ pub(super) fn filtered_heap(lib: &Lib, file: &Object) -> Option<String> {
                     ))
                 }
                 Err(wrong) => return Some(format!("{path}: {wrong}")),
+            }
+        }
+        if !facts.fill_values.is_empty() {
+            if let Err(wrong) = check_fill_values(file.id, address, &facts.fill_values, &heap) {
+                return Some(format!("{path}: {wrong}"));
             }
         }
         if facts.is_group {
@@ -141,6 +147,106 @@ fn filtered_shared_messages(_lib: &Lib, file: &Object, heap: &FileHeap) -> Optio
         }
     }
     None
+}
+
+/// Checks the heap references of the fill values `fills` (as stored in the header of the
+/// dataset at `address`) when its type holds variable-length values: libnetcdf reads the
+/// fill value while opening the file (through `H5Dget_create_plist`, which converts it),
+/// and libhdf5 1.10 copies its heap objects into buffers sized from their stored
+/// lengths (before, a fill value whose length said 1 for a 100,000-byte object aborted
+/// `ncdump -h`). A stored value is one reference for a string or a sequence; a fill value
+/// of a compound or array holding such values, or of sequences of sequences, is refused
+/// (its references are not where this check can find them).
+fn check_fill_values(
+    file: hid_t,
+    address: u64,
+    fills: &[Vec<u8>],
+    heap: &FileHeap,
+) -> Result<(), String> {
+    use hdf5_metno_sys::h5d::H5Dget_type;
+    use hdf5_metno_sys::h5i::{H5I_type_t, H5Iget_type};
+    use hdf5_metno_sys::h5t::{
+        H5T_class_t, H5Tclose, H5Tget_class, H5Tget_size, H5Tget_super, H5Tis_variable_str,
+    };
+    // SAFETY: the file is open; every id is checked, and closed by `Object`. Opening a
+    // dataset and asking its type read no heap (its creation properties would).
+    let (unit, top_level) = unsafe {
+        let object = H5Oopen_by_addr(file, address);
+        if object < 0 {
+            return Ok(());
+        }
+        let object = Object {
+            id: object,
+            close: H5Oclose,
+        };
+        if H5Iget_type(object.id) != H5I_type_t::H5I_DATASET {
+            return Ok(());
+        }
+        let file_type = H5Dget_type(object.id);
+        if file_type < 0 {
+            return Ok(());
+        }
+        let file_type = Object {
+            id: file_type,
+            close: H5Tclose,
+        };
+        if references_at_depth(file_type.id, 0).is_none() {
+            return Ok(());
+        }
+        let nested = references_at_depth(file_type.id, 1).is_some();
+        match H5Tget_class(file_type.id) {
+            H5T_class_t::H5T_STRING if H5Tis_variable_str(file_type.id) > 0 => (1, true),
+            H5T_class_t::H5T_VLEN if nested => (0, true),
+            H5T_class_t::H5T_VLEN => {
+                let base = H5Tget_super(file_type.id);
+                if base < 0 {
+                    return Err("HDF5 cannot tell its type".into());
+                }
+                let base = Object {
+                    id: base,
+                    close: H5Tclose,
+                };
+                (H5Tget_size(base.id) as u64, true)
+            }
+            _ => (0, false),
+        }
+    };
+    // A fill value of nothing but empty values (libnetcdf's default for user types)
+    // names no heap object.
+    let fills: Vec<&Vec<u8>> = fills.iter().filter(|f| f.iter().any(|b| *b != 0)).collect();
+    if fills.is_empty() {
+        return Ok(());
+    }
+    // A sequence of sequences: its inner references are inside the heap object.
+    if !top_level || unit == 0 {
+        return Err(
+            "a fill value holding variable-length values inside a compound, an array or a \
+             sequence, which nctools does not check"
+                .into(),
+        );
+    }
+    let layout = heap.layout();
+    let word = |bytes: &[u8]| {
+        bytes
+            .iter()
+            .rev()
+            .fold(0u64, |n, b| (n << 8) | u64::from(*b))
+    };
+    let mut found = Vec::new();
+    for fill in fills {
+        let a = layout.address_size;
+        let Some(stored) = fill.get(..8 + a) else {
+            return Err(format!("a fill value of {} bytes", fill.len()));
+        };
+        let index = word(&stored[4 + a..]);
+        found.push(HeapReference {
+            address: word(&stored[4..4 + a]),
+            index: u16::try_from(index).unwrap_or(0),
+            bytes: word(&stored[..4]).saturating_mul(unit),
+        });
+    }
+    heap.check(&mut found)
+        .map_err(|wrong| format!("its fill value: {wrong}"))
 }
 
 /// The address of the object `location` (the file: its root group).

@@ -61,14 +61,17 @@ pub(super) struct HeapLayout {
     pub(super) address_size: usize,
 }
 
-/// The size of a collection's header: signature, version, reserved, size.
+/// The size of a collection's header: signature, version, reserved, size, rounded up
+/// to 8 bytes as libhdf5's `H5HG_SIZEOF_HDR` is (16 whatever the size of lengths; before,
+/// 4-byte lengths were walked from byte 12, and padding steered the walk).
 const fn collection_header(length_size: usize) -> usize {
-    8 + length_size
+    (8 + length_size).next_multiple_of(8)
 }
 
-/// The size of an object's header: index, references, reserved, size.
+/// The size of an object's header: index, references, reserved, size, rounded up to 8
+/// bytes as libhdf5's `H5HG_SIZEOF_OBJHDR` is.
 const fn object_header(length_size: usize) -> usize {
-    8 + length_size
+    (8 + length_size).next_multiple_of(8)
 }
 
 /// Bytes read at once while walking a collection.

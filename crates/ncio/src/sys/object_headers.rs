@@ -29,6 +29,8 @@ use super::global_heap::{HeapLayout, ReadAt, Window};
 /// The message types read here.
 const LINK_INFO: u16 = 0x02;
 const DATATYPE: u16 = 0x03;
+const FILL_VALUE_OLD: u16 = 0x04;
+const FILL_VALUE: u16 = 0x05;
 const LINK: u16 = 0x06;
 const CONTINUATION: u16 = 0x10;
 const SYMBOL_TABLE: u16 = 0x11;
@@ -52,6 +54,8 @@ pub(super) struct HeaderFacts {
     pub(super) type_sizes: Vec<u64>,
     /// The object headers of the committed types its datatype messages share.
     pub(super) shared_types: Vec<u64>,
+    /// The fill values its fill value messages hold (old and new), as stored.
+    pub(super) fill_values: Vec<Vec<u8>>,
 }
 
 /// Reads the object header at `address` (relative to the file's base).
@@ -180,6 +184,11 @@ fn walk_blocks(
                         facts.shared_types.push(address);
                     }
                 }
+                FILL_VALUE | FILL_VALUE_OLD => {
+                    if let Some(value) = fill_value(kind, &data) {
+                        facts.fill_values.push(value.to_vec());
+                    }
+                }
                 DATATYPE => {
                     let size = data.get(4..8).ok_or("a short datatype message")?;
                     facts.type_sizes.push(u64::from(u32::from_le_bytes([
@@ -221,6 +230,27 @@ fn walk_blocks(
         }
     }
     Ok(())
+}
+
+/// The fill value a fill value message (`kind`: the old one holds a size and the value;
+/// versions 1 and 2 of the new one a version, three bytes of times and "defined", then
+/// the size and value (version 2: only when defined); version 3 a version, flags (0x20:
+/// a value follows), the size and value); `None` when it holds none.
+fn fill_value(kind: u16, data: &[u8]) -> Option<&[u8]> {
+    let sized = |at: usize| {
+        let size = data.get(at..at + 4)?;
+        let size = u32::from_le_bytes([size[0], size[1], size[2], size[3]]) as usize;
+        data.get(at + 4..at + 4 + size).filter(|v| !v.is_empty())
+    };
+    if kind == FILL_VALUE_OLD {
+        return sized(0);
+    }
+    match data.first()? {
+        1 => sized(4),
+        2 if *data.get(3)? != 0 => sized(4),
+        3 if data.get(1)? & 0x20 != 0 => sized(2),
+        _ => None,
+    }
 }
 
 /// The fractal heap address of a link info or attribute info message `data`, whose
