@@ -314,7 +314,18 @@ fn hdf5_sized(
             }
             bits(elements, precision)
         }
-        NBIT => 0,
+        // A type nbit leaves whole (its "no-op" class).
+        NBIT if word(3) == Some(4) => chunk_bytes,
+        // Compounds and arrays: libhdf5 1.10 walks their members' parameters with no
+        // bound on the input (before, an 8-byte chunk of a compound declared as 16 MB
+        // crashed the tools with SIGSEGV, and nccopy copied heap bytes into its output).
+        NBIT => {
+            return Err(
+                "its nbit filter packs a compound or array type, whose chunks nctools does \
+                 not check"
+                    .into(),
+            )
+        }
         _ => {
             // A 21-byte header, its first 4 bytes the bits of each packed value.
             let minbits = input
@@ -411,6 +422,15 @@ mod tests {
             lies.check(&twice, 0, 1 << 20),
             Err(CheckFailure::Hdf5(_))
         ));
+        // nbit of a compound (class 3), unless it stores the chunk as it is (s32b HE5).
+        let compound =
+            ChunkDecoder::checker(&[spec(5, &[18, 0, 4, 3, 8, 2, 0, 1, 4, 0, 32, 0])], 4);
+        assert!(matches!(
+            compound.check(&[0u8; 32], 0, 32),
+            Err(CheckFailure::Hdf5(_))
+        ));
+        let whole = ChunkDecoder::checker(&[spec(5, &[18, 1, 4, 3, 8, 2, 0, 1, 4, 0, 32, 0])], 4);
+        assert!(whole.check(&[0u8; 32], 0, 32).is_ok());
         let short = ChunkDecoder::checker(&[spec(5, &nbit)], 4);
         assert!(matches!(
             short.check(&[0u8; 16], 0, 1 << 20),

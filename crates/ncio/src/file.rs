@@ -107,6 +107,16 @@ fn refusal_before(path: &str, c_path: &CStr) -> Option<NcError> {
                  probably corrupt or hostile"
             ),
         ),
+        Refusal::Sparse(holes) => (
+            store::ErrorKind::Corrupt,
+            format!(
+                "the file has {holes} bytes of holes (a sparse file), which no netCDF \
+                 library writes, so it is probably corrupt or hostile: HDF5 would take the \
+                 holes for data, trusting the sizes it reads as far as the file's length. \
+                 nctools refuses netCDF-4/HDF5 files with more than 64 MiB of holes; for a \
+                 file you trust, copy it whole first (cp --sparse=never)"
+            ),
+        ),
         Refusal::FilteredHeap(what) => (
             store::ErrorKind::Corrupt,
             format!(

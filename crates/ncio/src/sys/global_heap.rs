@@ -400,6 +400,63 @@ mod tests {
         ));
     }
 
+    /// A file whose bytes beyond `stored` are holes.
+    struct Sparse(Vec<u8>, u64);
+
+    impl ReadAt for Sparse {
+        fn read_exact_at(&self, buffer: &mut [u8], offset: u64) -> std::io::Result<()> {
+            self.0.read_exact_at(buffer, offset)
+        }
+        fn length(&self) -> std::io::Result<u64> {
+            self.0.length()
+        }
+        fn stored(&self) -> std::io::Result<u64> {
+            Ok(self.1)
+        }
+    }
+
+    #[test]
+    fn a_collection_larger_than_what_the_file_stores_is_refused() {
+        // libhdf5 loads a collection whole (s32 HD6: 1e9 bytes stated in a sparse file
+        // of 8 KB stored took 3.4 GB).
+        let file = collection(&[(1, 5, 5)], 4 << 20);
+        let stored = Sparse(file.clone(), 8192);
+        assert!(check_references(&stored, LAYOUT, &mut vec![reference(1, 5)]).is_err());
+        let whole = Sparse(file, 5 << 20);
+        assert_eq!(
+            check_references(&whole, LAYOUT, &mut vec![reference(1, 5)]),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn headers_are_rounded_to_eight_bytes_whatever_the_size_of_lengths() {
+        // s32b HE2: libhdf5's collection and object headers are 16 bytes with 4-byte
+        // lengths too.
+        let layout = HeapLayout {
+            length_size: 4,
+            ..LAYOUT
+        };
+        let mut f = vec![0u8; 64];
+        f.extend_from_slice(b"GCOL\x01\0\0\0");
+        f.extend_from_slice(&4096u32.to_le_bytes());
+        f.extend_from_slice(&[0; 4]);
+        f.extend_from_slice(&1u16.to_le_bytes());
+        f.extend_from_slice(&[0; 6]);
+        f.extend_from_slice(&30u32.to_le_bytes());
+        f.extend_from_slice(&[0; 4]);
+        f.extend(std::iter::repeat_n(b'S', 32));
+        let used = (f.len() - 64) as u32;
+        f.extend_from_slice(&[0; 8]);
+        f.extend_from_slice(&(4096 - used).to_le_bytes());
+        f.resize(64 + 4096, 0);
+        assert_eq!(
+            check_references(&f, layout, &mut vec![reference(1, 30)]),
+            Ok(())
+        );
+        assert!(check_references(&f, layout, &mut vec![reference(1, 1)]).is_err());
+    }
+
     #[test]
     fn a_later_object_of_the_same_index_is_the_one_read() {
         // libhdf5 keeps the last object of an index it walks.

@@ -283,13 +283,18 @@ pub(super) fn heap_is_filtered(
     let start = absolute(layout, address, file_length)?;
     let mut header = [0u8; 9];
     read_at(file, &mut header, start, file_length)?;
-    // A header HDF5 cannot read is HDF5's error, not a decompression.
-    Ok(&header[..4] == b"FRHP" && u16::from_le_bytes([header[7], header[8]]) != 0)
+    if &header[..4] != b"FRHP" {
+        return Err(format!(
+            "there is no fractal heap at {address}, where a message says"
+        ));
+    }
+    Ok(u16::from_le_bytes([header[7], header[8]]) != 0)
 }
 
 /// The fractal heaps of the shared-message table at `address` (`SMTB`: per index its
-/// version, type, message types, minimum size, two cutoffs, message count, index
-/// address and heap address; `count` indexes, as the file creation properties say).
+/// version, type, message types (2 bytes), minimum size (4), two cutoffs (2 each),
+/// message count (2), index address and heap address; `count` indexes, as the file
+/// creation properties say).
 pub(super) fn shared_message_heaps(
     file: &dyn ReadAt,
     layout: HeapLayout,
@@ -301,7 +306,10 @@ pub(super) fn shared_message_heaps(
         .map_err(|e| format!("cannot read the file's length: {e}"))?;
     let start = absolute(layout, address, file_length)?;
     let a = layout.address_size;
-    let entry = 12 + 2 * a;
+    // Version, type, message types (2), minimum size (4), list and B-tree cutoffs (2 each),
+    // message count (2), then the two addresses (before, 12 + 2a: the heap checked was
+    // the wrong one).
+    let entry = 14 + 2 * a;
     let size = 4 + entry * count.min(64);
     let mut table = vec![0u8; size];
     read_at(file, &mut table, start, file_length)?;
@@ -310,7 +318,7 @@ pub(super) fn shared_message_heaps(
     }
     Ok((0..count.min(64))
         .filter_map(|i| {
-            let heap = 4 + i * entry + 12 + a;
+            let heap = 4 + i * entry + 14 + a;
             defined(&table[heap..heap + a])
         })
         .collect())
@@ -406,6 +414,27 @@ mod tests {
         );
         assert_eq!(heap_is_filtered(&f, LAYOUT, 256), Ok(false));
         assert_eq!(heap_is_filtered(&f, LAYOUT, 288), Ok(true));
+    }
+
+    #[test]
+    fn a_shared_message_table_names_its_heaps_where_the_format_puts_them() {
+        // `SMTB`, then per index 14 bytes and two addresses (red team s32b HE3: read as
+        // 12 bytes, the address checked was another's).
+        let mut f = vec![0u8; 128];
+        f[..4].copy_from_slice(b"SMTB");
+        for (i, heap) in [(0usize, 64u64), (1, 96)] {
+            let entry = 4 + i * 30;
+            f[entry + 14..entry + 22].copy_from_slice(&[0xff; 8]);
+            f[entry + 22..entry + 30].copy_from_slice(&heap.to_le_bytes());
+        }
+        f[64..68].copy_from_slice(b"FRHP");
+        f[96..100].copy_from_slice(b"FRHP");
+        f[103..105].copy_from_slice(&2u16.to_le_bytes());
+        assert_eq!(shared_message_heaps(&f, LAYOUT, 0, 2), Ok(vec![64, 96]));
+        assert_eq!(heap_is_filtered(&f, LAYOUT, 64), Ok(false));
+        assert_eq!(heap_is_filtered(&f, LAYOUT, 96), Ok(true));
+        // An address that holds no heap is refused, not taken as unfiltered.
+        assert!(heap_is_filtered(&f, LAYOUT, 32).is_err());
     }
 
     #[test]
