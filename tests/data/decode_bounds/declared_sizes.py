@@ -12,6 +12,9 @@ KIND is one of
   opaque       a committed type `opaque(SIZE) T`, `T v(2)`, nothing written;
   compound     a committed compound of SIZE bytes (one int at its end), `v(2)`, nothing
                written;
+  array-member a committed compound `{int x; int a(1913)}`, `v(2)` never written, the
+               array member's dimension patched to SIZE / 4 (the compound's own size field
+               still says 7,656 bytes; HDF5 takes the members' extent);
   collection   a global string attribute whose global heap collection (the file's last
                object) says SIZE bytes, the superblock's end of address moved past it and
                the file made that long with a hole (libhdf5 loads a collection whole).
@@ -68,6 +71,15 @@ elif kind in ("opaque", "compound"):
     with h5py.File(out, "w") as f:
         f["T"] = dtype
         f.create_dataset("v", shape=(2,), dtype=f["T"])
+elif kind == "array-member":
+    with h5py.File(out, "w", libver="earliest") as f:
+        f["T"] = np.dtype([("x", "<i4"), ("a", "<i4", (1913,))])
+        f.create_dataset("v", shape=(2,), dtype=f["T"])
+    data = bytearray(open(out, "rb").read())
+    at = data.find(struct.pack("<I", 1913))
+    assert at > 0 and data.find(struct.pack("<I", 1913), at + 1) < 0, kind
+    data[at:at + 4] = struct.pack("<I", size // 4)
+    open(out, "wb").write(bytes(data))
 elif kind == "collection":
     with h5py.File(out, "w", libver="earliest") as f:
         f.attrs.create("s", ["hello"], dtype=h5py.string_dtype())

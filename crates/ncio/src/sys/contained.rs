@@ -264,6 +264,11 @@ fn serve(lib: &super::Lib, handler: Handler, mut socket: UnixStream) -> ! {
             u64::from_le_bytes(w)
         };
         let (allowance, output_cap, length) = (word(0), word(1), word(2));
+        // The request itself is read under this request's limit (before, the limit of
+        // the previous, smaller one refused a large chunk).
+        if limit_to(allowance.saturating_add(length)).is_err() {
+            break;
+        }
         let mut request = Vec::new();
         if (&mut socket)
             .take(length)
