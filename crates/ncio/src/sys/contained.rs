@@ -416,5 +416,14 @@ mod tests {
         // An answer past the cap is refused.
         let past = ask(200_000, 0, 64 << 20, 1000);
         assert!(matches!(past, Err(ContainedError::Work(_))), "{past:?}");
+        // A request larger than the previous one's allowance is read under its own
+        // (s32b EM1: a 48 MB chunk after a small one was refused).
+        let mut large = 10u64.to_le_bytes().to_vec();
+        large.push(0);
+        large.resize(100 << 20, 0);
+        let answered = super::super::with_lib(|lib| {
+            run_contained(lib, "test", 0, handler, &large, 64 << 20, 1000)
+        });
+        assert_eq!(answered.ok(), Some(vec![7u8; 10]));
     }
 }
