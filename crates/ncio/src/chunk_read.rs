@@ -198,10 +198,11 @@ impl NcFile {
                         .map(|(id, params)| filterspec::FilterSpec::new(id, params))
                         .collect();
                 }
-                let element = match numbers {
-                    Some(atomic) => atomic.size(),
-                    None => origin.element_size(lib)?,
-                };
+                // The stored element's size: libnetcdf may report a narrower type (an int
+                // of 16-bit precision as a short), and a chunk holds stored elements.
+                let stored_element = origin.element_size(lib)?;
+                let numbers = numbers.filter(|atomic| atomic.size() == stored_element);
+                let element = stored_element;
                 let chunk_bytes = chunks.iter().try_fold(element, |a, c| a.checked_mul(*c))?;
                 if chunk_bytes == 0 {
                     return None;

@@ -40,6 +40,11 @@ const ATTRIBUTE_INFO: u16 = 0x15;
 /// The most blocks (the first and its continuations) one object header may have.
 const MAX_BLOCKS: usize = 4096;
 
+/// The most bytes one block of an object header may have: a message is at most 64 KiB,
+/// and libhdf5 loads a block whole (before, a block stating 1e9 bytes took 2 GB, and 30 s
+/// of this walk).
+const MAX_BLOCK_BYTES: u64 = 64 << 20;
+
 /// What an object header says that the check needs.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub(super) struct HeaderFacts {
@@ -128,6 +133,12 @@ fn walk_blocks(
         if start.checked_add(size).is_none_or(|end| end > file_length) {
             return Err(format!(
                 "an object header's block at {start} runs past the file"
+            ));
+        }
+        if size > MAX_BLOCK_BYTES {
+            return Err(format!(
+                "an object header's block at {start} says {size} bytes, more than \
+                 {MAX_BLOCK_BYTES}"
             ));
         }
         let header_size: u64 = match v2_flags {
@@ -453,6 +464,11 @@ mod tests {
         let mut past = file();
         past[64..72].copy_from_slice(&(1u64 << 40).to_le_bytes());
         assert!(read_header(&past, LAYOUT, 0).is_err());
+        // A block stating more than 64 MiB (s32b HE9: libhdf5 loads it whole).
+        let mut huge = file();
+        huge.resize(80 << 20, 0);
+        huge[64..72].copy_from_slice(&(70u64 << 20).to_le_bytes());
+        assert!(read_header(&huge, LAYOUT, 0).is_err_and(|e| e.contains("more than")));
         assert!(read_header(&file(), LAYOUT, 256).is_err());
         assert!(read_header(&file(), LAYOUT, 1 << 50).is_err());
     }
