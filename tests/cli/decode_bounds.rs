@@ -708,6 +708,9 @@ fn parameters_and_types_that_declare_gigabytes_are_refused() {
         ("array-member", "its type makes values of 1000000004 bytes"),
         // A sparse file: refused whole (s32b; the collection's own bound holds too).
         ("collection", "bytes of holes (a sparse file)"),
+        // s32c HF1: the holes are counted before HDF5 opens the file, which loads the
+        // root group's header (1.5e9 stated: 2.96 GB from 4 KB stored).
+        ("root-header", "bytes of holes (a sparse file)"),
     ] {
         let file = dir.path().join(format!("{kind}.nc"));
         let made = run(Command::new(&python)
@@ -807,4 +810,43 @@ fn dumps_as_the_reference_dumps(python: &Path, program: &str, file: &Path, expec
     assert_eq!(ours.code, Some(0), "{}", ours.stderr);
     assert!(ours.stdout.contains(expected), "{}", ours.stdout);
     assert_eq!(ours.stdout, theirs.stdout);
+}
+
+#[test]
+fn a_sparse_classic_file_is_not_read_into_memory_whole() {
+    // s32c HF2: `nccopy -r` read a classic file of 4 KB stored, 1.5 GB long, into memory
+    // (1.5 GB). Now -r refuses a file holding more than 64 MiB of holes, saying to copy it
+    // without -r; without -r it copies as before (a sparse classic file is ordinary: data
+    // never written under NOFILL).
+    let dir = scratch();
+    let cdl = dir.path().join("c.cdl");
+    fs::write(&cdl, "netcdf c {\ndimensions:\n  n = 4 ;\nvariables:\n  int v(n) ;\ndata:\n  v = 1, 2, 3, 4 ;\n}\n")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("c.nc");
+    let made = crate::support::Test::ours("ncgen")
+        .arg("-o")
+        .arg(&file)
+        .arg(&cdl)
+        .run();
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let opened = fs::OpenOptions::new()
+        .write(true)
+        .open(&file)
+        .unwrap_or_else(|e| panic!("{e}"));
+    opened
+        .set_len(1_500_000_000)
+        .unwrap_or_else(|e| panic!("{e}"));
+    drop(opened);
+    let copy = dir.path().join("copy.nc");
+    let refused = run_ours("nccopy", [Path::new("-r"), &file, &copy]);
+    let done = refused.assert_within(CEILING_MIB, 60);
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(
+        done.stderr.contains("copy it without -r"),
+        "{}",
+        done.stderr
+    );
+    let copied = run_ours("nccopy", [&file, &copy]);
+    let done = copied.assert_within(CEILING_MIB, 60);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
 }

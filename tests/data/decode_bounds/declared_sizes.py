@@ -15,6 +15,9 @@ KIND is one of
   array-member a committed compound `{int x; int a(1913)}`, `v(2)` never written, the
                array member's dimension patched to SIZE / 4 (the compound's own size field
                still says 7,656 bytes; HDF5 takes the members' extent);
+  root-header  the root group's (version 1) object header stating SIZE bytes, the file
+               made long enough with a hole and the superblock's end of address moved
+               (libhdf5 loads the root header while opening the file);
   collection   a global string attribute whose global heap collection (the file's last
                object) says SIZE bytes, the superblock's end of address moved past it and
                the file made that long with a hole (libhdf5 loads a collection whole).
@@ -80,6 +83,16 @@ elif kind == "array-member":
     assert at > 0 and data.find(struct.pack("<I", 1913), at + 1) < 0, kind
     data[at:at + 4] = struct.pack("<I", size // 4)
     open(out, "wb").write(bytes(data))
+elif kind == "root-header":
+    with h5py.File(out, "w", libver="earliest") as f:
+        f.create_dataset("x", data=np.arange(3, dtype="i4"))
+        root = h5py.h5o.get_info(f["/"].id).addr
+    data = bytearray(open(out, "rb").read())
+    struct.pack_into("<I", data, root + 8, size)
+    end = root + 16 + size + 4096
+    struct.pack_into("<Q", data, 40, end)
+    open(out, "wb").write(bytes(data))
+    os.truncate(out, end)
 elif kind == "collection":
     with h5py.File(out, "w", libver="earliest") as f:
         f.attrs.create("s", ["hello"], dtype=h5py.string_dtype())
