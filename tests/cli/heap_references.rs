@@ -342,3 +342,36 @@ fn files_with_four_byte_lengths_read_as_the_reference_reads_them() {
     assert_eq!(ours.code, Some(0), "{}", ours.stderr);
     assert_eq!(ours.stdout, expected.stdout);
 }
+
+#[test]
+fn attributes_whose_values_all_name_the_same_bytes_are_refused() {
+    // Red team s32c HF3: fixed-size attributes kept as "huge" heap objects can all name
+    // the same stored bytes, and libnetcdf reads each whole (12 attributes overlapping
+    // in 819 KB stored took 1.5 GB in `ncdump -h`, 3.6 GB in nccopy). The attribute
+    // budget (the bytes the file stores and 64 MiB) now counts every attribute's values,
+    // fixed-size ones too. Here 12 attributes of 8 MB each in a file of 8.7 MB: 96 MB.
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    let file = dir.path().join("huge.nc");
+    let made = run(Command::new(&python)
+        .arg(test_data("heap_references/huge_attributes.py"))
+        .arg(&file)
+        .args(["12", "8000000"]));
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let copy = dir.path().join("huge-copy.nc");
+    for (tool, args) in [
+        ("ncdump", vec![Path::new("-h"), file.as_path()]),
+        ("nccopy", vec![file.as_path(), copy.as_path()]),
+    ] {
+        let watched = run_ours(tool, &args);
+        let done = watched.assert_within(CEILING_MIB, 60);
+        assert_eq!(done.code, Some(1), "{tool}: {}", done.stderr);
+        assert!(
+            done.stderr.contains("attribute /x/a") && done.stderr.contains("would take more than"),
+            "{tool}: {}",
+            done.stderr
+        );
+    }
+}
