@@ -172,32 +172,14 @@ fn check_fill_values(
     fills: &[Vec<u8>],
     heap: &FileHeap,
 ) -> Result<(), String> {
-    use hdf5_metno_sys::h5d::H5Dget_type;
-    use hdf5_metno_sys::h5i::{H5I_type_t, H5Iget_type};
     use hdf5_metno_sys::h5t::{
         H5T_class_t, H5Tclose, H5Tget_class, H5Tget_size, H5Tget_super, H5Tis_variable_str,
     };
     // SAFETY: the file is open; every id is checked, and closed by `Object`. Opening a
     // dataset and asking its type read no heap (its creation properties would).
     let (unit, top_level) = unsafe {
-        let object = H5Oopen_by_addr(file, address);
-        if object < 0 {
+        let Some((file_type, true)) = stored_type(file, address) else {
             return Ok(());
-        }
-        let object = Object {
-            id: object,
-            close: H5Oclose,
-        };
-        if H5Iget_type(object.id) != H5I_type_t::H5I_DATASET {
-            return Ok(());
-        }
-        let file_type = H5Dget_type(object.id);
-        if file_type < 0 {
-            return Ok(());
-        }
-        let file_type = Object {
-            id: file_type,
-            close: H5Tclose,
         };
         if references_at_depth(file_type.id, 0).is_none() {
             return Ok(());
@@ -263,34 +245,10 @@ fn check_fill_values(
 /// the stored type's size field may say less: a compound declaring 7,648 bytes whose
 /// array member spans 1e9 took 2.96 GB in nccopy's define step). `None` for other objects.
 fn hdf5_value_size(file: hid_t, address: u64) -> Option<u64> {
-    use hdf5_metno_sys::h5d::H5Dget_type;
-    use hdf5_metno_sys::h5i::{H5I_type_t, H5Iget_type};
-    use hdf5_metno_sys::h5t::{
-        H5T_direction_t, H5Tclose, H5Tcopy, H5Tget_native_type, H5Tget_size,
-    };
-    // SAFETY: the file is open; every id is checked, and closed by `Object`. Opening a
-    // dataset or a type and asking sizes read no heap.
+    use hdf5_metno_sys::h5t::{H5T_direction_t, H5Tclose, H5Tget_native_type, H5Tget_size};
+    let (stored, _) = stored_type(file, address)?;
+    // SAFETY: the type is open; the native type's id is checked, and closed by `Object`.
     unsafe {
-        let object = H5Oopen_by_addr(file, address);
-        if object < 0 {
-            return None;
-        }
-        let object = Object {
-            id: object,
-            close: H5Oclose,
-        };
-        let stored = match H5Iget_type(object.id) {
-            H5I_type_t::H5I_DATASET => H5Dget_type(object.id),
-            H5I_type_t::H5I_DATATYPE => H5Tcopy(object.id),
-            _ => return None,
-        };
-        if stored < 0 {
-            return None;
-        }
-        let stored = Object {
-            id: stored,
-            close: H5Tclose,
-        };
         let native = H5Tget_native_type(stored.id, H5T_direction_t::H5T_DIR_DEFAULT);
         let native_size = if native < 0 {
             0
@@ -305,6 +263,41 @@ fn hdf5_value_size(file: hid_t, address: u64) -> Option<u64> {
     }
 }
 
+/// The object at `address` of `file`, open; `None` when HDF5 cannot open it.
+fn open_by_address(file: hid_t, address: u64) -> Option<Object> {
+    // SAFETY: the file is open (the caller's); the id is checked, and closed by `Object`.
+    let id = unsafe { H5Oopen_by_addr(file, address) };
+    (id >= 0).then_some(Object {
+        id,
+        close: H5Oclose,
+    })
+}
+
+/// The stored type of the dataset or committed type at `address`, open, and whether the
+/// object is a dataset; `None` for other objects. Opening a dataset or a type and asking
+/// its type read no heap (a dataset's creation properties would).
+fn stored_type(file: hid_t, address: u64) -> Option<(Object, bool)> {
+    use hdf5_metno_sys::h5d::H5Dget_type;
+    use hdf5_metno_sys::h5i::{H5I_type_t, H5Iget_type};
+    use hdf5_metno_sys::h5t::{H5Tclose, H5Tcopy};
+    let object = open_by_address(file, address)?;
+    // SAFETY: the object is open; the type id is checked, and closed by `Object`.
+    let (id, dataset) = unsafe {
+        match H5Iget_type(object.id) {
+            H5I_type_t::H5I_DATASET => (H5Dget_type(object.id), true),
+            H5I_type_t::H5I_DATATYPE => (H5Tcopy(object.id), false),
+            _ => return None,
+        }
+    };
+    (id >= 0).then_some((
+        Object {
+            id,
+            close: H5Tclose,
+        },
+        dataset,
+    ))
+}
+
 /// The address of the object `location` (the file: its root group).
 fn object_address(location: hid_t) -> Option<u64> {
     let mut info = H5O_info1_t::default();
@@ -316,17 +309,12 @@ fn object_address(location: hid_t) -> Option<u64> {
 /// The hard links of the group at `address`: each name and the address it names.
 fn links(file: hid_t, address: u64) -> Vec<(String, u64)> {
     let mut found: Vec<(String, u64)> = Vec::new();
-    // SAFETY: the file is open; the object id is checked, and closed by `Object`; the
-    // callback has H5Literate's signature and `found` outlives the synchronous call.
+    let Some(group) = open_by_address(file, address) else {
+        return found;
+    };
+    // SAFETY: the group is open; the callback has H5Literate's signature and `found`
+    // outlives the synchronous call.
     unsafe {
-        let group = H5Oopen_by_addr(file, address);
-        if group < 0 {
-            return found;
-        }
-        let group = Object {
-            id: group,
-            close: H5Oclose,
-        };
         H5Literate1(
             group.id,
             H5_index_t::H5_INDEX_NAME,
