@@ -122,6 +122,9 @@ extern "C" fn visit_object(
     }
     let mut attributes = AttributeWalk { walk, object };
     let mut index: hsize_t = 0;
+    // In the heap's own order HDF5 reads one attribute at a time; in any other order
+    // it first reads all of an object's dense attributes into a table, values and all
+    // (before, 20 attributes stating 20 MB each in a 21 MB file took 480 MB here).
     // SAFETY: root is open and name one of its objects (per the contract); the callback
     // has H5Aiterate's signature and `attributes` outlives the synchronous call.
     unsafe {
@@ -129,7 +132,7 @@ extern "C" fn visit_object(
             root,
             name,
             H5_index_t::H5_INDEX_NAME,
-            H5_iter_order_t::H5_ITER_INC,
+            H5_iter_order_t::H5_ITER_NATIVE,
             &mut index,
             Some(visit_attribute),
             std::ptr::from_mut(&mut attributes).cast(),
