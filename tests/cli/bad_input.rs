@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use crate::support::{assert_no_crash, scratch, Run, Test};
 
 /// A classic file of every classic type, fixed and record variables, written by our ncgen
-/// (the classic writer is libnetcdf's); `kind` is nc3, nc6 or nc5.
+/// (the classic writer is libnetcdf's); `kind` is nc3, nc6 or nc5 (or nc4, through
+/// libnetcdf's netCDF-4 writer).
 fn classic(dir: &Path, kind: &str) -> PathBuf {
     let cdl = dir.join(format!("sample_{kind}.cdl"));
     fs::write(
@@ -145,6 +146,33 @@ fn every_cut_of_a_classic_file_fails_cleanly() {
             assert_refused(&copy(&[], &cut, &out), "cut.nc: ");
             assert!(!out.exists(), "cut at {len}: an output was written");
         }
+    }
+}
+
+#[test]
+fn every_cut_of_a_netcdf4_file_fails_cleanly_and_is_not_handed_to_libnetcdf() {
+    // A file with HDF5's signature that HDF5 cannot open for nctools' checks is refused
+    // by them, not handed to libnetcdf unchecked (whose open differs); the reference says
+    // "NetCDF: HDF error" for each.
+    let dir = scratch();
+    let file = classic(dir.path(), "nc4");
+    let bytes = fs::read(&file).unwrap_or_default();
+    assert!(bytes.len() > 4000, "{} bytes", bytes.len());
+    let cut = dir.path().join("cut.nc");
+    let out = dir.path().join("out.nc");
+    let cannot_open = "cut.nc: truncated or corrupt netCDF-4/HDF5 file (HDF5 finds its \
+                       signature but cannot open it: it is cut short, its superblock or root \
+                       group is damaged, or a program writing it holds its lock)";
+    for len in (8..bytes.len()).step_by(211).chain([bytes.len() - 1]) {
+        fs::write(&cut, &bytes[..len]).unwrap_or_else(|e| panic!("{e}"));
+        let needle = if len < 1000 || len == bytes.len() - 1 {
+            cannot_open
+        } else {
+            "cut.nc: "
+        };
+        assert_refused(&dump(&["-h"], &cut), needle);
+        assert_refused(&copy(&[], &cut, &out), needle);
+        assert!(!out.exists(), "cut at {len}: an output was written");
     }
 }
 

@@ -117,6 +117,12 @@ fn refusal_before(path: &str, c_path: &CStr) -> Option<NcError> {
                  file you trust, copy it whole first (cp --sparse=never)"
             ),
         ),
+        Refusal::Unopenable => (
+            store::ErrorKind::Corrupt,
+            "HDF5 finds its signature but cannot open it: it is cut short, its superblock \
+             or root group is damaged, or a program writing it holds its lock"
+                .to_string(),
+        ),
         Refusal::FilteredHeap(what) => (
             store::ErrorKind::Corrupt,
             format!(

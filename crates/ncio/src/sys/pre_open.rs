@@ -43,6 +43,8 @@ pub(crate) enum Refusal {
     FilteredHeap(String),
     /// The file has this many bytes of holes (a sparse file).
     Sparse(u64),
+    /// The file has HDF5's signature, but HDF5 cannot open it for the checks.
+    Unopenable,
 }
 
 /// The most bytes of holes an HDF5 file may have. libhdf5 trusts the sizes of its
@@ -89,8 +91,8 @@ fn hole_bytes(path: &CStr) -> Option<u64> {
 
 /// Why the HDF5 file `path` is to be refused before libnetcdf opens it, its
 /// variable-length attributes taking at most `attribute_budget` bytes once read; `None`
-/// when it may be opened, or when it is not a file HDF5 opens (libnetcdf then says what
-/// it is).
+/// when it may be opened, or when it has no HDF5 signature (libnetcdf then says what it
+/// is).
 pub(crate) fn refusal_before_open(
     lib: &Lib,
     path: &CStr,
@@ -107,7 +109,11 @@ pub(crate) fn refusal_before_open(
     if let Some(holes) = hole_bytes(path).filter(|h| *h > MAX_HOLE_BYTES) {
         return Some(Refusal::Sparse(holes));
     }
-    let file = open_file(lib, path, H5F_ACC_RDONLY)?;
+    // A file the checks cannot open is not handed to libnetcdf unchecked (its open
+    // differs: another access property list, another attempt).
+    let Some(file) = open_file(lib, path, H5F_ACC_RDONLY) else {
+        return Some(Refusal::Unopenable);
+    };
     // First: every other check lists links and attributes, which reads their heaps.
     if let Some(what) = filtered_heaps::filtered_heap(lib, &file) {
         return Some(Refusal::FilteredHeap(what));
