@@ -168,3 +168,83 @@ fn daily_files_append_to_a_store_xarray_wrote() {
         );
     }
 }
+
+#[test]
+fn pure_zarr_says_it_keeps_no_unlimited_dimension_and_tensorstore_reads_what_it_can() {
+    // Issue 36 item 3's decisions (docs/zarr.md, "What pure Zarr cannot carry"): pure
+    // Zarr has no place for UNLIMITED or for the order of dimensions; netCDF-C 4.10 reads
+    // a pure store's dimensions in name order, none unlimited (observed with its ncdump
+    // on our store and on its own nccopy's), and so does nctools. nccopy says so when it
+    // makes such a store; NCZarr, the default, keeps both. tensorstore reads no version 2
+    // array with `filters` (netCDF4-python's zlib=True shuffles): a compressor alone
+    // (blosc shuffles inside) or version 3 is what it reads.
+    let dir = scratch();
+    let Some(python) = daily_files(dir.path()) else {
+        return;
+    };
+    let path = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let day0 = path("day0.nc");
+    let says = "nccopy: warning: dimension /time is UNLIMITED, which pure Zarr has no place \
+                for: the store can be appended to along it, but a copy back to netCDF makes \
+                it a fixed dimension; write NCZarr version 2 (#mode=nczarr, the default) to \
+                keep it";
+    let pure = format!("file://{}#mode=zarr", path("pure.zarr"));
+    let done = Test::ours("nccopy").args([&day0, &pure]).run();
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(done.stderr.trim_end(), says);
+    let header = Test::ours("ncdump").args(["-h", &pure]).run();
+    assert!(
+        header
+            .stdout
+            .contains("dimensions:\n\tlat = 3 ;\n\tlon = 4 ;\n\ttime = 6 ;\n"),
+        "{}",
+        header.stdout
+    );
+    // An append into it says nothing new.
+    let day1 = path("day1.nc");
+    let appended = Test::ours("nccopy")
+        .args(["--append", "time", &day1, &pure])
+        .run();
+    assert_eq!(appended.code, Some(0), "{}", appended.stderr);
+    assert_eq!(appended.stderr, "");
+    // The default form keeps UNLIMITED and the input's order, and says nothing.
+    let nczarr = path("nczarr.zarr");
+    let done = Test::ours("nccopy").args([&day0, &nczarr]).run();
+    assert_eq!((done.code, done.stderr.as_str()), (Some(0), ""));
+    let header = Test::ours("ncdump").args(["-h", &nczarr]).run();
+    assert!(
+        header.stdout.contains(
+            "dimensions:\n\ttime = UNLIMITED ; // (6 currently)\n\tlat = 3 ;\n\tlon = 4 ;\n"
+        ),
+        "{}",
+        header.stdout
+    );
+
+    let blosc = format!("file://{}#mode=zarr", path("blosc.zarr"));
+    let v3 = format!("file://{}#mode=zarr,v3", path("v3.zarr"));
+    for args in [
+        vec!["-F", "tas,32001,0,0,0,0,5,1,4", &day0, &blosc],
+        vec![&day0, &v3],
+    ] {
+        let done = Test::ours("nccopy").args(&args).run();
+        assert_eq!(done.code, Some(0), "{args:?}: {}", done.stderr);
+    }
+    let program = r#"
+import sys, netCDF4, tensorstore as ts
+want = netCDF4.Dataset("day0.nc")["tas"][:].tolist()
+for store, driver in [("pure.zarr", "zarr"), ("blosc.zarr", "zarr"), ("v3.zarr", "zarr3")]:
+    try:
+        got = ts.open({"driver": driver, "kvstore": {"driver": "file", "path": store + "/tas"}}).result().read().result().tolist()
+        print(store, "read", got[:6] == want)
+    except Exception as e:
+        print(store, "refused", "filters are not supported" in str(e))
+"#;
+    let read = run(Command::new(&python)
+        .args(["-c", program])
+        .current_dir(dir.path()));
+    assert_eq!(read.code, Some(0), "{}", read.stderr);
+    assert_eq!(
+        read.stdout,
+        "pure.zarr refused True\nblosc.zarr read True\nv3.zarr read True\n"
+    );
+}

@@ -662,6 +662,29 @@ pub fn latin1_warnings(group: &Group, path: &str) -> Vec<String> {
     warnings
 }
 
+/// Warnings for the unlimited dimensions of `group` (at `path`, `""` for the root) and
+/// of the groups below it: pure Zarr has no place for UNLIMITED (netCDF-C 4.10 and
+/// nctools read every dimension of a pure Zarr store as fixed, in name order).
+pub fn unlimited_warnings(group: &Group, path: &str) -> Vec<String> {
+    let mut warnings: Vec<String> = group
+        .dims
+        .iter()
+        .filter(|dim| dim.unlimited)
+        .map(|dim| {
+            format!(
+                "dimension {path}/{} is UNLIMITED, which pure Zarr has no place for: the \
+                 store can be appended to along it, but a copy back to netCDF makes it a \
+                 fixed dimension; write NCZarr version 2 (#mode=nczarr, the default) to keep it",
+                dim.name
+            )
+        })
+        .collect();
+    for child in &group.groups {
+        warnings.extend(unlimited_warnings(child, &format!("{path}/{}", child.name)));
+    }
+    warnings
+}
+
 fn latin1_warning(owner: &str, name: &str) -> String {
     format!(
         "attribute {owner}:{name} is not UTF-8 text: written as Latin-1 (each byte one \

@@ -819,6 +819,10 @@ impl StoreWriter for ZarrWriter {
         if !crate::wmeta::writes_nczarr(self.flavor, self.version) {
             if let Some(dataset) = &self.lock().dataset {
                 warnings.extend(crate::wmeta::latin1_warnings(&dataset.root, ""));
+                // A new store only: an append or a region into one says nothing new.
+                if self.temporary_path().is_some() {
+                    warnings.extend(crate::wmeta::unlimited_warnings(&dataset.root, ""));
+                }
             }
         }
         warnings
