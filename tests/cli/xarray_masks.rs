@@ -111,3 +111,83 @@ fn xarray_stores_keep_their_masked_values_through_netcdf4_and_back() {
         }
     }
 }
+
+#[test]
+fn float_packing_attributes_unpack_in_xarray_as_from_xarrays_own_store() {
+    // Issue 36 item 1: `scale_factor = 0.01f` went into JSON as 0.01, which xarray reads
+    // as a double: unpacked values differed from those of the store xarray writes from
+    // the same file (and from kerchunk's references to it) in the 8th digit. A float
+    // attribute is now written as the float's own value (0.009999999776482582), as both
+    // write it.
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let made = run(Command::new(&python)
+        .args([
+            "-c",
+            r#"
+import warnings, netCDF4, numpy as np, xarray as xr
+warnings.simplefilter("error")
+with netCDF4.Dataset("packed.nc", "w") as f:
+    f.createDimension("time", None)
+    v = f.createVariable("t2m", "i2", ("time",), zlib=True, fill_value=-32767)
+    v.scale_factor = np.float32(0.01)
+    v.add_offset = np.float32(273.15)
+    v.units = "K"
+    v[:] = np.array([250.0, 273.16, 300.5, 310.01])
+xr.open_dataset("packed.nc").to_zarr("xarray.zarr", zarr_format=2, mode="w", consolidated=False)
+"#,
+        ])
+        .current_dir(dir.path()));
+    assert_eq!(
+        made.code,
+        Some(0),
+        "netCDF4-python, xarray: {}",
+        made.stderr
+    );
+    let xarrays = seen_by_xarray(&python, &dir.path().join("xarray.zarr"));
+    assert!(
+        xarrays.contains("t2m [249.9999944139272, 273.15999389626086"),
+        "{xarrays}"
+    );
+    let packed = dir.path().join("packed.nc");
+    for (name, fragment) in [
+        ("nczarr.zarr", ""),
+        ("pure.zarr", "#mode=zarr"),
+        ("v3.zarr", "#mode=zarr,v3"),
+    ] {
+        let store = dir.path().join(name);
+        let target = if fragment.is_empty() {
+            store.display().to_string()
+        } else {
+            format!("file://{}{fragment}", store.display())
+        };
+        let copied = Test::ours("nccopy").arg(&packed).arg(&target).run();
+        assert_eq!(copied.code, Some(0), "nccopy {target}: {}", copied.stderr);
+        assert_eq!(seen_by_xarray(&python, &store), xarrays, "{target}");
+    }
+    let refs = dir.path().join("refs.json");
+    let made = Test::ours("nccopy")
+        .arg("--kerchunk")
+        .arg(&refs)
+        .arg(&packed)
+        .run();
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    assert_eq!(
+        seen_by_xarray(&python, &refs),
+        xarrays,
+        "kerchunk references"
+    );
+    // netCDF readers still see the float: the NCZarr store dumps as the file does.
+    let dump = |target: &str| {
+        let done = Test::ours("ncdump").args(["-h", target]).run();
+        assert_eq!(done.code, Some(0), "{}", done.stderr);
+        done.stdout.lines().skip(1).collect::<Vec<_>>().join("\n")
+    };
+    let nczarr = dir.path().join("nczarr.zarr");
+    assert_eq!(
+        dump(&nczarr.to_string_lossy()),
+        dump(&packed.to_string_lossy())
+    );
+}

@@ -344,7 +344,11 @@ pub fn attribute_json(att: &Attribute, owner: &str, maxstrlen: usize) -> Result<
         Values::UInt(v) => v.iter().map(|x| J::int(*x)).collect(),
         Values::Int64(v) => v.iter().map(|x| J::int(*x)).collect(),
         Values::UInt64(v) => v.iter().map(|x| J::int(*x)).collect(),
-        Values::Float(v) => v.iter().map(|x| J::f32(*x)).collect(),
+        // The float's own value, as a double, as xarray's `to_zarr` writes it: JSON
+        // numbers are read back as doubles, and `scale_factor = 0.01f` written as 0.01
+        // unpacked differently (netCDF-C 4.10 writes 0.01, which it reads back as the
+        // same float through its `<f4` type).
+        Values::Float(v) => v.iter().map(|x| J::f64(f64::from(*x))).collect(),
         Values::Double(v) => v.iter().map(|x| J::f64(*x)).collect(),
     };
     let dtype = Dtype::v2_name(atomic, false).unwrap_or_default();
