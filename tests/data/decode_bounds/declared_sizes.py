@@ -20,7 +20,14 @@ KIND is one of
                (libhdf5 loads the root header while opening the file);
   collection   a global string attribute whose global heap collection (the file's last
                object) says SIZE bytes, the superblock's end of address moved past it and
-               the file made that long with a hole (libhdf5 loads a collection whole).
+               the file made that long with a hole (libhdf5 loads a collection whole);
+  overlapping-blocks
+               a new version 1 root group header (its symbol table message, then a
+               continuation) at the end of the file, followed by 250 continuation blocks
+               32 bytes apart, each a continuation to the next and a NIL message over the
+               others' starts, all running to the same end over SIZE / 1000 bytes of real
+               zeros (no holes): libhdf5 loads every block of the root header while
+               opening the file (red team s33 HG1).
 """
 import os
 import struct
@@ -104,5 +111,42 @@ elif kind == "collection":
     struct.pack_into("<Q", data, 40, at + size)
     open(out, "wb").write(bytes(data))
     os.truncate(out, at + size)
+elif kind == "overlapping-blocks":
+    with h5py.File(out, "w", libver="earliest") as f:
+        f.create_dataset("x", data=np.arange(3, dtype="i4"))
+    data = bytearray(open(out, "rb").read())
+    # Superblock version 0: the root group's header address at 64.
+    root = struct.unpack_from("<Q", data, 64)[0]
+    messages, end = root + 16, root + 16 + struct.unpack_from("<I", data, root + 8)[0]
+    symbol_table = None
+    while messages < end:
+        kind_of, length = struct.unpack_from("<HH", data, messages)
+        if kind_of == 0x11:
+            symbol_table = bytes(data[messages + 8:messages + 8 + length])
+        messages += 8 + length
+    assert symbol_table is not None, kind
+    while len(data) % 8:
+        data.append(0)
+
+    def continuation(address, length):
+        return struct.pack("<HHB3x", 0x10, 16, 0) + struct.pack("<QQ", address, length)
+
+    blocks_count, zeros = 250, size // 1000
+    new_root = len(data)
+    blocks = new_root + 16 + 24 + 24
+    last = blocks + 32 * blocks_count + zeros
+    data += struct.pack("<BBHII4x", 1, 0, 2, 1, 48) + struct.pack("<HHB3x", 0x11, 16, 0)
+    data += symbol_table + continuation(blocks, last - blocks)
+    for k in range(blocks_count):
+        start = blocks + 32 * k
+        if k < blocks_count - 1:
+            data += continuation(start + 32, last - (start + 32))
+        else:
+            data += struct.pack("<HHB3x", 0, 16, 0) + bytes(16)
+        data += struct.pack("<HHB3x", 0, 32 * (blocks_count - k - 1), 0)
+    data += bytes(zeros)
+    struct.pack_into("<Q", data, 64, new_root)
+    struct.pack_into("<Q", data, 40, len(data))
+    open(out, "wb").write(bytes(data))
 else:
     sys.exit(f"unknown kind {kind}")

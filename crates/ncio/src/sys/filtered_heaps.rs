@@ -17,7 +17,7 @@ use hdf5_metno_sys::h5o::{H5O_info1_t, H5Oclose, H5Oget_info2, H5Oopen_by_addr, 
 use super::global_heap::{HeapReference, ReadAt};
 use super::hdf5::Object;
 use super::heap_references::{references_at_depth, FileHeap};
-use super::object_headers::{heap_is_filtered, read_header, shared_message_heaps};
+use super::object_headers::{heap_is_filtered, read_header, shared_message_heaps, ClaimedBlocks};
 use super::Lib;
 
 /// The most objects the walk visits.
@@ -28,7 +28,8 @@ const MAX_OBJECTS: usize = 10_000_000;
 /// cannot tell where its root is).
 pub(super) fn filtered_heap(lib: &Lib, file: &Object) -> Option<String> {
     let heap = FileHeap::of_file(lib, file.id)?;
-    if let Some(found) = filtered_shared_messages(lib, file, &heap) {
+    let mut claimed = ClaimedBlocks::default();
+    if let Some(found) = filtered_shared_messages(lib, file, &heap, &mut claimed) {
         return Some(found);
     }
     let root = object_address(file.id)?;
@@ -41,7 +42,7 @@ pub(super) fn filtered_heap(lib: &Lib, file: &Object) -> Option<String> {
         if seen.len() > MAX_OBJECTS {
             return Some(format!("more than {MAX_OBJECTS} objects"));
         }
-        let facts = match read_header(&heap, heap.layout(), address) {
+        let facts = match read_header(&heap, heap.layout(), address, &mut claimed) {
             Ok(facts) => facts,
             Err(wrong) => return Some(format!("{path}: {wrong}")),
         };
@@ -100,7 +101,12 @@ pub(super) fn filtered_heap(lib: &Lib, file: &Object) -> Option<String> {
 }
 
 /// The filtered heap of the superblock extension's shared-message indexes, if any.
-fn filtered_shared_messages(_lib: &Lib, file: &Object, heap: &FileHeap) -> Option<String> {
+fn filtered_shared_messages(
+    _lib: &Lib,
+    file: &Object,
+    heap: &FileHeap,
+    claimed: &mut ClaimedBlocks,
+) -> Option<String> {
     use hdf5_metno_sys::h5f::H5Fget_create_plist;
     use hdf5_metno_sys::h5p::{H5Pclose, H5Pget_shared_mesg_nindexes};
     let mut indexes: u32 = 0;
@@ -133,7 +139,7 @@ fn filtered_shared_messages(_lib: &Lib, file: &Object, heap: &FileHeap) -> Optio
         .iter()
         .rev()
         .fold(0u64, |n, b| (n << 8) | u64::from(*b));
-    let facts = match read_header(heap, layout, extension) {
+    let facts = match read_header(heap, layout, extension, claimed) {
         Ok(facts) => facts,
         Err(e) => return wrong(e),
     };

@@ -47,6 +47,19 @@ pub(super) trait ReadAt {
     }
 }
 
+impl ReadAt for std::fs::File {
+    fn read_exact_at(&self, buffer: &mut [u8], offset: u64) -> std::io::Result<()> {
+        std::os::unix::fs::FileExt::read_exact_at(self, buffer, offset)
+    }
+    fn length(&self) -> std::io::Result<u64> {
+        Ok(self.metadata()?.len())
+    }
+    fn stored(&self) -> std::io::Result<u64> {
+        use std::os::unix::fs::MetadataExt;
+        Ok(self.metadata()?.blocks().saturating_mul(512))
+    }
+}
+
 /// Room beyond what a file stores for one heap collection.
 const STORED_SLACK: u64 = 1 << 20;
 

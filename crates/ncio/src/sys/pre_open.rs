@@ -15,7 +15,7 @@ use hdf5_metno_sys::h5l::{H5L_info1_t, H5L_type_t, H5Lexists, H5Lvisit1};
 use hdf5_metno_sys::h5p::H5P_DEFAULT;
 
 use super::hdf5::{init, open_file, Object};
-use super::{attribute_strings, filtered_heaps, foreign_storage, Lib};
+use super::{attribute_strings, filtered_heaps, foreign_storage, object_headers, Lib};
 
 /// The prefix libnetcdf gives the dataset of a variable named like a dimension it does
 /// not start with.
@@ -89,6 +89,15 @@ fn hole_bytes(path: &CStr) -> Option<u64> {
     u64::try_from(holes).ok()
 }
 
+/// What is wrong with the object headers HDF5's open would load from the file `path`
+/// ([`object_headers::check_opened_headers`]); `None` when nothing is (or it cannot be
+/// read: HDF5 then says so).
+fn opened_headers(path: &CStr) -> Option<String> {
+    let path = std::path::Path::new(std::ffi::OsStr::from_bytes(path.to_bytes()));
+    let file = std::fs::File::open(path).ok()?;
+    object_headers::check_opened_headers(&file).err()
+}
+
 /// Why the HDF5 file `path` is to be refused before libnetcdf opens it, its
 /// variable-length attributes taking at most `attribute_budget` bytes once read; `None`
 /// when it may be opened, or when it has no HDF5 signature (libnetcdf then says what it
@@ -108,6 +117,10 @@ pub(crate) fn refusal_before_open(
     }
     if let Some(holes) = hole_bytes(path).filter(|h| *h > MAX_HOLE_BYTES) {
         return Some(Refusal::Sparse(holes));
+    }
+    // The headers HDF5's open loads, read by nctools first.
+    if let Some(what) = opened_headers(path) {
+        return Some(Refusal::FilteredHeap(what));
     }
     // A file the checks cannot open is not handed to libnetcdf unchecked (its open
     // differs: another access property list, another attempt).
