@@ -378,3 +378,56 @@ fn attributes_whose_values_all_name_the_same_bytes_are_refused() {
         );
     }
 }
+
+#[test]
+fn a_shared_fill_value_of_strings_is_refused_before_hdf5_reads_it() {
+    // Red team s33 HG6: a fill value message kept in the shared-message heap (HDF5's
+    // SOHM, which no netCDF library enables) was read by the fill value check as "no
+    // value"; patched to name a 100,000-byte heap object with a length of 1, libhdf5
+    // wrote past its buffer while libnetcdf opened the file ("double free or
+    // corruption", SIGABRT). A shared fill value of a type holding variable-length
+    // values is now refused, patched or not.
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    let maker = dir.path().join("shared_fill");
+    let built = run(Command::new("gcc")
+        .arg(test_data("heap_references/shared_fill.c"))
+        .args(["-o"])
+        .arg(&maker)
+        .args([
+            "-I/usr/include/hdf5/serial",
+            "-L/usr/lib/x86_64-linux-gnu/hdf5/serial",
+            "-lhdf5",
+        ]));
+    assert_eq!(built.code, Some(0), "gcc: {}", built.stderr);
+    let plain = dir.path().join("shared.nc");
+    let made = run(Command::new(&maker).arg(&plain).arg("100000"));
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let patched = dir.path().join("patched.nc");
+    let made = run(Command::new(&python)
+        .arg(test_data("heap_references/shared_fill.py"))
+        .arg(&plain)
+        .arg(&patched)
+        .arg("1"));
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let copy = dir.path().join("copy.nc");
+    for file in [&plain, &patched] {
+        for (tool, args) in [
+            ("ncdump", vec![Path::new("-h"), file.as_path()]),
+            ("nccopy", vec![file.as_path(), copy.as_path()]),
+        ] {
+            let watched = run_ours(tool, &args);
+            let done = watched.assert_within(CEILING_MIB, 60);
+            assert_eq!(done.code, Some(1), "{tool} {args:?}: {}", done.stderr);
+            assert!(
+                done.stderr.contains(
+                    "/v: a fill value holding variable-length values kept as a shared message"
+                ),
+                "{tool} {args:?}: {}",
+                done.stderr
+            );
+        }
+    }
+}

@@ -126,8 +126,8 @@ fn refusal_before(path: &str, c_path: &CStr) -> Option<NcError> {
         Refusal::FilteredHeap(what) => (
             store::ErrorKind::Corrupt,
             format!(
-                "{what}; no HDF5 writer makes such a file, and HDF5 is not asked to read \
-                 it: the file is probably corrupt or hostile"
+                "{what}; HDF5 is not asked to read it: the file is probably corrupt or \
+                 hostile"
             ),
         ),
         Refusal::BadReference(what) => (

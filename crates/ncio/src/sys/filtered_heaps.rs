@@ -75,14 +75,19 @@ pub(super) fn filtered_heap(lib: &Lib, file: &Object) -> Option<String> {
                 Ok(true) => {
                     return Some(format!(
                         "{path}: its links or attributes are kept in a heap whose blocks \
-                         are filtered, which libhdf5 inflates without bound"
+                         are filtered, which no HDF5 writer makes and libhdf5 inflates \
+                         without bound"
                     ))
                 }
                 Err(wrong) => return Some(format!("{path}: {wrong}")),
             }
         }
-        if !facts.fill_values.is_empty() {
-            if let Err(wrong) = check_fill_values(file.id, address, &facts.fill_values, &heap) {
+        if !facts.fill_values.is_empty() || facts.shared_fill_value {
+            let fills = Fills {
+                stored: &facts.fill_values,
+                shared: facts.shared_fill_value,
+            };
+            if let Err(wrong) = check_fill_values(file.id, address, &fills, &heap) {
                 return Some(format!("{path}: {wrong}"));
             }
         }
@@ -154,7 +159,7 @@ fn filtered_shared_messages(
             Ok(true) => {
                 return wrong(
                     "its shared messages are kept in a heap whose blocks are filtered, \
-                     which libhdf5 inflates without bound"
+                     which no HDF5 writer makes and libhdf5 inflates without bound"
                         .into(),
                 )
             }
@@ -162,6 +167,13 @@ fn filtered_shared_messages(
         }
     }
     None
+}
+
+/// The fill values of a dataset's header: those its messages hold, and whether one is
+/// shared (its value elsewhere).
+struct Fills<'f> {
+    stored: &'f [Vec<u8>],
+    shared: bool,
 }
 
 /// Checks the heap references of the fill values `fills` (as stored in the header of the
@@ -175,7 +187,7 @@ fn filtered_shared_messages(
 fn check_fill_values(
     file: hid_t,
     address: u64,
-    fills: &[Vec<u8>],
+    fills: &Fills<'_>,
     heap: &FileHeap,
 ) -> Result<(), String> {
     use hdf5_metno_sys::h5t::{
@@ -208,9 +220,23 @@ fn check_fill_values(
             _ => (0, false),
         }
     };
+    // A shared fill value message of such a type: HDF5 reads its value from the
+    // shared-message heap, where this check does not look (no netCDF library shares
+    // messages).
+    if fills.shared {
+        return Err(
+            "a fill value holding variable-length values kept as a shared message (which \
+             no netCDF library writes), which nctools cannot check before libhdf5 reads it"
+                .into(),
+        );
+    }
     // A fill value of nothing but empty values (libnetcdf's default for user types)
     // names no heap object.
-    let fills: Vec<&Vec<u8>> = fills.iter().filter(|f| f.iter().any(|b| *b != 0)).collect();
+    let fills: Vec<&Vec<u8>> = fills
+        .stored
+        .iter()
+        .filter(|f| f.iter().any(|b| *b != 0))
+        .collect();
     if fills.is_empty() {
         return Ok(());
     }

@@ -61,6 +61,9 @@ pub(super) struct HeaderFacts {
     pub(super) shared_types: Vec<u64>,
     /// The fill values its fill value messages hold (old and new), as stored.
     pub(super) fill_values: Vec<Vec<u8>>,
+    /// Whether a fill value message is shared (kept in the shared-message heap, its
+    /// value not here).
+    pub(super) shared_fill_value: bool,
 }
 
 /// The stretches of the file that the object headers read in one walk take: no two
@@ -302,6 +305,11 @@ fn walk_blocks(
                     {
                         facts.shared_types.push(address);
                     }
+                }
+                // Shared (flag 2): the message holds where the shared one is (red team
+                // s33 HG6: read as "version 3, no value", its value went unchecked).
+                FILL_VALUE | FILL_VALUE_OLD if message_flags & 2 != 0 => {
+                    facts.shared_fill_value = true;
                 }
                 FILL_VALUE | FILL_VALUE_OLD => {
                     if let Some(value) = fill_value(kind, &data) {
