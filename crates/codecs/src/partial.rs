@@ -34,6 +34,15 @@ pub fn decoded_chunk_cap() -> usize {
         .unwrap_or(DEFAULT_CHUNK_LIMIT)
 }
 
+/// The most bytes one value of a user-defined type may take: a sixteenth of
+/// [`decoded_chunk_cap`] (16 MiB by default). libnetcdf and HDF5 hold several copies of
+/// one value while a variable is defined and read (its fill value, property list copies,
+/// conversion buffers: about five), so a value just under the chunk limit took 1.3 GB of
+/// a 1.5 KB file.
+pub fn value_cap() -> usize {
+    decoded_chunk_cap() / 16
+}
+
 /// `123`, `64K`, `256M`, `2G` (powers of 1024) as bytes: how every `NCTOOLS_*_LIMIT`
 /// environment variable is read. `None` for anything else.
 pub fn parse_size(text: &str) -> Option<usize> {

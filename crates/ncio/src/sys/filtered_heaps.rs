@@ -46,23 +46,22 @@ pub(super) fn filtered_heap(lib: &Lib, file: &Object) -> Option<String> {
             Ok(facts) => facts,
             Err(wrong) => return Some(format!("{path}: {wrong}")),
         };
-        // A value larger than a chunk may be: HDF5 builds fill values and conversion
-        // buffers at that size (before, a compound of 1e9 bytes, nothing written, took 1
-        // GB from 1.5 KB, an opaque type 2.96 GB).
-        let limit = codecs::partial::decoded_chunk_cap() as u64;
+        // A value larger than the value limit: HDF5 builds fill values and conversion
+        // buffers at that size, several times over (before, a compound of 1e9 bytes,
+        // nothing written, took 1 GB from 1.5 KB, an opaque type 2.96 GB; one of 268 MB,
+        // under the chunk limit, 1.3 GB in nccopy's define step).
+        let limit = codecs::partial::value_cap() as u64;
         if let Some(size) = facts.type_sizes.iter().find(|s| **s > limit) {
             return Some(format!(
-                "{path}: its type declares values of {size} bytes each, more than the chunk \
-                 limit ({limit} bytes, {})",
-                codecs::partial::CHUNK_LIMIT_VARIABLE
+                "{path}: its type declares values of {size} bytes each, {}",
+                value_limit_words(limit)
             ));
         }
         if !facts.is_group {
             if let Some(size) = hdf5_value_size(file.id, address).filter(|s| *s > limit) {
                 return Some(format!(
-                    "{path}: its type makes values of {size} bytes each, more than the \
-                     chunk limit ({limit} bytes, {})",
-                    codecs::partial::CHUNK_LIMIT_VARIABLE
+                    "{path}: its type makes values of {size} bytes each, {}",
+                    value_limit_words(limit)
                 ));
             }
         }
@@ -103,6 +102,15 @@ pub(super) fn filtered_heap(lib: &Lib, file: &Object) -> Option<String> {
         }
     }
     None
+}
+
+/// "more than the value limit ...", for a refusal.
+pub(super) fn value_limit_words(limit: u64) -> String {
+    format!(
+        "more than the value limit ({limit} bytes, a sixteenth of the chunk limit, which \
+         {} raises)",
+        codecs::partial::CHUNK_LIMIT_VARIABLE
+    )
 }
 
 /// The filtered heap of the superblock extension's shared-message indexes, if any.

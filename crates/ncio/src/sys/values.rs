@@ -130,16 +130,16 @@ impl<'a> TypeTable<'a> {
         let size = self
             .size(type_ref)
             .ok_or_else(|| corrupt(format!("unknown type {type_ref:?}"), context))?;
-        // One value of a user type larger than a chunk may be is not read: HDF5 builds
+        // One value of a user type larger than the value limit is not read: HDF5 builds
         // its fill values and conversion buffers at that size (before, an opaque type of
         // 1e9 bytes, nothing written, took 2.96 GB from a 1.4 KB file).
-        let limit = codecs::partial::decoded_chunk_cap();
+        let limit = codecs::partial::value_cap();
         if matches!(type_ref, TypeRef::User(_)) && size > limit {
             return Err(corrupt(
                 format!(
-                    "its type declares values of {size} bytes each, more than the chunk \
-                     limit ({limit} bytes, {}): the file is probably corrupt or hostile",
-                    codecs::partial::CHUNK_LIMIT_VARIABLE
+                    "its type declares values of {size} bytes each, {}: the file is \
+                     probably corrupt or hostile",
+                    super::filtered_heaps::value_limit_words(limit as u64)
                 ),
                 context,
             ));
