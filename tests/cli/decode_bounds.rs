@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::bounded::{run_ours, run_watched, Bounded};
-use crate::support::{reference, run, scratch, skip, test_data, Run};
+use crate::support::{reference, run, scratch, skip, test_data, Run, Test};
 
 /// The memory ceiling of every run here, in MiB.
 const CEILING_MIB: u64 = 300;
@@ -839,11 +839,7 @@ fn a_sparse_classic_file_is_not_read_into_memory_whole() {
     fs::write(&cdl, "netcdf c {\ndimensions:\n  n = 4 ;\nvariables:\n  int v(n) ;\ndata:\n  v = 1, 2, 3, 4 ;\n}\n")
         .unwrap_or_else(|e| panic!("{e}"));
     let file = dir.path().join("c.nc");
-    let made = crate::support::Test::ours("ncgen")
-        .arg("-o")
-        .arg(&file)
-        .arg(&cdl)
-        .run();
+    let made = Test::ours("ncgen").arg("-o").arg(&file).arg(&cdl).run();
     assert_eq!(made.code, Some(0), "{}", made.stderr);
     let opened = fs::OpenOptions::new()
         .write(true)
@@ -865,4 +861,82 @@ fn a_sparse_classic_file_is_not_read_into_memory_whole() {
     let copied = run_ours("nccopy", [&file, &copy]);
     let done = copied.assert_within(CEILING_MIB, 60);
     assert_eq!(done.code, Some(0), "{}", done.stderr);
+}
+
+#[test]
+fn user_type_values_are_weighed_as_nctools_holds_them_decoded() {
+    // Red team s33 HG3-HG5, HG8, on honest files (nothing patched): a one-byte compound
+    // takes about 110 bytes decoded, more nested, and every step down a nested HDF5 type
+    // copies the rest of it. Before: a 965 KB attribute of nested compounds took 2.93 GB
+    // in nccopy, 5 million deflated one-byte compounds (22 KB) 1.8 GB in nccopy, 300,000
+    // compounds nested nine deep (8 KB) 840 MB in ncdump, and an attribute of arrays
+    // nested 2,000 deep (40 KB) 3.4 GB in ncdump -h. Reads are now planned by what the
+    // values take decoded, attributes weighed so before libnetcdf reads them, and types
+    // nested more than 32 deep refused.
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    let path = |name: &str| dir.path().join(name);
+    for (kind, file, args) in [
+        ("attribute", "attribute.nc", ["120000", "10", "8"]),
+        ("variable", "variable.nc", ["5000000", "1", "1"]),
+        ("nested", "nested.nc", ["300000", "9", "3"]),
+    ] {
+        let made = run(Command::new(&python)
+            .arg(test_data("user_types/make.py"))
+            .arg(kind)
+            .arg(path(file))
+            .args(args));
+        assert_eq!(made.code, Some(0), "{kind}: {}", made.stderr);
+    }
+    let maker = path("deep");
+    let built = run(Command::new("gcc")
+        .arg(test_data("user_types/deep.c"))
+        .arg("-o")
+        .arg(&maker)
+        .args([
+            "-I/usr/include/hdf5/serial",
+            "-L/usr/lib/x86_64-linux-gnu/hdf5/serial",
+            "-lhdf5",
+        ]));
+    assert_eq!(built.code, Some(0), "gcc: {}", built.stderr);
+    let made = run(Command::new(&maker).arg(path("deep.nc")).arg("2000"));
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+
+    let copy = path("copy.nc");
+    // Refused before libnetcdf reads them.
+    for (file, said) in [
+        (
+            "attribute.nc",
+            "attribute /u: its values, with the attributes before it",
+        ),
+        ("deep.nc", "attribute /a: its type nests more than 32 deep"),
+    ] {
+        for (tool, args) in [
+            ("ncdump", vec![Path::new("-h"), &path(file)]),
+            ("nccopy", vec![&path(file), copy.as_path()]),
+        ] {
+            let args: Vec<&Path> = args.iter().map(|p| p.as_ref()).collect();
+            let done = run_ours(tool, &args);
+            let run = done.assert_within(CEILING_MIB, 60);
+            assert_eq!(run.code, Some(1), "{file} {tool}: {}", run.stderr);
+            assert!(run.stderr.contains(said), "{file} {tool}: {}", run.stderr);
+        }
+    }
+    // Read whole, within the ceiling.
+    let copied = run_ours("nccopy", &[&path("variable.nc"), copy.as_path()]);
+    let copied = copied.assert_within(CEILING_MIB, 120);
+    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    let header = |file: &Path| Test::ours("ncdump").arg("-h").arg(file).run().stdout;
+    assert_eq!(
+        header(&copy).lines().skip(1).collect::<Vec<_>>(),
+        header(&path("variable.nc"))
+            .lines()
+            .skip(1)
+            .collect::<Vec<_>>()
+    );
+    let dumped = run_ours("ncdump", &[path("nested.nc").as_path()]);
+    let dumped = dumped.assert_within(CEILING_MIB, 120);
+    assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
 }

@@ -140,8 +140,8 @@ fn refusal_before(path: &str, c_path: &CStr) -> Option<NcError> {
         Refusal::OversizedAttributes(what) => (
             store::ErrorKind::Corrupt,
             format!(
-                "attribute {what}, more than the file holds (its values repeat one stored \
-                 value): the file is probably corrupt or hostile"
+                "attribute {what} (as nctools holds them decoded), more than a file of \
+                 this size can hold: the file is probably corrupt or hostile"
             ),
         ),
     };

@@ -11,6 +11,7 @@ pub mod schema;
 pub mod shape;
 pub mod types;
 pub mod values;
+pub mod weight;
 
 pub use names::{check_dataset_names, check_name, BadName, NameProblem};
 pub use schema::{

@@ -180,7 +180,8 @@ impl<W: Write> CdlWriter<'_, W> {
             },
         };
         let row_len = cursor.row_len();
-        let plan = SlabPlan::new(&cursor.dims, self.dataset.type_size(var.type_ref));
+        // What a value takes decoded (a user type's far more than stored).
+        let plan = SlabPlan::new(&cursor.dims, self.dataset.decoded_bytes(var.type_ref));
         let mut rows = RowState::default();
         let mut position = 0usize;
         for slab in plan.slabs() {

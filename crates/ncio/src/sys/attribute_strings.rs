@@ -233,7 +233,14 @@ unsafe fn variable_bytes(
         // What libnetcdf reads of the values themselves, fixed-size ones included: the
         // values of several attributes may all name the same stored bytes (before, 12
         // attributes whose "huge" heap objects overlapped took 1.5 GB from 819 KB).
-        let fixed = points.saturating_mul(H5Tget_size(file_type.id));
+        // What nctools holds of them decoded (a user type's far more than stored:
+        // before, 20 million one-byte compounds, 4 KB stored, took 2.26 GB), its type's
+        // depth checked before HDF5 converts anything of it.
+        let weight = match super::type_weight::weigh(file_type.id) {
+            Ok(weight) => weight.total().max(H5Tget_size(file_type.id)),
+            Err(wrong) => return Some(Err(wrong)),
+        };
+        let fixed = points.saturating_mul(weight);
         let references = match references_type(file_type.id) {
             Measured::Nothing => return Some(Ok(fixed)),
             Measured::Unmeasurable => return Some(Ok(usize::MAX)),

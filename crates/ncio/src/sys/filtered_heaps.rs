@@ -57,8 +57,13 @@ pub(super) fn filtered_heap(lib: &Lib, file: &Object) -> Option<String> {
                 value_limit_words(limit)
             ));
         }
-        if !facts.is_group {
-            if let Some(size) = hdf5_value_size(file.id, address).filter(|s| *s > limit) {
+        if let Some((stored, _)) = stored_type(file.id, address).filter(|_| !facts.is_group) {
+            // Its depth first: HDF5's native type of a deeply nested type costs the
+            // square of its depth (s33 HG8).
+            if let Err(wrong) = super::type_weight::weigh(stored.id) {
+                return Some(format!("{path}: {wrong}"));
+            }
+            if let Some(size) = hdf5_value_size(&stored).filter(|s| *s > limit) {
                 return Some(format!(
                     "{path}: its type makes values of {size} bytes each, {}",
                     value_limit_words(limit)
@@ -280,13 +285,12 @@ fn check_fill_values(
         .map_err(|wrong| format!("its fill value: {wrong}"))
 }
 
-/// The largest size HDF5 gives one value of the dataset or committed type at `address`:
-/// its stored type's and its native form's (which HDF5 computes from the members, where
-/// the stored type's size field may say less: a compound declaring 7,648 bytes whose
-/// array member spans 1e9 took 2.96 GB in nccopy's define step). `None` for other objects.
-fn hdf5_value_size(file: hid_t, address: u64) -> Option<u64> {
+/// The largest size HDF5 gives one value of the `stored` type of a dataset or committed
+/// type: its own and its native form's (which HDF5 computes from the members, where the
+/// stored type's size field may say less: a compound declaring 7,648 bytes whose array
+/// member spans 1e9 took 2.96 GB in nccopy's define step).
+fn hdf5_value_size(stored: &Object) -> Option<u64> {
     use hdf5_metno_sys::h5t::{H5T_direction_t, H5Tclose, H5Tget_native_type, H5Tget_size};
-    let (stored, _) = stored_type(file, address)?;
     // SAFETY: the type is open; the native type's id is checked, and closed by `Object`.
     unsafe {
         let native = H5Tget_native_type(stored.id, H5T_direction_t::H5T_DIR_DEFAULT);

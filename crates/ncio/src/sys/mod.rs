@@ -30,6 +30,7 @@ mod object_headers;
 mod plugin_pair;
 mod pre_open;
 mod status;
+mod type_weight;
 pub(crate) mod values;
 mod vlen_budget;
 
