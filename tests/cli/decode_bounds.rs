@@ -925,7 +925,7 @@ fn user_type_values_are_weighed_as_nctools_holds_them_decoded() {
         }
     }
     // Read whole, within the ceiling.
-    let copied = run_ours("nccopy", &[&path("variable.nc"), copy.as_path()]);
+    let copied = run_ours("nccopy", [&path("variable.nc"), copy.as_path()]);
     let copied = copied.assert_within(CEILING_MIB, 120);
     assert_eq!(copied.code, Some(0), "{}", copied.stderr);
     let header = |file: &Path| Test::ours("ncdump").arg("-h").arg(file).run().stdout;
@@ -936,7 +936,7 @@ fn user_type_values_are_weighed_as_nctools_holds_them_decoded() {
             .skip(1)
             .collect::<Vec<_>>()
     );
-    let dumped = run_ours("ncdump", &[path("nested.nc").as_path()]);
+    let dumped = run_ours("ncdump", [path("nested.nc").as_path()]);
     let dumped = dumped.assert_within(CEILING_MIB, 120);
     assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
 }
