@@ -60,8 +60,9 @@ fn values_that_repeat_one_stored_value_are_refused_in_bounded_memory() {
         ("compound", "attribute /c"),
         // s32: a sparse file is refused whole (HDF5 trusts sizes as far as its length).
         ("sparse", "bytes of holes (a sparse file)"),
-        // s31b: a group linked from ten places was read ten times (2.85 GB).
-        ("linked", "/g: reached by 11 hard links"),
+        // s31b: a group linked from ten places was read ten times (2.85 GB). The object
+        // walk now counts the links itself (s33 HG9: the header's own count can lie).
+        ("linked", ": an object another link names too"),
     ] {
         let (n, length) = match kind {
             "compound" => (2_000, 400_000),
@@ -428,6 +429,48 @@ fn a_shared_fill_value_of_strings_is_refused_before_hdf5_reads_it() {
                 "{tool} {args:?}: {}",
                 done.stderr
             );
+        }
+    }
+}
+
+#[test]
+fn structures_that_name_themselves_are_refused_before_hdf5_follows_them() {
+    // Red team s33 HG9, HG11: libhdf5 1.10 follows these with no cycle check. Groups
+    // nested 15 deep, each linked twice, their link counts patched to 1 (16 KB): SIGSEGV
+    // (nctools trusted the header's count); a group linked to itself: endless; an
+    // attribute or a dataset's type shared "in" its own header: SIGSEGV. The object walk
+    // now counts links itself, and reads what a shared message names before HDF5 does.
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    let copy = dir.path().join("copy.nc");
+    for (kind, said) in [
+        ("relinked", "/b: an object another link names too"),
+        ("self-link", "/g/up: an object another link names too"),
+        (
+            "shared-attribute",
+            "/x: a shared message of type 12 names an object header",
+        ),
+        (
+            "shared-type",
+            "/v: its type names a header whose own type is shared again",
+        ),
+    ] {
+        let file = dir.path().join(format!("{kind}.nc"));
+        let made = run(Command::new(&python)
+            .arg(test_data("heap_references/self_references.py"))
+            .arg(kind)
+            .arg(&file));
+        assert_eq!(made.code, Some(0), "{kind}: {}", made.stderr);
+        for (tool, args) in [
+            ("ncdump", vec![Path::new("-h"), file.as_path()]),
+            ("nccopy", vec![file.as_path(), copy.as_path()]),
+        ] {
+            let watched = run_ours(tool, &args);
+            let done = watched.assert_within(CEILING_MIB, 60);
+            assert_eq!(done.code, Some(1), "{kind} {tool}: {}", done.stderr);
+            assert!(done.stderr.contains(said), "{kind} {tool}: {}", done.stderr);
         }
     }
 }

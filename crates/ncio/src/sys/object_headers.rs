@@ -166,7 +166,8 @@ fn claim(claimed: &mut ClaimedBlocks, start: u64, end: u64, tail: u64) -> Result
 /// size is the base of its addresses). Its layout: the signature, then for versions 0
 /// and 1 four version bytes, the sizes of addresses and lengths (bytes 13, 14), and from
 /// byte 24 (28 for version 1) the base, free-space, end-of-file and driver addresses,
-/// then the root group's symbol table entry (its name's offset, its header's address);
+/// then the root group's symbol table entry (its name's offset, a length, and its
+/// header's address);
 /// for versions 2 and 3 the version, the two sizes (bytes 9, 10), flags, then the base,
 /// extension, end-of-file and root group header addresses.
 pub(super) fn check_opened_headers(file: &dyn ReadAt) -> Result<(), String> {
@@ -187,8 +188,8 @@ pub(super) fn check_opened_headers(file: &dyn ReadAt) -> Result<(), String> {
     let mut head = [0u8; 16];
     read_at(file, &mut head, superblock, file_length)?;
     let (sizes, addresses_at, root) = match head[8] {
-        0 => ((head[13], head[14]), 24, 5),
-        1 => ((head[13], head[14]), 28, 5),
+        0 => ((head[13], head[14]), 24, 4),
+        1 => ((head[13], head[14]), 28, 4),
         2 | 3 => ((head[9], head[10]), 12, 3),
         _ => return Ok(()),
     };
@@ -200,19 +201,22 @@ pub(super) fn check_opened_headers(file: &dyn ReadAt) -> Result<(), String> {
         address_size: usize::from(sizes.0),
         length_size: usize::from(sizes.1),
     };
-    let address = |index: u64| -> Result<Option<u64>, String> {
+    // The root's symbol table entry (versions 0 and 1) starts with its name's offset,
+    // a length (libhdf5 decodes it as one), before the header's address.
+    let name_offset = if head[8] < 2 { layout.length_size } else { 0 };
+    let address = |index: u64, skip: usize| -> Result<Option<u64>, String> {
         let mut bytes = vec![0u8; layout.address_size];
-        let offset = superblock + addresses_at + index * layout.address_size as u64;
+        let offset = superblock + addresses_at + index * layout.address_size as u64 + skip as u64;
         read_at(file, &mut bytes, offset, file_length)?;
         Ok(defined(&bytes))
     };
     let mut claimed = ClaimedBlocks::default();
-    if let Some(root) = address(root)? {
+    if let Some(root) = address(root, name_offset)? {
         read_header(file, layout, root, &mut claimed)
             .map_err(|e| format!("the root group: {e}"))?;
     }
     if head[8] >= 2 {
-        if let Some(extension) = address(1)? {
+        if let Some(extension) = address(1, 0)? {
             read_header(file, layout, extension, &mut claimed)
                 .map_err(|e| format!("the superblock extension: {e}"))?;
         }
@@ -293,6 +297,23 @@ fn walk_blocks(
                 // Shared (flag 2): a reference to a committed type's header (version 1:
                 // 8 bytes before the address; 2 and 3: 2 bytes; version 3's type 1 is a
                 // shared-message heap's, not followed).
+                // A shared message other than a datatype that names an object header
+                // (version 1, or versions 2 and 3 of type 2): only a datatype is kept
+                // in a header of its own, and libhdf5 follows such a reference into the
+                // header it names, for ever when that is the header itself (red team
+                // s33 HG11: an attribute naming its own header, SIGSEGV).
+                kind if message_flags & 2 != 0
+                    && kind != DATATYPE
+                    && matches!(
+                        (data.first(), data.get(1)),
+                        (Some(1), _) | (Some(2 | 3), Some(2))
+                    ) =>
+                {
+                    return Err(format!(
+                        "a shared message of type {kind} names an object header, which only \
+                         a datatype's may"
+                    ));
+                }
                 DATATYPE if message_flags & 2 != 0 => {
                     let skip = match (data.first(), data.get(1)) {
                         (Some(1), _) => Some(8),
