@@ -469,3 +469,42 @@ fn chunk_grids_of_millions_of_places_with_nothing_written_are_not_walked() {
         );
     }
 }
+
+#[test]
+fn a_file_with_a_user_block_is_referenced_where_its_chunks_are() {
+    // Red team s33 MG1: HDF5 1.10 gives chunk addresses from the file's base, after its
+    // user block; the references pointed 1,024 bytes early (at zeros), the contiguous
+    // variable's (from the file's start) were right. Read back through fsspec by
+    // xarray, both equal what h5py reads from the file.
+    let Some(python) = kerchunk_python() else {
+        return;
+    };
+    let dir = scratch();
+    let program = r#"
+import sys, warnings, h5py, numpy as np, xarray as xr
+warnings.simplefilter("ignore")
+if sys.argv[1] == "make":
+    with h5py.File("ub.nc", "w", userblock_size=1024, libver="earliest") as f:
+        f.create_dataset("c", data=np.arange(1000, dtype="i4"), chunks=(100,))
+        f.create_dataset("g", data=np.arange(1000, dtype="i4") + 5000)
+else:
+    refs = xr.open_dataset("reference://", engine="zarr",
+        backend_kwargs={"storage_options": {"fo": "ub.json"}, "consolidated": False})
+    f = h5py.File("ub.nc")
+    print(bool((refs.c.values == f["c"][:]).all()), bool((refs.g.values == f["g"][:]).all()))
+"#;
+    let made = run(Command::new(&python)
+        .args(["-c", program, "make"])
+        .current_dir(dir.path()));
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let refs = Test::ours("nccopy")
+        .args(["--kerchunk", "ub.json", "ub.nc"])
+        .current_dir(dir.path())
+        .run();
+    assert_eq!(refs.code, Some(0), "{}", refs.stderr);
+    let read = run(Command::new(&python)
+        .args(["-c", program, "read"])
+        .current_dir(dir.path()));
+    assert_eq!(read.code, Some(0), "{}", read.stderr);
+    assert_eq!(read.stdout, "True True\n");
+}

@@ -613,9 +613,46 @@ impl ChunkOrigin {
                         StoredLayout::Chunked(places)
                     }),
                 }
+                .and_then(|layout| self.from_file_start(layout))
             }
             _ => Some(StoredLayout::Other),
         }
+    }
+
+    /// `layout`'s chunk addresses made offsets in the file: HDF5 1.10 gives a chunk's
+    /// address from the file's base, after any user block (its contiguous offset is
+    /// from the file's start already). Before, `--kerchunk` of a file with a 1,024-byte
+    /// user block referenced each chunk 1,024 bytes early (red team s33 MG1).
+    fn from_file_start(&self, layout: StoredLayout) -> Option<StoredLayout> {
+        use hdf5_metno_sys::h5f::{H5Fclose, H5Fget_create_plist};
+        use hdf5_metno_sys::h5i::H5Iget_file_id;
+        use hdf5_metno_sys::h5p::H5Pget_userblock;
+        let StoredLayout::Chunked(mut places) = layout else {
+            return Some(layout);
+        };
+        let mut base: hsize_t = 0;
+        // SAFETY: the dataset is open; the file and property list ids are checked and
+        // closed at once; `base` is a valid place for the user block's size.
+        let known = unsafe {
+            let file = H5Iget_file_id(self.var.dataset.id);
+            if file < 0 {
+                return None;
+            }
+            let create = H5Fget_create_plist(file);
+            let got = create >= 0 && H5Pget_userblock(create, &mut base) >= 0;
+            if create >= 0 {
+                H5Pclose(create);
+            }
+            H5Fclose(file);
+            got
+        };
+        if !known {
+            return None;
+        }
+        for place in &mut places {
+            place.address = place.address.checked_add(base)?;
+        }
+        Some(StoredLayout::Chunked(places))
     }
 
     /// The chunked dataset's current shape and chunk shape; `None` when HDF5 fails.
