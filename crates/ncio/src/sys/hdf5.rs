@@ -613,7 +613,7 @@ impl ChunkOrigin {
                         StoredLayout::Chunked(places)
                     }),
                 }
-                .and_then(|layout| self.from_file_start(layout))
+                .and_then(|layout| self.addressed_from_file_start(layout))
             }
             _ => Some(StoredLayout::Other),
         }
@@ -623,7 +623,7 @@ impl ChunkOrigin {
     /// address from the file's base, after any user block (its contiguous offset is
     /// from the file's start already). Before, `--kerchunk` of a file with a 1,024-byte
     /// user block referenced each chunk 1,024 bytes early (red team s33 MG1).
-    fn from_file_start(&self, layout: StoredLayout) -> Option<StoredLayout> {
+    fn addressed_from_file_start(&self, layout: StoredLayout) -> Option<StoredLayout> {
         use hdf5_metno_sys::h5f::{H5Fclose, H5Fget_create_plist};
         use hdf5_metno_sys::h5i::H5Iget_file_id;
         use hdf5_metno_sys::h5p::H5Pget_userblock;
