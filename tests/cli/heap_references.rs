@@ -435,7 +435,7 @@ fn a_shared_fill_value_of_strings_is_refused_before_hdf5_reads_it() {
 
 #[test]
 fn structures_that_name_themselves_are_refused_before_hdf5_follows_them() {
-    // Red team s33 HG9, HG11: libhdf5 1.10 follows these with no cycle check. Groups
+    // Red team s33 HG7, HG9, HG10, HG11: libhdf5 1.10 follows these with no cycle check. Groups
     // nested 15 deep, each linked twice, their link counts patched to 1 (16 KB): SIGSEGV
     // (nctools trusted the header's count); a group linked to itself: endless; an
     // attribute or a dataset's type shared "in" its own header: SIGSEGV. The object walk
@@ -456,6 +456,15 @@ fn structures_that_name_themselves_are_refused_before_hdf5_follows_them() {
             "shared-type",
             "/v: its type names a header whose own type is shared again",
         ),
+        // s33 HG7: a version 1 B-tree node that names itself: SIGSEGV reading /v, and
+        // in opening the file for the root group's; HG10: a local heap's free list in a
+        // circle: all memory (3.7 GB under a 4 GB limit; the reference 23.9 GB).
+        ("chunk-tree", "/v: a B-tree node at"),
+        ("group-tree", "the root group: a B-tree node at"),
+        (
+            "free-list",
+            "the root group: the free list of the local heap",
+        ),
     ] {
         let file = dir.path().join(format!("{kind}.nc"));
         let made = run(Command::new(&python)
@@ -464,6 +473,7 @@ fn structures_that_name_themselves_are_refused_before_hdf5_follows_them() {
             .arg(&file));
         assert_eq!(made.code, Some(0), "{kind}: {}", made.stderr);
         for (tool, args) in [
+            ("ncdump", vec![file.as_path()]),
             ("ncdump", vec![Path::new("-h"), file.as_path()]),
             ("nccopy", vec![file.as_path(), copy.as_path()]),
         ] {

@@ -13,7 +13,13 @@ KIND is one of
                the attribute message of /x made a shared message (flag 2, version 2,
                type 2) that names /x's own header;
   shared-type  a committed compound type T and `T v(1)`; v's shared datatype message made
-               to name v's own header.
+               to name v's own header;
+  chunk-tree   `int v(100)` in one chunk of 100 (a version 1 B-tree of one leaf); the
+               leaf made a node of level 1 whose one child is itself (HG7);
+  group-tree   the same file; the root group's B-tree node made a node of level 1 whose
+               one child is itself (HG7, in `ncdump -h`);
+  free-list    the same file; the first free block of the root group's local heap made
+               to name itself as the next (HG10: libhdf5 allocates without end).
 """
 import struct
 import sys
@@ -56,9 +62,42 @@ with h5py.File(out, "w", libver="earliest") as f:
         f["T"] = np.dtype([("a", "i4"), ("b", "f8")])
         v = f.create_dataset("v", shape=(1,), dtype=f["T"])
         headers = [h5py.h5o.get_info(v.id).addr]
+    elif kind in ("chunk-tree", "group-tree", "free-list"):
+        v = f.create_dataset("v", data=np.arange(100, dtype="i4"), chunks=(100,))
+        headers = [h5py.h5o.get_info(f["/"].id).addr, h5py.h5o.get_info(v.id).addr]
     else:
         sys.exit(f"unknown kind {kind}")
 data = bytearray(open(out, "rb").read())
+
+
+def make_own_child(node):
+    """Makes the version 1 B-tree node at `node` of level 1, its first child itself."""
+    assert data[node:node + 4] == b"TREE", node
+    data[node + 5] = 1
+    # Signature, type, level, entries (8), siblings (16), the first key: 8 bytes for a
+    # group's, 8 + 8 x dimensionality (2 here) for a chunk's.
+    key = 8 if data[node + 4] == 0 else 24
+    struct.pack_into("<Q", data, node + 24 + key, node)
+
+
+if kind in ("chunk-tree", "group-tree", "free-list"):
+    root, dataset = headers
+    if kind == "chunk-tree":
+        _, _, _, at = next(m for m in messages(data, dataset) if m[0] == 0x08)
+        assert data[at + 8] == 3 and data[at + 9] == 2, "not a version 3 chunked layout"
+        make_own_child(struct.unpack_from("<Q", data, at + 8 + 3)[0])
+    else:
+        _, _, _, at = next(m for m in messages(data, root) if m[0] == 0x11)
+        tree, heap = struct.unpack_from("<QQ", data, at + 8)
+        if kind == "group-tree":
+            make_own_child(tree)
+        else:
+            assert data[heap:heap + 4] == b"HEAP", heap
+            free, segment = struct.unpack_from("<QQ", data, heap + 16)
+            assert free != 1, "the root's local heap has no free block"
+            struct.pack_into("<Q", data, segment + free, free)
+    open(out, "wb").write(bytes(data))
+    sys.exit()
 if kind in ("relinked", "self-link"):
     for header in headers:
         assert struct.unpack_from("<I", data, header + 4)[0] == 2, header

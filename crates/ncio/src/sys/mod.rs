@@ -31,6 +31,7 @@ mod plugin_pair;
 mod pre_open;
 mod status;
 mod type_weight;
+mod v1_btrees;
 pub(crate) mod values;
 mod vlen_budget;
 

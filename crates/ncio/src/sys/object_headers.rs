@@ -25,6 +25,7 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::global_heap::{HeapLayout, ReadAt, Window};
+use super::v1_btrees::{self, TreeKind};
 
 /// The message types read here.
 const LINK_INFO: u16 = 0x02;
@@ -32,6 +33,7 @@ const DATATYPE: u16 = 0x03;
 const FILL_VALUE_OLD: u16 = 0x04;
 const FILL_VALUE: u16 = 0x05;
 const LINK: u16 = 0x06;
+const LAYOUT: u16 = 0x08;
 const CONTINUATION: u16 = 0x10;
 const SYMBOL_TABLE: u16 = 0x11;
 const SHARED_MESSAGE_TABLE: u16 = 0x0F;
@@ -64,6 +66,11 @@ pub(super) struct HeaderFacts {
     /// Whether a fill value message is shared (kept in the shared-message heap, its
     /// value not here).
     pub(super) shared_fill_value: bool,
+    /// Its symbol table's B-tree and local heap (a group of the older format).
+    pub(super) symbol_tables: Vec<(u64, u64)>,
+    /// Its chunk index's B-tree (a dataset of the older layouts), with the number of
+    /// offsets in a key.
+    pub(super) chunk_trees: Vec<(u64, usize)>,
 }
 
 /// The stretches of the file that the object headers read in one walk take: no two
@@ -150,6 +157,16 @@ pub(super) fn read_header(
         blocks.push((start + 16, size));
         claim(claimed, start, start + 16 + size, 0)?;
         walk_blocks(file, layout, file_length, blocks, None, claimed, &mut facts)?;
+    }
+    for (tree, heap) in &facts.symbol_tables {
+        v1_btrees::check_tree(file, layout, *tree, TreeKind::Group)?;
+        v1_btrees::check_local_heap(file, layout, *heap)?;
+    }
+    for (tree, dimensionality) in &facts.chunk_trees {
+        let kind = TreeKind::Chunks {
+            dimensionality: *dimensionality,
+        };
+        v1_btrees::check_tree(file, layout, *tree, kind)?;
     }
     Ok(facts)
 }
@@ -293,7 +310,32 @@ fn walk_blocks(
                     }
                     facts.is_group |= kind == LINK_INFO;
                 }
-                LINK | SYMBOL_TABLE => facts.is_group = true,
+                LINK => facts.is_group = true,
+                SYMBOL_TABLE => {
+                    facts.is_group = true;
+                    let a = layout.address_size;
+                    let tree = data.get(..a).and_then(defined);
+                    let heap = data.get(a..2 * a).and_then(defined);
+                    if let (Some(tree), Some(heap)) = (tree, heap) {
+                        facts.symbol_tables.push((tree, heap));
+                    }
+                }
+                // A chunked layout of versions 1 to 3 (version 4's indexes are others).
+                LAYOUT => {
+                    let a = layout.address_size;
+                    let found = match data.first() {
+                        Some(1 | 2) if data.get(2) == Some(&2) => {
+                            data.get(1).zip(data.get(8..8 + a).and_then(defined))
+                        }
+                        Some(3) if data.get(1) == Some(&2) => {
+                            data.get(2).zip(data.get(3..3 + a).and_then(defined))
+                        }
+                        _ => None,
+                    };
+                    if let Some((dimensionality, tree)) = found {
+                        facts.chunk_trees.push((tree, usize::from(*dimensionality)));
+                    }
+                }
                 // Shared (flag 2): a reference to a committed type's header (version 1:
                 // 8 bytes before the address; 2 and 3: 2 bytes; version 3's type 1 is a
                 // shared-message heap's, not followed).
