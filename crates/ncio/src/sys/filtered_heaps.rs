@@ -20,6 +20,10 @@ use super::heap_references::{references_at_depth, FileHeap};
 use super::object_headers::{heap_is_filtered, read_header, shared_message_heaps, ClaimedBlocks};
 use super::Lib;
 
+/// The deepest groups may nest: HDF5's own link walks recurse once per level (no netCDF
+/// file nests groups more than a few deep).
+const MAX_GROUP_DEPTH: usize = 256;
+
 /// The most objects the walk visits.
 const MAX_OBJECTS: usize = 10_000_000;
 
@@ -120,6 +124,12 @@ pub(super) fn filtered_heap(lib: &Lib, file: &Object) -> Option<String> {
                 } else {
                     format!("{path}/{name}")
                 };
+                if child_path.matches('/').count() > MAX_GROUP_DEPTH {
+                    return Some(format!(
+                        "{child_path}: groups nested more than {MAX_GROUP_DEPTH} deep, which \
+                         HDF5's link walks follow one level of recursion each"
+                    ));
+                }
                 if !linked.insert(child) {
                     return Some(format!(
                         "{child_path}: an object another link names too, which libnetcdf \

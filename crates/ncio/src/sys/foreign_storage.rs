@@ -12,8 +12,8 @@ use hdf5_metno_sys::h5::{herr_t, H5_index_t, H5_iter_order_t};
 use hdf5_metno_sys::h5d::{H5D_layout_t, H5Dget_create_plist};
 use hdf5_metno_sys::h5i::{hid_t, H5I_type_t, H5Iget_type};
 use hdf5_metno_sys::h5l::{H5L_info1_t, H5L_type_t, H5Lvisit1};
-use hdf5_metno_sys::h5o::{H5Oclose, H5Oopen};
-use hdf5_metno_sys::h5p::{H5Pclose, H5Pget_external_count, H5Pget_layout, H5P_DEFAULT};
+use hdf5_metno_sys::h5o::{H5Oclose, H5Oopen_by_addr};
+use hdf5_metno_sys::h5p::{H5Pclose, H5Pget_external_count, H5Pget_layout};
 
 use super::hdf5::Object;
 use super::Lib;
@@ -59,8 +59,12 @@ unsafe extern "C" fn visit(
         .into_owned();
     let why = match link_type {
         H5L_type_t::H5L_TYPE_EXTERNAL => Some("an external link, to another file"),
-        // SAFETY: the group is open and the name one of its hard links, per the contract.
-        H5L_type_t::H5L_TYPE_HARD => unsafe { dataset_reaches_out(group, name) },
+        // SAFETY: the group is open and the link a hard one, per the contract, so its
+        // address is the union's member.
+        H5L_type_t::H5L_TYPE_HARD => unsafe {
+            let mut info = *info;
+            dataset_reaches_out(group, *info.u.address())
+        },
         _ => None,
     };
     match why {
@@ -72,14 +76,16 @@ unsafe extern "C" fn visit(
     }
 }
 
-/// Why the object at the hard link `name` of `group` reaches another file, if it is a
-/// dataset that does.
+/// Why the object at `address` of the file of `location` reaches another file, if it is
+/// a dataset that does. Opened by its address, not by its path: opening by a path from
+/// the root walked the whole path and built each prefix's name, cubic in the depth of
+/// the groups (2,000 nested groups, 294 KB, took 88 s: red team s33 MG2).
 ///
 /// # Safety
-/// `group` is open and `name` a NUL-terminated name of a hard link in it.
-unsafe fn dataset_reaches_out(group: hid_t, name: *const c_char) -> Option<&'static str> {
+/// `location` is open.
+unsafe fn dataset_reaches_out(location: hid_t, address: u64) -> Option<&'static str> {
     // SAFETY: per the contract; the id is checked and closed below.
-    let object = unsafe { H5Oopen(group, name, H5P_DEFAULT) };
+    let object = unsafe { H5Oopen_by_addr(location, address) };
     if object < 0 {
         return None;
     }
