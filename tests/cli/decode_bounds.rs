@@ -940,3 +940,48 @@ fn user_type_values_are_weighed_as_nctools_holds_them_decoded() {
     let dumped = dumped.assert_within(CEILING_MIB, 120);
     assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
 }
+
+#[test]
+fn ncgen_writes_no_value_or_nesting_that_nctools_would_refuse_to_read() {
+    // Red team s33b HH4: the value limit applied only when reading; a 150-byte CDL
+    // declaring one 800 MB compound (with _NoFill) took 1.6 GB in ncgen and wrote an
+    // 800 MB file nctools then refused. Types nested deeper than 32 are refused too.
+    let dir = scratch();
+    let huge = dir.path().join("huge.cdl");
+    fs::write(
+        &huge,
+        "netcdf huge {\ntypes:\n  compound T { int a(200000000) ; } ;\ndimensions:\n\
+         d = 1 ;\nvariables:\n  T v(d) ;\n    v:_NoFill = \"true\" ;\ndata:\n v = _ ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut deep = String::from("netcdf deep {\ntypes:\n  compound T0 { byte b ; } ;\n");
+    for level in 1..40 {
+        deep.push_str(&format!("  compound T{level} {{ T{} c ; }} ;\n", level - 1));
+    }
+    deep.push_str("dimensions:\n d = 1 ;\nvariables:\n  T39 v(d) ;\n}\n");
+    let deep_cdl = dir.path().join("deep.cdl");
+    fs::write(&deep_cdl, deep).unwrap_or_else(|e| panic!("{e}"));
+    for (cdl, said) in [
+        (
+            &huge,
+            "values of 800000000 bytes each, more than the value limit",
+        ),
+        (&deep_cdl, "nests user types 33 deep, more than 32"),
+    ] {
+        let out = dir.path().join("out.nc");
+        let done = run_ours(
+            "ncgen",
+            [
+                Path::new("-k"),
+                Path::new("nc4"),
+                Path::new("-o"),
+                &out,
+                cdl,
+            ],
+        );
+        let done = done.assert_within(CEILING_MIB, 60);
+        assert_eq!(done.code, Some(1), "{}", done.stderr);
+        assert!(done.stderr.contains(said), "{}", done.stderr);
+        assert!(!out.exists());
+    }
+}

@@ -258,6 +258,22 @@ impl NcWriter {
     /// Defines the whole schema of `dataset` (groups, types, dimensions, variables with
     /// their storage and filters, attributes) and leaves define mode.
     pub fn define(&mut self, dataset: &Dataset) -> Result<(), NcError> {
+        // A type nested deeper than nctools reads (HDF5 copies the rest of a type at
+        // every level of it).
+        for user in &dataset.types {
+            let depth = dataset.nesting(TypeRef::User(user.id));
+            if depth > ncmodel::weight::MAX_TYPE_DEPTH {
+                return Err(NcError {
+                    kind: store::ErrorKind::InvalidRequest,
+                    message: format!(
+                        "type {} nests user types {depth} deep, more than {}",
+                        shown(&user.name),
+                        ncmodel::weight::MAX_TYPE_DEPTH
+                    ),
+                    context: self.target.clone(),
+                });
+            }
+        }
         self.layouts = Layouts::new(&dataset.types);
         let netcdf4 = !dataset.format.is_classic_family();
         let file = self.file.take().ok_or_else(|| NcError {

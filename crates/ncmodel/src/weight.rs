@@ -87,6 +87,11 @@ pub const ENUM: Weight = Weight {
     heap: 0,
 };
 
+/// The deepest user types may nest (compounds in compounds, sequences of them, arrays):
+/// HDF5 copies the rest of a type at every level of it, so a deeper type is refused
+/// where types are read and written (no netCDF file nests types this deep).
+pub const MAX_TYPE_DEPTH: usize = 32;
+
 /// Deeper nesting than this is not weighed (it is refused where types are read).
 const MAX_DEPTH: usize = 64;
 
@@ -100,6 +105,30 @@ impl Dataset {
     /// What one value of `t` takes once decoded (at least its stored size).
     pub fn decoded_bytes(&self, t: TypeRef) -> usize {
         self.weigh(t, 0).total().max(self.type_size(t))
+    }
+
+    /// How deep `t` nests user types (0 for an atomic type, 1 for a type of atomic
+    /// members); at most [`MAX_DEPTH`] + 2, past which it is not followed.
+    pub fn nesting(&self, t: TypeRef) -> usize {
+        self.nesting_at(t, 0)
+    }
+
+    fn nesting_at(&self, t: TypeRef, depth: usize) -> usize {
+        let TypeRef::User(id) = t else {
+            return depth;
+        };
+        if depth > MAX_DEPTH {
+            return depth + 1;
+        }
+        match self.user_type(id).map(|u| &u.kind) {
+            Some(UserTypeKind::Compound { fields }) => fields
+                .iter()
+                .map(|f| self.nesting_at(f.type_ref, depth + 1))
+                .max()
+                .unwrap_or(depth + 1),
+            Some(UserTypeKind::Vlen { base }) => self.nesting_at(*base, depth + 1),
+            _ => depth + 1,
+        }
     }
 
     fn weigh(&self, t: TypeRef, depth: usize) -> Weight {

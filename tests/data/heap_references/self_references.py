@@ -19,7 +19,12 @@ KIND is one of
   group-tree   the same file; the root group's B-tree node made a node of level 1 whose
                one child is itself (HG7, in `ncdump -h`);
   free-list    the same file; the first free block of the root group's local heap made
-               to name itself as the next (HG10: libhdf5 allocates without end).
+               to name itself as the next (HG10: libhdf5 allocates without end);
+  shared-attribute-type-0
+               as shared-attribute, the shared message's type byte 0 (libhdf5 1.10 takes
+               every version 2 shared message for a header's address: s33b HH1);
+  btree-k      the chunk-tree file with the superblock's group leaf K made 65,535
+               (libhdf5 reads every B-tree node at the size K gives it: s33b HH3).
 """
 import struct
 import sys
@@ -54,7 +59,7 @@ with h5py.File(out, "w", libver="earliest") as f:
         group = f.create_group("g")
         group["up"] = group
         headers = [h5py.h5o.get_info(group.id).addr]
-    elif kind == "shared-attribute":
+    elif kind in ("shared-attribute", "shared-attribute-type-0"):
         x = f.create_dataset("x", data=np.arange(3, dtype="i4"))
         x.attrs["a"] = np.int32(1)
         headers = [h5py.h5o.get_info(x.id).addr]
@@ -62,7 +67,7 @@ with h5py.File(out, "w", libver="earliest") as f:
         f["T"] = np.dtype([("a", "i4"), ("b", "f8")])
         v = f.create_dataset("v", shape=(1,), dtype=f["T"])
         headers = [h5py.h5o.get_info(v.id).addr]
-    elif kind in ("chunk-tree", "group-tree", "free-list"):
+    elif kind in ("chunk-tree", "group-tree", "free-list", "btree-k"):
         v = f.create_dataset("v", data=np.arange(100, dtype="i4"), chunks=(100,))
         headers = [h5py.h5o.get_info(f["/"].id).addr, h5py.h5o.get_info(v.id).addr]
     else:
@@ -80,6 +85,11 @@ def make_own_child(node):
     struct.pack_into("<Q", data, node + 24 + key, node)
 
 
+if kind == "btree-k":
+    # Superblock version 0: the group leaf K at 16.
+    struct.pack_into("<H", data, 16, 65535)
+    open(out, "wb").write(bytes(data))
+    sys.exit()
 if kind in ("chunk-tree", "group-tree", "free-list"):
     root, dataset = headers
     if kind == "chunk-tree":
@@ -102,11 +112,11 @@ if kind in ("relinked", "self-link"):
     for header in headers:
         assert struct.unpack_from("<I", data, header + 4)[0] == 2, header
         struct.pack_into("<I", data, header + 4, 1)
-elif kind == "shared-attribute":
+elif kind in ("shared-attribute", "shared-attribute-type-0"):
     header = headers[0]
     kind_of, _, flags, at = next(m for m in messages(data, header) if m[0] == 0x0C)
     data[at + 4] = flags | 0x02
-    data[at + 8:at + 10] = bytes([2, 2])
+    data[at + 8:at + 10] = bytes([2, 2 if kind == "shared-attribute" else 0])
     struct.pack_into("<Q", data, at + 10, header)
 else:
     header = headers[0]

@@ -123,6 +123,21 @@ pub(crate) fn def_type(
     definition: TypeDefinition,
     context: &dyn Fn() -> String,
 ) -> Result<nc_type, NcError> {
+    // One value at most the value limit, as when reading: libnetcdf and HDF5 hold a
+    // value several times over while a variable of its type is written (s33b HH4: a
+    // 150-byte CDL declaring an 800 MB compound took 1.6 GB in ncgen).
+    if let TypeDefinition::Compound(size) | TypeDefinition::Opaque(size) = definition {
+        let limit = codecs::partial::value_cap();
+        if size > limit {
+            return Err(invalid(
+                format!(
+                    "values of {size} bytes each, {}",
+                    super::filtered_heaps::value_limit_words(limit as u64)
+                ),
+                context,
+            ));
+        }
+    }
     let mut xtype: nc_type = 0;
     let n = name.as_ptr();
     let g = grp.id();

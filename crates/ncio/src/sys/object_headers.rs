@@ -38,6 +38,7 @@ const CONTINUATION: u16 = 0x10;
 const SYMBOL_TABLE: u16 = 0x11;
 const SHARED_MESSAGE_TABLE: u16 = 0x0F;
 const ATTRIBUTE_INFO: u16 = 0x15;
+const BTREE_K: u16 = 0x13;
 
 /// The most blocks (the first and its continuations) one object header may have.
 const MAX_BLOCKS: usize = 4096;
@@ -46,6 +47,10 @@ const MAX_BLOCKS: usize = 4096;
 /// and libhdf5 loads a block whole (before, a block stating 1e9 bytes took 2 GB, and 30 s
 /// of this walk).
 const MAX_BLOCK_BYTES: u64 = 64 << 20;
+
+/// The largest B-tree K accepted (HDF5's defaults are 16 for group leaves, 32 for
+/// group and chunk index nodes).
+const MAX_BTREE_K: u16 = 1024;
 
 /// What an object header says that the check needs.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -71,6 +76,8 @@ pub(super) struct HeaderFacts {
     /// Its chunk index's B-tree (a dataset of the older layouts), with the number of
     /// offsets in a key.
     pub(super) chunk_trees: Vec<(u64, usize)>,
+    /// The largest of the B-tree `K` values a superblock extension's message states.
+    pub(super) btree_k: Option<u16>,
 }
 
 /// The stretches of the file that the object headers read in one walk take: no two
@@ -232,6 +239,21 @@ pub(super) fn check_opened_headers(file: &dyn ReadAt) -> Result<(), String> {
     if address(2, 0)?.is_none_or(|end| superblock.saturating_add(end) > file_length) {
         return Ok(());
     }
+    // libhdf5 reads every version 1 B-tree node at the size K gives it (2K children and
+    // 2K + 1 keys), whatever the node holds, and keeps a lookup's whole path (s33b HH3:
+    // K of 65,535 over 33 levels took 1.26 GB from 56 KB stored). Versions 0 and 1 state
+    // a group's leaf and internal K at 16 and 18, version 1 the chunk index's at 24;
+    // versions 2 and 3 in the extension's B-tree K message.
+    let mut ks: Vec<u16> = Vec::new();
+    if head[8] < 2 {
+        let mut words = [0u8; 10];
+        read_at(file, &mut words, superblock + 16, file_length)?;
+        let word = |at: usize| u16::from_le_bytes([words[at], words[at + 1]]);
+        ks.extend([word(0), word(2)]);
+        if head[8] == 1 {
+            ks.push(word(8));
+        }
+    }
     let mut claimed = ClaimedBlocks::default();
     if let Some(root) = address(root, name_offset)? {
         read_header(file, layout, root, &mut claimed)
@@ -239,11 +261,18 @@ pub(super) fn check_opened_headers(file: &dyn ReadAt) -> Result<(), String> {
     }
     if head[8] >= 2 {
         if let Some(extension) = address(1, 0)? {
-            read_header(file, layout, extension, &mut claimed)
+            let facts = read_header(file, layout, extension, &mut claimed)
                 .map_err(|e| format!("the superblock extension: {e}"))?;
+            ks.extend(facts.btree_k);
         }
     }
-    Ok(())
+    match ks.into_iter().find(|k| *k > MAX_BTREE_K) {
+        Some(k) => Err(format!(
+            "its superblock gives B-tree nodes a K of {k}, more than {MAX_BTREE_K} (HDF5's \
+             default is 16 or 32; libhdf5 reads every node at the size K gives it)"
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Walks the message blocks of one header (`v2_flags` for a version 2 header),
@@ -341,19 +370,18 @@ fn walk_blocks(
                         facts.chunk_trees.push((tree, usize::from(*dimensionality)));
                     }
                 }
-                // Shared (flag 2): a reference to a committed type's header (version 1:
-                // 8 bytes before the address; 2 and 3: 2 bytes; version 3's type 1 is a
-                // shared-message heap's, not followed).
                 // A shared message other than a datatype that names an object header
-                // (version 1, or versions 2 and 3 of type 2): only a datatype is kept
-                // in a header of its own, and libhdf5 follows such a reference into the
-                // header it names, for ever when that is the header itself (red team
-                // s33 HG11: an attribute naming its own header, SIGSEGV).
+                // (versions 1 and 2, which libhdf5 1.10 takes for a header's address
+                // whatever the type byte says (s33b HH1), or version 3 of type 2): only a
+                // datatype is kept in a header of its own, and libhdf5 follows such a
+                // reference into the header it names, for ever when that is the header
+                // itself (red team s33 HG11: an attribute naming its own header,
+                // SIGSEGV).
                 kind if message_flags & 2 != 0
                     && kind != DATATYPE
                     && matches!(
                         (data.first(), data.get(1)),
-                        (Some(1), _) | (Some(2 | 3), Some(2))
+                        (Some(1 | 2), _) | (Some(3), Some(2))
                     ) =>
                 {
                     return Err(format!(
@@ -361,9 +389,14 @@ fn walk_blocks(
                          a datatype's may"
                     ));
                 }
+                // Shared (flag 2): a reference to a committed type's header (version 1:
+                // version, type, 6 reserved bytes and a length before the address, as
+                // libhdf5 decodes it (s33b HH5: nctools read it at 8, libhdf5 at 16); 2
+                // and 3: 2 bytes; version 3's type 1 is a shared-message heap's, not
+                // followed).
                 DATATYPE if message_flags & 2 != 0 => {
                     let skip = match (data.first(), data.get(1)) {
-                        (Some(1), _) => Some(8),
+                        (Some(1), _) => Some(8 + layout.length_size),
                         (Some(2), _) | (Some(3), Some(2)) => Some(2),
                         _ => None,
                     };
@@ -389,6 +422,13 @@ fn walk_blocks(
                     facts.type_sizes.push(u64::from(u32::from_le_bytes([
                         size[0], size[1], size[2], size[3],
                     ])));
+                }
+                // Version, then the chunk index's, a group's internal and leaf K.
+                BTREE_K => {
+                    facts.btree_k = (1..4)
+                        .filter_map(|i| data.get(2 * i - 1..2 * i + 1))
+                        .map(|k| u16::from_le_bytes([k[0], k[1]]))
+                        .max();
                 }
                 SHARED_MESSAGE_TABLE => {
                     let table = data

@@ -15,12 +15,9 @@ use hdf5_metno_sys::h5t::{
     H5Tget_member_type, H5Tget_nmembers, H5Tget_size, H5Tget_super, H5Tis_variable_str,
 };
 use ncmodel::types::AtomicType;
-use ncmodel::weight::{self, Weight};
+use ncmodel::weight::{self, Weight, MAX_TYPE_DEPTH};
 
 use super::hdf5::Object;
-
-/// The deepest nesting of types accepted (no netCDF file nests user types this deep).
-const MAX_TYPE_DEPTH: usize = 32;
 
 /// The weight of one decoded value of the open type `t`; `Err` says why it cannot be
 /// read (it nests deeper than [`MAX_TYPE_DEPTH`], or HDF5 cannot describe it).

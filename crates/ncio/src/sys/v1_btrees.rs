@@ -22,7 +22,7 @@ use std::collections::HashSet;
 use super::global_heap::{HeapLayout, ReadAt};
 
 /// The deepest a B-tree may be (HDF5's are a few levels deep).
-const MAX_LEVEL: u8 = 32;
+const MAX_LEVEL: u8 = 16;
 
 /// The most entries a node may hold (HDF5's default is 32 for groups and 64 for chunks;
 /// the format allows at most 2^16).
