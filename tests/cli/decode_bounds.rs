@@ -945,7 +945,9 @@ fn user_type_values_are_weighed_as_nctools_holds_them_decoded() {
 fn ncgen_writes_no_value_or_nesting_that_nctools_would_refuse_to_read() {
     // Red team s33b HH4: the value limit applied only when reading; a 150-byte CDL
     // declaring one 800 MB compound (with _NoFill) took 1.6 GB in ncgen and wrote an
-    // 800 MB file nctools then refused. Types nested deeper than 32 are refused too.
+    // 800 MB file nctools then refused. A value is weighed as nctools reads it back
+    // (decoded), and types nested deeper than 32 are refused too (s33b MH2: 1,000 deep
+    // ran past 120 s).
     let dir = scratch();
     let huge = dir.path().join("huge.cdl");
     fs::write(
@@ -964,7 +966,7 @@ fn ncgen_writes_no_value_or_nesting_that_nctools_would_refuse_to_read() {
     for (cdl, said) in [
         (
             &huge,
-            "values of 800000000 bytes each, more than the value limit",
+            "values of 800000096 bytes each once decoded, more than the value limit",
         ),
         (&deep_cdl, "nests user types 33 deep, more than 32"),
     ] {

@@ -262,6 +262,19 @@ impl NcWriter {
         // every level of it).
         for user in &dataset.types {
             let depth = dataset.nesting(TypeRef::User(user.id));
+            let decoded = dataset.decoded_bytes(TypeRef::User(user.id));
+            let limit = codecs::partial::value_cap();
+            if decoded > limit {
+                return Err(NcError {
+                    kind: store::ErrorKind::InvalidRequest,
+                    message: format!(
+                        "type {}: values of {decoded} bytes each once decoded, {}",
+                        shown(&user.name),
+                        crate::sys::value_limit_words(limit as u64)
+                    ),
+                    context: self.target.clone(),
+                });
+            }
             if depth > ncmodel::weight::MAX_TYPE_DEPTH {
                 return Err(NcError {
                     kind: store::ErrorKind::InvalidRequest,

@@ -98,8 +98,19 @@ pub(super) fn filtered_heap(lib: &Lib, file: &Object) -> Option<String> {
         if let Some((stored, _)) = stored_type(file.id, address).filter(|_| !facts.is_group) {
             // Its depth first: HDF5's native type of a deeply nested type costs the
             // square of its depth (s33 HG8).
-            if let Err(wrong) = super::type_weight::weigh(stored.id) {
-                return Some(format!("{path}: {wrong}"));
+            match super::type_weight::weigh(stored.id) {
+                Err(wrong) => return Some(format!("{path}: {wrong}")),
+                // What one value takes decoded, bounded as its stored size is (s33b
+                // HH8: one value of 15 million one-byte compounds, 17 KB deflated,
+                // took 1.85 GB).
+                Ok(weight) if weight.total() as u64 > limit => {
+                    return Some(format!(
+                        "{path}: its type makes values of {} bytes each once decoded, {}",
+                        weight.total(),
+                        value_limit_words(limit)
+                    ))
+                }
+                Ok(_) => {}
             }
             if let Some(size) = hdf5_value_size(&stored).filter(|s| *s > limit) {
                 return Some(format!(
@@ -144,7 +155,7 @@ pub(super) fn filtered_heap(lib: &Lib, file: &Object) -> Option<String> {
 }
 
 /// "more than the value limit ...", for a refusal.
-pub(super) fn value_limit_words(limit: u64) -> String {
+pub(crate) fn value_limit_words(limit: u64) -> String {
     format!(
         "more than the value limit ({limit} bytes, a sixteenth of the chunk limit, which \
          {} raises)",

@@ -41,6 +41,7 @@ pub(crate) use contained::ContainedError;
 pub(crate) use define::{ChunkingRequest, FieldShape, TypeDefinition};
 pub(crate) use dl::{dlopen_filter_info, PluginInfo};
 pub(crate) use file::{Grp, NameCapacity, OpenFile};
+pub(crate) use filtered_heaps::value_limit_words;
 pub(crate) use hdf5::{
     filter_available, filter_plugins_enabled, hdf5_version, netcdf_version, plugin_search_paths,
     stored_sizes, ChunkOrigin, ChunkTarget,

@@ -32,7 +32,6 @@ const LINK_INFO: u16 = 0x02;
 const DATATYPE: u16 = 0x03;
 const FILL_VALUE_OLD: u16 = 0x04;
 const FILL_VALUE: u16 = 0x05;
-const LINK: u16 = 0x06;
 const LAYOUT: u16 = 0x08;
 const CONTINUATION: u16 = 0x10;
 const SYMBOL_TABLE: u16 = 0x11;
@@ -57,7 +56,8 @@ const MAX_BTREE_K: u16 = 1024;
 pub(super) struct HeaderFacts {
     /// The fractal heaps of its dense links and attributes.
     pub(super) heaps: Vec<u64>,
-    /// Whether it is a group (it has links, a link info or a symbol table message).
+    /// Whether it is a group: it has a link info or a symbol table message, as libhdf5
+    /// decides (`H5O__group_isa`; a link message alone does not make one: s33b HH6).
     pub(super) is_group: bool,
     /// The address of a shared-message table (in a superblock extension's header).
     pub(super) shared_message_table: Option<u64>,
@@ -344,7 +344,6 @@ fn walk_blocks(
                     }
                     facts.is_group |= kind == LINK_INFO;
                 }
-                LINK => facts.is_group = true,
                 SYMBOL_TABLE => {
                     facts.is_group = true;
                     let a = layout.address_size;
