@@ -882,6 +882,13 @@ fn user_type_values_are_weighed_as_nctools_holds_them_decoded() {
         ("attribute", "attribute.nc", ["120000", "10", "8"]),
         ("variable", "variable.nc", ["5000000", "1", "1"]),
         ("nested", "nested.nc", ["300000", "9", "3"]),
+        ("one-value", "one-value.nc", ["15000000", "1", "1"]),
+        ("sequences", "sequences.nc", ["1000", "1", "1"]),
+        (
+            "sequence-attribute",
+            "sequence-attribute.nc",
+            ["1000", "1", "1"],
+        ),
     ] {
         let made = run(Command::new(&python)
             .arg(test_data("user_types/make.py"))
@@ -912,9 +919,25 @@ fn user_type_values_are_weighed_as_nctools_holds_them_decoded() {
             "attribute /u: its values, with the attributes before it",
         ),
         ("deep.nc", "attribute /a: its type nests more than 32 deep"),
+        // s33b HH8: one value of 15 million one-byte compounds, 15 MB stored, under
+        // the value limit; 1.85 GB decoded.
+        (
+            "one-value.nc",
+            "/v: its type makes values of 1680000096 bytes each once decoded",
+        ),
+        // s33b HH7: 50,000 sequences of 1,000 one-byte compounds naming one heap
+        // object (806 KB): SIGABRT at 3.7 GB, as a variable and as an attribute.
+        (
+            "sequences.nc",
+            "its 50000 values of variable length would take more than",
+        ),
+        (
+            "sequence-attribute.nc",
+            "attribute /u: its values, with the attributes before",
+        ),
     ] {
         for (tool, args) in [
-            ("ncdump", vec![Path::new("-h"), &path(file)]),
+            ("ncdump", vec![path(file).as_path()]),
             ("nccopy", vec![&path(file), copy.as_path()]),
         ] {
             let args: Vec<&Path> = args.iter().map(|p| p.as_ref()).collect();

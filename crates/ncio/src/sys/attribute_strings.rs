@@ -262,11 +262,14 @@ unsafe fn variable_bytes(
             return None;
         }
         let mut found = decode_references(&values);
-        // A value's memory: its bytes (and a string's NUL), and a pointer.
+        // A value's memory: its bytes (and a string's NUL), and a pointer; a sequence's
+        // elements as nctools holds them decoded (s33b HH7).
+        let factor = super::type_weight::sequence_factor(file_type.id);
         let bytes = found.iter().fold(0usize, |total, r| {
             total.saturating_add(
                 usize::try_from(r.bytes)
                     .unwrap_or(usize::MAX)
+                    .saturating_mul(factor)
                     .saturating_add(16),
             )
         });

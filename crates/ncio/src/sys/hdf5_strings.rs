@@ -150,9 +150,12 @@ impl HdfStrings {
             })
         };
         let form = if class != H5T_class_t::H5T_STRING {
+            // The sequences' bytes as HDF5 reads them, what nctools holds of them
+            // decoded within the budget.
+            let factor = super::type_weight::sequence_factor(file_type.id);
             Form::Measured {
                 memory_type: native_with_variable_values(&file_type)?,
-                budget,
+                budget: budget / factor,
             }
         } else if variable > 0 {
             Form::Variable {
