@@ -472,6 +472,12 @@ fn structures_that_name_themselves_are_refused_before_hdf5_follows_them() {
             "/x: a shared message of type 12 names an object header",
         ),
         ("btree-k", "its superblock gives B-tree nodes a K of 65535"),
+        // s33b HH2: a header reached only through a DIMENSION_LIST reference was never
+        // read by the walk (SIGSEGV, or 1.84 GB through HG1's header).
+        (
+            "unlinked-scale",
+            "attribute /v/DIMENSION_LIST: its dimension scales name an object at",
+        ),
     ] {
         let file = dir.path().join(format!("{kind}.nc"));
         let made = run(Command::new(&python)

@@ -24,7 +24,12 @@ KIND is one of
                as shared-attribute, the shared message's type byte 0 (libhdf5 1.10 takes
                every version 2 shared message for a header's address: s33b HH1);
   btree-k      the chunk-tree file with the superblock's group leaf K made 65,535
-               (libhdf5 reads every B-tree node at the size K gives it: s33b HH3).
+               (libhdf5 reads every B-tree node at the size K gives it: s33b HH3);
+  unlinked-scale
+               `v` with the dimension scale `x` attached, and a copy of x's header at the
+               end of the file, which no link names; v's DIMENSION_LIST reference made to
+               name the copy (libnetcdf opens what it names: s33b HH2, where such a copy
+               holding a self-naming shared type crashed libhdf5).
 """
 import struct
 import sys
@@ -67,6 +72,12 @@ with h5py.File(out, "w", libver="earliest") as f:
         f["T"] = np.dtype([("a", "i4"), ("b", "f8")])
         v = f.create_dataset("v", shape=(1,), dtype=f["T"])
         headers = [h5py.h5o.get_info(v.id).addr]
+    elif kind == "unlinked-scale":
+        x = f.create_dataset("x", data=np.arange(3, dtype="i4"))
+        x.make_scale("x")
+        v = f.create_dataset("v", data=np.arange(3, dtype="i4"))
+        v.dims[0].attach_scale(x)
+        headers = [h5py.h5o.get_info(x.id).addr]
     elif kind in ("chunk-tree", "group-tree", "free-list", "btree-k"):
         v = f.create_dataset("v", data=np.arange(100, dtype="i4"), chunks=(100,))
         headers = [h5py.h5o.get_info(f["/"].id).addr, h5py.h5o.get_info(v.id).addr]
@@ -85,6 +96,31 @@ def make_own_child(node):
     struct.pack_into("<Q", data, node + 24 + key, node)
 
 
+if kind == "unlinked-scale":
+    scale = headers[0]
+    size = struct.unpack_from("<I", data, scale + 8)[0]
+    copy = bytearray(data[scale:scale + 16 + size])
+    for kind_of, _, _, at in messages(data, scale):
+        if kind_of == 0x10:
+            # Its continuation made a NIL message (the copy keeps its first block).
+            struct.pack_into("<H", copy, at - scale, 0)
+    while len(data) % 8:
+        data.append(0)
+    moved = len(data)
+    data += copy + bytes(64)
+    # Every reference to x in the global heap collections made to name the copy.
+    at = data.find(b"GCOL")
+    while at >= 0:
+        length = struct.unpack_from("<Q", data, at + 8)[0]
+        found = data.find(struct.pack("<Q", scale), at, at + length)
+        while found >= 0:
+            struct.pack_into("<Q", data, found, moved)
+            found = data.find(struct.pack("<Q", scale), found + 8, at + length)
+        at = data.find(b"GCOL", at + 4)
+    # Superblock version 0: the end of file at 40.
+    struct.pack_into("<Q", data, 40, len(data))
+    open(out, "wb").write(bytes(data))
+    sys.exit()
 if kind == "btree-k":
     # Superblock version 0: the group leaf K at 16.
     struct.pack_into("<H", data, 16, 65535)

@@ -8,6 +8,7 @@
 //! instead ([`super::heap_references`]), and each is checked against its heap object
 //! (one larger than its length overflowed libhdf5's buffer).
 
+use std::collections::HashSet;
 use std::ffi::{c_char, c_void, CStr};
 
 use hdf5_metno_sys::h5::{herr_t, hsize_t, H5_index_t, H5_iter_order_t};
@@ -20,6 +21,7 @@ use hdf5_metno_sys::h5p::H5P_DEFAULT;
 use hdf5_metno_sys::h5s::{H5Sclose, H5Sget_simple_extent_npoints};
 use hdf5_metno_sys::h5t::{H5Tclose, H5Tget_size};
 
+use super::global_heap::HeapReference;
 use super::hdf5::Object;
 use super::heap_references::{decode_references, references_type, FileHeap, Measured};
 use super::Lib;
@@ -44,6 +46,7 @@ pub(crate) fn oversized_attributes(
     lib: &Lib,
     file: hid_t,
     budget: usize,
+    linked: &HashSet<u64>,
 ) -> Option<AttributeRefusal> {
     super::heap_references::register(lib);
     let mut walk = Walk {
@@ -51,6 +54,7 @@ pub(crate) fn oversized_attributes(
         budget,
         used: 0,
         found: None,
+        linked,
     };
     // SAFETY: the file is open (the caller's); the callback has H5Ovisit's signature and
     // `walk` outlives the call, which is synchronous.
@@ -68,17 +72,19 @@ pub(crate) fn oversized_attributes(
 }
 
 /// The state of one walk.
-struct Walk {
+struct Walk<'l> {
     /// The file's heap, when HDF5 tells where it is (else references are not checked).
     heap: Option<FileHeap>,
     budget: usize,
     used: usize,
     found: Option<AttributeRefusal>,
+    /// The objects the file's hard links name (every object the walk may reach).
+    linked: &'l HashSet<u64>,
 }
 
 /// The attribute being measured, for its callback.
-struct AttributeWalk<'w> {
-    walk: &'w mut Walk,
+struct AttributeWalk<'w, 'l> {
+    walk: &'w mut Walk<'l>,
     object: String,
 }
 
@@ -96,7 +102,7 @@ extern "C" fn visit_object(
         return 0;
     }
     // SAFETY: per the contract.
-    let walk = unsafe { &mut *data.cast::<Walk>() };
+    let walk = unsafe { &mut *data.cast::<Walk<'_>>() };
     // SAFETY: per the contract.
     let object = unsafe { CStr::from_ptr(name) }
         .to_string_lossy()
@@ -158,9 +164,12 @@ unsafe extern "C" fn visit_attribute(
         return 0;
     }
     // SAFETY: per the contract.
-    let attributes = unsafe { &mut *data.cast::<AttributeWalk<'_>>() };
+    let attributes = unsafe { &mut *data.cast::<AttributeWalk<'_, '_>>() };
     // SAFETY: per the contract.
-    let Some(measured) = (unsafe { variable_bytes(location, name, attributes.walk.heap.as_ref()) })
+    let walk = &*attributes.walk;
+    // SAFETY: per the contract.
+    let Some(measured) =
+        (unsafe { variable_bytes(location, name, walk.heap.as_ref(), walk.linked) })
     else {
         return 0;
     };
@@ -204,6 +213,7 @@ unsafe fn variable_bytes(
     location: hid_t,
     name: *const c_char,
     heap: Option<&FileHeap>,
+    linked: &HashSet<u64>,
 ) -> Option<Result<usize, String>> {
     // SAFETY: per the contract; each id is checked and closed by `Object`.
     unsafe {
@@ -277,7 +287,42 @@ unsafe fn variable_bytes(
             if let Err(wrong) = heap.check(&mut found) {
                 return Some(Err(wrong));
             }
+            // SAFETY: per the contract, NUL-terminated.
+            // (An empty set: the object walk could not list the links.)
+            if CStr::from_ptr(name).to_bytes() == b"DIMENSION_LIST" && !linked.is_empty() {
+                if let Err(wrong) = dimension_scales_linked(heap, &found, linked) {
+                    return Some(Err(wrong));
+                }
+            }
         }
         Some(Ok(bytes.saturating_add(fixed)))
     }
+}
+
+/// Checks that every object the `DIMENSION_LIST` references in `found` name (object
+/// references, an address each, inside their heap objects) is one a hard link names:
+/// libnetcdf opens each (`H5DSiterate_scales`), and one no link names is one the object
+/// walk never read (s33b HH2: a self-sharing header reached only so crashed libhdf5).
+fn dimension_scales_linked(
+    heap: &FileHeap,
+    found: &[HeapReference],
+    linked: &HashSet<u64>,
+) -> Result<(), String> {
+    let width = heap.layout().address_size;
+    for reference in found.iter().filter(|r| r.bytes > 0) {
+        let bytes = heap.object(*reference, 1 << 20)?;
+        for address in bytes.chunks_exact(width) {
+            let address = address
+                .iter()
+                .rev()
+                .fold(0u64, |n, b| (n << 8) | u64::from(*b));
+            if !linked.contains(&address) {
+                return Err(format!(
+                    "its dimension scales name an object at {address} that no link names \
+                     (netCDF-4 dimension scales are variables of the file)"
+                ));
+            }
+        }
+    }
+    Ok(())
 }

@@ -29,8 +29,9 @@ const MAX_OBJECTS: usize = 10_000_000;
 
 /// Where the open HDF5 `file` has a fractal heap whose blocks are filtered, or an object
 /// header nctools cannot read, described for people; `None` when it has none (or HDF5
-/// cannot tell where its root is).
-pub(super) fn filtered_heap(lib: &Lib, file: &Object) -> Option<String> {
+/// cannot tell where its root is). `linked` gets the address of every object a hard
+/// link names (and the root's).
+pub(super) fn filtered_heap(lib: &Lib, file: &Object, linked: &mut HashSet<u64>) -> Option<String> {
     let heap = FileHeap::of_file(lib, file.id)?;
     let mut claimed = ClaimedBlocks::default();
     if let Some(found) = filtered_shared_messages(lib, file, &heap, &mut claimed) {
@@ -42,7 +43,7 @@ pub(super) fn filtered_heap(lib: &Lib, file: &Object) -> Option<String> {
     // whole tree each time), and the link count in an object's header, which the
     // attribute walk checks, is the file's word (red team s33 HG9: patched to 1, groups
     // were read 2^k times).
-    let mut linked = HashSet::from([root]);
+    linked.insert(root);
     let mut queue = vec![("/".to_string(), root)];
     while let Some((path, address)) = queue.pop() {
         if !seen.insert(address) {

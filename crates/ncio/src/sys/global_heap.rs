@@ -146,7 +146,7 @@ pub(super) fn check_references(
                         r.index
                     ))
                 }
-                Some(Object::Holds(size)) if *size != r.bytes => {
+                Some(Object::Holds { bytes: size, .. }) if *size != r.bytes => {
                     return Err(format!(
                         "the stored length of a variable-length value makes {} bytes, but \
                          the heap object it names (object {} at {address}) holds {size} \
@@ -154,18 +154,45 @@ pub(super) fn check_references(
                         r.bytes, r.index
                     ))
                 }
-                Some(Object::Holds(_)) => {}
+                Some(Object::Holds { .. }) => {}
             }
         }
     }
     Ok(())
 }
 
+/// The bytes of the heap object `reference` names, which must exist and hold what the
+/// reference says (at most `max` bytes); `Err` says what is wrong.
+pub(super) fn object_bytes(
+    file: &dyn ReadAt,
+    layout: HeapLayout,
+    reference: HeapReference,
+    max: u64,
+) -> Result<Vec<u8>, String> {
+    let file_length = file
+        .length()
+        .map_err(|e| format!("cannot read the file's length: {e}"))?;
+    let found = walk_collection(file, layout, reference.address, file_length, &[reference])?;
+    match found.get(&reference.index) {
+        Some(Object::Holds { bytes, at }) if *bytes == reference.bytes && *bytes <= max => {
+            let mut data = vec![0u8; usize::try_from(*bytes).map_err(|e| e.to_string())?];
+            file.read_exact_at(&mut data, *at)
+                .map_err(|e| format!("cannot read the file at {at}: {e}"))?;
+            Ok(data)
+        }
+        _ => Err(format!(
+            "a variable-length value names object {} of the heap collection at {}, which \
+             does not hold it",
+            reference.index, reference.address
+        )),
+    }
+}
+
 /// What the walk found of one wanted object.
 #[derive(Debug, Clone, Copy)]
 enum Object {
-    /// It holds this many bytes, within its collection.
-    Holds(u64),
+    /// It holds `bytes` bytes, from `at` in the file, within its collection.
+    Holds { bytes: u64, at: u64 },
     /// Its bytes run past its collection.
     PastEnd,
 }
@@ -224,7 +251,10 @@ fn walk_collection(
         } else {
             let padded = bytes.checked_add(7).map(|b| b & !7);
             let object = match padded.and_then(|p| position.checked_add(object_size + p)) {
-                Some(end) if end <= size => Object::Holds(bytes),
+                Some(end) if end <= size => Object::Holds {
+                    bytes,
+                    at: start + position + object_size,
+                },
                 _ => Object::PastEnd,
             };
             if wanted.binary_search_by(|r| r.index.cmp(&index)).is_ok() {

@@ -98,6 +98,11 @@ impl FileHeap {
     pub(super) fn check(&self, references: &mut Vec<HeapReference>) -> Result<(), String> {
         check_references(self, self.layout, references)
     }
+
+    /// The bytes of the heap object `reference` names (at most `max`).
+    pub(super) fn object(&self, reference: HeapReference, max: u64) -> Result<Vec<u8>, String> {
+        super::global_heap::object_bytes(self, self.layout, reference, max)
+    }
 }
 
 impl FileHeap {

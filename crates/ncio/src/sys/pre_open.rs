@@ -128,7 +128,8 @@ pub(crate) fn refusal_before_open(
         return Some(Refusal::Unopenable);
     };
     // First: every other check lists links and attributes, which reads their heaps.
-    if let Some(what) = filtered_heaps::filtered_heap(lib, &file) {
+    let mut linked = std::collections::HashSet::new();
+    if let Some(what) = filtered_heaps::filtered_heap(lib, &file, &mut linked) {
         return Some(Refusal::FilteredHeap(what));
     }
     if let Some(what) = foreign_storage::reaches_another_file(lib, &file) {
@@ -137,15 +138,15 @@ pub(crate) fn refusal_before_open(
     if let Some(found) = stored_twice(&file) {
         return Some(found);
     }
-    attribute_strings::oversized_attributes(lib, file.id, attribute_budget).map(|refusal| {
-        match refusal {
+    attribute_strings::oversized_attributes(lib, file.id, attribute_budget, &linked).map(
+        |refusal| match refusal {
             attribute_strings::AttributeRefusal::Oversized(what) => {
                 Refusal::OversizedAttributes(what)
             }
             attribute_strings::AttributeRefusal::LinkedTwice(what) => Refusal::LinkedTwice(what),
             attribute_strings::AttributeRefusal::BadReference(what) => Refusal::BadReference(what),
-        }
-    })
+        },
+    )
 }
 
 /// The first link `…/_nc4_non_coord_X` of the open `file` beside a link `…/X` in the same
