@@ -910,6 +910,17 @@ fn user_type_values_are_weighed_as_nctools_holds_them_decoded() {
     assert_eq!(built.code, Some(0), "gcc: {}", built.stderr);
     let made = run(Command::new(&maker).arg(path("deep.nc")).arg("2000"));
     assert_eq!(made.code, Some(0), "{}", made.stderr);
+    // s33b HH6: the same type on a dataset whose header holds a LINK message, which
+    // nctools took for a group's, skipping the type's checks (1.94 GB from 61 KB).
+    let made = run(Command::new(&maker)
+        .arg(path("deep-dataset.nc"))
+        .args(["2000", "dataset"]));
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let made = run(Command::new(&python)
+        .arg(test_data("user_types/link_message.py"))
+        .arg(path("deep-dataset.nc"))
+        .arg(path("linked-dataset.nc")));
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
 
     let copy = path("copy.nc");
     // Refused before libnetcdf reads them.
@@ -919,6 +930,7 @@ fn user_type_values_are_weighed_as_nctools_holds_them_decoded() {
             "attribute /u: its values, with the attributes before it",
         ),
         ("deep.nc", "attribute /a: its type nests more than 32 deep"),
+        ("linked-dataset.nc", "/v: its type nests more than 32 deep"),
         // s33b HH8: one value of 15 million one-byte compounds, 15 MB stored, under
         // the value limit; 1.85 GB decoded.
         (

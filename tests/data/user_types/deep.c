@@ -2,12 +2,15 @@
  * DEPTH deep, of a variable-length string (red team s33 HG8: HDF5 copies the rest of such
  * a type at every level; 2,000 deep, 40 KB, took 3.4 GB in ncdump -h). Nothing patched.
  *
- * Usage: deep OUT DEPTH    (built against the system's libhdf5 1.10) */
+ * With a third argument `dataset`, a scalar dataset `v` of that type instead (for s33b
+ * HH6, whose header gets a LINK message: see make.py's `linked-dataset`).
+ *
+ * Usage: deep OUT DEPTH [dataset]    (built against the system's libhdf5 1.10) */
 #include <hdf5.h>
 #include <stdlib.h>
 
 int main(int argc, char **argv) {
-    if (argc != 3)
+    if (argc != 3 && argc != 4)
         return 2;
     int depth = atoi(argv[2]);
     hid_t access = H5Pcreate(H5P_FILE_ACCESS);
@@ -22,9 +25,17 @@ int main(int argc, char **argv) {
         type = array;
     }
     hid_t scalar = H5Screate(H5S_SCALAR);
-    hid_t attribute = H5Acreate2(file, "a", type, scalar, H5P_DEFAULT, H5P_DEFAULT);
-    if (attribute < 0)
-        return 1;
-    H5Aclose(attribute);
+    if (argc == 4) {
+        hid_t dataset = H5Dcreate2(file, "v", type, scalar, H5P_DEFAULT, H5P_DEFAULT,
+                                   H5P_DEFAULT);
+        if (dataset < 0)
+            return 1;
+        H5Dclose(dataset);
+    } else {
+        hid_t attribute = H5Acreate2(file, "a", type, scalar, H5P_DEFAULT, H5P_DEFAULT);
+        if (attribute < 0)
+            return 1;
+        H5Aclose(attribute);
+    }
     return H5Fclose(file) < 0;
 }

@@ -99,23 +99,22 @@ pub(super) fn filtered_heap(lib: &Lib, file: &Object, linked: &mut HashSet<u64>)
         if let Some((stored, _)) = stored_type(file.id, address).filter(|_| !facts.is_group) {
             // Its depth first: HDF5's native type of a deeply nested type costs the
             // square of its depth (s33 HG8).
-            match super::type_weight::weigh(stored.id) {
+            let weight = match super::type_weight::weigh(stored.id) {
                 Err(wrong) => return Some(format!("{path}: {wrong}")),
-                // What one value takes decoded, bounded as its stored size is (s33b
-                // HH8: one value of 15 million one-byte compounds, 17 KB deflated,
-                // took 1.85 GB).
-                Ok(weight) if weight.total() as u64 > limit => {
-                    return Some(format!(
-                        "{path}: its type makes values of {} bytes each once decoded, {}",
-                        weight.total(),
-                        value_limit_words(limit)
-                    ))
-                }
-                Ok(_) => {}
-            }
+                Ok(weight) => weight,
+            };
             if let Some(size) = hdf5_value_size(&stored).filter(|s| *s > limit) {
                 return Some(format!(
                     "{path}: its type makes values of {size} bytes each, {}",
+                    value_limit_words(limit)
+                ));
+            }
+            // What one value takes decoded, bounded as its stored size is (s33b HH8: one
+            // value of 15 million one-byte compounds, 17 KB deflated, took 1.85 GB).
+            if weight.total() as u64 > limit {
+                return Some(format!(
+                    "{path}: its type makes values of {} bytes each once decoded, {}",
+                    weight.total(),
                     value_limit_words(limit)
                 ));
             }
