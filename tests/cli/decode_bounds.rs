@@ -998,10 +998,37 @@ fn ncgen_writes_no_value_or_nesting_that_nctools_would_refuse_to_read() {
     deep.push_str("dimensions:\n d = 1 ;\nvariables:\n  T39 v(d) ;\n}\n");
     let deep_cdl = dir.path().join("deep.cdl");
     fs::write(&deep_cdl, deep).unwrap_or_else(|e| panic!("{e}"));
+    // s33c NH4: 64 values of 16 MB each (each under the value limit), held whole by
+    // ncgen (2 GB from a 130-byte CDL).
+    let many = dir.path().join("many.cdl");
+    fs::write(
+        &many,
+        "netcdf many {\ntypes:\n  compound T { int a(4000000) ; } ;\ndimensions:\n\
+         d = 64 ;\nvariables:\n  T v(d) ;\n    v:_NoFill = \"true\" ;\ndata:\n v = _ ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // One value of 20 MB: under the chunk limit, over the value limit.
+    let one = dir.path().join("one.cdl");
+    fs::write(
+        &one,
+        "netcdf one {\ntypes:\n  compound T { int a(5000000) ; } ;\ndimensions:\n\
+         d = 1 ;\nvariables:\n  T v(d) ;\n    v:_NoFill = \"true\" ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     for (cdl, said) in [
         (
+            &one,
+            "values of 20000096 bytes each once decoded, more than the value limit",
+        ),
+        (
+            &many,
+            "ncgen holds a user-type variable's values whole, and these would take more \
+             than the chunk limit",
+        ),
+        (
             &huge,
-            "values of 800000096 bytes each once decoded, more than the value limit",
+            "ncgen holds a user-type variable's values whole, and these would take more \
+             than the chunk limit",
         ),
         (&deep_cdl, "nests user types 33 deep, more than 32"),
     ] {

@@ -478,6 +478,21 @@ fn structures_that_name_themselves_are_refused_before_hdf5_follows_them() {
             "unlinked-scale",
             "attribute /v/DIMENSION_LIST: its dimension scales name an object at",
         ),
+        // s33c NH1, NH2: a DIMENSION_LIST that is not one sequence of references per
+        // dimension (SIGSEGV; a heap overflow); NH3: a version 3 shared message of type
+        // 0 (SIGSEGV).
+        (
+            "integer-dimension-list",
+            "its dimension scales (DIMENSION_LIST) are not one sequence",
+        ),
+        (
+            "long-dimension-list",
+            "its dimension scales (DIMENSION_LIST) are not one sequence",
+        ),
+        (
+            "shared-attribute-v3-type-0",
+            "/x: a shared message of type 12 names an object header",
+        ),
     ] {
         let file = dir.path().join(format!("{kind}.nc"));
         let made = run(Command::new(&python)

@@ -29,7 +29,16 @@ KIND is one of
                `v` with the dimension scale `x` attached, and a copy of x's header at the
                end of the file, which no link names; v's DIMENSION_LIST reference made to
                name the copy (libnetcdf opens what it names: s33b HH2, where such a copy
-               holding a self-naming shared type crashed libhdf5).
+               holding a self-naming shared type crashed libhdf5);
+  integer-dimension-list
+               `v` with a DIMENSION_LIST that is a plain 64-bit integer attribute [[1, 0]]
+               (libhdf5 reads it into an hvl_t and follows its "pointer": s33c NH1);
+  long-dimension-list
+               `v` of one dimension with a DIMENSION_LIST of two object references
+               (libhdf5 reads it into one hvl_t per dimension: s33c NH2);
+  shared-attribute-v3-type-0
+               as shared-attribute, in the version 3 form with type byte 0 (libhdf5 takes
+               every version 3 type but 1 for a header's address: s33c NH3).
 """
 import struct
 import sys
@@ -64,7 +73,7 @@ with h5py.File(out, "w", libver="earliest") as f:
         group = f.create_group("g")
         group["up"] = group
         headers = [h5py.h5o.get_info(group.id).addr]
-    elif kind in ("shared-attribute", "shared-attribute-type-0"):
+    elif kind in ("shared-attribute", "shared-attribute-type-0", "shared-attribute-v3-type-0"):
         x = f.create_dataset("x", data=np.arange(3, dtype="i4"))
         x.attrs["a"] = np.int32(1)
         headers = [h5py.h5o.get_info(x.id).addr]
@@ -72,6 +81,18 @@ with h5py.File(out, "w", libver="earliest") as f:
         f["T"] = np.dtype([("a", "i4"), ("b", "f8")])
         v = f.create_dataset("v", shape=(1,), dtype=f["T"])
         headers = [h5py.h5o.get_info(v.id).addr]
+    elif kind in ("integer-dimension-list", "long-dimension-list"):
+        x = f.create_dataset("x", data=np.arange(3, dtype="i4"))
+        x.make_scale("x")
+        v = f.create_dataset("v", data=np.arange(3, dtype="i4"))
+        if kind == "integer-dimension-list":
+            v.attrs.create("DIMENSION_LIST", np.array([[1, 0]], dtype="u8"))
+        else:
+            refs = np.empty(2, dtype=object)
+            refs[0] = np.array([x.ref], dtype=h5py.ref_dtype)
+            refs[1] = np.array([x.ref], dtype=h5py.ref_dtype)
+            v.attrs.create("DIMENSION_LIST", refs, dtype=h5py.vlen_dtype(h5py.ref_dtype))
+        headers = []
     elif kind == "unlinked-scale":
         x = f.create_dataset("x", data=np.arange(3, dtype="i4"))
         x.make_scale("x")
@@ -148,11 +169,14 @@ if kind in ("relinked", "self-link"):
     for header in headers:
         assert struct.unpack_from("<I", data, header + 4)[0] == 2, header
         struct.pack_into("<I", data, header + 4, 1)
-elif kind in ("shared-attribute", "shared-attribute-type-0"):
+elif kind in ("integer-dimension-list", "long-dimension-list"):
+    pass
+elif kind in ("shared-attribute", "shared-attribute-type-0", "shared-attribute-v3-type-0"):
     header = headers[0]
     kind_of, _, flags, at = next(m for m in messages(data, header) if m[0] == 0x0C)
     data[at + 4] = flags | 0x02
-    data[at + 8:at + 10] = bytes([2, 2 if kind == "shared-attribute" else 0])
+    form = {"shared-attribute": [2, 2], "shared-attribute-type-0": [2, 0]}.get(kind, [3, 0])
+    data[at + 8:at + 10] = bytes(form)
     struct.pack_into("<Q", data, at + 10, header)
 else:
     header = headers[0]

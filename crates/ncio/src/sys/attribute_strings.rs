@@ -18,7 +18,7 @@ use hdf5_metno_sys::h5a::{
 use hdf5_metno_sys::h5i::hid_t;
 use hdf5_metno_sys::h5o::{H5O_info1_t, H5O_type_t, H5Ovisit2, H5O_INFO_BASIC};
 use hdf5_metno_sys::h5p::H5P_DEFAULT;
-use hdf5_metno_sys::h5s::{H5Sclose, H5Sget_simple_extent_npoints};
+use hdf5_metno_sys::h5s::{H5Sclose, H5Sget_simple_extent_ndims, H5Sget_simple_extent_npoints};
 use hdf5_metno_sys::h5t::{H5Tclose, H5Tget_size};
 
 use super::global_heap::HeapReference;
@@ -238,8 +238,14 @@ unsafe fn variable_bytes(
             return None;
         }
         let points = H5Sget_simple_extent_npoints(space);
+        let rank = H5Sget_simple_extent_ndims(space);
         H5Sclose(space);
         let points = usize::try_from(points).ok()?;
+        if CStr::from_ptr(name).to_bytes() == b"DIMENSION_LIST" {
+            if let Err(wrong) = dimension_list_shape(location, file_type.id, rank, points) {
+                return Some(Err(wrong));
+            }
+        }
         // What libnetcdf reads of the values themselves, fixed-size ones included: the
         // values of several attributes may all name the same stored bytes (before, 12
         // attributes whose "huge" heap objects overlapped took 1.5 GB from 819 KB).
@@ -322,6 +328,61 @@ fn dimension_scales_linked(
                      (netCDF-4 dimension scales are variables of the file)"
                 ));
             }
+        }
+    }
+    Ok(())
+}
+
+/// Checks that the `DIMENSION_LIST` attribute of the object `location`, of `file_type`
+/// and of `points` values in `rank` dimensions, is what HDF5's dimension scale calls
+/// read: one sequence of object references per dimension of a dataset. They read it into
+/// one `hvl_t` per dimension of the dataset, whatever the attribute holds (s33c NH1: a
+/// plain integer attribute of that name had its bytes taken for a pointer, SIGSEGV; NH2:
+/// more values than dimensions overflowed the buffer).
+///
+/// # Safety
+/// `location` and `file_type` are open.
+unsafe fn dimension_list_shape(
+    location: hid_t,
+    file_type: hid_t,
+    rank: i32,
+    points: usize,
+) -> Result<(), String> {
+    use hdf5_metno_sys::h5d::H5Dget_space;
+    use hdf5_metno_sys::h5i::{H5I_type_t, H5Iget_type};
+    use hdf5_metno_sys::h5t::{H5T_class_t, H5Tget_class, H5Tget_super};
+    let wrong = || {
+        "its dimension scales (DIMENSION_LIST) are not one sequence of object references \
+         per dimension of its dataset"
+            .to_string()
+    };
+    // SAFETY: per the contract; each id made here is checked, and closed once.
+    unsafe {
+        if H5Iget_type(location) != H5I_type_t::H5I_DATASET {
+            return Ok(());
+        }
+        let space = H5Dget_space(location);
+        if space < 0 {
+            return Err(wrong());
+        }
+        let dataset_rank = H5Sget_simple_extent_ndims(space);
+        H5Sclose(space);
+        if H5Tget_class(file_type) != H5T_class_t::H5T_VLEN
+            || rank != 1
+            || usize::try_from(dataset_rank).ok() != Some(points)
+        {
+            return Err(wrong());
+        }
+        let base = H5Tget_super(file_type);
+        if base < 0 {
+            return Err(wrong());
+        }
+        let base = Object {
+            id: base,
+            close: H5Tclose,
+        };
+        if H5Tget_class(base.id) != H5T_class_t::H5T_REFERENCE {
+            return Err(wrong());
         }
     }
     Ok(())

@@ -370,18 +370,16 @@ fn walk_blocks(
                     }
                 }
                 // A shared message other than a datatype that names an object header
-                // (versions 1 and 2, which libhdf5 1.10 takes for a header's address
-                // whatever the type byte says (s33b HH1), or version 3 of type 2): only a
+                // (any but version 3 of type 1, a shared-message heap's: libhdf5 1.10
+                // takes every other for a header's address whatever the type byte says,
+                // s33b HH1, s33c NH3): only a
                 // datatype is kept in a header of its own, and libhdf5 follows such a
                 // reference into the header it names, for ever when that is the header
                 // itself (red team s33 HG11: an attribute naming its own header,
                 // SIGSEGV).
                 kind if message_flags & 2 != 0
                     && kind != DATATYPE
-                    && matches!(
-                        (data.first(), data.get(1)),
-                        (Some(1 | 2), _) | (Some(3), Some(2))
-                    ) =>
+                    && !matches!((data.first(), data.get(1)), (Some(3), Some(1))) =>
                 {
                     return Err(format!(
                         "a shared message of type {kind} names an object header, which only \
@@ -396,7 +394,10 @@ fn walk_blocks(
                 DATATYPE if message_flags & 2 != 0 => {
                     let skip = match (data.first(), data.get(1)) {
                         (Some(1), _) => Some(8 + layout.length_size),
-                        (Some(2), _) | (Some(3), Some(2)) => Some(2),
+                        // (libhdf5 1.10 takes every version 3 type but 1 for a header's
+                        // address: s33c NH3.)
+                        (Some(2), _) => Some(2),
+                        (Some(3), Some(kind)) if *kind != 1 => Some(2),
                         _ => None,
                     };
                     if let Some(address) = skip
@@ -423,10 +424,12 @@ fn walk_blocks(
                     ])));
                 }
                 // Version, then the chunk index's, a group's internal and leaf K.
+                // Every such message counts (libhdf5 takes the first: s33c NM1).
                 BTREE_K => {
                     facts.btree_k = (1..4)
                         .filter_map(|i| data.get(2 * i - 1..2 * i + 1))
                         .map(|k| u16::from_le_bytes([k[0], k[1]]))
+                        .chain(facts.btree_k)
                         .max();
                 }
                 SHARED_MESSAGE_TABLE => {
