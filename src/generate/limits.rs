@@ -74,19 +74,6 @@ fn check_group(
                 var.name
             );
         }
-        // ncgen holds a user-type variable's values whole, as decoded values (s33c NH4:
-        // 64 values of 16 MB each, a 130-byte CDL, took 2 GB); at most the chunk limit.
-        let limit = codecs::partial::decoded_chunk_cap() as u128;
-        let decoded =
-            elements.and_then(|n| n.checked_mul(dataset.decoded_bytes(var.type_ref) as u128));
-        if matches!(var.type_ref, TypeRef::User(_)) && decoded.is_none_or(|b| b > limit) {
-            bail!(
-                "variable {prefix}{}: ncgen holds a user-type variable's values whole, and \
-                 these would take more than the chunk limit ({limit} bytes, {})",
-                var.name,
-                codecs::partial::CHUNK_LIMIT_VARIABLE
-            );
-        }
         let has_fill = !var.storage.as_ref().is_some_and(|s| s.no_fill);
         if matches!(format, Format::Netcdf4 | Format::Netcdf4Classic)
             && has_fill
@@ -98,6 +85,19 @@ fn check_group(
                  {}:_NoFill = \"true\" to write it without one)",
                 var.name,
                 var.name
+            );
+        }
+        // ncgen holds a user-type variable's values whole, as decoded values (s33c NH4:
+        // 64 values of 16 MB each, a 130-byte CDL, took 2 GB); at most the chunk limit.
+        let limit = codecs::partial::decoded_chunk_cap() as u128;
+        let decoded =
+            elements.and_then(|n| n.checked_mul(dataset.decoded_bytes(var.type_ref) as u128));
+        if matches!(var.type_ref, TypeRef::User(_)) && decoded.is_none_or(|b| b > limit) {
+            bail!(
+                "variable {prefix}{}: ncgen holds a user-type variable's values whole, and \
+                 these would take more than the chunk limit ({limit} bytes, {})",
+                var.name,
+                codecs::partial::CHUNK_LIMIT_VARIABLE
             );
         }
     }
