@@ -27,7 +27,9 @@ KIND is one of
                32 bytes apart, each a continuation to the next and a NIL message over the
                others' starts, all running to the same end over SIZE / 1000 bytes of real
                zeros (no holes): libhdf5 loads every block of the root header while
-               opening the file (red team s33 HG1).
+               opening the file (red team s33 HG1);
+  nil-messages the same with one block: SIZE / 1000 bytes of NIL messages (libhdf5 keeps
+               a record per message: s33b MH1).
 """
 import os
 import struct
@@ -111,7 +113,7 @@ elif kind == "collection":
     struct.pack_into("<Q", data, 40, at + size)
     open(out, "wb").write(bytes(data))
     os.truncate(out, at + size)
-elif kind == "overlapping-blocks":
+elif kind in ("overlapping-blocks", "nil-messages"):
     with h5py.File(out, "w", libver="earliest") as f:
         f.create_dataset("x", data=np.arange(3, dtype="i4"))
     data = bytearray(open(out, "rb").read())
@@ -131,7 +133,7 @@ elif kind == "overlapping-blocks":
     def continuation(address, length):
         return struct.pack("<HHB3x", 0x10, 16, 0) + struct.pack("<QQ", address, length)
 
-    blocks_count, zeros = 250, size // 1000
+    blocks_count, zeros = (250 if kind == "overlapping-blocks" else 1), size // 1000
     new_root = len(data)
     blocks = new_root + 16 + 24 + 24
     last = blocks + 32 * blocks_count + zeros

@@ -315,8 +315,8 @@ fn dimension_scales_linked(
     linked: &HashSet<u64>,
 ) -> Result<(), String> {
     let width = heap.layout().address_size;
-    for reference in found.iter().filter(|r| r.bytes > 0) {
-        let bytes = heap.object(*reference, 1 << 20)?;
+    let named: Vec<HeapReference> = found.iter().filter(|r| r.bytes > 0).copied().collect();
+    for bytes in heap.objects(&named, 1 << 20)? {
         for address in bytes.chunks_exact(width) {
             let address = address
                 .iter()

@@ -99,9 +99,13 @@ impl FileHeap {
         check_references(self, self.layout, references)
     }
 
-    /// The bytes of the heap object `reference` names (at most `max`).
-    pub(super) fn object(&self, reference: HeapReference, max: u64) -> Result<Vec<u8>, String> {
-        super::global_heap::object_bytes(self, self.layout, reference, max)
+    /// The bytes of the heap objects `references` name (at most `max` in all).
+    pub(super) fn objects(
+        &self,
+        references: &[HeapReference],
+        max: u64,
+    ) -> Result<Vec<Vec<u8>>, String> {
+        super::global_heap::objects_bytes(self, self.layout, references, max)
     }
 }
 
