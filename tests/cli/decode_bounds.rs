@@ -904,16 +904,7 @@ fn user_type_values_are_weighed_as_nctools_holds_them_decoded() {
         assert_eq!(made.code, Some(0), "{kind}: {}", made.stderr);
     }
     let maker = path("deep");
-    let built = run(Command::new("gcc")
-        .arg(test_data("user_types/deep.c"))
-        .arg("-o")
-        .arg(&maker)
-        .args([
-            "-I/usr/include/hdf5/serial",
-            "-L/usr/lib/x86_64-linux-gnu/hdf5/serial",
-            "-lhdf5",
-        ]));
-    assert_eq!(built.code, Some(0), "gcc: {}", built.stderr);
+    crate::support::build_hdf5_program(&test_data("user_types/deep.c"), &maker);
     let made = run(Command::new(&maker).arg(path("deep.nc")).arg("2000"));
     assert_eq!(made.code, Some(0), "{}", made.stderr);
     // s33b HH6: the same type on a dataset whose header holds a LINK message, which

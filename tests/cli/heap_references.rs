@@ -393,16 +393,7 @@ fn a_shared_fill_value_of_strings_is_refused_before_hdf5_reads_it() {
     };
     let dir = scratch();
     let maker = dir.path().join("shared_fill");
-    let built = run(Command::new("gcc")
-        .arg(test_data("heap_references/shared_fill.c"))
-        .args(["-o"])
-        .arg(&maker)
-        .args([
-            "-I/usr/include/hdf5/serial",
-            "-L/usr/lib/x86_64-linux-gnu/hdf5/serial",
-            "-lhdf5",
-        ]));
-    assert_eq!(built.code, Some(0), "gcc: {}", built.stderr);
+    crate::support::build_hdf5_program(&test_data("heap_references/shared_fill.c"), &maker);
     let plain = dir.path().join("shared.nc");
     let made = run(Command::new(&maker).arg(&plain).arg("100000"));
     assert_eq!(made.code, Some(0), "{}", made.stderr);

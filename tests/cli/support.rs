@@ -414,3 +414,20 @@ pub fn temporary_of(out: &Path, pid: u32) -> Option<PathBuf> {
         .find(|n| n.starts_with(&prefix) && n.ends_with(".tmp"))
         .map(|n| dir.join(n))
 }
+
+/// Builds the C program `source` (one of the test makers) against the system's libhdf5
+/// (the Debian packages `scripts/setup` installs) into `out`, asserting that gcc succeeds.
+pub fn build_hdf5_program(source: &Path, out: &Path) {
+    let built = run(Command::new("gcc").arg(source).arg("-o").arg(out).args([
+        "-I/usr/include/hdf5/serial",
+        "-L/usr/lib/x86_64-linux-gnu/hdf5/serial",
+        "-lhdf5",
+    ]));
+    assert_eq!(
+        built.code,
+        Some(0),
+        "gcc {}: {}",
+        source.display(),
+        built.stderr
+    );
+}

@@ -594,7 +594,7 @@ fn absolute(layout: HeapLayout, address: u64, file_length: u64) -> Result<u64, S
 }
 
 /// Fills `buffer` from `offset`, which must lie within the file with it.
-fn read_at(
+pub(super) fn read_at(
     file: &dyn ReadAt,
     buffer: &mut [u8],
     offset: u64,
@@ -611,7 +611,7 @@ fn read_at(
 }
 
 /// A little-endian number of up to 8 bytes.
-fn little_endian(bytes: &[u8]) -> u64 {
+pub(super) fn little_endian(bytes: &[u8]) -> u64 {
     bytes
         .iter()
         .rev()

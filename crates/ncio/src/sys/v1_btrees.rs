@@ -20,6 +20,7 @@
 use std::collections::HashSet;
 
 use super::global_heap::{HeapLayout, ReadAt};
+use super::object_headers::{little_endian, read_at as read};
 
 /// The deepest a B-tree may be (HDF5's are a few levels deep).
 const MAX_LEVEL: u8 = 16;
@@ -152,26 +153,6 @@ pub(super) fn check_local_heap(
         free = little_endian(&block[..l]);
     }
     Ok(())
-}
-
-/// Fills `buffer` from `offset`, which must lie within the file with it.
-fn read(file: &dyn ReadAt, buffer: &mut [u8], offset: u64, length: u64) -> Result<(), String> {
-    if offset
-        .checked_add(buffer.len() as u64)
-        .is_none_or(|end| end > length)
-    {
-        return Err(format!("a B-tree or heap at {offset} runs past the file"));
-    }
-    file.read_exact_at(buffer, offset)
-        .map_err(|e| format!("cannot read the file at {offset}: {e}"))
-}
-
-/// A little-endian number of up to 8 bytes.
-fn little_endian(bytes: &[u8]) -> u64 {
-    bytes
-        .iter()
-        .rev()
-        .fold(0u64, |n, b| (n << 8) | u64::from(*b))
 }
 
 #[cfg(test)]
