@@ -6,11 +6,17 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 use classic::testfile::{TestFile, TestVar};
 
+use crate::bounded::run_ours;
 use crate::support::{reference, run, run_reference, scratch, zarr_python, Run, Test};
+
+/// What one of these runs may take: it reads or refuses a few bytes that declare gigabytes.
+const LIMIT_MIB: u64 = 1000;
+
+/// The CPU seconds one of these runs may take.
+const LIMIT_CPU_SECS: u64 = 10;
 
 /// Exit 1, nothing on standard output, `needle` on standard error.
 #[track_caller]
@@ -59,13 +65,9 @@ fn a_classic_header_of_100000_dimensions_is_dumped_in_reasonable_time() {
     write_classic(&path, &file);
     assert!(fs::metadata(&path).map(|m| m.len()).unwrap_or(0) > 1_500_000);
 
-    let started = Instant::now();
-    let ours = Test::ours("ncdump").arg("-h").arg(&path).run();
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "ncdump -h took {:?}",
-        started.elapsed()
-    );
+    let bounded = run_ours("ncdump", ["-h".as_ref(), path.as_os_str()]);
+    bounded.assert_within(LIMIT_MIB, LIMIT_CPU_SECS);
+    let ours = bounded.run;
     assert_eq!(ours.code, Some(0), "{}", ours.stderr);
     let head: Vec<&str> = ours.stdout.lines().take(6).collect();
     // What the reference ncdump -h prints (netCDF-C 4.9), and checked against it below
@@ -129,12 +131,13 @@ fn a_classic_header_with_a_name_twice_is_still_refused() {
 fn ncgen(dir: &Path, name: &str, cdl: &str, args: &[&str]) -> Run {
     let input = dir.join(format!("{name}.cdl"));
     fs::write(&input, cdl).unwrap_or_else(|e| panic!("{e}"));
-    Test::ours("ncgen")
-        .args(args)
-        .arg("-o")
-        .arg(dir.join(format!("{name}.nc")))
-        .arg(&input)
-        .run()
+    let mut all: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+    all.push("-o".into());
+    all.push(dir.join(format!("{name}.nc")).into());
+    all.push(input.into());
+    let bounded = run_ours("ncgen", all);
+    bounded.assert_within(LIMIT_MIB, LIMIT_CPU_SECS);
+    bounded.run
 }
 
 /// The names in `dir`, sorted.
@@ -156,9 +159,7 @@ fn an_opaque_type_of_4_gib_is_refused_before_anything_is_written() {
     let dir = scratch();
     // 58 bytes that once made ncgen grow past 20 GB (libhdf5 copies the fill value).
     let cdl = "netcdf x {\ntypes:\n  opaque(4294967295) big ;\nvariables:\n  big v ;\n}\n";
-    let started = Instant::now();
     let made = ncgen(dir.path(), "big", cdl, &["-k", "nc4"]);
-    assert!(started.elapsed() < Duration::from_secs(10));
     assert_refused(
         &made,
         "opaque type `big`: a size of 4294967295 bytes is over the limit of 2147483647 \
@@ -206,27 +207,79 @@ fn a_compound_type_of_80_gb_is_refused_at_its_declaration() {
 
 #[test]
 fn an_attribute_of_opaque_values_past_the_limit_is_refused_before_it_is_built() {
-    // Two values of a 1.5 GB opaque type: 3 GB from a few bytes of CDL.
+    // Two values of a 10 MB opaque type: 20 MB from a few bytes of CDL, more than one
+    // value of a user-defined type may take when nctools reads it (16 MiB).
     let dir = scratch();
-    let cdl = "netcdf x {\ntypes:\n  opaque(1500000000) big ;\n\
+    let cdl = "netcdf x {\ntypes:\n  opaque(10000000) big ;\n\
                variables:\n  int v ;\n    big v:a = 0x00, 0x01 ;\n}\n";
-    let started = Instant::now();
     let made = ncgen(dir.path(), "opaques", cdl, &["-k", "nc4"]);
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "{:?}",
-        started.elapsed()
-    );
-    let message = "the attribute's values of the opaque type `big` take 3000000000 bytes, \
-                   more than the limit of 2147483647 for the opaque values of all attributes";
+    let message = "the attribute's values of the opaque type `big` take 20000000 bytes, \
+                   more than the limit of 16777216 for the opaque and compound values of \
+                   all attributes (the value limit, a sixteenth of the chunk limit, which \
+                   NCTOOLS_CHUNK_LIMIT raises)";
     assert_refused(&made, message);
     assert_eq!(listing(dir.path()), ["opaques.cdl"]);
     // The same bytes in two attributes of one value each: one budget for the whole CDL.
-    let cdl = "netcdf x {\ntypes:\n  opaque(1500000000) big ;\n\
+    let cdl = "netcdf x {\ntypes:\n  opaque(10000000) big ;\n\
                variables:\n  int v ;\n    big v:a = 0x00 ;\n    big v:b = 0x01 ;\n}\n";
     let made = ncgen(dir.path(), "spread", cdl, &["-k", "nc4"]);
     assert_refused(&made, message);
-    assert_eq!(listing(dir.path()), ["opaques.cdl", "spread.cdl"]);
+    // One value of a 1.5 GB type, then another: the first alone is over the limit (the
+    // budget was 2 GiB, and the first value took 1.46 GB before the second was refused).
+    let cdl = "netcdf x {\ntypes:\n  opaque(1500000000) big ;\n\
+               variables:\n  int v ;\n    big v:a = 0x00 ;\n    big v:b = 0x01 ;\n}\n";
+    let made = ncgen(dir.path(), "huge", cdl, &["-k", "nc4"]);
+    assert_refused(
+        &made,
+        "the attribute's values of the opaque type `big` take 1500000000 bytes",
+    );
+    assert_eq!(
+        listing(dir.path()),
+        ["huge.cdl", "opaques.cdl", "spread.cdl"]
+    );
+}
+
+#[test]
+fn attributes_of_compounds_whose_char_fields_a_few_bytes_fill_are_refused_before_they_are_built() {
+    // A compound with a 1 GB char field: `{"a"}` fills it. Two such values took 3.9 GB and
+    // 107 s before the definition refused the type; a vlen of them inside another
+    // compound, the same.
+    let dir = scratch();
+    let cdl = "netcdf x {\ntypes:\n  compound c { char f(1000000000) ; } ;\n\
+               variables:\n  int v ;\n    c v:a = {\"a\"}, {\"b\"} ;\n}\n";
+    let made = ncgen(dir.path(), "wide", cdl, &["-k", "nc4"]);
+    assert_refused(
+        &made,
+        "the attribute's values of the compound type `c` take 2000000000 bytes, more than \
+         the limit of 16777216 for the opaque and compound values of all attributes",
+    );
+    let cdl = "netcdf x {\ntypes:\n  compound big { char x(1000000000) ; } ;\n  \
+               big(*) vb ;\n  compound c { vb f ; } ;\nvariables:\n  int v ;\n    \
+               c v:a = {{{\"a\"}, {\"b\"}}} ;\n}\n";
+    let made = ncgen(dir.path(), "nested", cdl, &["-k", "nc4"]);
+    assert_refused(
+        &made,
+        "the attribute's values of the compound type `big` take 2000000016 bytes",
+    );
+    // Under the limit, the values are written and read back.
+    let cdl = "netcdf x {\ntypes:\n  compound c { char f(1000) ; int i ; } ;\n\
+               variables:\n  int v ;\n    c v:a = {\"a\", 1}, {\"b\", 2} ;\n}\n";
+    let made = ncgen(dir.path(), "small", cdl, &["-k", "nc4"]);
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let dumped = Test::ours("ncdump")
+        .arg("-h")
+        .arg(dir.path().join("small.nc"))
+        .run();
+    assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
+    assert!(
+        dumped.stdout.contains("c v:a = {{\"a\"}, 1}, {{\"b\"}, 2} ;"),
+        "{}",
+        dumped.stdout
+    );
+    assert_eq!(
+        listing(dir.path()),
+        ["nested.cdl", "small.cdl", "small.nc", "wide.cdl"]
+    );
 }
 
 #[test]
@@ -243,13 +296,7 @@ fn compounds_nested_thirty_deep_are_sized_once_each() {
         ));
     }
     cdl.push_str("variables:\n  c30 v ;\n}\n");
-    let started = Instant::now();
     let made = ncgen(dir.path(), "deep", &cdl, &["-k", "nc4"]);
-    assert!(
-        started.elapsed() < Duration::from_secs(10),
-        "{:?}",
-        started.elapsed()
-    );
     assert_refused(
         &made,
         "compound type `c29`: its fields take at least 2147483648 bytes, over the limit of \
@@ -265,9 +312,7 @@ fn a_netcdf4_variable_whose_fill_value_hdf5_cannot_hold_is_refused_before_writin
     };
     // 2 GiB - 1 is within the type limit, but not a fill value's: refused at once (the
     // reference spends a minute and 6 GB on it, then fails with "NetCDF: HDF error").
-    let started = Instant::now();
     let made = ncgen(dir.path(), "huge", &cdl(2_147_483_647, ""), &["-k", "nc4"]);
-    assert!(started.elapsed() < Duration::from_secs(10));
     assert_refused(
         &made,
         "variable v: one value of its type takes 2147483647 bytes, and HDF5 holds a fill \

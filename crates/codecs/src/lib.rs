@@ -21,7 +21,6 @@ mod decoder;
 mod encoder;
 #[allow(unsafe_code)]
 mod ffi;
-mod filter;
 mod kinds;
 pub mod known;
 mod limit;
@@ -41,11 +40,11 @@ pub use codec::{
 };
 pub use decoder::{CheckFailure, ChunkChecker, ChunkDecoder, ForeignFailure, ForeignFilter};
 pub use encoder::{ChunkEncoder, EncodeError};
-pub use filter::FilterSpec;
 pub use kinds::szip_hdf5_words;
 pub use limit::{
     callback_limit, decoded_chunk_limit, with_decoded_chunk_limit, with_slack, HDF5_MAX_CHUNK_BYTES,
 };
+pub use ncmodel::FilterSpec;
 
 /// The environment variable that turns the built-in filters off (`0`), so that external
 /// plugins can be tested.

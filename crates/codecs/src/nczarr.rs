@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::filter::FilterSpec;
 use crate::kinds::ConfigReader;
 use crate::registry::{self, Codec};
+use crate::FilterSpec;
 
 /// What is wrong with a `_Codecs` value, or why a filter has no codec.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -11,10 +11,10 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::filter::FilterSpec;
 use crate::nczarr::{codec_of_object, CodecError};
 use crate::registry;
 use crate::wire::WireError;
+use crate::FilterSpec;
 
 /// What a codec may need to know of the Zarr array whose chunks it encodes besides its
 /// JSON (szip's bits per pixel and pixels per scanline come from it).

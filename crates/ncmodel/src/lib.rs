@@ -6,13 +6,17 @@
 //! storage boundary a variable is named by its [`VarPath`] (groups from the root, then
 //! its name), never by those ids.
 
+pub mod filter;
+pub mod limits;
 pub mod names;
 pub mod schema;
 pub mod shape;
 pub mod types;
 pub mod values;
+pub mod var_path;
 pub mod weight;
 
+pub use filter::FilterSpec;
 pub use names::{check_dataset_names, check_name, BadName, NameProblem};
 pub use schema::{
     Attribute, Dataset, Dim, Endianness, Format, GlobalSpecials, Group, Layout, Quantize,
@@ -21,7 +25,4 @@ pub use schema::{
 pub use shape::{check_values, field_len, Misfit};
 pub use types::{AtomicType, CompoundField, TypeId, TypeRef, UserType, UserTypeKind};
 pub use values::{Value, Values};
-
-/// The one id of a variable across the storage boundary: its full path. Defined with the
-/// `-F` grammar that names variables the same way (this crate already depends on it).
-pub use filterspec::VarPath;
+pub use var_path::VarPath;

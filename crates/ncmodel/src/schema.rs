@@ -1,6 +1,6 @@
 //! Datasets, groups, dimensions, variables, attributes and storage properties.
 
-use filterspec::{FilterSpec, VarPath};
+use crate::{FilterSpec, VarPath};
 
 use crate::types::{TypeId, TypeRef, UserType};
 use crate::values::Values;

@@ -69,8 +69,10 @@ impl<R: BufRead> Parser<R> {
         };
         let mut converter = Converter {
             types: &self.scope.types,
+            compound_sizes: &self.scope.compound_sizes,
             dropped: Vec::new(),
-            opaque_bytes: &mut self.opaque_bytes,
+            user_bytes: &mut self.user_bytes,
+            covered: false,
         };
         let converted = match target {
             Some(t) => converter
@@ -182,19 +184,30 @@ fn untyped(items: &[Item]) -> Result<(TypeRef, Values), Failure> {
     Ok((TypeRef::Atomic(t), values))
 }
 
-/// Refuses attributes whose values of opaque types take `bytes` in all (`ut` the type of
-/// the value that goes over), more than one value of a type may: a few bytes of CDL such
-/// as `0x0, 0x0, ...` of a 2 GiB type, in one attribute or many, must not become
-/// gigabytes in memory.
-fn opaque_limit(at: &Position, ut: &UserType, bytes: u128) -> Result<(), Failure> {
-    let limit = super::types_section::MAX_TYPE_SIZE;
-    if bytes > limit {
+/// Refuses attributes whose values of opaque and compound types take `bytes` in all
+/// (`ut` the type of the value that goes over), more than one value of a user-defined
+/// type may take when read ([`ncmodel::limits::value_cap`]): a few bytes of CDL such as
+/// `0x0, 0x0, ...` of a 2 GiB opaque type, or `{"a"}` of a compound with a 1 GB char
+/// field, in one attribute or many, must not become gigabytes in memory (two attributes
+/// of one 1.5 GB opaque value each took 1.46 GB before the second was refused; two values
+/// of that compound, 3.9 GB and 107 s).
+fn user_limit(at: &Position, ut: &UserType, bytes: u128) -> Result<(), Failure> {
+    let limit = ncmodel::limits::value_cap();
+    if bytes > limit as u128 {
+        let kind = if matches!(ut.kind, UserTypeKind::Opaque) {
+            "opaque"
+        } else {
+            "compound"
+        };
         return Err((
             *at,
             format!(
-                "the attribute's values of the opaque type `{}` take {bytes} bytes, more \
-                 than the limit of {limit} for the opaque values of all attributes",
-                ut.name
+                "the attribute's values of the {kind} type `{}` take {bytes} bytes, more \
+                 than the limit of {limit} for the opaque and compound values of all \
+                 attributes (the value limit, a sixteenth of the chunk limit, which {} \
+                 raises)",
+                ut.name,
+                ncmodel::limits::CHUNK_LIMIT_VARIABLE
             ),
         ));
     }
@@ -204,11 +217,18 @@ fn opaque_limit(at: &Position, ut: &UserType, bytes: u128) -> Result<(), Failure
 /// Converts attribute values of user-defined types, noting the values it drops.
 struct Converter<'s> {
     types: &'s [UserType],
+    /// The size of one value of each compound type.
+    compound_sizes: &'s std::collections::HashMap<TypeId, u128>,
     /// Values dropped as the reference drops them: where, and what.
     dropped: Vec<(Position, String)>,
-    /// The bytes of the opaque values built so far in the whole CDL (each padded to its
-    /// type's size).
-    opaque_bytes: &'s mut u128,
+    /// The bytes of the opaque and compound values built so far in the whole CDL, each
+    /// at its type's size (an opaque constant is padded to it, a compound's char fields
+    /// and left-out fields filled).
+    user_bytes: &'s mut u128,
+    /// Whether the value being built is a part of a value already counted in
+    /// `user_bytes` (a field of a compound; not an element of a vlen, which its parent's
+    /// size does not include).
+    covered: bool,
 }
 
 impl Converter<'_> {
@@ -222,13 +242,10 @@ impl Converter<'_> {
             }
             TypeRef::User(id) => {
                 // Refused before any value is built, when the count alone says so.
-                let opaque = self
-                    .types
-                    .iter()
-                    .find(|t| t.id == id && matches!(t.kind, UserTypeKind::Opaque));
-                if let (Some(ut), Some(first)) = (opaque, items.first()) {
-                    let wanted = items.len() as u128 * ut.size as u128;
-                    opaque_limit(&first.pos(), ut, *self.opaque_bytes + wanted)?;
+                let sized = self.types.iter().find(|t| t.id == id);
+                if let (Some(ut), Some(first), false) = (sized, items.first(), self.covered) {
+                    let wanted = items.len() as u128 * self.counted_size(ut);
+                    user_limit(&first.pos(), ut, self.user_bytes.saturating_add(wanted))?;
                 }
                 let mut out = Vec::with_capacity(items.len());
                 for item in items {
@@ -239,10 +256,38 @@ impl Converter<'_> {
         }
     }
 
-    /// Counts one more value of the opaque type `ut` (see [`opaque_limit`]).
-    fn take_opaque(&mut self, at: &Position, ut: &UserType) -> Result<(), Failure> {
-        *self.opaque_bytes += ut.size as u128;
-        opaque_limit(at, ut, *self.opaque_bytes)
+    /// Counts one more value of the opaque or compound type `ut`, unless it is a part of
+    /// a value already counted (see [`user_limit`]).
+    fn take_value(&mut self, at: &Position, ut: &UserType) -> Result<(), Failure> {
+        if self.covered {
+            return Ok(());
+        }
+        *self.user_bytes = self.user_bytes.saturating_add(self.counted_size(ut));
+        user_limit(at, ut, *self.user_bytes)
+    }
+
+    /// The bytes one value of `ut` counts against [`user_limit`]: an opaque's or a
+    /// compound's size, which a few bytes of CDL fill (an opaque constant is padded to
+    /// it, a compound's char fields and left-out fields filled); 0 for an enum's value,
+    /// a few bytes, and a vlen, whose elements are counted each.
+    fn counted_size(&self, ut: &UserType) -> u128 {
+        match ut.kind {
+            UserTypeKind::Opaque => ut.size as u128,
+            UserTypeKind::Compound { .. } => self
+                .compound_sizes
+                .get(&ut.id)
+                .copied()
+                .unwrap_or(u128::MAX),
+            UserTypeKind::Enum { .. } | UserTypeKind::Vlen { .. } => 0,
+        }
+    }
+
+    /// Builds with `covered` set to `covered`, then restores it.
+    fn building<T>(&mut self, covered: bool, build: impl FnOnce(&mut Self) -> T) -> T {
+        let was = std::mem::replace(&mut self.covered, covered);
+        let built = build(self);
+        self.covered = was;
+        built
     }
 
     /// One value of the user type `id`.
@@ -273,12 +318,12 @@ impl Converter<'_> {
                             ),
                         ));
                     }
-                    self.take_opaque(p, ut)?;
+                    self.take_value(p, ut)?;
                     b.resize(ut.size, 0);
                     Ok(Value::Opaque(b))
                 }
                 Constant::Fill => {
-                    self.take_opaque(p, ut)?;
+                    self.take_value(p, ut)?;
                     Ok(Value::Opaque(vec![0; ut.size]))
                 }
                 other => Err((
@@ -290,7 +335,9 @@ impl Converter<'_> {
                 )),
             },
             (UserTypeKind::Vlen { base }, Item::List(items, _)) => {
-                Ok(Value::Vlen(self.items(items, *base)?))
+                // A vlen's elements are not in its parent's size: counted each.
+                let elements = self.building(false, |this| this.items(items, *base))?;
+                Ok(Value::Vlen(elements))
             }
             (
                 UserTypeKind::Vlen {
@@ -303,6 +350,7 @@ impl Converter<'_> {
                 Ok(Value::Vlen(out))
             }
             (UserTypeKind::Compound { fields }, Item::List(items, p)) => {
+                self.take_value(p, ut)?;
                 if items.len() > fields.len() {
                     return Err((
                         items[fields.len()].pos(),
@@ -315,7 +363,7 @@ impl Converter<'_> {
                 }
                 let mut out = Vec::with_capacity(fields.len());
                 for (f, item) in fields.iter().zip(items) {
-                    let given = self.field_values(&ut.name, f, item)?;
+                    let given = self.building(true, |this| this.field_values(&ut.name, f, item))?;
                     let (values, dropped) = fit_field(types, &ut.name, f, given)
                         .map_err(|e| (item.pos(), e.to_string()))?;
                     if dropped > 0 {

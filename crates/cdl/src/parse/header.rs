@@ -37,10 +37,10 @@ pub(crate) struct Parser<R> {
     pub(crate) warnings: Vec<String>,
     /// Where the attributes named `_...` are.
     pub(crate) sites: Vec<AttributeSite>,
-    /// The bytes of every attribute's opaque values built so far: one budget for the
-    /// whole CDL, so that many small attributes of a huge opaque type cannot each take
-    /// the limit.
-    pub(crate) opaque_bytes: u128,
+    /// The bytes of every attribute's opaque and compound values built so far: one
+    /// budget for the whole CDL, so that many small attributes of a huge type cannot each
+    /// take the limit.
+    pub(crate) user_bytes: u128,
 }
 
 impl<R: BufRead> Parser<R> {
@@ -53,7 +53,7 @@ impl<R: BufRead> Parser<R> {
             data: Vec::new(),
             warnings: Vec::new(),
             sites: Vec::new(),
-            opaque_bytes: 0,
+            user_bytes: 0,
         }
     }
 

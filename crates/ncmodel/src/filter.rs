@@ -1,8 +1,7 @@
-//! [`FilterSpec`]: one filter of a pipeline, as HDF5 stores it.
+//! [`FilterSpec`]: one filter of a pipeline, as HDF5 stores it. Data only: the codecs
+//! that run a filter, and the table of known filters' names, sit in the `codecs` crate.
 
 use std::fmt;
-
-use crate::known;
 
 /// One filter: its HDF5 id and its parameter words.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -20,11 +19,6 @@ impl FilterSpec {
             id,
             params: params.into(),
         }
-    }
-
-    /// The canonical name of the filter, if it is a known one.
-    pub fn name(&self) -> Option<&'static str> {
-        known::name_of(self.id)
     }
 }
 
