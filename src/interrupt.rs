@@ -2,13 +2,13 @@
 //!
 //! A dedicated thread receives the signals (signal-hook's self-pipe: the real handler
 //! only writes a byte). While an output is being written (a temporary output is
-//! registered in [`store::temporaries`]), the first signal sets a flag, and the main
+//! registered in [`cleanup`]), the first signal sets a flag, and the main
 //! thread is given [`CHECK_POINT_WAIT`] (a second) to notice it at one of its check
 //! points (between slabs, between definitions): it then stops, removes its temporary
 //! output and exits 130 (SIGINT) or 143 (SIGTERM). When it does not notice it in time
 //! (it is inside a long library call: libhdf5 defining thousands of types, say), or at
 //! any later signal, or at the first one when no output is being written, the process
-//! ends at once: the gate of [`store::temporaries`] is closed, so that nothing is created
+//! ends at once: the gate of [`cleanup`] is closed, so that nothing is created
 //! under a temporary name any more, the temporary outputs are removed, and the process
 //! dies by the signal itself, as if it had no handler, so that neither Rust's `exit` nor
 //! the C libraries' exit handlers run while the main thread may be inside HDF5.
@@ -67,7 +67,7 @@ fn on_signal(signal: i32) {
     let first = SIGNAL
         .compare_exchange(0, signal, Ordering::SeqCst, Ordering::SeqCst)
         .is_ok();
-    if first && store::temporaries::outputs_registered() > 0 {
+    if first && cleanup::outputs_registered() > 0 {
         // An output is being written: the main thread stops at its next check point and
         // cleans up. A watcher ends the process if it does not get there in time; this
         // thread stays free for a second signal, which ends it at once.
@@ -106,7 +106,7 @@ fn end_now(signal: i32) {
     // Nothing is created under a temporary name from now on; what is there goes.
     // An output registered since is created only past the gate: removing it now leaves
     // nothing either.
-    store::temporaries::close_gate(CREATION_WAIT);
+    cleanup::close_gate(CREATION_WAIT);
     crate::storage::backends::crash_guard::remove_temporaries();
     // Dies of the signal with its default action: no exit handlers run.
     let _ = signal_hook::low_level::emulate_default_handler(signal);

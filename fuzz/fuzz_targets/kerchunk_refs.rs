@@ -17,7 +17,8 @@ use std::collections::HashMap;
 use cdl::parse::{parse_header_as, Dialect};
 use libfuzzer_sys::fuzz_target;
 use ncmodel::Group;
-use store::{ChunkPlace, StoreKey, StoredLayout};
+use store::{ChunkPlace, StoredLayout};
+use kv::StoreKey;
 use zarr::kerchunk::{references, SourceFile};
 
 /// The most chunk places made for one variable of one file.

@@ -14,9 +14,8 @@ use std::sync::Arc;
 
 use libfuzzer_sys::fuzz_target;
 use ncmodel::Group;
-use store::{
-    KeyValueStore, MemoryStore, StoreKey, StoreReader, ZarrFlavor, ZarrLocation, ZarrVersion,
-};
+use store::{StoreReader, ZarrFlavor, ZarrLocation, ZarrVersion};
+use kv::{KeyValueStore, MemoryStore, StoreKey};
 
 /// The keys the input's records fill, in order.
 const KEYS: [&str; 13] = [

@@ -4,12 +4,12 @@
 //! fail with an error.
 //!
 //! The input is written to a file of its own (the reader works on files), opened with
-//! `store::zip::ZipStore`, and walked from its root two levels down.
+//! `kv::zip::ZipStore`, and walked from its root two levels down.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use store::zip::ZipStore;
-use store::{KeyValueStore, StoreKey};
+use kv::zip::ZipStore;
+use kv::{KeyValueStore, StoreKey};
 
 /// The most bytes a value is read whole with.
 const CAP: u64 = 1 << 20;

@@ -55,7 +55,7 @@ pub fn write_references(args: &CopyArgs, refs: &str) -> Result<(), Failure> {
     for skipped in &made.skipped {
         crate::exit::warn("nccopy", format_args!("not referenced: {skipped}"));
     }
-    store::temporaries::replace_file(std::path::Path::new(refs), made.json.as_bytes())
+    cleanup::replace_file(std::path::Path::new(refs), made.json.as_bytes())
         .with_context(|| format!("{refs}: cannot write the references"))
         .map_err(Failure::runtime)?;
     Ok(())

@@ -50,7 +50,7 @@ pub struct CdlInput {
     /// The name used in messages (`-` reads as `stdin`).
     name: String,
     /// Keeps a spooled standard input alive (and removes it at the end).
-    _spool: Option<(tempfile::NamedTempFile, store::temporaries::Registration)>,
+    _spool: Option<(tempfile::NamedTempFile, cleanup::Registration)>,
 }
 
 impl CdlInput {
@@ -96,7 +96,7 @@ impl CdlInput {
         let mut spool = tempfile::NamedTempFile::new()
             .with_context(|| format!("creating a temporary file for {name}"))?;
         // Removed by a second signal or a crash as well as when dropped.
-        let registration = store::temporaries::register_scratch(spool.path());
+        let registration = cleanup::register_scratch(spool.path());
         let limit = spool_limit();
         // One byte past the limit tells a stream that holds more from one that ends there.
         let copied = io::copy(
@@ -127,7 +127,7 @@ impl CdlInput {
     fn reader(&self) -> anyhow::Result<File> {
         // A regular file (or the spool), read twice: if it was swapped for a FIFO in
         // between, it is refused instead of waited on.
-        store::input_file::open_regular_file(&self.path)
+        kv::input_file::open_regular_file(&self.path)
             .with_context(|| format!("{}: cannot read", self.name))
     }
 

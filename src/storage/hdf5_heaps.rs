@@ -219,7 +219,7 @@ fn check_source(src: &(impl Source + ?Sized)) -> Result<(), HeapDefect> {
 /// Checks the global heap collections of the HDF5 file at `path`. I/O errors are not
 /// defects: the file is then left to libhdf5, which reports them.
 pub fn check(path: &Path) -> Result<(), HeapDefect> {
-    let Ok(file) = store::input_file::open_regular_file(path) else {
+    let Ok(file) = kv::input_file::open_regular_file(path) else {
         return Ok(());
     };
     let Ok(len) = file.metadata().map(|m| m.len()) else {

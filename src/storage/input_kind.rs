@@ -56,10 +56,10 @@ pub fn identify(path: &Path) -> InputKind {
     }
     let mut head = Vec::with_capacity(SNIFF);
     // Opened without blocking and checked again: it may have been swapped for a FIFO.
-    let read = store::input_file::open_regular_file(path)
+    let read = kv::input_file::open_regular_file(path)
         .and_then(|f| f.take(SNIFF as u64).read_to_end(&mut head));
     if let Err(e) = read {
-        if store::input_file::is_not_regular(&e) {
+        if kv::input_file::is_not_regular(&e) {
             return InputKind::NotRegular;
         }
         return InputKind::Unreadable(e.to_string());
@@ -87,7 +87,7 @@ pub fn identify(path: &Path) -> InputKind {
 /// Whether the HDF5 signature is at 512, 1024, 2048, ... (after a user block).
 fn hdf5_after_user_block(path: &Path, len: u64) -> bool {
     use std::os::unix::fs::FileExt;
-    let Ok(file) = store::input_file::open_regular_file(path) else {
+    let Ok(file) = kv::input_file::open_regular_file(path) else {
         return false;
     };
     hdf5_superblock_offset(len, |buf, at| file.read_exact_at(buf, at).is_ok()).is_some()
@@ -134,7 +134,7 @@ pub fn not_netcdf(path: &str, kind: &InputKind) -> Option<String> {
             "{path}: is a directory, neither a netCDF file nor a Zarr store (a Zarr store \
              has .zgroup, .zarray or zarr.json at its top)"
         ),
-        InputKind::NotRegular => format!("{path}: {}", store::input_file::NOT_REGULAR_FILE),
+        InputKind::NotRegular => format!("{path}: {}", kv::input_file::NOT_REGULAR_FILE),
         InputKind::Empty => format!("{path}: empty file, not a netCDF file"),
         InputKind::Text { cdl: true } => format!(
             "{path}: a text file in CDL, not a netCDF file; make a netCDF file from it with \

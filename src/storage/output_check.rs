@@ -27,9 +27,6 @@ use std::path::{Path, PathBuf};
 use anyhow::bail;
 use store::{is_url, Location, RemoteRoot, StoreRoot};
 
-/// The Zarr metadata files, one of which is at the top of a store.
-const ZARR_MARKERS: [&str; 4] = [".zgroup", ".zarray", ".zmetadata", "zarr.json"];
-
 /// Checks the output `target` of a tool reading `inputs` (paths or URLs as given on the
 /// command line; `-` and URLs are skipped).
 pub fn check(target: &str, inputs: &[&str]) -> anyhow::Result<()> {
@@ -164,7 +161,7 @@ fn check_special(target: &str, path: &Path, zarr: bool) -> anyhow::Result<bool> 
 /// the system reaches through it (a deleted file behind `/dev/stdout`) is refused.
 fn check_link(target: &str, path: &Path) -> anyhow::Result<PathBuf> {
     use std::os::unix::fs::MetadataExt;
-    let resolved = store::temporaries::resolve_links(path);
+    let resolved = cleanup::resolve_links(path);
     if resolved == path {
         return Ok(resolved);
     }
@@ -263,7 +260,7 @@ fn check_zarr_target(target: &str, root: &Path) -> anyhow::Result<()> {
              for the store"
         );
     }
-    let is_store = ZARR_MARKERS.iter().any(|m| root.join(m).is_file());
+    let is_store = kv::ZARR_MARKERS.iter().any(|m| root.join(m).is_file());
     let is_empty = std::fs::read_dir(root).is_ok_and(|mut d| d.next().is_none());
     if !is_store && !is_empty {
         bail!(

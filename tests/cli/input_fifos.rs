@@ -1,7 +1,7 @@
 //! Inputs that are not files: a FIFO (or a device) named as an input is refused at once,
 //! with the words every input gives ("is not a regular file"), instead of blocking in
 //! `open(2)` until a writer comes. Every place an input path is opened goes through the
-//! store crate's non-blocking open (`store::input_file`). ncgen, which reads a CDL
+//! store crate's non-blocking open (`kv::input_file`). ncgen, which reads a CDL
 //! stream (standard input, a FIFO), copies it into `$TMPDIR` up to a limit only.
 
 use std::path::{Path, PathBuf};

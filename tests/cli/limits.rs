@@ -272,7 +272,9 @@ fn attributes_of_compounds_whose_char_fields_a_few_bytes_fill_are_refused_before
         .run();
     assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
     assert!(
-        dumped.stdout.contains("c v:a = {{\"a\"}, 1}, {{\"b\"}, 2} ;"),
+        dumped
+            .stdout
+            .contains("c v:a = {{\"a\"}, 1}, {{\"b\"}, 2} ;"),
         "{}",
         dumped.stdout
     );

@@ -626,7 +626,7 @@ fn a_small_archive_declaring_gigabytes_is_refused_within_bounds() {
     // A 1 MiB archive whose deflated shard declares a GiB (of padding between its inner
     // chunks and its index) is refused by the shard's size before anything is inflated,
     // by ncdump and by nccopy, within 300 MiB; the ranged reads themselves are bounded
-    // by the store (crates/store/src/zip/tests.rs).
+    // by the store (crates/kv/src/zip/tests.rs).
     let Some(py) = zarr_python() else { return };
     let dir = scratch();
     let archive = dir.path().join("padded.zarr.zip");

@@ -78,7 +78,7 @@ impl ClassicFile {
     /// header does not add up, or if the file is shorter than the header requires (unless
     /// `options.fill_missing`).
     pub fn open(path: &Path, options: OpenOptions) -> Result<Self, ClassicError> {
-        let mut file = store::input_file::open_regular_file(path)?;
+        let mut file = kv::input_file::open_regular_file(path)?;
         let source = if options.in_memory {
             // Read whole only what the file stores: a sparse file's holes cost nothing to
             // make (before, `nccopy -r` of 4 KB stored, 1.5 GB long, took 1.5 GB).

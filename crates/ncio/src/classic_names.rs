@@ -165,7 +165,7 @@ impl HeaderWalk {
 /// header of the file at `path`, when it is a classic file; `Ok(None)` when it is not one
 /// (or cannot be read: libnetcdf then reports why).
 pub fn longest_classic_name(path: &Path) -> Result<Option<usize>, MalformedHeader> {
-    let Ok(file) = store::input_file::open_regular_file(path) else {
+    let Ok(file) = kv::input_file::open_regular_file(path) else {
         return Ok(None);
     };
     let file_len = file.metadata().map_or(0, |m| m.len());

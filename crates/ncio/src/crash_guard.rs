@@ -7,7 +7,7 @@
 //! ```
 //!
 //! and exit 1, after removing the temporary outputs registered in
-//! [`store::temporaries`], instead of a core dump and a half-written file.
+//! [`cleanup`], instead of a core dump and a half-written file.
 //!
 //! The handler runs on an alternate signal stack (so that a stack overflow is caught
 //! too) and only makes async-signal-safe calls: `write(2)`, `open(2)`, `getdents64(2)`,
@@ -225,7 +225,7 @@ pub fn remove_temporaries() {
     if REMOVING.swap(true, Ordering::SeqCst) {
         return;
     }
-    for slot in store::temporaries::slots() {
+    for slot in cleanup::slots() {
         let path = slot.load(Ordering::SeqCst);
         if !path.is_null() {
             sys::remove_path(path);
@@ -317,7 +317,7 @@ static MESSAGE: MessageCell = MessageCell(UnsafeCell::new(Message {
 /// What the handler does: the message, the removal, the exit.
 fn on_crash(signal: c_int, message: &mut Message) {
     let in_library = IN_LIBRARY.with(Cell::get) > 0;
-    let had_temporaries = store::temporaries::outputs_registered() > 0;
+    let had_temporaries = cleanup::outputs_registered() > 0;
     TOOL.append_to(message);
     message.push_all(b": ");
     if !FILE.is_empty() {
@@ -444,7 +444,7 @@ mod sys {
     }
 
     /// Removes the file or directory tree at `path` (a NUL-terminated string that lives
-    /// for the whole process, from [`store::temporaries`]).
+    /// for the whole process, from [`cleanup`]).
     pub(super) fn remove_path(path: *const c_char) {
         // SAFETY: `path` is a valid NUL-terminated string (see above).
         if unsafe { libc::unlink(path) } == 0 {
@@ -607,10 +607,7 @@ mod tests {
         }
         let file = dir.path().join(".f.nc.nctools-1.tmp");
         std::fs::write(&file, "x").unwrap_or_else(|e| panic!("{e}"));
-        let held = [
-            store::temporaries::register(&root),
-            store::temporaries::register(&file),
-        ];
+        let held = [cleanup::register(&root), cleanup::register(&file)];
         remove_temporaries();
         drop(held);
         assert!(!root.exists() && !file.exists());

@@ -48,7 +48,7 @@ pub struct NcWriter {
     /// Where the finished temporary file goes (`None` for URLs).
     destination: Option<Destination>,
     /// The temporary file's entry in the table of temporaries signal handlers remove.
-    _registration: Option<store::temporaries::Registration>,
+    _registration: Option<cleanup::Registration>,
     /// Built in memory and written out when closed (nccopy's `-w`).
     in_memory: bool,
     layouts: Layouts,
@@ -88,7 +88,7 @@ impl Destination {
     /// (the temporary is created in the same directory, so that the rename is atomic; for
     /// a device, in the directory for temporary files).
     fn of(target: &Path) -> (Self, PathBuf) {
-        let resolved = store::temporaries::resolve_links(target);
+        let resolved = cleanup::resolve_links(target);
         let special = std::fs::metadata(&resolved).is_ok_and(|m| !m.is_file() && !m.is_dir());
         if special {
             let name = resolved
@@ -121,7 +121,7 @@ fn created(file: Result<OpenFile, c_int>, target: &str) -> Result<OpenFile, NcEr
 }
 
 /// Creates the temporary file of the output `target` beside `beside`, under a fresh
-/// unpredictable name ([`store::temporaries::temporary_name`]), registered before it
+/// unpredictable name ([`cleanup::temporary_name`]), registered before it
 /// exists and created through the gate, so that a signal handler that removes it never
 /// races its creation.
 ///
@@ -140,18 +140,17 @@ fn create_temporary(
     target: &str,
     beside: &Path,
     mode: c_int,
-) -> Result<(OpenFile, PathBuf, store::temporaries::Registration), NcError> {
+) -> Result<(OpenFile, PathBuf, cleanup::Registration), NcError> {
     let mut attempts = 0;
     loop {
         attempts += 1;
-        let temp = store::temporaries::temporary_name(beside);
+        let temp = cleanup::temporary_name(beside);
         let c_path = c_name(&temp.to_string_lossy(), || target.to_string())?;
-        let registration = store::temporaries::register(&temp);
-        let file = store::temporaries::gate(|| {
-            with_lib(|lib| OpenFile::create(lib, &c_path, mode | NC_NOCLOBBER))
-        });
+        let registration = cleanup::register(&temp);
+        let file =
+            cleanup::gate(|| with_lib(|lib| OpenFile::create(lib, &c_path, mode | NC_NOCLOBBER)));
         match file {
-            Err(NC_EEXIST) if attempts < store::temporaries::NAME_ATTEMPTS => continue,
+            Err(NC_EEXIST) if attempts < cleanup::NAME_ATTEMPTS => continue,
             file => return Ok((created(file, target)?, temp, registration)),
         }
     }
@@ -585,7 +584,7 @@ impl NcWriter {
         // An in-memory file is written out at its close: through the gate, as created.
         let in_memory = self.in_memory;
         let status = if in_memory {
-            store::temporaries::gate(|| with_lib(|lib| file.close(lib)))
+            cleanup::gate(|| with_lib(|lib| file.close(lib)))
         } else {
             with_lib(|lib| file.close(lib))
         };
@@ -611,7 +610,7 @@ impl Drop for NcWriter {
             // Abort closes the file without keeping it; an in-memory file is written out
             // by it all the same (libnetcdf's persist mode), so through the gate.
             if self.in_memory {
-                let _ = store::temporaries::gate(|| with_lib(|lib| file.abort(lib)));
+                let _ = cleanup::gate(|| with_lib(|lib| file.abort(lib)));
             } else {
                 let _ = with_lib(|lib| file.abort(lib));
             }

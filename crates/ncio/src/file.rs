@@ -43,11 +43,11 @@ fn name_capacity(path: &str) -> Result<NameCapacity, NcError> {
     }
     // libnetcdf opens the file by its path and would wait on a FIFO for a writer: a
     // path that is not a regular file is refused before it sees it.
-    if let Err(e) = store::input_file::open_regular_file(Path::new(path)) {
-        if store::input_file::is_not_regular(&e) {
+    if let Err(e) = kv::input_file::open_regular_file(Path::new(path)) {
+        if kv::input_file::is_not_regular(&e) {
             return Err(NcError {
                 kind: store::ErrorKind::InvalidRequest,
-                message: store::input_file::NOT_REGULAR_FILE.into(),
+                message: kv::input_file::NOT_REGULAR_FILE.into(),
                 context: path.to_string(),
             });
         }

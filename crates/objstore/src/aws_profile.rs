@@ -42,7 +42,7 @@ pub fn load(name: &str) -> Profile {
 /// The text of the file at `path`, when it exists and is at most [`MAX_FILE`] bytes.
 fn read_capped(path: PathBuf) -> Option<String> {
     // A FIFO or a device there is skipped, never waited on.
-    let file = store::input_file::open_regular_file(&path).ok()?;
+    let file = kv::input_file::open_regular_file(&path).ok()?;
     let mut bytes = Vec::new();
     file.take(MAX_FILE + 1).read_to_end(&mut bytes).ok()?;
     if bytes.len() as u64 > MAX_FILE {

@@ -4,7 +4,7 @@
 //! bulk delete, multipart uploads). Before, a server answering 403 with a body that never
 //! ended, an endless `207` listing, or an endless answer to a delete, grew the process
 //! past 2 GB in six seconds until it aborted. The values nctools GETs are streamed by
-//! its own reader, which caps them ([`crate::kv`]).
+//! its own reader, which caps them ([`crate::object_kv`]).
 
 use async_trait::async_trait;
 use bytes::Bytes;

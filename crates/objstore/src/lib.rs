@@ -4,7 +4,7 @@
 //!
 //! [`open`] is the one place a Zarr store's root ([`StoreRoot`], decided by
 //! `store::Location`) becomes the [`KeyValueStore`] every reader and writer uses: a
-//! directory store for a local root, a `store::zip::ZipStore` for a zip archive read, an
+//! directory store for a local root, a `kv::zip::ZipStore` for a zip archive read, an
 //! [`ObjectKvStore`] otherwise. The object store
 //! runs its requests on a small tokio runtime of its own and answers the synchronous
 //! trait, so that nothing else in nctools deals with async code.
@@ -12,15 +12,16 @@
 mod aws_profile;
 mod backend;
 mod capped_http;
-mod kv;
+mod object_kv;
 mod ranges;
 
 use std::sync::Arc;
 
-use store::zip::{ArchiveError, ZipStore};
-use store::{DirectoryStore, KeyValueStore, StoreRoot};
+use kv::zip::{ArchiveError, ZipStore};
+use kv::{DirectoryStore, KeyValueStore};
+use store::StoreRoot;
 
-pub use kv::{Kind, ObjectKvStore};
+pub use object_kv::{Kind, ObjectKvStore};
 
 /// What a store is opened for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +59,7 @@ pub enum OpenError {
 }
 
 /// The store at `root`, opened for `access`. A zip archive is opened here for reading
-/// only: a writer makes a new one with `store::zip::ZipWriter`.
+/// only: a writer makes a new one with `kv::zip::ZipWriter`.
 pub fn open(root: &StoreRoot, access: Access) -> Result<Arc<dyn KeyValueStore>, OpenError> {
     match root {
         StoreRoot::Directory(path) => Ok(Arc::new(DirectoryStore::new(path))),
@@ -66,7 +67,7 @@ pub fn open(root: &StoreRoot, access: Access) -> Result<Arc<dyn KeyValueStore>, 
             if access == Access::Write {
                 return Err(OpenError::Config {
                     url: zip.path.display().to_string(),
-                    reason: "a zip archive is written whole, by store::zip::ZipWriter".into(),
+                    reason: "a zip archive is written whole, by kv::zip::ZipWriter".into(),
                 });
             }
             Ok(Arc::new(ZipStore::open(&zip.path)?))

@@ -17,21 +17,14 @@
 pub mod budget;
 mod capabilities;
 mod chunks;
-pub mod directory;
 mod error;
 pub mod grid;
-pub mod input_file;
-mod key;
-mod kv;
 mod location;
-mod memory;
 pub mod pipeline;
 mod places;
 mod raw;
 mod region;
-pub mod temporaries;
 mod traits;
-pub mod zip;
 
 pub use capabilities::{
     Availability, Capabilities, ChunkForm, CodecSupport, MissingChunks, NoCodecs, StoredChunks,
@@ -41,16 +34,12 @@ pub use chunks::{
     cut_from_chunk, extent_in, pad_to_chunk, ChunkFeed, ChunkJob, ChunkRead, ChunkWrite,
     DecodedChunkReader,
 };
-pub use directory::DirectoryStore;
 pub use error::{ErrorKind, StoreError};
-pub use key::{KeyError, StoreKey};
-pub use kv::{KeyValueStore, Listing, StorageError};
 pub use location::{
     check_profile, check_region, escape_for_message, escape_message, is_amazon_s3_host, is_url,
     redact_url, Location, LocationError, RemoteRoot, RemoteService, StoreRoot, ZarrFlavor,
     ZarrLocation, ZarrVersion, ZipLayout, ZipRoot,
 };
-pub use memory::MemoryStore;
 pub use ncmodel::VarPath;
 pub use places::{ChunkPlace, StoredLayout};
 pub use raw::{is_raw_type, RawBuffer};

@@ -92,7 +92,7 @@ impl ZipRoot {
     pub fn dataset_directory(&self) -> Option<String> {
         match self.layout {
             ZipLayout::Top => None,
-            ZipLayout::DatasetDirectory => Some(crate::zip::dataset_directory(&self.path)),
+            ZipLayout::DatasetDirectory => Some(kv::zip::dataset_directory(&self.path)),
         }
     }
 }
@@ -256,7 +256,7 @@ impl Location {
         let path = Path::new(text);
         if strip_suffix_ignore_case(text, ".zip").is_some()
             && path.is_file()
-            && crate::zip::starts_like_zip(path)
+            && kv::zip::starts_like_zip(path)
         {
             return Ok(Self::Zarr(ZarrLocation {
                 root: StoreRoot::Zip(ZipRoot {
@@ -882,9 +882,6 @@ fn mode_words(fragment: &str) -> Vec<&str> {
         .collect()
 }
 
-/// The metadata documents one of which is at the top of every Zarr store.
-pub(crate) const ZARR_MARKERS: [&str; 4] = [".zgroup", ".zarray", ".zmetadata", "zarr.json"];
-
 /// `text` without `suffix` at its end, whatever the case of its letters; `None` when it
 /// does not end so.
 fn strip_suffix_ignore_case<'a>(text: &'a str, suffix: &str) -> Option<&'a str> {
@@ -901,7 +898,10 @@ fn is_zarr_store(path: &Path) -> bool {
     if !path.is_dir() {
         return false;
     }
-    if ZARR_MARKERS.iter().any(|name| path.join(name).is_file()) {
+    if kv::ZARR_MARKERS
+        .iter()
+        .any(|name| path.join(name).is_file())
+    {
         return true;
     }
     let Ok(entries) = std::fs::read_dir(path) else {

@@ -6,7 +6,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use store::{ErrorKind, KeyValueStore, StoreError, StoreKey, StoreRoot, ZarrLocation};
+use kv::{KeyValueStore, StoreKey};
+use store::{ErrorKind, StoreError, StoreRoot, ZarrLocation};
 
 /// The name of the lock object, at the store's root (beside the archive, for a zip
 /// archive, as `.NAME.nctools-append.lock`).
@@ -39,7 +40,7 @@ impl AppendLock {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 (
-                    Arc::new(store::DirectoryStore::new(parent)),
+                    Arc::new(kv::DirectoryStore::new(parent)),
                     format!(".{file}{APPEND_LOCK_NAME}"),
                 )
             }
@@ -52,7 +53,7 @@ impl AppendLock {
         let key = StoreKey::parse(&name)
             .map_err(|e| StoreError::new(ErrorKind::InvalidRequest, e.to_string(), &context))?;
         let owner = format!("nccopy --append, process {}\n", std::process::id());
-        let fail = |e: store::StorageError| crate::ZarrError::from(e).into_store(&context);
+        let fail = |e: kv::StorageError| crate::ZarrError::from(e).into_store(&context);
         if store.create_new(&key, owner.as_bytes()).map_err(fail)? {
             return Ok(Self { store, key });
         }

@@ -66,12 +66,10 @@ pub fn open_error(error: objstore::OpenError, context: impl Into<String>) -> Sto
     let kind = match &error {
         objstore::OpenError::ReadOnly { .. } => ErrorKind::Unsupported,
         objstore::OpenError::Config { .. } => ErrorKind::InvalidRequest,
-        objstore::OpenError::Zip(store::zip::ArchiveError::Io { source, .. }) => {
-            ErrorKind::System {
-                errno: source.raw_os_error(),
-            }
-        }
-        objstore::OpenError::Zip(store::zip::ArchiveError::Damaged { .. }) => ErrorKind::Corrupt,
+        objstore::OpenError::Zip(kv::zip::ArchiveError::Io { source, .. }) => ErrorKind::System {
+            errno: source.raw_os_error(),
+        },
+        objstore::OpenError::Zip(kv::zip::ArchiveError::Damaged { .. }) => ErrorKind::Corrupt,
     };
     StoreError::new(kind, error.to_string(), context)
 }

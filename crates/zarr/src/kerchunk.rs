@@ -5,9 +5,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use kv::{KeyValueStore, MemoryStore};
 use ncmodel::{Dataset, Group, Layout, TypeRef, Var};
 use serde_json::{Map, Value};
-use store::{ChunkPlace, KeyValueStore, MemoryStore, StoredLayout, ZarrFlavor, ZarrVersion};
+use store::{ChunkPlace, StoredLayout, ZarrFlavor, ZarrVersion};
 
 use crate::error::{Result, ZarrError};
 use crate::plan::{plan, PlannedVar};

@@ -1,9 +1,9 @@
 //! One array's Zarr metadata (`.zarray` or an array's `zarr.json`), as the reader and
 //! writer use it.
 
+use kv::StoreKey;
 use ncmodel::AtomicType;
 use serde_json::Value;
-use store::StoreKey;
 
 use crate::dtype::{swap_in_place, Dialect, Dtype, Text};
 use crate::error::{Result, ZarrError};

@@ -7,8 +7,8 @@
 use ncmodel::{AtomicType, Dim, Group};
 use std::collections::HashMap;
 
+use kv::StoreKey;
 use serde_json::{Map, Value};
-use store::StoreKey;
 
 use crate::attrs::read_attributes;
 use crate::error::{Result, ZarrError};

@@ -3,11 +3,10 @@
 use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
+use kv::StoreKey;
 use ncmodel::{Dataset, Format, GlobalSpecials, Values};
 use serde_json::Value;
-use store::{
-    RawBuffer, StoreError, StoreKey, StoreReader, VarPath, ZarrFlavor, ZarrLocation, ZarrVersion,
-};
+use store::{RawBuffer, StoreError, StoreReader, VarPath, ZarrFlavor, ZarrLocation, ZarrVersion};
 
 use crate::error::{Result, ZarrError};
 use crate::pure::Pure;

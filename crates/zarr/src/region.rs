@@ -6,9 +6,10 @@
 
 use std::collections::HashMap;
 
+use kv::{KeyValueStore, MemoryStore, StoreKey};
 use ncmodel::Dataset;
 use serde_json::Value;
-use store::{KeyValueStore, MemoryStore, Region, StoreKey, ZarrFlavor, ZarrVersion};
+use store::{Region, ZarrFlavor, ZarrVersion};
 
 use crate::error::{Result, ZarrError};
 use crate::plan::PlannedVar;

@@ -3,9 +3,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use kv::StoreKey;
 use ncmodel::{AtomicType, Attribute, Endianness, Group, Layout, Storage, TypeRef, Var};
 use serde_json::{Map, Value};
-use store::StoreKey;
 
 use crate::attrs::read_attributes;
 use crate::codec::filter_of_codec;
@@ -458,7 +458,7 @@ mod tests {
     #[test]
     fn a_schema_holds_at_most_max_nodes_nested_at_most_max_depth() -> Result<()> {
         let dir = std::env::temp_dir();
-        let store: crate::storage::Store = Arc::new(store::DirectoryStore::new(&dir));
+        let store: crate::storage::Store = Arc::new(kv::DirectoryStore::new(&dir));
         let source = Source::open(store, false, false, false)?;
         let mut builder = Builder::default();
         let node = StoreKey::parse("g")?;

@@ -267,7 +267,7 @@ impl Sharding {
 /// ranges are ranges of the decoded bytes.
 struct Ranged<'a> {
     meta: &'a ArrayMeta,
-    key: &'a store::StoreKey,
+    key: &'a kv::StoreKey,
     length: u64,
     decoded: Option<Vec<u8>>,
 }
@@ -278,7 +278,7 @@ struct Ranged<'a> {
 fn open_shard<'a>(
     meta: &'a ArrayMeta,
     sharding: &Sharding,
-    key: &'a store::StoreKey,
+    key: &'a kv::StoreKey,
 ) -> Result<Option<Ranged<'a>>> {
     let Some(length) = shard_length(meta, sharding, key)? else {
         return Ok(None);
@@ -402,7 +402,7 @@ fn coalesce(ranges: &[(u64, u64)]) -> Vec<(u64, u64)> {
 pub fn read_region(
     meta: &ArrayMeta,
     sharding: &Sharding,
-    key: &store::StoreKey,
+    key: &kv::StoreKey,
     region: (&[usize], &[usize]),
 ) -> Result<Option<Vec<u8>>> {
     let Some(source) = open_shard(meta, sharding, key)? else {
@@ -494,11 +494,7 @@ fn read_index(
 /// afresh), else asked of the store and checked against what such a shard can hold.
 /// `None` when the shard was never written. On an object store, a shard read in parts
 /// costs no request for its length or index after the first.
-fn shard_length(
-    meta: &ArrayMeta,
-    sharding: &Sharding,
-    key: &store::StoreKey,
-) -> Result<Option<u64>> {
+fn shard_length(meta: &ArrayMeta, sharding: &Sharding, key: &kv::StoreKey) -> Result<Option<u64>> {
     if let Some(length) = sharding.index_cache.length_of(key.as_str()) {
         return Ok(Some(length));
     }
@@ -506,7 +502,7 @@ fn shard_length(
         return Ok(None);
     };
     let what = || meta.describe(key);
-    store::StorageError::within_cap(what, length, sharding.encoded_cap(meta))?;
+    kv::StorageError::within_cap(what, length, sharding.encoded_cap(meta))?;
     Ok(Some(length))
 }
 

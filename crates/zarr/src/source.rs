@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
+use kv::StoreKey;
 use serde_json::{Map, Value};
-use store::StoreKey;
 
 use crate::error::{Result, ZarrError};
 use crate::json;

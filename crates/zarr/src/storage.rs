@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use store::{KeyError, KeyValueStore, StorageError, StoreKey};
+use kv::{KeyError, KeyValueStore, StorageError, StoreKey};
 
 use crate::error::{Result, ZarrError};
 

@@ -3,8 +3,9 @@
 use std::collections::HashMap;
 
 use codecs::zarr_codec::{V3_BYTES, V3_SHARDING_INDEXED};
+use kv::{KeyValueStore, StoreKey};
 use ncmodel::{Attribute, Dataset, Group};
-use store::{KeyValueStore, StoreKey, ZarrFlavor, ZarrVersion};
+use store::{ZarrFlavor, ZarrVersion};
 
 use crate::attrs::attribute_json;
 use crate::error::{Result, ZarrError};
@@ -736,8 +737,8 @@ fn stored_fill(var: &PlannedVar) -> J {
 mod tests {
     use std::sync::Mutex;
 
+    use kv::{Listing, MemoryStore, StorageError};
     use ncmodel::{AtomicType, Dim, Format, GlobalSpecials, TypeRef, Values, Var};
-    use store::{Listing, MemoryStore, StorageError};
 
     use super::*;
 

@@ -5,10 +5,11 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
+use kv::StoreKey;
 use ncmodel::{Dataset, Format, Layout, Values};
 use store::{
-    ChunkFeed, ChunkWrite, RawBuffer, StoreError, StoreKey, StoreRoot, StoreWriter, VarPath,
-    ZarrFlavor, ZarrLocation, ZarrVersion,
+    ChunkFeed, ChunkWrite, RawBuffer, StoreError, StoreRoot, StoreWriter, VarPath, ZarrFlavor,
+    ZarrLocation, ZarrVersion,
 };
 
 use crate::error::{Result, ZarrError};
@@ -56,14 +57,14 @@ enum Commit {
         temp: PathBuf,
         /// The temporary store's entry in the table of temporaries signal handlers
         /// remove.
-        _registration: store::temporaries::Registration,
+        _registration: cleanup::Registration,
     },
     /// Written in place (an object store): chunks first, metadata last, the root's last
     /// of all; what was written is removed when the writer is dropped unfinished (also
     /// after a signal: the registration lets the writer stop at a check point first).
     InPlace {
         /// The count of outputs written in place, which signal handling consults.
-        _registration: store::temporaries::InPlaceOutput,
+        _registration: cleanup::InPlaceOutput,
     },
     /// Chunks written into a region of an existing store, in place; nothing else is
     /// written, and nothing is removed when the writer stops unfinished.
@@ -72,7 +73,7 @@ enum Commit {
     /// its central directory and is renamed onto the target at the end (removed when the
     /// writer is dropped unfinished).
     Zip {
-        archive: std::sync::Arc<store::zip::ZipWriter>,
+        archive: std::sync::Arc<kv::zip::ZipWriter>,
         /// Its temporary file while entries are written.
         temp: PathBuf,
     },
@@ -124,7 +125,7 @@ impl ZarrWriter {
             }
             StoreRoot::Zip(zip) => {
                 let writer =
-                    store::zip::ZipWriter::create(&zip.path, zip.dataset_directory().as_deref())
+                    kv::zip::ZipWriter::create(&zip.path, zip.dataset_directory().as_deref())
                         .map_err(|e| archive_error(e, &context))?;
                 let writer = std::sync::Arc::new(writer);
                 let temp = writer.temporary_path();
@@ -137,7 +138,7 @@ impl ZarrWriter {
             StoreRoot::Remote(_) => {
                 let store = objstore::open(&location.root, objstore::Access::Write)
                     .map_err(|e| crate::error::open_error(e, &context))?;
-                let registration = store::temporaries::InPlaceOutput::register();
+                let registration = cleanup::InPlaceOutput::register();
                 clear_remote_target(store.as_ref()).map_err(|e| e.into_store(context.clone()))?;
                 let commit = Commit::InPlace {
                     _registration: registration,
@@ -241,11 +242,10 @@ impl ZarrWriter {
         zip: &store::ZipRoot,
         context: &str,
     ) -> Result<(Commit, Store), StoreError> {
-        let old = store::zip::ZipStore::open(&zip.path).map_err(|e| archive_error(e, context))?;
+        let old = kv::zip::ZipStore::open(&zip.path).map_err(|e| archive_error(e, context))?;
         let root = old.root_directory().trim_end_matches('/').to_string();
-        let archive =
-            store::zip::ZipWriter::create(&zip.path, (!root.is_empty()).then_some(&*root))
-                .map_err(|e| archive_error(e, context))?;
+        let archive = kv::zip::ZipWriter::create(&zip.path, (!root.is_empty()).then_some(&*root))
+            .map_err(|e| archive_error(e, context))?;
         // The old entries are copied as they are stored, never inflated, with those
         // beside the store root.
         archive
@@ -266,7 +266,7 @@ impl ZarrWriter {
         context: &str,
     ) -> Result<Self, StoreError> {
         refuse_format(location, format, context)?;
-        let store: Store = std::sync::Arc::new(store::MemoryStore::new());
+        let store: Store = std::sync::Arc::new(kv::MemoryStore::new());
         Ok(Self::new(location, Commit::Region, store))
     }
 
@@ -274,13 +274,13 @@ impl ZarrWriter {
     fn temporary(root: &Path, context: &str) -> Result<(Commit, PathBuf), StoreError> {
         // A link to a store is written through: the directory it leads to is replaced,
         // and the link stays.
-        let target = store::temporaries::resolve_links(root);
+        let target = cleanup::resolve_links(root);
         // Made with mkdir under a fresh unpredictable name, which fails on anything
         // already there (a planted link is not followed); registered before it exists
         // and made through the gate, so a signal handler that removes it never races it.
         // The system's refusal keeps its errno, for the front end's explanation.
-        let (temp, registration) = store::temporaries::create_temporary_dir(&target)
-            .map_err(|e| StoreError::io(&e, context))?;
+        let (temp, registration) =
+            cleanup::create_temporary_dir(&target).map_err(|e| StoreError::io(&e, context))?;
         let commit = Commit::Rename {
             target,
             temp: temp.clone(),
@@ -316,7 +316,7 @@ impl ZarrWriter {
     }
 
     /// Writes every metadata document of the dataset in `state` into `store`.
-    fn write_metadata(&self, state: &State, store: &dyn store::KeyValueStore) -> Result<()> {
+    fn write_metadata(&self, state: &State, store: &dyn kv::KeyValueStore) -> Result<()> {
         let Some(dataset) = &state.dataset else {
             return Ok(());
         };
@@ -737,12 +737,12 @@ fn refuse_format(location: &ZarrLocation, format: Format, context: &str) -> Resu
 
 /// The [`StoreError`] of a zip archive that cannot be created: the system's refusal keeps
 /// its errno, for the front end's explanation.
-fn archive_error(e: store::zip::ArchiveError, context: &str) -> StoreError {
+fn archive_error(e: kv::zip::ArchiveError, context: &str) -> StoreError {
     let kind = match &e {
-        store::zip::ArchiveError::Io { source, .. } => store::ErrorKind::System {
+        kv::zip::ArchiveError::Io { source, .. } => store::ErrorKind::System {
             errno: source.raw_os_error(),
         },
-        store::zip::ArchiveError::Damaged { .. } => store::ErrorKind::Corrupt,
+        kv::zip::ArchiveError::Damaged { .. } => store::ErrorKind::Corrupt,
     };
     StoreError::new(kind, e.to_string(), context)
 }
@@ -751,19 +751,16 @@ fn archive_error(e: store::zip::ArchiveError, context: &str) -> StoreError {
 /// root's metadata is written: what a failed write left is known by it, and replaced.
 const INCOMPLETE_MARKER: &str = ".nctools-incomplete";
 
-/// The metadata documents at the top of a Zarr store.
-const ZARR_MARKERS: [&str; 4] = [".zgroup", ".zarray", ".zmetadata", "zarr.json"];
-
 /// Makes the object-store prefix of the target ready for a new store, as a local target
 /// is: nothing there, or a Zarr store that the new one replaces (removed now, since an
 /// object store cannot swap a store in by renaming), or what a failed write of ours left
 /// ([`INCOMPLETE_MARKER`]). Other objects are refused, as a directory that is not a store
 /// is. Then puts the marker.
-fn clear_remote_target(store: &dyn store::KeyValueStore) -> Result<()> {
+fn clear_remote_target(store: &dyn kv::KeyValueStore) -> Result<()> {
     let root = StoreKey::root();
     let listing = store.list_dir(&root)?;
     if !listing.values.is_empty() || !listing.prefixes.is_empty() {
-        let ours = ZARR_MARKERS
+        let ours = kv::ZARR_MARKERS
             .iter()
             .chain(&[INCOMPLETE_MARKER])
             .any(|marker| listing.values.iter().any(|v| v == marker));
@@ -897,7 +894,7 @@ impl StoreWriter for ZarrWriter {
         // Every document is made now, into memory, so that a name or an attribute the
         // store cannot hold fails before any data is written; the documents themselves
         // are written at the end, after the chunks they describe.
-        self.write_metadata(&state, &store::MemoryStore::new())
+        self.write_metadata(&state, &kv::MemoryStore::new())
             .map_err(|e| e.into_store(context))
     }
 

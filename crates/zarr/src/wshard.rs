@@ -291,41 +291,37 @@ mod tests {
         assert!(refused.is_err_and(|m| m.contains("256 MiB")));
     }
 
-    use store::KeyValueStore;
+    use kv::KeyValueStore;
 
     /// A memory store that counts the requests that read values or sizes.
     #[derive(Debug, Default)]
     struct Counting {
-        inner: store::MemoryStore,
+        inner: kv::MemoryStore,
         reads: std::sync::atomic::AtomicUsize,
     }
 
     impl KeyValueStore for Counting {
-        fn describe(&self, key: &store::StoreKey) -> String {
+        fn describe(&self, key: &kv::StoreKey) -> String {
             self.inner.describe(key)
         }
-        fn get(
-            &self,
-            key: &store::StoreKey,
-            cap: u64,
-        ) -> Result<Option<Vec<u8>>, store::StorageError> {
+        fn get(&self, key: &kv::StoreKey, cap: u64) -> Result<Option<Vec<u8>>, kv::StorageError> {
             self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             self.inner.get(key, cap)
         }
         fn get_range(
             &self,
-            key: &store::StoreKey,
+            key: &kv::StoreKey,
             offset: u64,
             length: u64,
-        ) -> Result<Option<Vec<u8>>, store::StorageError> {
+        ) -> Result<Option<Vec<u8>>, kv::StorageError> {
             self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             self.inner.get_range(key, offset, length)
         }
         fn get_ranges(
             &self,
-            key: &store::StoreKey,
+            key: &kv::StoreKey,
             ranges: &[(u64, u64)],
-        ) -> Result<Option<Vec<Vec<u8>>>, store::StorageError> {
+        ) -> Result<Option<Vec<Vec<u8>>>, kv::StorageError> {
             // One request, however many ranges.
             self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             let mut parts = Vec::new();
@@ -337,17 +333,14 @@ mod tests {
             }
             Ok(Some(parts))
         }
-        fn size(&self, key: &store::StoreKey) -> Result<Option<u64>, store::StorageError> {
+        fn size(&self, key: &kv::StoreKey) -> Result<Option<u64>, kv::StorageError> {
             self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             self.inner.size(key)
         }
-        fn list_dir(
-            &self,
-            prefix: &store::StoreKey,
-        ) -> Result<store::Listing, store::StorageError> {
+        fn list_dir(&self, prefix: &kv::StoreKey) -> Result<kv::Listing, kv::StorageError> {
             self.inner.list_dir(prefix)
         }
-        fn set(&self, key: &store::StoreKey, value: &[u8]) -> Result<(), store::StorageError> {
+        fn set(&self, key: &kv::StoreKey, value: &[u8]) -> Result<(), kv::StorageError> {
             self.inner.set(key, value)
         }
     }
@@ -358,7 +351,7 @@ mod tests {
         let sharding = sharding_of(&[2, 3], &codecs, false);
         let meta = ArrayMeta {
             store,
-            node: store::StoreKey::root(),
+            node: kv::StoreKey::root(),
             shape: vec![4, 6],
             chunks: vec![4, 6],
             dtype: crate::dtype::Dtype::of(ncmodel::AtomicType::Int, false),

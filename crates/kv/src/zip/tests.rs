@@ -3,7 +3,7 @@ use std::path::Path;
 use super::records::{end_records, Directory, WrittenEntry};
 use super::*;
 use crate::key::StoreKey;
-use crate::kv::KeyValueStore;
+use crate::traits::KeyValueStore;
 
 type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
 

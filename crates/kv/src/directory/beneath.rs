@@ -6,7 +6,7 @@
 //!
 //! A value written in place must be a regular file with no other name (a hard link would
 //! carry the write outside the store); a value replaced whole is written under an
-//! exclusive, unpredictable temporary name ([`crate::temporaries`]) in its directory and
+//! exclusive, unpredictable temporary name ([`cleanup`]) in its directory and
 //! renamed onto the key, so that a reader sees the old value or the new one.
 
 use std::fs::File;
@@ -61,7 +61,7 @@ pub(super) fn open_dir<'a>(
     let mut dir = match rustix::fs::openat(CWD, root, flags, Mode::empty()) {
         Ok(dir) => dir,
         Err(Errno::NOENT) if create => {
-            crate::temporaries::gate(|| std::fs::create_dir_all(root))?;
+            cleanup::gate(|| std::fs::create_dir_all(root))?;
             rustix::fs::openat(CWD, root, flags, Mode::empty())?
         }
         Err(e) => return Err(e.into()),
@@ -72,7 +72,7 @@ pub(super) fn open_dir<'a>(
         let opened = rustix::fs::openat(&dir, segment, flags | OFlags::NOFOLLOW, Mode::empty());
         let opened = match opened {
             Err(Errno::NOENT) if create => {
-                match crate::temporaries::gate(|| {
+                match cleanup::gate(|| {
                     rustix::fs::mkdirat(&dir, segment, Mode::from_raw_mode(0o777))
                 }) {
                     Ok(()) | Err(Errno::EXIST) => {}
@@ -138,10 +138,8 @@ pub(super) fn write_in_place(
         | OFlags::NONBLOCK
         | OFlags::NOCTTY
         | OFlags::CLOEXEC;
-    let fd = crate::temporaries::gate(|| {
-        rustix::fs::openat(dir, name, flags, Mode::from_raw_mode(0o666))
-    })
-    .map_err(|e| refusal(dir, name, path, e))?;
+    let fd = cleanup::gate(|| rustix::fs::openat(dir, name, flags, Mode::from_raw_mode(0o666)))
+        .map_err(|e| refusal(dir, name, path, e))?;
     let stat = rustix::fs::fstat(&fd)?;
     if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
         return Err(WriteError::NotRegular);
@@ -171,7 +169,7 @@ pub(super) fn write_atomic(
 ) -> Result<(), WriteError> {
     check_replaceable(dir, name, path)?;
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
-    let (temp, fd, _registration) = crate::temporaries::create_temporary(path, |temp| {
+    let (temp, fd, _registration) = cleanup::create_temporary(path, |temp| {
         let temp_name = temp.file_name().unwrap_or_default();
         rustix::fs::openat(dir, temp_name, flags, Mode::from_raw_mode(0o666))
             .map_err(std::io::Error::from)

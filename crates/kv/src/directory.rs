@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::key::StoreKey;
-use crate::kv::{KeyValueStore, Listing, StorageError};
+use crate::traits::{KeyValueStore, Listing, StorageError};
 
 /// A store in a directory.
 #[derive(Debug)]

@@ -157,7 +157,7 @@ pub fn replace_file(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
 
 /// Makes something with `create` under a fresh registered temporary name beside `target`;
 /// `create` must fail with [`std::io::ErrorKind::AlreadyExists`] when the name is taken.
-pub(crate) fn create_temporary<T>(
+pub fn create_temporary<T>(
     target: &Path,
     create: impl Fn(&Path) -> std::io::Result<T>,
 ) -> std::io::Result<(PathBuf, T, Registration)> {

@@ -11,7 +11,7 @@ use std::sync::{Mutex, PoisonError};
 use super::records::{self, CentralEntry, Directory};
 use super::{ArchiveError, FileReader, MAX_DIRECTORY};
 use crate::key::StoreKey;
-use crate::kv::{list_keys, KeyValueStore, Listing, StorageError};
+use crate::traits::{list_keys, KeyValueStore, Listing, StorageError};
 
 /// How many times its compressed size deflate can make a value at most (about 1032:1,
 /// rounded up): a deflated entry that claims more is damaged.
@@ -452,7 +452,7 @@ fn store_root(entries: &[CentralEntry]) -> String {
         entries.iter().any(|e| {
             e.name
                 .strip_prefix(prefix)
-                .is_some_and(|rest| crate::location::ZARR_MARKERS.contains(&rest))
+                .is_some_and(|rest| crate::ZARR_MARKERS.contains(&rest))
         })
     };
     let has_children = |prefix: &str| {

@@ -216,10 +216,7 @@ pub trait KeyValueStore: Send + Sync + fmt::Debug {
 
 /// The listing of `prefix` among `keys` (every value's key, in any order): what a store
 /// that holds its keys in memory answers for [`KeyValueStore::list_dir`].
-pub(crate) fn list_keys<'a>(
-    keys: impl Iterator<Item = &'a StoreKey>,
-    prefix: &StoreKey,
-) -> Listing {
+pub fn list_keys<'a>(keys: impl Iterator<Item = &'a StoreKey>, prefix: &StoreKey) -> Listing {
     let mut listing = Listing::default();
     let start = if prefix.is_root() {
         String::new()

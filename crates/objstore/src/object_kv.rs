@@ -8,10 +8,10 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use futures::{StreamExt, TryStreamExt};
+use kv::{KeyValueStore, Listing, StorageError, StoreKey};
 use object_store::list::{PaginatedListOptions, PaginatedListStore};
 use object_store::path::Path as ObjectPath;
 use object_store::{GetOptions, GetResult, ObjectStore, ObjectStoreExt, PutPayload};
-use store::{KeyValueStore, Listing, StorageError, StoreKey};
 
 use crate::ranges;
 use tokio::runtime::Runtime;

@@ -12,8 +12,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use super::records::{self, Directory, WrittenEntry};
 use super::{ArchiveError, FileReader};
 use crate::key::StoreKey;
-use crate::kv::{list_keys, KeyValueStore, Listing, StorageError};
-use crate::temporaries::{self, Registration};
+use crate::traits::{list_keys, KeyValueStore, Listing, StorageError};
+use cleanup::{self as temporaries, Registration};
 
 /// A zip archive being written as a store. Values are appended as stored (uncompressed)
 /// entries. The values written last are held in memory first, up to `HELD_BYTES` (and

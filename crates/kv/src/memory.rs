@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::sync::RwLock;
 
 use crate::key::StoreKey;
-use crate::kv::{list_keys, KeyValueStore, Listing, StorageError};
+use crate::traits::{list_keys, KeyValueStore, Listing, StorageError};
 
 /// A store in memory: values by key.
 #[derive(Debug, Default)]
