@@ -122,7 +122,8 @@ impl<'a> DataLoader<'a> {
                         _ => None,
                     });
                 let mut values = UserValueReader::new(self.dataset, var.type_ref, var_fill);
-                let loaded = load_user(&mut reader, &mut target, &mut values);
+                let decoded_bytes = self.dataset.decoded_bytes(var.type_ref);
+                let loaded = load_user(&mut reader, &mut target, &mut values, decoded_bytes);
                 for note in values.take_dropped() {
                     crate::exit::warn(
                         "ncgen",
@@ -489,12 +490,19 @@ fn load_chars<R: BufRead>(
     Ok(())
 }
 
+/// The decoded bytes of user-type values ncgen gathers before a write: the values of a
+/// variable are never held whole (red team s34 RH5: 64 values of 16 MB each, on an
+/// unlimited dimension the header check could not count, took 2.07 GB).
+const USER_BATCH_BYTES: usize = 32 << 20;
+
 fn load_user<R: BufRead>(
     reader: &mut DataReader<R>,
     target: &mut SlabTarget,
     values: &mut UserValueReader,
+    decoded_bytes: usize,
 ) -> anyhow::Result<()> {
-    let batch_len = target.batch_len().min(4096);
+    let batch_len =
+        (USER_BATCH_BYTES / decoded_bytes.max(1)).clamp(1, target.batch_len().min(4096));
     let mut batch = Vec::with_capacity(batch_len);
     while let Some(value) = values.next_value(reader)? {
         batch.push(value);

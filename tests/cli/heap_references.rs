@@ -541,3 +541,101 @@ for name, depth in (("deep.nc", 2000), ("shallow.nc", 250)):
     assert_eq!(read.code, Some(0), "{}", read.stderr);
     assert_eq!(read.stdout.matches("group: g {").count(), 250);
 }
+
+#[test]
+fn hidden_attributes_and_structures_hdf5_takes_on_trust_are_refused_before_it_reads_them() {
+    // Red team s34 RH1-RH4, RH7, RH8, RH10, RH11. Each of these crashed the tools
+    // (SIGSEGV, SIGABRT, SIGBUS; the reference ncdump too) or took 1.6 GB from a few
+    // kilobytes: libnetcdf and libhdf5's dimension-scale functions read the hidden
+    // attributes into buffers of the size they expect; libhdf5 follows an attribute's
+    // shared type into a header that names itself; keeps an image as long as a driver
+    // information block states; and the walk before HDF5's open skipped every file with
+    // a user block.
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    let copy = dir.path().join("copy.nc");
+    let maker = test_data("heap_references/hidden_attributes.py");
+    let base = dir.path().join("overlapping.nc");
+    let made = run(Command::new(&python)
+        .arg(test_data("decode_bounds/declared_sizes.py"))
+        .arg("overlapping-blocks")
+        .arg(&base)
+        .arg("40000000"));
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    for (kind, said) in [
+        (
+            "ncproperties",
+            "attribute /_NCProperties: 2000 value(s) of class H5T_STRING, where libnetcdf \
+             and HDF5 read one string into a buffer of one",
+        ),
+        (
+            "dimid-many",
+            "attribute /x/_Netcdf4Dimid: 2000 value(s) of class H5T_INTEGER and 4 bytes, \
+             where libnetcdf reads one integer into one int",
+        ),
+        (
+            "dimid-large",
+            "attribute /x/_Netcdf4Dimid: a dimension id of 200000000, outside 0 to 1048576",
+        ),
+        (
+            "coordinates",
+            "attribute /x/_Netcdf4Coordinates: not integers of 4 bytes at most",
+        ),
+        (
+            "quantize",
+            "attribute /w/_QuantizeBitGroomNumberOfSignificantDigits: 200 value(s)",
+        ),
+        (
+            "class-many",
+            "attribute /x/CLASS: 2000 value(s) of class H5T_STRING",
+        ),
+        ("name-many", "variable /y is stored twice"),
+        (
+            "attribute-type",
+            "/: its type names a header whose own type is shared again",
+        ),
+        (
+            "driver-block",
+            "its superblock names a driver information block",
+        ),
+        (
+            "user-block",
+            "the root group: object header blocks overlap at 2672",
+        ),
+    ] {
+        let file = dir.path().join(format!("{kind}.nc"));
+        let made = run(Command::new(&python)
+            .arg(&maker)
+            .arg(kind)
+            .arg(&file)
+            .arg(&base));
+        assert_eq!(made.code, Some(0), "{kind}: {}", made.stderr);
+        for (tool, args) in [
+            ("ncdump", vec![Path::new("-h"), file.as_path()]),
+            ("nccopy", vec![file.as_path(), copy.as_path()]),
+        ] {
+            let watched = run_ours(tool, &args);
+            let done = watched.assert_within(CEILING_MIB, 60);
+            assert_eq!(done.code, Some(1), "{kind} {tool}: {}", done.stderr);
+            assert!(done.stderr.contains(said), "{kind} {tool}: {}", done.stderr);
+        }
+    }
+    // An honest file written with a metadata cache image (RH8: libhdf5 loads the headers
+    // it holds in place of the file's, unchecked; a length in it that lies, SIGSEGV).
+    let program = dir.path().join("cache_image");
+    crate::support::build_hdf5_program(&test_data("heap_references/cache_image.c"), &program);
+    let file = dir.path().join("cache_image.nc");
+    let made = run(Command::new(&program).arg(&file));
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let done = run_ours("ncdump", [Path::new("-h"), file.as_path()]);
+    let done = done.assert_within(CEILING_MIB, 60);
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(
+        done.stderr
+            .contains("its superblock extension holds a metadata cache image"),
+        "{}",
+        done.stderr
+    );
+}

@@ -623,3 +623,39 @@ fn chunks_in_a_codec_nctools_lacks_are_refused_before_writing_not_copied_as_stor
         dumped.stdout
     );
 }
+
+#[test]
+fn user_type_values_on_an_unlimited_dimension_are_written_a_few_megabytes_at_a_time() {
+    // Red team s34 RH5: ncgen gathered up to 4,096 values of a user type before a write,
+    // whatever their size, and the check of a variable's declared size counts an
+    // unlimited dimension as 1: 64 values of 16 MB took 2.07 GB. Here 48 values of 4 MB
+    // each took 430 MB; batches are now held to 32 MiB.
+    let dir = scratch();
+    let fills = vec!["_"; 48].join(", ");
+    let cdl = format!(
+        "netcdf u {{\ntypes:\n  compound T {{ int a(1000000) ; }} ;\ndimensions:\n  \
+         d = UNLIMITED ;\nvariables:\n  T v(d) ;\n    v:_NoFill = \"true\" ;\ndata:\n  \
+         v = {fills} ;\n}}\n"
+    );
+    let input = dir.path().join("u.cdl");
+    fs::write(&input, cdl).unwrap_or_else(|e| panic!("{e}"));
+    let output = dir.path().join("u.nc");
+    let made = run_ours(
+        "ncgen",
+        [
+            "-k".as_ref(),
+            "nc4".as_ref(),
+            "-o".as_ref(),
+            output.as_os_str(),
+            input.as_os_str(),
+        ],
+    );
+    let made = made.assert_within(300, 60);
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let dumped = Test::ours("ncdump").arg("-h").arg(&output).run();
+    assert!(
+        dumped.stdout.contains("d = UNLIMITED ; // (48 currently)"),
+        "{}",
+        dumped.stdout
+    );
+}

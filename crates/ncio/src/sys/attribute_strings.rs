@@ -246,6 +246,15 @@ unsafe fn variable_bytes(
                 return Some(Err(wrong));
             }
         }
+        let checked = super::reserved_attributes::check(
+            attribute.id,
+            CStr::from_ptr(name).to_bytes(),
+            file_type.id,
+            points,
+        );
+        if let Err(wrong) = checked {
+            return Some(Err(wrong));
+        }
         // What libnetcdf reads of the values themselves, fixed-size ones included: the
         // values of several attributes may all name the same stored bytes (before, 12
         // attributes whose "huge" heap objects overlapped took 1.5 GB from 819 KB).

@@ -29,6 +29,7 @@ mod memory;
 mod object_headers;
 mod plugin_pair;
 mod pre_open;
+mod reserved_attributes;
 mod status;
 mod type_weight;
 mod v1_btrees;

@@ -38,6 +38,8 @@ const SYMBOL_TABLE: u16 = 0x11;
 const SHARED_MESSAGE_TABLE: u16 = 0x0F;
 const ATTRIBUTE_INFO: u16 = 0x15;
 const BTREE_K: u16 = 0x13;
+const ATTRIBUTE: u16 = 0x0C;
+const CACHE_IMAGE: u16 = 0x18;
 
 /// The most blocks (the first and its continuations) one object header may have.
 const MAX_BLOCKS: usize = 4096;
@@ -82,6 +84,8 @@ pub(super) struct HeaderFacts {
     pub(super) chunk_trees: Vec<(u64, usize)>,
     /// The largest of the B-tree `K` values a superblock extension's message states.
     pub(super) btree_k: Option<u16>,
+    /// Whether it holds a metadata cache image message (a superblock extension's).
+    pub(super) cache_image: bool,
 }
 
 /// The stretches of the file that the object headers read in one walk take: no two
@@ -239,9 +243,24 @@ pub(super) fn check_opened_headers(file: &dyn ReadAt) -> Result<(), String> {
         Ok(defined(&bytes))
     };
     // A file shorter than its superblock's end of file is cut short: HDF5's open refuses
-    // it, saying so, before it loads anything.
-    if address(2, 0)?.is_none_or(|end| superblock.saturating_add(end) > file_length) {
+    // it, saying so, before it loads anything. The end of file is compared with the
+    // file's length as it is, whatever the user block before the superblock (libhdf5
+    // writes it so, and compares so: red team s34 RH10, where adding the user block's
+    // length skipped this whole walk for every file with one).
+    if address(2, 0)?.is_none_or(|end| end > file_length) {
         return Ok(());
+    }
+    // A driver information block (versions 0 and 1, written by the family and multi
+    // drivers, never by a netCDF writer): libhdf5 extends the file's allocated end to
+    // the length the block states and keeps an image that long (red team s34 RH11: 1.61
+    // GB from 2,080 bytes).
+    if head[8] < 2 && address(3, 0)?.is_some() {
+        return Err(
+            "its superblock names a driver information block (written by HDF5's \
+                    family or multi drivers, never by a netCDF writer), whose stated \
+                    length libhdf5 takes on trust; nctools does not open such files"
+                .into(),
+        );
     }
     // libhdf5 reads every version 1 B-tree node at the size K gives it (2K children and
     // 2K + 1 keys), whatever the node holds, and keeps a lookup's whole path (s33b HH3:
@@ -259,16 +278,28 @@ pub(super) fn check_opened_headers(file: &dyn ReadAt) -> Result<(), String> {
         }
     }
     let mut claimed = ClaimedBlocks::default();
-    if let Some(root) = address(root, name_offset)? {
-        read_header(file, layout, root, &mut claimed)
-            .map_err(|e| format!("the root group: {e}"))?;
-    }
     if head[8] >= 2 {
         if let Some(extension) = address(1, 0)? {
             let facts = read_header(file, layout, extension, &mut claimed)
                 .map_err(|e| format!("the superblock extension: {e}"))?;
+            // A metadata cache image: libhdf5 loads the headers it holds in place of
+            // the file's, unchecked (red team s34 RH8: a length in it that lies,
+            // SIGSEGV from 2,577 bytes); the walks here read the file's own.
+            if facts.cache_image {
+                return Err(
+                    "its superblock extension holds a metadata cache image, which \
+                            libhdf5 loads in place of the file's own headers without \
+                            checking them; nctools does not open such files (`h5repack` \
+                            writes a copy without it)"
+                        .into(),
+                );
+            }
             ks.extend(facts.btree_k);
         }
+    }
+    if let Some(root) = address(root, name_offset)? {
+        read_header(file, layout, root, &mut claimed)
+            .map_err(|e| format!("the root group: {e}"))?;
     }
     match ks.into_iter().find(|k| *k > MAX_BTREE_K) {
         Some(k) => Err(format!(
@@ -406,18 +437,18 @@ fn walk_blocks(
                 // and 3: 2 bytes; version 3's type 1 is a shared-message heap's, not
                 // followed).
                 DATATYPE if message_flags & 2 != 0 => {
-                    let skip = match (data.first(), data.get(1)) {
-                        (Some(1), _) => Some(8 + layout.length_size),
-                        // (libhdf5 1.10 takes every version 3 type but 1 for a header's
-                        // address: s33c NH3.)
-                        (Some(2), _) => Some(2),
-                        (Some(3), Some(kind)) if *kind != 1 => Some(2),
-                        _ => None,
-                    };
-                    if let Some(address) = skip
-                        .and_then(|at| data.get(at..at + layout.address_size))
-                        .and_then(defined)
-                    {
+                    if let Some(address) = shared_header_address(&data, layout) {
+                        facts.shared_types.push(address);
+                    }
+                }
+                CACHE_IMAGE => facts.cache_image = true,
+                // An attribute (versions 2 and 3) whose datatype is shared names the
+                // committed type's header as a datatype message does, and libhdf5
+                // follows it the same way (red team s34 RH7: a type that names itself,
+                // reached only through an attribute, SIGSEGV 52,000 frames deep); a
+                // shared dataspace names a header only a datatype's may.
+                ATTRIBUTE => {
+                    if let Some(address) = attribute_shared_type(&data, layout)? {
                         facts.shared_types.push(address);
                     }
                 }
@@ -621,6 +652,67 @@ pub(super) fn little_endian(bytes: &[u8]) -> u64 {
 /// An address, `None` when undefined (every byte 0xff).
 fn defined(bytes: &[u8]) -> Option<u64> {
     (!bytes.iter().all(|b| *b == 0xff)).then(|| little_endian(bytes))
+}
+
+/// The committed type's header an attribute message's shared datatype names, if its
+/// datatype is shared that way (versions 2 and 3: flags bit 0; the datatype, after the
+/// name, is a shared-message reference, decoded as a shared datatype message's). An
+/// attribute whose dataspace is shared is refused: only a datatype's reference may name
+/// a header.
+fn attribute_shared_type(data: &[u8], layout: HeapLayout) -> Result<Option<u64>, String> {
+    let (Some(&version), Some(&flags)) = (data.first(), data.get(1)) else {
+        return Ok(None);
+    };
+    if version < 2 || flags & 3 == 0 {
+        return Ok(None);
+    }
+    let word = |at: usize| {
+        data.get(at..at + 2)
+            .map(|b| usize::from(u16::from_le_bytes([b[0], b[1]])))
+    };
+    let (Some(name_size), Some(type_size)) = (word(2), word(4)) else {
+        return Err("a short attribute message".into());
+    };
+    let type_at = 8 + usize::from(version == 3) + name_size;
+    let reference = data
+        .get(type_at..type_at + type_size)
+        .ok_or("a short attribute message")?;
+    if flags & 2 != 0 {
+        let space_at = type_at + type_size;
+        let space = data.get(space_at..).unwrap_or_default();
+        if header_offset(space, layout).is_some() {
+            return Err(
+                "an attribute's shared dataspace names an object header, which only \
+                        a datatype's may"
+                    .into(),
+            );
+        }
+    }
+    if flags & 1 == 0 {
+        return Ok(None);
+    }
+    Ok(shared_header_address(reference, layout))
+}
+
+/// Where a shared-message reference holds the address of the header it names, if it
+/// names one: version 1 after its version, type, 6 reserved bytes and a length (as
+/// libhdf5 decodes it: s33b HH5); versions 2 and 3 after 2 bytes, version 3's type 1
+/// excepted (a shared-message heap's; libhdf5 1.10 takes every other version 3 type for
+/// a header's address: s33c NH3).
+fn header_offset(reference: &[u8], layout: HeapLayout) -> Option<usize> {
+    match (reference.first(), reference.get(1)) {
+        (Some(1), _) => Some(8 + layout.length_size),
+        (Some(2), _) => Some(2),
+        (Some(3), Some(kind)) if *kind != 1 => Some(2),
+        _ => None,
+    }
+}
+
+/// The header a shared-message reference names ([`header_offset`]), when defined.
+fn shared_header_address(reference: &[u8], layout: HeapLayout) -> Option<u64> {
+    header_offset(reference, layout)
+        .and_then(|at| reference.get(at..at + layout.address_size))
+        .and_then(defined)
 }
 
 #[cfg(test)]

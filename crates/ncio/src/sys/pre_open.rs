@@ -226,7 +226,8 @@ const DIMENSION_ONLY: &[u8] = b"This is a netCDF dimension but not a netCDF vari
 /// Whether the object at `path` from `root` is a dimension without a variable: its `NAME`
 /// attribute, a fixed-length string of at most 1 KiB, says so.
 fn is_dimension_only(root: hid_t, path: &CStr) -> bool {
-    use hdf5_metno_sys::h5a::{H5Aclose, H5Aget_type, H5Aopen_by_name, H5Aread};
+    use hdf5_metno_sys::h5a::{H5Aclose, H5Aget_space, H5Aget_type, H5Aopen_by_name, H5Aread};
+    use hdf5_metno_sys::h5s::{H5Sclose, H5Sget_simple_extent_npoints};
     use hdf5_metno_sys::h5t::{H5Tclose, H5Tget_size, H5Tis_variable_str};
     // SAFETY: root is open and path NUL-terminated (the caller's); each id is checked and
     // closed by `Object`; the buffer holds the attribute's one fixed-length string of the
@@ -256,6 +257,17 @@ fn is_dimension_only(root: hid_t, path: &CStr) -> bool {
         };
         let size = H5Tget_size(string_type.id);
         if H5Tis_variable_str(string_type.id) != 0 || size == 0 || size > 1024 {
+            return false;
+        }
+        // One string, no more: the buffer holds one (red team s34 RH4: 2,000 of them
+        // overflowed it, SIGBUS).
+        let space = H5Aget_space(attribute.id);
+        if space < 0 {
+            return false;
+        }
+        let points = H5Sget_simple_extent_npoints(space);
+        H5Sclose(space);
+        if points != 1 {
             return false;
         }
         let mut text = vec![0u8; size];
