@@ -528,3 +528,156 @@ fn a_long_fill_string_is_not_copied_to_every_unwritten_element() {
     }
     assert!(!out.exists());
 }
+
+#[test]
+fn string_chunks_widths_and_fills_that_declare_gigabytes_are_refused_before_they_are_held() {
+    // Red team s34 RB1, RB2: a 195-byte store declaring one chunk of 100 million strings,
+    // nothing written, took 2.78 GB to copy (a string object per element, a whole output
+    // chunk at a time); a 7 KB `|S2` chunk of 120 million aborted nccopy at 3.5 GB. A
+    // chunk of strings now holds at most 4 Mi elements (64 bytes each within the chunk
+    // limit), read or written.
+    let dir = scratch();
+    let store = dir.path().join("declared.zarr");
+    plant(
+        &store,
+        &[
+            (".zgroup", json!({"zarr_format": 2}).to_string()),
+            (
+                "s/.zarray",
+                json!({"zarr_format": 2, "shape": [100_000_000], "chunks": [100_000_000],
+                       "dtype": "|O", "compressor": null, "filters": [{"id": "vlen-utf8"}],
+                       "fill_value": "", "order": "C"})
+                .to_string(),
+            ),
+            ("s/.zattrs", json!({"_ARRAY_DIMENSIONS": ["x"]}).to_string()),
+        ],
+    );
+    let said = "its chunks hold 100000000 strings each, more than the 4194304 strings";
+    let nc = dir.path().join("out.nc");
+    let zarr = format!("file://{}#mode=zarr", dir.path().join("out.zarr").display());
+    for (tool, args) in [
+        ("ncdump", vec![store.as_os_str().to_owned()]),
+        (
+            "nccopy",
+            vec![store.as_os_str().to_owned(), nc.as_os_str().to_owned()],
+        ),
+        (
+            "nccopy",
+            vec![store.as_os_str().to_owned(), zarr.clone().into()],
+        ),
+    ] {
+        let bounded = run_ours(tool, &args);
+        let done = bounded.assert_within(CEILING_MIB, 60);
+        assert_eq!(done.code, Some(1), "{tool} {args:?}: {}", done.stderr);
+        assert!(
+            done.stderr.contains(said),
+            "{tool} {args:?}: {}",
+            done.stderr
+        );
+    }
+    // ncgen: a width of 2e9 (RB8: aborted allocating a fill value that wide), a chunk of
+    // 1e8 strings (RB1), a 60 KB fill value in each of 100,000 elements (RB9: aborted
+    // allocating 6 GB), a variable of 1,100 dimensions (RB5: the reference ncdump
+    // aborted reading it).
+    let fill = "f".repeat(60_000);
+    let rank: Vec<String> = (0..1100).map(|i| format!("d{i}")).collect();
+    let cases = [
+        (
+            "width",
+            "netcdf w {\ndimensions:\n  n = 4 ;\nvariables:\n  string s(n) ;\n    \
+             s:_nczarr_maxstrlen = 2000000000 ;\ndata:\n  s = \"a\" ;\n}\n"
+                .to_string(),
+            "its strings' width of 2000000000 bytes (_nczarr_maxstrlen or \
+             _nczarr_default_maxstrlen) is more than the value limit of 16777216 bytes",
+        ),
+        (
+            "chunk",
+            "netcdf c {\ndimensions:\n  x = 100000000 ;\nvariables:\n  string s(x) ;\n    \
+             s:_ChunkSizes = 100000000 ;\ndata:\n  s = \"a\" ;\n}\n"
+                .to_string(),
+            "its chunks hold 100000000 strings each",
+        ),
+        (
+            "fill",
+            format!(
+                "netcdf f {{\ndimensions:\n  x = 100000 ;\nvariables:\n  string s(x) ;\n    \
+                 s:_FillValue = \"{fill}\" ;\ndata:\n  s = \"a\" ;\n}}\n"
+            ),
+            "a chunk of its strings would take 6000340005 bytes, more than the chunk limit",
+        ),
+        (
+            "rank",
+            format!(
+                "netcdf r {{\ndimensions:\n{}variables:\n  byte v({}) ;\n}}\n",
+                rank.iter()
+                    .map(|d| format!("  {d} = 1 ;\n"))
+                    .collect::<String>(),
+                rank.join(", ")
+            ),
+            "variable /v has 1100 dimensions, more than the 1024 netCDF allows",
+        ),
+    ];
+    for (name, cdl, said) in cases {
+        let input = dir.path().join(format!("{name}.cdl"));
+        std::fs::write(&input, cdl).unwrap_or_else(|e| panic!("{e}"));
+        let output = format!(
+            "file://{}#mode=zarr",
+            dir.path().join(format!("{name}.zarr")).display()
+        );
+        let bounded = run_ours(
+            "ncgen",
+            [
+                "-o".as_ref(),
+                std::ffi::OsStr::new(&output),
+                input.as_os_str(),
+            ],
+        );
+        let done = bounded.assert_within(CEILING_MIB, 60);
+        assert_eq!(done.code, Some(1), "{name}: {}", done.stderr);
+        assert!(done.stderr.contains(said), "{name}: {}", done.stderr);
+    }
+}
+
+#[test]
+fn the_strings_a_read_keeps_are_bounded_together() {
+    // Red team s34 RB3: 20 chunks of one 200 MB string each, 6 KB of zstd each, aborted
+    // ncdump at 3.46 GB: the strings a slab kept were not bounded in sum. Here 10 strings
+    // of 20 MB under a chunk limit of 64 MiB: refused once the kept strings pass it.
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let script = r#"
+import json, os, struct, numcodecs
+os.makedirs("long.zarr/s")
+json.dump({"zarr_format": 2}, open("long.zarr/.zgroup", "w"))
+z = numcodecs.Zstd(level=3)
+json.dump({"zarr_format": 2, "shape": [10], "chunks": [1], "dtype": "|O",
+           "compressor": z.get_config(), "filters": [{"id": "vlen-utf8"}],
+           "fill_value": "", "order": "C"}, open("long.zarr/s/.zarray", "w"))
+json.dump({"_ARRAY_DIMENSIONS": ["x"]}, open("long.zarr/s/.zattrs", "w"))
+n = 20 << 20
+raw = z.encode(struct.pack("<II", 1, n) + b"a" * n)
+for i in range(10):
+    open("long.zarr/s/%d" % i, "wb").write(raw)
+"#;
+    let made = run(Command::new(&python)
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir.path()));
+    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    let store = dir.path().join("long.zarr");
+    let bounded = crate::bounded::run_ours_with_env(
+        "ncdump",
+        [store.as_os_str()],
+        &[("NCTOOLS_CHUNK_LIMIT", "64M")],
+    );
+    let done = bounded.assert_within(CEILING_MIB, 60);
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(
+        done.stderr
+            .contains("the strings of a slab of 10 elements take more than the chunk limit"),
+        "{}",
+        done.stderr
+    );
+}

@@ -12,6 +12,9 @@ use crate::error::{Result, ZarrError};
 use crate::values::first_element;
 use crate::wshard::{inner_per_shard, ShardedDim};
 
+/// The most dimensions a netCDF variable may have (netCDF-C's `NC_MAX_VAR_DIMS`).
+const MAX_VAR_DIMS: usize = 1024;
+
 /// A variable to be written.
 #[derive(Debug, Clone)]
 pub struct PlannedVar {
@@ -241,10 +244,33 @@ fn plan_var(
             Dtype::vlen_string()
         }
         AtomicType::String => {
-            Dtype::fixed_string(crate::strings::var_maxstrlen(&dataset.root.atts, &var.atts))
+            let width = crate::strings::var_maxstrlen(&dataset.root.atts, &var.atts);
+            // A width is one value's size: at most the value limit (red team s34 RB8:
+            // `_nczarr_maxstrlen = 2000000000` in 114 bytes of CDL aborted ncgen and
+            // nccopy allocating a fill value that wide).
+            let limit = codecs::partial::value_cap();
+            if width > limit {
+                return Err(ZarrError::TooLarge(format!(
+                    "variable {full}: its strings' width of {width} bytes (_nczarr_maxstrlen \
+                     or _nczarr_default_maxstrlen) is more than the value limit of {limit} \
+                     bytes (a sixteenth of the chunk limit, {})",
+                    codecs::partial::CHUNK_LIMIT_VARIABLE
+                )));
+            }
+            Dtype::fixed_string(width)
         }
         _ => Dtype::of(atomic, big),
     };
+    // netCDF's own limit (NC_MAX_VAR_DIMS): netCDF-C reads a variable's dimensions into
+    // an array of 1,024 (red team s34 RB5: the reference ncdump aborted on our store of a
+    // variable of 1,100 dimensions, "stack smashing detected").
+    if var.dim_ids.len() > MAX_VAR_DIMS {
+        return Err(ZarrError::Invalid(format!(
+            "variable {full} has {} dimensions, more than the {MAX_VAR_DIMS} netCDF allows \
+             (NC_MAX_VAR_DIMS)",
+            var.dim_ids.len()
+        )));
+    }
     let mut dims = Vec::new();
     for id in &var.dim_ids {
         dims.push(dataset.dim(*id).ok_or_else(|| {
@@ -262,6 +288,10 @@ fn plan_var(
     } else {
         asked.map_or_else(|| default_chunks(&dims, dtype.size), |c| within(&c, &dims))
     };
+    if atomic == AtomicType::String {
+        let elements = chunks.iter().fold(1usize, |a, c| a.saturating_mul(*c));
+        crate::vlen::check_string_chunks(elements, &full)?;
+    }
     crate::meta::check_chunk_size(&chunks, dtype.size).map_err(|problem| {
         let hint = if atomic == AtomicType::String {
             "give it smaller chunks (_ChunkSizes, nccopy -c) or a smaller _nczarr_maxstrlen"

@@ -7,6 +7,8 @@
 //! value) and the slab's, so that a chunk costs what its strings hold, whatever their
 //! lengths.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use ncmodel::Values;
 use rayon::prelude::*;
 
@@ -25,6 +27,34 @@ pub const VLEN_UTF8: &str = "vlen-utf8";
 /// Strings taken from a chunk, each with its place in the slab.
 type Picked = Vec<(usize, Vec<u8>)>;
 
+/// What one element of a chunk of strings costs in memory while the chunk is read or
+/// written, besides its bytes: the string object of each (24 bytes), its place in the
+/// slab or the chunk being assembled (8 and 16), and the old string of a chunk rewritten
+/// in part (24). A chunk of strings may hold at most the chunk limit's worth of these
+/// (4 Mi elements at the default): before, a 7 KB chunk of 60 million empty strings took
+/// 3.18 GB to copy, and a store of 195 bytes declaring a chunk of 100 million, nothing
+/// written, 2.78 GB (red team s34 RB1, RB2).
+pub const STRING_ELEMENT_COST: usize = 64;
+
+/// Refuses a string array whose chunks hold more than nctools holds at once of `elements`
+/// ([`STRING_ELEMENT_COST`] each, within the chunk limit): the elements of a chunk within
+/// the array when it is read (a chunk larger than its array is read only where the array
+/// is), the whole chunk when it is assembled to be written; `name` is for messages.
+pub fn check_string_chunks(elements: usize, name: &str) -> Result<()> {
+    let limit = codecs::partial::decoded_chunk_cap();
+    if elements.saturating_mul(STRING_ELEMENT_COST) > limit {
+        return Err(ZarrError::TooLarge(format!(
+            "variable {name}: its chunks hold {elements} strings each, more than the {} \
+             strings nctools holds at once ({STRING_ELEMENT_COST} bytes each besides their \
+             text, within the chunk limit of {limit} bytes, {}); rechunk it smaller (nccopy \
+             -c)",
+            limit / STRING_ELEMENT_COST,
+            codecs::partial::CHUNK_LIMIT_VARIABLE
+        )));
+    }
+    Ok(())
+}
+
 /// The strings of the slab `start`/`count` of a string variable, of variable length or
 /// fixed-length (`|S`, `<U`): a chunk never written is the fill string for all its
 /// elements; a chunk written is decoded within the chunk limit, and only the strings the
@@ -38,12 +68,19 @@ pub fn read_string_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> R
         .try_fold(1usize, |a, c| a.checked_mul(*c))
         .filter(|n| n.checked_mul(VLEN_INDEX).is_some())
         .ok_or_else(|| ZarrError::Invalid(format!("the slab {count:?} is too large")))?;
+    let within: usize = meta
+        .chunks
+        .iter()
+        .zip(&meta.shape)
+        .fold(1usize, |n, (c, d)| n.saturating_mul((*c).min((*d).max(1))));
+    check_string_chunks(within, &entry.path)?;
     let fill = from_fixed(&entry.missing);
     // Every element starts as its own copy of the fill string: a long fill in a store of
     // a few kilobytes must not become gigabytes (before: a 60 KB `fill_value` over 20,000
     // unwritten elements, 1.2 GB for ncdump and 2.4 GB for nccopy).
     let limit = codecs::partial::decoded_chunk_cap();
-    if fill.len().saturating_mul(total) > limit {
+    let element = size_of::<Option<Vec<u8>>>();
+    if fill.len().saturating_add(element).saturating_mul(total) > limit {
         return Err(ZarrError::TooLarge(format!(
             "its fill value, a string of {} bytes, would be copied to each of the {total} \
              elements of a slab, more than the {limit} bytes nctools reads at once \
@@ -62,15 +99,34 @@ pub fn read_string_slab(entry: &VarEntry, start: &[usize], count: &[usize]) -> R
     let batch_bytes =
         meta.chunk_elements()
             .saturating_mul(if vlen { VLEN_INDEX } else { meta.dtype.size });
+    // The strings a slab keeps, together, within the chunk limit too, counted as each
+    // chunk's are picked on whatever thread (red team s34 RB3: 20 chunks of one 200 MB
+    // string each, 180 KB stored, aborted ncdump at 3.4 GB).
+    let kept = AtomicUsize::new(element.saturating_mul(total));
+    let over = || {
+        ZarrError::TooLarge(format!(
+            "variable {}: the strings of a slab of {total} elements take more than the \
+             chunk limit of {limit} bytes ({})",
+            entry.path,
+            codecs::partial::CHUNK_LIMIT_VARIABLE
+        ))
+    };
     for indices in grid.batches(batch_bytes) {
         let decoded: Vec<Result<Option<Picked>>> = indices
             .par_iter()
             .map(|index| {
                 let picks = crate::slab_picks::picks(start, count, &meta.chunks, index);
-                if vlen {
-                    read_vlen_chunk(meta, index, &picks)
+                let room = |bytes: usize| kept.fetch_add(bytes, Ordering::Relaxed) + bytes <= limit;
+                let picked = if vlen {
+                    read_vlen_chunk(meta, index, &picks, &room)
                 } else {
-                    read_fixed_chunk(meta, index, &picks)
+                    read_fixed_chunk(meta, index, &picks, &room)
+                };
+                match picked {
+                    Ok(Some(None)) => Err(over()),
+                    Ok(Some(Some(strings))) => Ok(Some(strings)),
+                    Ok(None) => Ok(None),
+                    Err(e) => Err(e),
                 }
             })
             .collect();
@@ -91,11 +147,15 @@ fn read_fixed_chunk(
     meta: &ArrayMeta,
     index: &[usize],
     picks: &[(usize, usize)],
-) -> Result<Option<Picked>> {
+    room: &dyn Fn(usize) -> bool,
+) -> Result<Option<Option<Picked>>> {
     let Some(bytes) = crate::wdata::read_whole(meta, index)? else {
         return Ok(None);
     };
     let size = meta.dtype.size.max(1);
+    if !room(picks.len().saturating_mul(size)) {
+        return Ok(Some(None));
+    }
     let mut picked = Vec::with_capacity(picks.len().saturating_mul(size));
     for (in_chunk, _) in picks {
         let from = in_chunk.saturating_mul(size);
@@ -108,13 +168,13 @@ fn read_fixed_chunk(
         Values::String(s) => s,
         _ => Vec::new(),
     };
-    Ok(Some(
+    Ok(Some(Some(
         picks
             .iter()
             .zip(strings)
             .map(|((_, at), s)| (*at, s.unwrap_or_default()))
             .collect(),
-    ))
+    )))
 }
 
 /// The strings `picks` takes of the `vlen-utf8` chunk `index` (each with its place in the
@@ -123,20 +183,26 @@ fn read_vlen_chunk(
     meta: &ArrayMeta,
     index: &[usize],
     picks: &[(usize, usize)],
-) -> Result<Option<Picked>> {
+    room: &dyn Fn(usize) -> bool,
+) -> Result<Option<Option<Picked>>> {
     let mut out = Vec::with_capacity(picks.len());
     let mut next = picks.iter().peekable();
+    let mut full = false;
     let walked = walk_vlen_chunk(meta, index, |i, s| {
         let Some(&&(wanted, at)) = next.peek() else {
             return false;
         };
         if i == wanted {
+            if !room(s.len()) {
+                full = true;
+                return false;
+            }
             out.push((at, s.to_vec()));
             next.next();
         }
         true
     })?;
-    Ok(walked.then_some(out))
+    Ok(walked.then_some((!full).then_some(out)))
 }
 
 /// Every string of the `vlen-utf8` chunk `index`, for rewriting it whole; `None` when its
@@ -236,6 +302,7 @@ pub fn write_string_slab(
         )));
     }
     let per_chunk = meta.chunk_elements();
+    check_string_chunks(per_chunk, name)?;
     // In a chunk's index buffer, ids below `per_chunk` are the strings the chunk held,
     // the others the slab's.
     let slab_ids: Vec<u8> = (0..strings.len() as u64)
@@ -288,6 +355,22 @@ pub fn write_string_slab(
                     drop(old);
                     crate::wdata::store_chunk(meta, fill, name, index, bytes)?;
                     return Ok(cut);
+                }
+                // A chunk nctools writes is one it can read back: within the chunk limit
+                // (red team s34 RB9: a 60 KB fill value in each of 100,000 elements, from
+                // 60 KB of CDL, aborted ncgen allocating 6 GB; M3: a 400 MB chunk written,
+                // then refused).
+                let limit = codecs::partial::decoded_chunk_cap();
+                let bytes = chunk
+                    .iter()
+                    .fold(4usize, |n, s| n.saturating_add(4).saturating_add(s.len()));
+                if bytes > limit {
+                    return Err(ZarrError::TooLarge(format!(
+                        "variable {name}: a chunk of its strings would take {bytes} bytes, \
+                         more than the chunk limit of {limit} ({}); give it smaller chunks \
+                         (_ChunkSizes, nccopy -c) or a shorter fill value",
+                        codecs::partial::CHUNK_LIMIT_VARIABLE
+                    )));
                 }
                 let data = encode_vlen(&chunk)
                     .map_err(|m| ZarrError::Invalid(format!("variable {name}: {m}")))?;
