@@ -591,11 +591,12 @@ fn chunks_beyond_4_gib_are_refused_both_ways() {
         .define(&ds)
         .err()
         .unwrap_or_else(|| panic!("an 8 GiB string chunk was accepted"));
+    // The width alone is refused first: one value may take at most the value limit (red
+    // team s34 RB8: a width of 2e9 aborted ncgen allocating the fill value that wide).
     assert!(
         err.to_string().contains(
-            "variable /rec: its chunks of [2, 2] elements of 2147483647 bytes are 8589934588 \
-             bytes, more than nctools handles (at most 4294967295, HDF5's limit); give it \
-             smaller chunks (_ChunkSizes, nccopy -c) or a smaller _nczarr_maxstrlen"
+            "variable /rec: its strings' width of 2147483647 bytes (_nczarr_maxstrlen or \
+             _nczarr_default_maxstrlen) is more than the value limit of 16777216 bytes"
         ),
         "{err}"
     );
