@@ -492,6 +492,12 @@ fn passwords_are_redacted_and_server_text_is_escaped() {
 /// A page of an S3 listing that never ends: 1,000 prefixes under the request's prefix,
 /// and a next page always announced.
 fn endless_listing_page(line: &str) -> Answer {
+    endless_listing_page_of(line, 1000, 0)
+}
+
+/// A page of an S3 listing that never ends: `count` prefixes under the request's prefix,
+/// each name padded with `pad` bytes, and a next page always announced.
+fn endless_listing_page_of(line: &str, count: u64, pad: usize) -> Answer {
     let query = line.split_whitespace().nth(1).unwrap_or_default();
     let param = |name: &str| {
         query
@@ -502,17 +508,18 @@ fn endless_listing_page(line: &str) -> Answer {
     };
     let page: u64 = param("continuation-token=").parse().unwrap_or(0);
     let prefix = param("prefix=").replace("%2F", "/");
-    let items: String = (0..1000)
+    let padding = "a".repeat(pad);
+    let items: String = (0..count)
         .map(|i| {
             format!(
-                "<CommonPrefixes><Prefix>{prefix}a{:09}/</Prefix></CommonPrefixes>",
-                page * 1000 + i
+                "<CommonPrefixes><Prefix>{prefix}a{:09}{padding}/</Prefix></CommonPrefixes>",
+                page * count + i
             )
         })
         .collect();
     let body = format!(
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListBucketResult><Name>bkt</Name>\
-         <KeyCount>1000</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>true</IsTruncated>\
+         <KeyCount>{count}</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>true</IsTruncated>\
          <NextContinuationToken>{}</NextContinuationToken>{items}</ListBucketResult>",
         page + 1
     );
@@ -523,14 +530,12 @@ fn endless_listing_page(line: &str) -> Answer {
     )
 }
 
-/// Red team s30 M2: a server that never ends a listing. Before: ncdump -h paged on for
-/// ever, its memory growing (292 MB after 60 s, 592 MB after 150 s, killed). Now the
-/// listing stops at a million names, refused.
-#[test]
-fn a_listing_that_never_ends_is_stopped_at_a_bound() {
-    let server = Server::start(|line| {
+/// The server of a listing that never ends, its pages made by `page`, beside a Zarr
+/// group's `.zgroup`.
+fn endless_listing_server(page: fn(&str) -> Answer) -> Server {
+    Server::start(move |line| {
         if line.contains("list-type") {
-            endless_listing_page(line)
+            page(line)
         } else if line.starts_with("HEAD") {
             // No body after a HEAD: it would be read as the next answer.
             let found = line.contains("/.zgroup");
@@ -549,7 +554,33 @@ fn a_listing_that_never_ends_is_stopped_at_a_bound() {
                 b"<?xml version=\"1.0\"?><Error><Code>NoSuchKey</Code></Error>".to_vec(),
             )
         }
-    });
+    })
+}
+
+/// Red team s34 RB7: a server that answers every page of a listing with one name of 30
+/// MB, for ever: the count of names never reached its bound, and ncdump aborted at 3.58
+/// GB after 118 pages. Now the names' bytes are bounded too (128 MiB over all pages).
+#[test]
+fn a_listing_of_few_long_names_is_stopped_at_a_byte_bound() {
+    let server = endless_listing_server(|line| endless_listing_page_of(line, 1, 8 << 20));
+    let env = s3_env(&server.url());
+    let run = run_ours_with_env("ncdump", ["-h", "s3://bkt/s.zarr"], &borrowed(&env));
+    let done = run.assert_within(300, 120);
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(
+        done.stderr
+            .contains("the listing holds more than 1000000 names or 134217728 bytes of them"),
+        "{}",
+        done.stderr
+    );
+}
+
+/// Red team s30 M2: a server that never ends a listing. Before: ncdump -h paged on for
+/// ever, its memory growing (292 MB after 60 s, 592 MB after 150 s, killed). Now the
+/// listing stops at a million names, refused.
+#[test]
+fn a_listing_that_never_ends_is_stopped_at_a_bound() {
+    let server = endless_listing_server(endless_listing_page);
     let env = s3_env(&server.url());
     let run = run_ours_with_env("ncdump", ["-h", "s3://bkt/s.zarr"], &borrowed(&env));
     let done = run.assert_within(300, 240);

@@ -25,6 +25,12 @@ pub const MAX_LISTED: usize = 1_000_000;
 /// before anything is removed (metadata first).
 pub const MAX_REMOVED: usize = 2_000_000;
 
+/// The most bytes of names a listing may hold, over all its pages (128 MiB: a million
+/// names of about a hundred bytes each, with room to spare), however few the names (red
+/// team s34 RB7: a server answering every page with one 30 MB name, for ever, aborted
+/// ncdump at 3.58 GB).
+pub const MAX_LISTED_BYTES: usize = 128 << 20;
+
 /// The most requests in flight at once, over all the threads using the store.
 pub const MAX_REQUESTS: usize = 16;
 
@@ -96,8 +102,8 @@ impl ObjectKvStore {
         StorageError::Io {
             what: self.describe(prefix),
             source: std::io::Error::other(format!(
-                "the listing holds more than {bound} names (or the server never ends it); \
-                 nctools stops there"
+                "the listing holds more than {bound} names or {MAX_LISTED_BYTES} bytes of \
+                 them (or the server never ends it); nctools stops there"
             )),
         }
     }
@@ -117,6 +123,7 @@ impl ObjectKvStore {
             extensions: Default::default(),
         };
         let mut token: Option<String> = None;
+        let mut bytes = 0usize;
         loop {
             let options = PaginatedListOptions {
                 delimiter: Some("/".into()),
@@ -126,9 +133,18 @@ impl ObjectKvStore {
             let page = self
                 .run(pager.list_paginated(at.as_deref(), options))
                 .map_err(|e| self.failure(prefix, e))?;
+            bytes = page
+                .result
+                .objects
+                .iter()
+                .map(|o| o.location.as_ref().len())
+                .chain(page.result.common_prefixes.iter().map(|p| p.as_ref().len()))
+                .fold(bytes, usize::saturating_add);
             all.objects.extend(page.result.objects);
             all.common_prefixes.extend(page.result.common_prefixes);
-            if all.objects.len() + all.common_prefixes.len() > MAX_LISTED {
+            if all.objects.len() + all.common_prefixes.len() > MAX_LISTED
+                || bytes > MAX_LISTED_BYTES
+            {
                 return Err(self.too_many(prefix, MAX_LISTED));
             }
             match page.page_token {
@@ -551,18 +567,23 @@ impl KeyValueStore for ObjectKvStore {
         let at = (!path.as_ref().is_empty()).then_some(&path);
         let client = Arc::clone(&self.client);
         self.run(async {
-            let mut listed: Vec<ObjectPath> = client
-                .list(at)
-                .map_ok(|meta| meta.location)
-                .take(MAX_REMOVED + 1)
-                .try_collect()
-                .await?;
-            if listed.len() > MAX_REMOVED {
+            let mut listed: Vec<ObjectPath> = Vec::new();
+            let mut bytes = 0usize;
+            let mut listing = client.list(at).take(MAX_REMOVED + 1);
+            while let Some(meta) = listing.try_next().await? {
+                bytes = bytes.saturating_add(meta.location.as_ref().len());
+                listed.push(meta.location);
+                if bytes > MAX_LISTED_BYTES {
+                    break;
+                }
+            }
+            if listed.len() > MAX_REMOVED || bytes > MAX_LISTED_BYTES {
                 return Err(object_store::Error::Generic {
                     store: "listing",
                     source: format!(
-                        "the store holds more than {MAX_REMOVED} objects (or the server never \
-                         ends its listing); nctools does not replace it: remove it first"
+                        "the store holds more than {MAX_REMOVED} objects or \
+                         {MAX_LISTED_BYTES} bytes of names (or the server never ends its \
+                         listing); nctools does not replace it: remove it first"
                     )
                     .into(),
                 });
