@@ -544,7 +544,7 @@ for name, depth in (("deep.nc", 2000), ("shallow.nc", 250)):
 
 #[test]
 fn hidden_attributes_and_structures_hdf5_takes_on_trust_are_refused_before_it_reads_them() {
-    // Red team s34 RH1-RH4, RH7, RH8, RH10, RH11. Each of these crashed the tools
+    // Red team s34 RH1-RH4, RH7, RH8, RH10, RH11, RH12. Each of these crashed the tools
     // (SIGSEGV, SIGABRT, SIGBUS; the reference ncdump too) or took 1.6 GB from a few
     // kilobytes: libnetcdf and libhdf5's dimension-scale functions read the hidden
     // attributes into buffers of the size they expect; libhdf5 follows an attribute's
@@ -603,6 +603,15 @@ fn hidden_attributes_and_structures_hdf5_takes_on_trust_are_refused_before_it_re
         (
             "user-block",
             "the root group: object header blocks overlap at 2672",
+        ),
+        // RH12: an index stating 20,000,000 records over 12 (SIGSEGV).
+        (
+            "link-index",
+            "/g: its link index counts 20000000 links where it holds 12",
+        ),
+        (
+            "attribute-index",
+            "/v: its attribute index counts 20000000 attributes where it holds 12",
         ),
     ] {
         let file = dir.path().join(format!("{kind}.nc"));

@@ -22,6 +22,10 @@ KIND is one of
                    it for ever: RH7);
   driver-block     an h5py file given a version 0 driver information block stating
                    0x60000000 bytes (libhdf5 keeps an image that long: RH11);
+  link-index       h5py (libver latest): a group /g of 12 datasets whose links are dense
+                   (creation order tracked), its name index stating 20,000,000 records
+                   (libhdf5 sorts a table of that many, 12 filled: RH12);
+  attribute-index  the same for the 12 dense attributes of a dataset /v;
   user-block       BASE (a version 0 superblock at 0) behind a 512-byte user block, its
                    base address 512, its end of file word the whole file's length, as
                    libhdf5 writes it (the walk before HDF5's open compared the word plus
@@ -129,6 +133,46 @@ elif kind == "driver-block":
     data += bytes([0, 0, 0, 0]) + struct.pack("<I", 0x60000000) + b"NCSAxxxx"
     struct.pack_into("<Q", data, 48, at)
     struct.pack_into("<Q", data, 40, len(data))
+    open(out, "wb").write(data)
+elif kind in ("link-index", "attribute-index"):
+    import ctypes
+    import glob
+    import os
+
+    import h5py
+
+    library = ctypes.CDLL(
+        glob.glob(os.path.join(os.path.dirname(h5py.__file__), "..", "h5py.libs", "libhdf5-*.so*"))[0]
+    )
+    library.H5_checksum_lookup3.restype = ctypes.c_uint32
+
+    def lookup3(data):
+        return library.H5_checksum_lookup3(
+            ctypes.c_char_p(bytes(data)), ctypes.c_size_t(len(data)), ctypes.c_uint32(0)
+        )
+
+    with h5py.File(out, "w", libver="latest") as f:
+        if kind == "link-index":
+            gcpl = h5py.h5p.create(h5py.h5p.GROUP_CREATE)
+            gcpl.set_link_creation_order(h5py.h5p.CRT_ORDER_TRACKED)
+            h5py.h5g.create(f.id, b"g", gcpl=gcpl)
+            for i in range(12):
+                f["g"].create_dataset("v%02d" % i, data=np.arange(3, dtype="i4"))
+        else:
+            dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+            dcpl.set_attr_creation_order(h5py.h5p.CRT_ORDER_TRACKED)
+            space = h5py.h5s.create_simple((3,))
+            h5py.h5d.create(f.id, b"v", h5py.h5t.STD_I32LE, space, dcpl=dcpl)
+            for i in range(12):
+                f["v"].attrs["a%02d" % i] = np.int32(i)
+    data = bytearray(open(out, "rb").read())
+    at = data.find(b"BTHD")
+    assert at >= 0, "no version 2 B-tree"
+    while at >= 0:
+        # The total number of records, then the header's checksum.
+        struct.pack_into("<Q", data, at + 26, 20_000_000)
+        struct.pack_into("<I", data, at + 34, lookup3(data[at : at + 34]))
+        at = data.find(b"BTHD", at + 4)
     open(out, "wb").write(data)
 elif kind == "user-block":
     data = bytearray(open(sys.argv[3], "rb").read())

@@ -37,6 +37,9 @@ pub(crate) enum AttributeRefusal {
     /// A variable-length value of an attribute names a heap object that does not match
     /// it: the attribute, and what is wrong.
     BadReference(String),
+    /// An object's structure is one libhdf5 would mishandle (an index that states more
+    /// than it holds): the object, and what is wrong.
+    Structure(String),
 }
 
 /// Why the attributes of the open HDF5 `file` may not be read: variable-length
@@ -62,7 +65,7 @@ pub(crate) fn oversized_attributes(
         H5Ovisit2(
             file,
             H5_index_t::H5_INDEX_NAME,
-            H5_iter_order_t::H5_ITER_INC,
+            H5_iter_order_t::H5_ITER_NATIVE,
             Some(visit_object),
             std::ptr::from_mut(&mut walk).cast(),
             H5O_INFO_BASIC,
@@ -86,6 +89,8 @@ struct Walk<'l> {
 struct AttributeWalk<'w, 'l> {
     walk: &'w mut Walk<'l>,
     object: String,
+    /// The attributes met so far.
+    met: u64,
 }
 
 /// H5Ovisit's callback: measures the attributes of the object `name` (relative to
@@ -126,7 +131,20 @@ extern "C" fn visit_object(
         )));
         return 1;
     }
-    let mut attributes = AttributeWalk { walk, object };
+    // A group's link index, checked before anything iterates its links in another order
+    // (see index_counts).
+    if kind == H5O_type_t::H5O_TYPE_GROUP {
+        // SAFETY: root is open and name one of its groups (per the contract).
+        if let Err(wrong) = unsafe { super::index_counts::check_links(root, name) } {
+            walk.found = Some(AttributeRefusal::Structure(format!("/{object}: {wrong}")));
+            return 1;
+        }
+    }
+    let mut attributes = AttributeWalk {
+        walk,
+        object,
+        met: 0,
+    };
     let mut index: hsize_t = 0;
     // In the heap's own order HDF5 reads one attribute at a time; in any other order
     // it first reads all of an object's dense attributes into a table, values and all
@@ -144,6 +162,15 @@ extern "C" fn visit_object(
             std::ptr::from_mut(&mut attributes).cast(),
             H5P_DEFAULT,
         );
+    }
+    if attributes.walk.found.is_none() {
+        // SAFETY: root is open and name one of its objects (per the contract).
+        let checked = unsafe { super::index_counts::check_attributes(root, name, attributes.met) };
+        if let Err(wrong) = checked {
+            let object = &attributes.object;
+            attributes.walk.found =
+                Some(AttributeRefusal::Structure(format!("/{object}: {wrong}")));
+        }
     }
     i32::from(attributes.walk.found.is_some())
 }
@@ -165,6 +192,7 @@ unsafe extern "C" fn visit_attribute(
     }
     // SAFETY: per the contract.
     let attributes = unsafe { &mut *data.cast::<AttributeWalk<'_, '_>>() };
+    attributes.met += 1;
     // SAFETY: per the contract.
     let walk = &*attributes.walk;
     // SAFETY: per the contract.

@@ -24,6 +24,7 @@ mod global_heap;
 mod hdf5;
 mod hdf5_strings;
 mod heap_references;
+mod index_counts;
 pub(crate) mod inquire;
 mod memory;
 mod object_headers;
