@@ -10,6 +10,7 @@ mod decoded_reads;
 mod deflate_size;
 mod filters_inspect;
 mod filters_interop;
+mod floors;
 mod foreign_files;
 mod harness_selftest;
 mod heap_references;
