@@ -15,7 +15,7 @@ use std::sync::Arc;
 use libfuzzer_sys::fuzz_target;
 use ncmodel::Group;
 use store::{StoreReader, ZarrFlavor, ZarrLocation, ZarrVersion};
-use kv::{KeyValueStore, MemoryStore, StoreKey};
+use kv::{KeyValueStore, MemoryStore, StoreKey, WritableStore};
 
 /// The keys the input's records fill, in order.
 const KEYS: [&str; 13] = [

@@ -9,7 +9,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use kv::zip::ZipStore;
-use kv::{KeyValueStore, StoreKey};
+use kv::{ListableStore, ReadableStore, StoreKey};
 
 /// The most bytes a value is read whole with.
 const CAP: u64 = 1 << 20;

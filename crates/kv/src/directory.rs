@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::key::StoreKey;
-use crate::traits::{KeyValueStore, Listing, StorageError};
+use crate::traits::{Listing, StorageError};
+use crate::ReadableStore;
 
 /// A store in a directory.
 #[derive(Debug)]
@@ -155,7 +156,7 @@ fn open_for_reading(path: &Path) -> std::io::Result<File> {
     crate::input_file::open_without_blocking(path)
 }
 
-impl KeyValueStore for DirectoryStore {
+impl ReadableStore for DirectoryStore {
     fn describe(&self, key: &StoreKey) -> String {
         self.path_of(key).display().to_string()
     }
@@ -218,7 +219,9 @@ impl KeyValueStore for DirectoryStore {
             Err(e) => Err(self.io(key, e)),
         }
     }
+}
 
+impl crate::ListableStore for DirectoryStore {
     fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError> {
         let Some(dir) = self.resolved(prefix)? else {
             return Ok(Listing::default());
@@ -267,7 +270,9 @@ impl KeyValueStore for DirectoryStore {
         let path = self.resolved(prefix).ok().flatten()?;
         Some(path.display().to_string())
     }
+}
 
+impl crate::WritableStore for DirectoryStore {
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
         self.write(key, true, |dir, name, path| {
             beneath::write_in_place(dir, name, path, &[value])

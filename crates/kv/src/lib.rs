@@ -15,7 +15,9 @@ pub mod zip;
 pub use directory::DirectoryStore;
 pub use key::{KeyError, StoreKey};
 pub use memory::MemoryStore;
-pub use traits::{list_keys, KeyValueStore, Listing, StorageError};
+pub use traits::{
+    list_keys, KeyValueStore, ListableStore, Listing, ReadableStore, StorageError, WritableStore,
+};
 
 /// The names of the documents that make a directory (or an archive's folder) a Zarr
 /// node: a v2 group or array, v2 consolidated metadata, a v3 node.

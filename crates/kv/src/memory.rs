@@ -5,7 +5,8 @@ use std::collections::BTreeMap;
 use std::sync::RwLock;
 
 use crate::key::StoreKey;
-use crate::traits::{list_keys, KeyValueStore, Listing, StorageError};
+use crate::traits::{list_keys, Listing, StorageError};
+use crate::ReadableStore;
 
 /// A store in memory: values by key.
 #[derive(Debug, Default)]
@@ -31,7 +32,7 @@ impl MemoryStore {
     }
 }
 
-impl KeyValueStore for MemoryStore {
+impl ReadableStore for MemoryStore {
     fn describe(&self, key: &StoreKey) -> String {
         format!("memory:/{}", key.as_str())
     }
@@ -66,11 +67,15 @@ impl KeyValueStore for MemoryStore {
     fn size(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
         Ok(self.read().get(key).map(|v| v.len() as u64))
     }
+}
 
+impl crate::ListableStore for MemoryStore {
     fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError> {
         Ok(list_keys(self.read().keys(), prefix))
     }
+}
 
+impl crate::WritableStore for MemoryStore {
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
         self.values
             .write()
@@ -83,6 +88,7 @@ impl KeyValueStore for MemoryStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{ListableStore, WritableStore};
 
     #[test]
     fn values_and_prefixes_are_listed_by_level() -> Result<(), StorageError> {

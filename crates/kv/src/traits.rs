@@ -19,13 +19,13 @@ pub enum StorageError {
     /// The value is something other than a regular file (a device, a FIFO, a socket).
     #[error("{what} is not a regular file; a store holds only regular files")]
     NotRegular {
-        /// The value, as [`KeyValueStore::describe`] names it.
+        /// The value, as [`ReadableStore::describe`] names it.
         what: String,
     },
     /// The value is a symbolic link to a place outside the store.
     #[error("{what} leads outside the store (to {target}); it is not read")]
     Outside {
-        /// The value, as [`KeyValueStore::describe`] names it.
+        /// The value, as [`ReadableStore::describe`] names it.
         what: String,
         /// Where it leads.
         target: String,
@@ -38,7 +38,7 @@ pub enum StorageError {
          remove the link, or write a new store"
     )]
     Linked {
-        /// The value or prefix, as [`KeyValueStore::describe`] names it.
+        /// The value or prefix, as [`ReadableStore::describe`] names it.
         what: String,
         /// What kind of link it is.
         how: &'static str,
@@ -48,7 +48,7 @@ pub enum StorageError {
         "{what} holds {size} bytes, more than the {cap} its metadata allows; the store is damaged"
     )]
     TooLarge {
-        /// The value, as [`KeyValueStore::describe`] names it.
+        /// The value, as [`ReadableStore::describe`] names it.
         what: String,
         /// Its size (at least this).
         size: u64,
@@ -58,7 +58,7 @@ pub enum StorageError {
     /// The medium failed.
     #[error("{what}: {source}")]
     Io {
-        /// The value or prefix, as [`KeyValueStore::describe`] names it.
+        /// The value or prefix, as [`ReadableStore::describe`] names it.
         what: String,
         /// The system's error.
         source: std::io::Error,
@@ -90,8 +90,8 @@ pub struct Listing {
     pub prefixes: Vec<String>,
 }
 
-/// A store of values named by keys.
-pub trait KeyValueStore: Send + Sync + fmt::Debug {
+/// Reading values: what every store does (as zarrs' `ReadableStorageTraits`).
+pub trait ReadableStore: Send + Sync + fmt::Debug {
     /// How messages name the value or prefix `key` (a path, for a directory store).
     fn describe(&self, key: &StoreKey) -> String;
 
@@ -109,7 +109,7 @@ pub trait KeyValueStore: Send + Sync + fmt::Debug {
     ) -> Result<Option<Vec<u8>>, StorageError>;
 
     /// The byte ranges `ranges` (offset and length of each) of the value of `key`, each as
-    /// [`KeyValueStore::get_range`] gives it, or `None` when there is none: where the store
+    /// [`ReadableStore::get_range`] gives it, or `None` when there is none: where the store
     /// can, one request for them all (a directory store opens the file once).
     fn get_ranges(
         &self,
@@ -133,7 +133,11 @@ pub trait KeyValueStore: Send + Sync + fmt::Debug {
     fn contains(&self, key: &StoreKey) -> Result<bool, StorageError> {
         Ok(self.size(key)?.is_some())
     }
+}
 
+/// Listing what is under a prefix (a plain HTTP server cannot; it says so in
+/// [`ListableStore::lists`]).
+pub trait ListableStore: ReadableStore {
     /// The values and prefixes directly under `prefix` (empty when there is none).
     fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError>;
 
@@ -146,19 +150,32 @@ pub trait KeyValueStore: Send + Sync + fmt::Debug {
         None
     }
 
-    /// Whether [`KeyValueStore::list_dir`] can answer at all: `false` for a plain HTTP
+    /// Whether [`ListableStore::list_dir`] can answer at all: `false` for a plain HTTP
     /// server, where a store can be read only through metadata that names every node
     /// (consolidated metadata, NCZarr's), taken as it is.
     fn lists(&self) -> bool {
         true
     }
+}
 
-    /// Stores `value` under `key`, replacing what was there.
-    fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError>;
+/// Writing and removing values: each refused by default, for a store opened to be read.
+pub trait WritableStore: ReadableStore {
+    /// Stores `value` under `key`, replacing what was there. Refused by default, for a
+    /// store opened only to be read.
+    fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
+        let _ = value;
+        Err(StorageError::Io {
+            what: self.describe(key),
+            source: std::io::Error::new(
+                std::io::ErrorKind::Unsupported,
+                "this store is opened only to be read",
+            ),
+        })
+    }
 
     /// Stores `value` under `key` so that a reader sees the old value or the new one,
     /// never part of either (a metadata document updated while readers open the store).
-    /// The default is [`KeyValueStore::set`], right for a store whose writes replace a
+    /// The default is [`WritableStore::set`], right for a store whose writes replace a
     /// value whole (an object store's PUT); a directory writes a temporary file and
     /// renames it.
     fn set_atomic(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
@@ -188,7 +205,7 @@ pub trait KeyValueStore: Send + Sync + fmt::Debug {
     }
 
     /// Removes the value of `key`, if there is one: how a writer that cannot rename takes
-    /// back a marker of its own. Refused by default, as [`KeyValueStore::remove_all`].
+    /// back a marker of its own. Refused by default, as [`WritableStore::remove_all`].
     fn remove(&self, key: &StoreKey) -> Result<(), StorageError> {
         Err(StorageError::Io {
             what: self.describe(key),
@@ -214,8 +231,15 @@ pub trait KeyValueStore: Send + Sync + fmt::Debug {
     }
 }
 
+/// A store of values named by keys, as the Zarr engine holds it: one that reads, lists
+/// and writes, each capability its own trait, a store implementing what it can and
+/// taking the defaults of the rest.
+pub trait KeyValueStore: ReadableStore + ListableStore + WritableStore {}
+
+impl<T: ReadableStore + ListableStore + WritableStore + ?Sized> KeyValueStore for T {}
+
 /// The listing of `prefix` among `keys` (every value's key, in any order): what a store
-/// that holds its keys in memory answers for [`KeyValueStore::list_dir`].
+/// that holds its keys in memory answers for [`ListableStore::list_dir`].
 pub fn list_keys<'a>(keys: impl Iterator<Item = &'a StoreKey>, prefix: &StoreKey) -> Listing {
     let mut listing = Listing::default();
     let start = if prefix.is_root() {

@@ -8,12 +8,13 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use futures::{StreamExt, TryStreamExt};
-use kv::{KeyValueStore, Listing, StorageError, StoreKey};
+use kv::{Listing, StorageError, StoreKey};
 use object_store::list::{PaginatedListOptions, PaginatedListStore};
 use object_store::path::Path as ObjectPath;
 use object_store::{GetOptions, GetResult, ObjectStore, ObjectStoreExt, PutPayload};
 
 use crate::ranges;
+use kv::ReadableStore;
 use tokio::runtime::Runtime;
 use tokio::sync::Semaphore;
 
@@ -402,7 +403,7 @@ fn not_found(error: &object_store::Error) -> bool {
     matches!(error, object_store::Error::NotFound { .. })
 }
 
-impl KeyValueStore for ObjectKvStore {
+impl ReadableStore for ObjectKvStore {
     fn describe(&self, key: &StoreKey) -> String {
         if key.is_root() {
             self.url.clone()
@@ -497,7 +498,9 @@ impl KeyValueStore for ObjectKvStore {
             Err(e) => Err(self.failure(key, e)),
         }
     }
+}
 
+impl kv::ListableStore for ObjectKvStore {
     fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError> {
         let path = self.path(prefix);
         let at = (!path.as_ref().is_empty()).then_some(&path);
@@ -522,7 +525,9 @@ impl KeyValueStore for ObjectKvStore {
     fn lists(&self) -> bool {
         !self.kind.plain_http
     }
+}
 
+impl kv::WritableStore for ObjectKvStore {
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
         let path = self.path(key);
         let payload = PutPayload::from(value.to_vec());

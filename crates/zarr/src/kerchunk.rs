@@ -5,7 +5,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use kv::{KeyValueStore, MemoryStore};
+use kv::MemoryStore;
 use ncmodel::{Dataset, Group, Layout, TypeRef, Var};
 use serde_json::{Map, Value};
 use store::{ChunkPlace, StoredLayout, ZarrFlavor, ZarrVersion};
@@ -13,6 +13,7 @@ use store::{ChunkPlace, StoredLayout, ZarrFlavor, ZarrVersion};
 use crate::error::{Result, ZarrError};
 use crate::plan::{plan, PlannedVar};
 use crate::wmeta::MetaWriter;
+use kv::ReadableStore;
 
 /// One netCDF-4 file to reference.
 #[derive(Debug)]

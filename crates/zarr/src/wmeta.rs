@@ -735,6 +735,7 @@ fn stored_fill(var: &PlannedVar) -> J {
 
 #[cfg(test)]
 mod tests {
+    use kv::ReadableStore;
     use std::sync::Mutex;
 
     use kv::{Listing, MemoryStore, StorageError};
@@ -749,13 +750,15 @@ mod tests {
         order: Mutex<Vec<String>>,
     }
 
-    impl KeyValueStore for Recording {
+    impl ReadableStore for Recording {
         fn describe(&self, key: &StoreKey) -> String {
             self.inner.describe(key)
         }
+
         fn get(&self, key: &StoreKey, cap: u64) -> Result<Option<Vec<u8>>, StorageError> {
             self.inner.get(key, cap)
         }
+
         fn get_range(
             &self,
             key: &StoreKey,
@@ -764,12 +767,19 @@ mod tests {
         ) -> Result<Option<Vec<u8>>, StorageError> {
             self.inner.get_range(key, offset, length)
         }
+
         fn size(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
             self.inner.size(key)
         }
+    }
+
+    impl kv::ListableStore for Recording {
         fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError> {
             self.inner.list_dir(prefix)
         }
+    }
+
+    impl kv::WritableStore for Recording {
         fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
             if let Ok(mut order) = self.order.lock() {
                 order.push(key.as_str().to_string());

@@ -251,6 +251,7 @@ fn position_of(mut number: usize, per: &[usize]) -> Vec<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kv::ReadableStore;
 
     fn dim(chunk: usize, len: usize, unlimited: bool) -> ShardedDim {
         ShardedDim {
@@ -291,8 +292,6 @@ mod tests {
         assert!(refused.is_err_and(|m| m.contains("256 MiB")));
     }
 
-    use kv::KeyValueStore;
-
     /// A memory store that counts the requests that read values or sizes.
     #[derive(Debug, Default)]
     struct Counting {
@@ -300,14 +299,16 @@ mod tests {
         reads: std::sync::atomic::AtomicUsize,
     }
 
-    impl KeyValueStore for Counting {
+    impl ReadableStore for Counting {
         fn describe(&self, key: &kv::StoreKey) -> String {
             self.inner.describe(key)
         }
+
         fn get(&self, key: &kv::StoreKey, cap: u64) -> Result<Option<Vec<u8>>, kv::StorageError> {
             self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             self.inner.get(key, cap)
         }
+
         fn get_range(
             &self,
             key: &kv::StoreKey,
@@ -317,6 +318,7 @@ mod tests {
             self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             self.inner.get_range(key, offset, length)
         }
+
         fn get_ranges(
             &self,
             key: &kv::StoreKey,
@@ -333,13 +335,20 @@ mod tests {
             }
             Ok(Some(parts))
         }
+
         fn size(&self, key: &kv::StoreKey) -> Result<Option<u64>, kv::StorageError> {
             self.reads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
             self.inner.size(key)
         }
+    }
+
+    impl kv::ListableStore for Counting {
         fn list_dir(&self, prefix: &kv::StoreKey) -> Result<kv::Listing, kv::StorageError> {
             self.inner.list_dir(prefix)
         }
+    }
+
+    impl kv::WritableStore for Counting {
         fn set(&self, key: &kv::StoreKey, value: &[u8]) -> Result<(), kv::StorageError> {
             self.inner.set(key, value)
         }

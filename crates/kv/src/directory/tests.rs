@@ -1,6 +1,8 @@
 use std::os::unix::fs::symlink;
 
 use super::*;
+use crate::ListableStore;
+use crate::WritableStore;
 
 fn key(text: &str) -> StoreKey {
     StoreKey::parse(text).unwrap_or_default()

@@ -11,7 +11,8 @@ use std::sync::{Mutex, PoisonError};
 use super::records::{self, CentralEntry, Directory};
 use super::{ArchiveError, FileReader, MAX_DIRECTORY};
 use crate::key::StoreKey;
-use crate::traits::{list_keys, KeyValueStore, Listing, StorageError};
+use crate::traits::{list_keys, Listing, StorageError};
+use crate::ReadableStore;
 
 /// How many times its compressed size deflate can make a value at most (about 1032:1,
 /// rounded up): a deflated entry that claims more is damaged.
@@ -523,7 +524,7 @@ fn read_at(file: &File, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
     Ok(buf)
 }
 
-impl KeyValueStore for ZipStore {
+impl ReadableStore for ZipStore {
     fn describe(&self, key: &StoreKey) -> String {
         format!("{}:{}{}", self.path.display(), self.root, key.as_str())
     }
@@ -584,11 +585,15 @@ impl KeyValueStore for ZipStore {
     fn size(&self, key: &StoreKey) -> Result<Option<u64>, StorageError> {
         Ok(self.entries.get(key).map(|e| e.size))
     }
+}
 
+impl crate::ListableStore for ZipStore {
     fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError> {
         Ok(list_keys(self.entries.keys(), prefix))
     }
+}
 
+impl crate::WritableStore for ZipStore {
     fn set(&self, key: &StoreKey, _value: &[u8]) -> Result<(), StorageError> {
         Err(self.io(
             key,

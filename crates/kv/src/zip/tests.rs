@@ -3,7 +3,9 @@ use std::path::Path;
 use super::records::{end_records, Directory, WrittenEntry};
 use super::*;
 use crate::key::StoreKey;
-use crate::traits::KeyValueStore;
+use crate::ListableStore;
+use crate::ReadableStore;
+use crate::WritableStore;
 
 type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
 

@@ -12,7 +12,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use super::records::{self, Directory, WrittenEntry};
 use super::{ArchiveError, FileReader};
 use crate::key::StoreKey;
-use crate::traits::{list_keys, KeyValueStore, Listing, StorageError};
+use crate::traits::{list_keys, Listing, StorageError};
+use crate::ReadableStore;
 use cleanup::{self as temporaries, Registration};
 
 /// A zip archive being written as a store. Values are appended as stored (uncompressed)
@@ -390,7 +391,7 @@ impl ZipWriter {
     }
 }
 
-impl KeyValueStore for ZipWriter {
+impl ReadableStore for ZipWriter {
     fn describe(&self, key: &StoreKey) -> String {
         format!("{}:{}{}", self.target.display(), self.root, key.as_str())
     }
@@ -423,7 +424,9 @@ impl KeyValueStore for ZipWriter {
             .and_then(|i| state.entries[*i].as_ref())
             .map(|e| e.size))
     }
+}
 
+impl crate::ListableStore for ZipWriter {
     fn list_dir(&self, prefix: &StoreKey) -> Result<Listing, StorageError> {
         let state = self.lock();
         Ok(list_keys(
@@ -431,7 +434,9 @@ impl KeyValueStore for ZipWriter {
             prefix,
         ))
     }
+}
 
+impl crate::WritableStore for ZipWriter {
     fn set(&self, key: &StoreKey, value: &[u8]) -> Result<(), StorageError> {
         let mut state = self.lock();
         let io = |source| StorageError::Io {
