@@ -26,7 +26,7 @@ const DATA_BUFFER: usize = 1 << 20;
 
 /// The environment variable that sets [`spool_limit`], in bytes (or with a `K`, `M` or
 /// `G` suffix, powers of 1024).
-pub const SPOOL_LIMIT_VARIABLE: &str = "NCTOOLS_CDL_SPOOL_LIMIT";
+pub const SPOOL_LIMIT_VARIABLE: &str = settings::CDL_SPOOL_LIMIT;
 
 /// The default of [`spool_limit`]: 4 GiB. A CDL file named on the command line is read
 /// where it is, whatever its size; only a stream is copied.
@@ -37,10 +37,7 @@ pub const DEFAULT_SPOOL_LIMIT: u64 = 4 << 30;
 /// fill the disk. `NCTOOLS_CDL_SPOOL_LIMIT`, else [`DEFAULT_SPOOL_LIMIT`]; a value that
 /// does not parse is ignored.
 pub fn spool_limit() -> u64 {
-    std::env::var(SPOOL_LIMIT_VARIABLE)
-        .ok()
-        .and_then(|v| codecs::partial::parse_size(&v))
-        .map_or(DEFAULT_SPOOL_LIMIT, |bytes| bytes as u64)
+    settings::cdl_spool_limit().map_or(DEFAULT_SPOOL_LIMIT, |bytes| bytes as u64)
 }
 
 /// A CDL source that can be read from the start or from any data entry.

@@ -107,13 +107,13 @@ fn open_netcdf(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn Stor
 /// Whether HDF5 global heaps are checked before libhdf5 opens a file (always, unless
 /// `NCTOOLS_HDF5_HEAP_CHECK=0`: the tests use it to let libhdf5 meet a corrupt heap).
 fn heap_check_enabled() -> bool {
-    std::env::var("NCTOOLS_HDF5_HEAP_CHECK").map_or(true, |v| v != "0")
+    settings::hdf5_heap_check()
 }
 
 /// Whether classic files go to libnetcdf instead of nctools' reader
 /// (`NCTOOLS_CLASSIC_READER=libnetcdf`, for comparing the two: `scripts/bench`).
 fn classic_by_libnetcdf() -> bool {
-    std::env::var("NCTOOLS_CLASSIC_READER").is_ok_and(|v| v == "libnetcdf")
+    settings::classic_by_libnetcdf()
 }
 
 /// Opens a classic file with nctools' own reader: libnetcdf never parses its header.

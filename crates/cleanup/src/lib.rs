@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 /// temporary name a process picks (the next ones are random again), so that a test can
 /// plant something there. Honoured only in debug builds (the tests'); a release build
 /// ignores it.
-pub const TEST_SUFFIX_VAR: &str = "NCTOOLS_TEST_TEMPORARY_SUFFIX";
+pub const TEST_SUFFIX_VAR: &str = settings::TEST_TEMPORARY_SUFFIX;
 
 /// A fresh temporary name beside `target`: `.NAME.nctools-PID-RANDOM.tmp`, hidden, with
 /// the process id and 16 random hexadecimal digits. The random part makes the name
@@ -51,12 +51,7 @@ pub fn temporary_name(target: &Path) -> PathBuf {
 /// The test's fixed random part ([`TEST_SUFFIX_VAR`]), once per process, in debug builds.
 fn test_suffix() -> Option<String> {
     static TAKEN: AtomicBool = AtomicBool::new(false);
-    if !cfg!(debug_assertions) {
-        return None;
-    }
-    let suffix = std::env::var(TEST_SUFFIX_VAR)
-        .ok()
-        .filter(|s| !s.is_empty())?;
+    let suffix = settings::test_temporary_suffix()?;
     (!TAKEN.swap(true, Ordering::SeqCst)).then_some(suffix)
 }
 

@@ -48,9 +48,9 @@ pub use ncmodel::FilterSpec;
 
 /// The environment variable that turns the built-in filters off (`0`), so that external
 /// plugins can be tested.
-pub const DISABLE_VARIABLE: &str = "NCTOOLS_BUILTIN_FILTERS";
+pub const DISABLE_VARIABLE: &str = settings::BUILTIN_FILTERS;
 
 /// Whether the built-in filters are turned on (`NCTOOLS_BUILTIN_FILTERS` is not `0`).
 pub fn builtins_enabled() -> bool {
-    std::env::var(DISABLE_VARIABLE).map_or(true, |v| v.trim() != "0")
+    settings::builtin_filters()
 }

@@ -164,7 +164,7 @@ impl Drop for PluginCall {
 /// the stack (for the tests of this handler).
 pub fn install(tool: &str) {
     TOOL.set(tool);
-    if let Ok(value) = std::env::var("NCTOOLS_TEST_CRASH") {
+    if let Some(value) = settings::test_crash() {
         TEST_CRASH.store(test_signal(&value), Ordering::SeqCst);
     }
     static INSTALLED: AtomicBool = AtomicBool::new(false);

@@ -14,14 +14,10 @@ use crate::error::NcError;
 use crate::file::NcFile;
 use crate::sys::{with_lib, ChunkOrigin, ChunkTarget};
 
-/// The variable that, set to `0`, turns direct chunk reads and writes off: everything
-/// then goes through HDF5's filter pipeline.
-const DIRECT_CHUNKS_VARIABLE: &str = "NCTOOLS_DIRECT_CHUNKS";
-
 /// Whether chunks may be encoded and decoded outside HDF5's pipeline (unless
 /// `NCTOOLS_DIRECT_CHUNKS=0`).
 pub fn direct_chunks_enabled() -> bool {
-    std::env::var(DIRECT_CHUNKS_VARIABLE).map_or(true, |v| v != "0")
+    settings::direct_chunks()
 }
 
 /// One dataset of the file being written, open for direct chunk writes. It borrows the
