@@ -973,6 +973,13 @@ fn user_type_values_are_weighed_as_nctools_holds_them_decoded() {
     assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
 }
 
+/// Writes `text` as `NAME.cdl` in `dir`; its path.
+fn write_cdl(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(format!("{name}.cdl"));
+    fs::write(&path, text).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    path
+}
+
 #[test]
 fn ncgen_writes_no_value_or_nesting_that_nctools_would_refuse_to_read() {
     // Red team s33b HH4: the value limit applied only when reading; a 150-byte CDL
@@ -981,37 +988,33 @@ fn ncgen_writes_no_value_or_nesting_that_nctools_would_refuse_to_read() {
     // (decoded), and types nested deeper than 32 are refused too (s33b MH2: 1,000 deep
     // ran past 120 s).
     let dir = scratch();
-    let huge = dir.path().join("huge.cdl");
-    fs::write(
-        &huge,
+    let huge = write_cdl(
+        dir.path(),
+        "huge",
         "netcdf huge {\ntypes:\n  compound T { int a(200000000) ; } ;\ndimensions:\n\
          d = 1 ;\nvariables:\n  T v(d) ;\n    v:_NoFill = \"true\" ;\ndata:\n v = _ ;\n}\n",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    );
     let mut deep = String::from("netcdf deep {\ntypes:\n  compound T0 { byte b ; } ;\n");
     for level in 1..40 {
         deep.push_str(&format!("  compound T{level} {{ T{} c ; }} ;\n", level - 1));
     }
     deep.push_str("dimensions:\n d = 1 ;\nvariables:\n  T39 v(d) ;\n}\n");
-    let deep_cdl = dir.path().join("deep.cdl");
-    fs::write(&deep_cdl, deep).unwrap_or_else(|e| panic!("{e}"));
+    let deep_cdl = write_cdl(dir.path(), "deep", &deep);
     // s33c NH4: 64 values of 16 MB each (each under the value limit), held whole by
     // ncgen (2 GB from a 130-byte CDL).
-    let many = dir.path().join("many.cdl");
-    fs::write(
-        &many,
+    let many = write_cdl(
+        dir.path(),
+        "many",
         "netcdf many {\ntypes:\n  compound T { int a(4000000) ; } ;\ndimensions:\n\
          d = 64 ;\nvariables:\n  T v(d) ;\n    v:_NoFill = \"true\" ;\ndata:\n v = _ ;\n}\n",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    );
     // One value of 20 MB: under the chunk limit, over the value limit.
-    let one = dir.path().join("one.cdl");
-    fs::write(
-        &one,
+    let one = write_cdl(
+        dir.path(),
+        "one",
         "netcdf one {\ntypes:\n  compound T { int a(5000000) ; } ;\ndimensions:\n\
          d = 1 ;\nvariables:\n  T v(d) ;\n    v:_NoFill = \"true\" ;\n}\n",
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    );
     for (cdl, said) in [
         (
             &one,

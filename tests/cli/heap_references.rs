@@ -424,6 +424,18 @@ fn a_shared_fill_value_of_strings_is_refused_before_hdf5_reads_it() {
     }
 }
 
+/// Runs each of our tools with its arguments (`runs`) on the file of `kind`, and
+/// requires each to refuse it (exit 1, `said` in its message) within the ceiling.
+#[track_caller]
+fn assert_each_refuses(kind: &str, runs: &[(&str, Vec<&Path>)], said: &str) {
+    for (tool, args) in runs {
+        let watched = run_ours(tool, args);
+        let done = watched.assert_within(CEILING_MIB, 60);
+        assert_eq!(done.code, Some(1), "{kind} {tool}: {}", done.stderr);
+        assert!(done.stderr.contains(said), "{kind} {tool}: {}", done.stderr);
+    }
+}
+
 #[test]
 fn structures_that_name_themselves_are_refused_before_hdf5_follows_them() {
     // Red team s33 HG7, HG9, HG10, HG11: libhdf5 1.10 follows these with no cycle check. Groups
@@ -491,16 +503,12 @@ fn structures_that_name_themselves_are_refused_before_hdf5_follows_them() {
             .arg(kind)
             .arg(&file));
         assert_eq!(made.code, Some(0), "{kind}: {}", made.stderr);
-        for (tool, args) in [
+        let runs = [
             ("ncdump", vec![file.as_path()]),
             ("ncdump", vec![Path::new("-h"), file.as_path()]),
             ("nccopy", vec![file.as_path(), copy.as_path()]),
-        ] {
-            let watched = run_ours(tool, &args);
-            let done = watched.assert_within(CEILING_MIB, 60);
-            assert_eq!(done.code, Some(1), "{kind} {tool}: {}", done.stderr);
-            assert!(done.stderr.contains(said), "{kind} {tool}: {}", done.stderr);
-        }
+        ];
+        assert_each_refuses(kind, &runs, said);
     }
 }
 
@@ -621,15 +629,11 @@ fn hidden_attributes_and_structures_hdf5_takes_on_trust_are_refused_before_it_re
             .arg(&file)
             .arg(&base));
         assert_eq!(made.code, Some(0), "{kind}: {}", made.stderr);
-        for (tool, args) in [
+        let runs = [
             ("ncdump", vec![Path::new("-h"), file.as_path()]),
             ("nccopy", vec![file.as_path(), copy.as_path()]),
-        ] {
-            let watched = run_ours(tool, &args);
-            let done = watched.assert_within(CEILING_MIB, 60);
-            assert_eq!(done.code, Some(1), "{kind} {tool}: {}", done.stderr);
-            assert!(done.stderr.contains(said), "{kind} {tool}: {}", done.stderr);
-        }
+        ];
+        assert_each_refuses(kind, &runs, said);
     }
     // An honest file written with a metadata cache image (RH8: libhdf5 loads the headers
     // it holds in place of the file's, unchecked; a length in it that lies, SIGSEGV).
