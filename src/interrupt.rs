@@ -107,7 +107,7 @@ fn end_now(signal: i32) {
     // An output registered since is created only past the gate: removing it now leaves
     // nothing either.
     cleanup::close_gate(CREATION_WAIT);
-    crate::storage::backends::crash_guard::remove_temporaries();
+    crash_guard::remove_temporaries();
     // Dies of the signal with its default action: no exit handlers run.
     let _ = signal_hook::low_level::emulate_default_handler(signal);
 }

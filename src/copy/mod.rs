@@ -40,7 +40,7 @@ use crate::storage::Output;
 pub fn main(argv: Vec<String>) -> i32 {
     crate::interrupt::install();
     crate::exit::install_panic_hook("nccopy");
-    crate::storage::backends::crash_guard::install("nccopy");
+    crash_guard::install("nccopy");
     crate::storage::backends::register_filters();
     let args = match CopyArgs::try_parse_from(&argv) {
         Ok(args) => args,
@@ -105,11 +105,8 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         // Before any data moves: a target that cannot be written, or is the input.
         crate::storage::output_check::check(target, &[source]).map_err(Failure::runtime)?;
     }
-    crate::storage::backends::crash_guard::set_file(
-        source,
-        crate::storage::backends::crash_guard::Role::Input,
-    );
-    crate::storage::backends::crash_guard::set_activity("opening the file");
+    crash_guard::set_file(source, crash_guard::Role::Input);
+    crash_guard::set_activity("opening the file");
     let input = crate::storage::open_with(
         source,
         crate::storage::InputOptions {
@@ -119,7 +116,7 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     )
     .map_err(Failure::runtime)?;
     options.input = Some(input.capabilities());
-    crate::storage::backends::crash_guard::set_activity("reading the schema");
+    crash_guard::set_activity("reading the schema");
     let dataset = input.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
     let left_out = input.left_out();
     if !left_out.is_empty() && args.only_vars.is_none() {
@@ -567,7 +564,7 @@ impl Copy<'_> {
         let target = output.target();
         let format = self.plan.dataset.format;
         let explain = |e| crate::plugins::explain_write_error(e, "drop the filter from -F");
-        crate::storage::backends::crash_guard::set_activity("creating the output");
+        crash_guard::set_activity("creating the output");
         let shards = self.shards;
         let created = match &self.region {
             Some(region) => output.open_region(format, region.clone()),
@@ -580,7 +577,7 @@ impl Copy<'_> {
         if format.is_classic_family() && self.plan.vars.iter().all(|v| v.copy_data) {
             writer.set_no_fill().map_err(|e| anyhow!(e))?;
         }
-        crate::storage::backends::crash_guard::set_activity("defining the output");
+        crash_guard::set_activity("defining the output");
         writer.define(&self.plan.dataset).map_err(explain)?;
         let total = self
             .plan
@@ -600,10 +597,7 @@ impl Copy<'_> {
             netcdf4_in: !self.dataset.format.is_classic_family(),
         };
         for var in self.plan.vars.iter().filter(|v| v.copy_data) {
-            crate::storage::backends::crash_guard::set_activity(&format!(
-                "copying variable {}",
-                var.path
-            ));
+            crash_guard::set_activity(&format!("copying variable {}", var.path));
             transfer.copy_var(var, &progress).map_err(|e| {
                 match e.chain().find_map(|e| e.downcast_ref::<Interrupted>()) {
                     Some(stop) => anyhow!(*stop),
@@ -613,7 +607,7 @@ impl Copy<'_> {
         }
         progress.finish();
         Interrupted::check()?;
-        crate::storage::backends::crash_guard::set_activity("finishing the output");
+        crash_guard::set_activity("finishing the output");
         for warning in writer.warnings() {
             crate::exit::warn("nccopy", warning);
         }

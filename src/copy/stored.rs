@@ -86,7 +86,7 @@ fn zarr_chain(stored: &Storage) -> Option<Vec<FilterSpec>> {
     match serde_json::from_str::<serde_json::Value>(text) {
         Ok(serde_json::Value::Array(codecs)) => codecs
             .iter()
-            .map(|c| filterspec::filter_of_codec(c).ok())
+            .map(|c| codecs::zarr_codec::filter_of_codec(c).ok())
             .collect(),
         _ => None,
     }

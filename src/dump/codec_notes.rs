@@ -18,8 +18,8 @@ pub fn unknown_codecs(group: &Group, prefix: &str) -> Vec<(String, String)> {
             continue;
         };
         for codec in &codecs {
-            if let Err(filterspec::CodecError::UnknownCodec { id }) =
-                filterspec::filter_of_codec(codec)
+            if let Err(codecs::nczarr::CodecError::UnknownCodec { id }) =
+                codecs::zarr_codec::filter_of_codec(codec)
             {
                 found.push((format!("{prefix}/{}", var.name), id));
             }

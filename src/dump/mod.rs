@@ -20,7 +20,7 @@ use crate::exit::Failure;
 /// Runs ncdump on the command-line arguments (program name first); returns the exit code.
 pub fn main(argv: Vec<String>) -> i32 {
     crate::exit::install_panic_hook("ncdump");
-    crate::storage::backends::crash_guard::install("ncdump");
+    crash_guard::install("ncdump");
     crate::storage::backends::register_filters();
     if argv.len() <= 1 {
         // Like the reference: no arguments prints the usage and succeeds.
@@ -232,17 +232,14 @@ fn run(args: &DumpArgs, order: Order) -> Result<(), Failure> {
     };
     let special = special_options(&args.special_options)?;
     let options = options(args, path, order, special)?;
-    crate::storage::backends::crash_guard::set_file(
-        path,
-        crate::storage::backends::crash_guard::Role::Input,
-    );
-    crate::storage::backends::crash_guard::set_activity("opening the file");
+    crash_guard::set_file(path, crash_guard::Role::Input);
+    crash_guard::set_activity("opening the file");
     let input = crate::storage::InputOptions {
         in_memory: special.in_memory,
         allow_truncated: args.allow_truncated,
     };
     let file = crate::storage::open_with(path, input).map_err(Failure::runtime)?;
-    crate::storage::backends::crash_guard::set_activity("reading the schema");
+    crash_guard::set_activity("reading the schema");
     let mut dataset = file.schema().map_err(|e| Failure::runtime(anyhow!(e)))?;
     if args.special && !dataset.format.is_classic_family() {
         dataset.specials.is_netcdf4 = file.is_netcdf4_attribute();

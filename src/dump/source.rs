@@ -104,9 +104,7 @@ impl DataSource for FileSource<'_> {
                     .dataset
                     .var_path(group.ncid, var)
                     .unwrap_or_else(|| VarPath::new(Vec::<String>::new(), var.name.clone()));
-                crate::storage::backends::crash_guard::set_activity(&format!(
-                    "reading variable {path}"
-                ));
+                crash_guard::set_activity(&format!("reading variable {path}"));
                 &self.reading.insert((ids, path)).1
             }
         };

@@ -100,7 +100,7 @@ impl<'a> DataLoader<'a> {
             .var(&entry.var_name)
             .ok_or_else(|| anyhow!("data for {}: no such variable", entry.var_name))?;
         let path = full_path(&entry.group_path, &var.name);
-        crate::storage::backends::crash_guard::set_activity(&format!("writing variable {path}"));
+        crash_guard::set_activity(&format!("writing variable {path}"));
         let dims = self.dims(var)?;
         if dims.iter().skip(1).any(|d| d.1) {
             return self

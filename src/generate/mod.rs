@@ -32,7 +32,7 @@ use crate::exit::Failure;
 pub fn main(argv: Vec<String>) -> i32 {
     crate::interrupt::install();
     crate::exit::install_panic_hook("ncgen");
-    crate::storage::backends::crash_guard::install("ncgen");
+    crash_guard::install("ncgen");
     crate::storage::backends::register_filters();
     let args = match GenerateArgs::try_parse_from(&argv) {
         Ok(args) => args,
@@ -150,11 +150,8 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
         crate::storage::output_check::check(&target, &inputs).map_err(Failure::runtime)?;
     }
     crate::interrupt::Interrupted::check().map_err(|e| Failure::runtime(e.into()))?;
-    crate::storage::backends::crash_guard::set_file(
-        &target,
-        crate::storage::backends::crash_guard::Role::Output,
-    );
-    crate::storage::backends::crash_guard::set_activity("creating the file");
+    crash_guard::set_file(&target, crash_guard::Role::Output);
+    crash_guard::set_activity("creating the file");
     let output = named_output
         .filter(|o| o.target() == target)
         .unwrap_or_else(|| crate::storage::resolve_output(&target));
@@ -181,7 +178,7 @@ fn write_dataset(
             .set_no_fill()
             .map_err(|e| Failure::runtime(anyhow!(e)))?;
     }
-    crate::storage::backends::crash_guard::set_activity("defining the file");
+    crash_guard::set_activity("defining the file");
     writer
         .define(dataset)
         .map_err(|e| Failure::runtime(output::explain_write_error(e)))?;
@@ -198,7 +195,7 @@ fn write_dataset(
     for warning in writer.warnings() {
         crate::exit::warn("ncgen", warning);
     }
-    crate::storage::backends::crash_guard::set_activity("closing the file");
+    crash_guard::set_activity("closing the file");
     writer
         .finish()
         .map_err(|e| Failure::runtime(output::explain_write_error(e)))

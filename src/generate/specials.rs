@@ -4,9 +4,8 @@
 //! storage properties and the output format; they are removed from the attributes.
 
 use super::chunk_sizes;
-use filterspec::{
-    codecs_filter_ids, codecs_to_filters, known, parse_filter_attribute, FilterSpec, Pipeline,
-};
+use codecs::nczarr::{codecs_filter_ids, codecs_to_filters};
+use filterspec::{known, parse_filter_attribute, FilterSpec, Pipeline};
 use ncmodel::{
     AtomicType, Attribute, Dataset, Endianness, Format, Group, Layout, Quantize, QuantizeMode,
     Storage, TypeRef, Values, Var,
@@ -200,7 +199,7 @@ fn apply_to_var(
         pipeline.define(FilterSpec::new(known::DEFLATE, [level]));
     }
     let from_filter = std::mem::take(&mut specials.filters);
-    let codecs_error = |e: filterspec::CodecError| SpecialError {
+    let codecs_error = |e: codecs::nczarr::CodecError| SpecialError {
         var: path.into(),
         attribute: "_Codecs".into(),
         problem: e.to_string(),

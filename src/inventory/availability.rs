@@ -98,9 +98,9 @@ impl Availability {
                 note: Some(format!("NCZarr codec from {}", library.display())),
             };
         }
-        let ours = filterspec::filter_of_codec(codec)
+        let ours = codecs::zarr_codec::filter_of_codec(codec)
             .is_ok_and(|f| crate::storage::backends::zarr_codec_available(f.id))
-            || (filterspec::filter_of_codec(codec).is_err()
+            || (codecs::zarr_codec::filter_of_codec(codec).is_err()
                 && crate::storage::backends::zarr_codec_id_available(id));
         if ours {
             Self {

@@ -36,11 +36,11 @@ impl FilterReport {
 
     /// A codec of a Zarr variable; one without an HDF5 equivalent shows its JSON.
     fn of_codec(codec: &Value) -> Self {
-        let spec = filterspec::filter_of_codec(codec).ok();
+        let spec = codecs::zarr_codec::filter_of_codec(codec).ok();
         let decoded = match &spec {
             Some(spec) => describe_params(spec.id, &spec.params),
             None => Decoded {
-                text: filterspec::codecs_attribute(std::slice::from_ref(codec))
+                text: codecs::zarr_codec::codecs_attribute(std::slice::from_ref(codec))
                     .trim_start_matches('[')
                     .trim_end_matches(']')
                     .to_string(),

@@ -80,7 +80,7 @@ pub fn filter_entries(inventory: &Inventory) -> Vec<FilterEntry> {
         .iter()
         .map(|known| {
             let names = known.names.iter().map(|n| n.to_string()).collect();
-            let codec = known.codec().map(str::to_string);
+            let codec = codecs::known::codec_of(known.id).map(str::to_string);
             let entry = FilterEntry::new(known.id, names, codec, &inventory.availability(known.id));
             (known.id, entry)
         })

@@ -1,11 +1,12 @@
 //! The process-wide facilities of the backends that the front ends use, gathered here so
-//! that no front-end module reaches `ncio`, `h5filters` or `zarr` itself: the crash
-//! guard's notes on what is being done, the registration of nctools' HDF5 filters, the
-//! HDF5 plugin search, and which Zarr codecs can be read.
+//! that no front-end module reaches `ncio`, `h5filters` or `zarr` itself: the
+//! registration of nctools' HDF5 filters, the HDF5 plugin search, and which Zarr codecs
+//! can be read. (The crash guard is no backend's: the front ends use the `crash-guard`
+//! crate directly.)
 
 pub use h5filters::{in_filter_callback, is_nctools_plugin_name};
 pub use ncio::{
-    crash_guard, filter_available, filter_plugins_enabled, library_versions, plugin_codec_reports,
+    filter_available, filter_plugins_enabled, library_versions, plugin_codec_reports,
     plugin_search_path, scan_plugins, PluginCodecReport, PluginFile,
 };
 pub use zarr::{

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use anyhow::{anyhow, Context};
-use ncmodel::Group;
+use ncmodel::{Group, TypeRef};
 
 /// The most chunks listed for one variable of one file: a hostile chunk index cannot
 /// make the references grow without bound.
@@ -28,13 +28,11 @@ pub fn kerchunk_references(
     concat: Option<&str>,
 ) -> anyhow::Result<KerchunkReferences> {
     let mut files = Vec::with_capacity(inputs.len());
-    // What is left of the cap on the combined coordinate's values, file by file.
-    let mut coordinate_budget = zarr::kerchunk::MAX_INLINED_COORDINATE;
+    // What is left of the cap on inlined values (the combined coordinate's, and those of
+    // the variables that cannot be referenced), file by file.
+    let mut inline_budget = zarr::kerchunk::MAX_INLINED;
     for input in inputs {
-        let file = source_file(input, concat, coordinate_budget)?;
-        let used = file.coordinate.as_ref().map_or(0, Vec::len);
-        coordinate_budget = coordinate_budget.saturating_sub(used);
-        files.push(file);
+        files.push(source_file(input, concat, &mut inline_budget)?);
     }
     if let Some(dim) = concat {
         zarr::kerchunk::order_along(&mut files, dim)?;
@@ -46,10 +44,11 @@ pub fn kerchunk_references(
     })
 }
 
+/// The file `input` as the references need it; what it inlines taken from `inline_budget`.
 fn source_file(
     input: &str,
     concat: Option<&str>,
-    coordinate_budget: usize,
+    inline_budget: &mut usize,
 ) -> anyhow::Result<zarr::kerchunk::SourceFile> {
     // What ncdump and nccopy say of an input that is not a netCDF file (a FIFO, refused
     // before anything opens it blocking; a directory; CDL text) is said here too.
@@ -61,7 +60,8 @@ fn source_file(
     let size = std::fs::metadata(&absolute)
         .with_context(|| input.to_string())?
         .len();
-    let file = ncio::NcFile::open(input)?;
+    let hdf5 = kind == super::input_kind::InputKind::Hdf5;
+    let file = super::open_with_libnetcdf(input, hdf5, false)?;
     let dataset = file.schema()?;
     if dataset.format != ncmodel::Format::Netcdf4
         && dataset.format != ncmodel::Format::Netcdf4Classic
@@ -72,7 +72,18 @@ fn source_file(
     }
     let mut layouts = HashMap::new();
     collect_layouts(&file, &dataset.root, &mut Vec::new(), &mut layouts);
-    let mut inlined = HashMap::new();
+    // The coordinate first: a declared length past the budget is an error.
+    let coordinate = match concat {
+        Some(dim) => coordinate_bytes(&file, &dataset, dim, *inline_budget)
+            .with_context(|| input.to_string())?,
+        None => None,
+    };
+    *inline_budget = inline_budget.saturating_sub(coordinate.as_ref().map_or(0, Vec::len));
+    let mut inlined = Inlined {
+        values: HashMap::new(),
+        over_budget: HashMap::new(),
+        budget: inline_budget,
+    };
     collect_inlined(
         &file,
         &dataset,
@@ -81,11 +92,11 @@ fn source_file(
         &layouts,
         &mut inlined,
     )?;
-    let coordinate = match concat {
-        Some(dim) => coordinate_bytes(&file, &dataset, dim, coordinate_budget)
-            .with_context(|| input.to_string())?,
-        None => None,
-    };
+    let Inlined {
+        values: inlined,
+        over_budget: over_inline_budget,
+        ..
+    } = inlined;
     Ok(zarr::kerchunk::SourceFile {
         url: absolute.to_string_lossy().into_owned(),
         dataset,
@@ -93,13 +104,14 @@ fn source_file(
         size,
         coordinate,
         inlined,
+        over_inline_budget,
     })
 }
 
 /// The values (machine order) of the root's coordinate variable of the dimension `dim`,
 /// if it has one of a fixed-size type; refused, before anything is read, when they would
-/// be more than `budget` bytes (what is left of [`zarr::kerchunk::MAX_INLINED_COORDINATE`]
-/// once the files before are read). Read in pieces of at most [`COORDINATE_PIECE`] bytes.
+/// be more than `budget` bytes (what is left of [`zarr::kerchunk::MAX_INLINED`] once the
+/// files before are read). Read in pieces of at most [`COORDINATE_PIECE`] bytes.
 fn coordinate_bytes(
     file: &ncio::NcFile,
     dataset: &ncmodel::Dataset,
@@ -132,7 +144,7 @@ fn coordinate_bytes(
              combine fewer files, or files with a shorter {dim}",
             var.name,
             d.len,
-            zarr::kerchunk::MAX_INLINED_COORDINATE >> 20
+            zarr::kerchunk::MAX_INLINED >> 20
         ));
     };
     let mut values = Vec::with_capacity(needed);
@@ -175,15 +187,25 @@ fn collect_layouts(file: &ncio::NcFile, group: &Group, path: &mut Vec<String>, o
     }
 }
 
+/// The values read to be inlined, and what is left of the budget for them.
+struct Inlined<'a> {
+    /// The values, by full path.
+    values: HashMap<String, Vec<u8>>,
+    /// The variables left unread, their values past the budget: sizes by full path.
+    over_budget: HashMap<String, usize>,
+    /// What is left of [`zarr::kerchunk::MAX_INLINED`].
+    budget: &'a mut usize,
+}
+
 /// The values of the variables of `group` (at `path`) that cannot be referenced but can
-/// be inlined (`zarr::kerchunk::inlines`), by full path.
+/// be inlined (`zarr::kerchunk::inlines`), by full path, as long as the budget lasts.
 fn collect_inlined(
     file: &ncio::NcFile,
     dataset: &ncmodel::Dataset,
     group: &Group,
     path: &mut Vec<String>,
     layouts: &Layouts,
-    out: &mut HashMap<String, Vec<u8>>,
+    out: &mut Inlined<'_>,
 ) -> anyhow::Result<()> {
     for var in &group.vars {
         let full: String = path
@@ -202,10 +224,19 @@ fn collect_inlined(
         if !zarr::kerchunk::inlines(var, layout, &dims) {
             continue;
         }
+        let TypeRef::Atomic(atomic) = var.type_ref else {
+            continue;
+        };
+        let size = dims.iter().product::<usize>().saturating_mul(atomic.size());
+        if size > *out.budget {
+            out.over_budget.insert(full, size);
+            continue;
+        }
         let mut buf = store::RawBuffer::new();
         let start = vec![0; dims.len()];
         file.read_raw(group.ncid, var.id, &start, &dims, &mut buf)?;
-        out.insert(full, buf.as_bytes().to_vec());
+        *out.budget = out.budget.saturating_sub(buf.as_bytes().len().max(size));
+        out.values.insert(full, buf.as_bytes().to_vec());
     }
     for child in &group.groups {
         path.push(child.name.clone());

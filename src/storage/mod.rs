@@ -49,6 +49,19 @@ pub fn open_with(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn St
     }
 }
 
+/// The object stores this build reaches, which the Zarr backend is handed: `objstore`'s,
+/// or none in a build without the `objstore` feature (a URL is then refused, saying so).
+pub(crate) fn remote_stores() -> &'static dyn store::RemoteStores {
+    #[cfg(feature = "objstore")]
+    {
+        &objstore::ObjectStores
+    }
+    #[cfg(not(feature = "objstore"))]
+    {
+        &store::NoRemoteStores
+    }
+}
+
 fn open_zarr(location: &store::ZarrLocation) -> anyhow::Result<Box<dyn StoreReader>> {
     if let Some(root) = location.root.directory().filter(|root| !root.is_dir()) {
         return Err(anyhow!(
@@ -57,7 +70,7 @@ fn open_zarr(location: &store::ZarrLocation) -> anyhow::Result<Box<dyn StoreRead
             root.display()
         ));
     }
-    let reader = zarr::ZarrReader::open(location)?;
+    let reader = zarr::ZarrReader::open(location, remote_stores())?;
     for warning in reader.warnings() {
         crate::exit::warn(crate::exit::tool_name(), warning);
     }
@@ -82,17 +95,39 @@ fn open_netcdf(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn Stor
         if kind == InputKind::Classic && !classic_by_libnetcdf() {
             return open_classic(path, options);
         }
-        if kind == InputKind::Hdf5 && heap_check_enabled() {
-            // Damaged global heaps make libhdf5 loop forever or fault: refuse them first.
-            hdf5_heaps::check(Path::new(path)).map_err(|defect| {
-                anyhow!(
-                    "{path}: corrupt netCDF-4/HDF5 file ({defect}); libhdf5 cannot read it \
-                     safely, so it was not opened"
-                )
-            })?;
-        }
+        let hdf5 = kind == InputKind::Hdf5;
+        return Ok(Box::new(open_with_libnetcdf(
+            path,
+            hdf5,
+            options.in_memory,
+        )?));
     }
-    let file = ncio::NcFile::open_with(path, options.in_memory).map_err(|e| match e.kind {
+    Ok(Box::new(open_with_libnetcdf(
+        path,
+        false,
+        options.in_memory,
+    )?))
+}
+
+/// The file at `path` (a local HDF5 file when `hdf5_file`, as [`input_kind::identify`]
+/// found it) opened with libnetcdf, after the checks every such open has: an HDF5 file's
+/// global heaps first (damaged ones make libhdf5 loop forever or fault); its errors in
+/// our words. Every reader of netCDF-4 files (ncdump, nccopy, `--kerchunk`) opens them
+/// here.
+pub(crate) fn open_with_libnetcdf(
+    path: &str,
+    hdf5_file: bool,
+    in_memory: bool,
+) -> anyhow::Result<ncio::NcFile> {
+    if hdf5_file && heap_check_enabled() {
+        hdf5_heaps::check(Path::new(path)).map_err(|defect| {
+            anyhow!(
+                "{path}: corrupt netCDF-4/HDF5 file ({defect}); libhdf5 cannot read it \
+                 safely, so it was not opened"
+            )
+        })?;
+    }
+    ncio::NcFile::open_with(path, in_memory).map_err(|e| match e.kind {
         ErrorKind::NotNetcdf => anyhow!("{path}: not a netCDF file (unknown format)"),
         // HDF5 failed, or its metadata is unreadable, on an HDF5 signature: damaged file.
         ErrorKind::LibraryFailed | ErrorKind::Corrupt => anyhow!(
@@ -100,8 +135,7 @@ fn open_netcdf(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn Stor
             e.message
         ),
         _ => anyhow!("{path}: {}", e.message),
-    })?;
-    Ok(Box::new(file))
+    })
 }
 
 /// Whether HDF5 global heaps are checked before libhdf5 opens a file (always, unless

@@ -80,7 +80,8 @@ impl Output {
         }
         match location {
             Location::Zarr(location) => {
-                let mut writer = zarr::ZarrWriter::create(&location, format)?;
+                let mut writer =
+                    zarr::ZarrWriter::create(&location, format, super::remote_stores())?;
                 if shards.is_set() {
                     writer.set_shards(shards.clone())?;
                 }
@@ -107,7 +108,10 @@ impl Output {
     ) -> Result<Box<dyn StoreWriter>, StoreError> {
         match &self.location {
             Ok(Location::Zarr(location)) => Ok(Box::new(zarr::ZarrWriter::open_region(
-                location, format, region,
+                location,
+                format,
+                region,
+                super::remote_stores(),
             )?)),
             _ => Err(StoreError::new(
                 ErrorKind::Unsupported,
@@ -121,7 +125,9 @@ impl Output {
     /// value is dropped: one append at a time; region writes take none.
     pub fn lock_for_append(&self) -> Result<Option<zarr::AppendLock>, StoreError> {
         match &self.location {
-            Ok(Location::Zarr(location)) => zarr::AppendLock::take(location).map(Some),
+            Ok(Location::Zarr(location)) => {
+                zarr::AppendLock::take(location, super::remote_stores()).map(Some)
+            }
             _ => Ok(None),
         }
     }

@@ -199,7 +199,7 @@ fn check_directory(target: &str, path: &Path) -> anyhow::Result<()> {
         }
         Ok(_) => {}
     }
-    if let Err(e) = ncio::check_writable(parent) {
+    if let Err(e) = check_writable(parent) {
         bail!(
             "{target}: cannot create files in the directory {shown} ({}); write the output \
              to a directory you can write to, or change the directory's permissions",
@@ -238,7 +238,7 @@ fn check_file_target(target: &str, path: &Path) -> anyhow::Result<()> {
              only be written to a file"
         );
     }
-    if let Err(e) = ncio::check_writable(path) {
+    if let Err(e) = check_writable(path) {
         bail!(
             "{target}: the existing file cannot be replaced ({}); make it writable (chmod \
              u+w {target}), remove it, or write the output elsewhere",
@@ -443,4 +443,18 @@ mod tests {
             "{error:?}"
         );
     }
+}
+
+/// `Ok` if this process may write to `path` (for a directory: create entries in it), as
+/// the system decides it (`access(2)`: permission bits, ACLs, a read-only file system,
+/// root's override), else the system's reason (`Permission denied`, `Read-only file
+/// system`...).
+fn check_writable(path: &Path) -> std::io::Result<()> {
+    use rustix::fs::{access, Access};
+    let mode = if path.is_dir() {
+        Access::WRITE_OK | Access::EXEC_OK
+    } else {
+        Access::WRITE_OK
+    };
+    access(path, mode).map_err(std::io::Error::from)
 }

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::support::{assert_no_crash, scratch, Run, Test};
+use crate::support::{assert_no_crash, ok, scratch, Run, Test};
 
 /// A classic file of every classic type, fixed and record variables, written by our ncgen
 /// (the classic writer is libnetcdf's); `kind` is nc3, nc6 or nc5 (or nc4, through
@@ -28,7 +28,7 @@ fn classic(dir: &Path, kind: &str) -> PathBuf {
         .arg(&out)
         .arg(&cdl)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     out
 }
 
@@ -80,14 +80,14 @@ fn a_truncated_classic_file_is_refused_before_anything_is_read() {
 
         // Asked for, what is there is read; the rest reads as fill values, with a warning.
         let filled = dump(&["--allow-truncated"], &cut);
-        assert_eq!(filled.code, Some(0), "{}", filled.stderr);
+        ok("filled", &filled);
         assert!(
             filled.stderr.contains("warning:") && filled.stderr.contains("9 missing"),
             "{}",
             filled.stderr
         );
         let whole = dump(&[], &file);
-        assert_eq!(whole.code, Some(0), "{}", whole.stderr);
+        ok("whole", &whole);
         let differing: Vec<(&str, &str)> = whole
             .stdout
             .lines()
@@ -107,7 +107,7 @@ fn a_truncated_classic_file_is_refused_before_anything_is_read() {
             filled.stdout
         );
         let copied = copy(&["--allow-truncated"], &cut, &out);
-        assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+        ok("copied", &copied);
         assert!(copied.stderr.contains("9 missing"), "{}", copied.stderr);
         let again = dump(&[], &out);
         assert!(again.stdout.contains("  4.5, _, _ ;"), "{}", again.stdout);

@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::nccopy::{data_of, have_reference, storage_of};
-use crate::support::{from_line, run_reference, scratch, Test};
+use crate::support::{from_line, ok, run_reference, scratch, Test};
 
 /// The filters the outputs are written with, and whether Zarr stores (other than
 /// NCZarr) can hold them (szip's codec is netCDF-C's own).
@@ -67,7 +67,7 @@ fn input(dir: &Path) -> PathBuf {
             source.as_os_str(),
         ],
     );
-    assert_eq!(made.code, Some(0), "reference ncgen: {}", made.stderr);
+    ok("reference ncgen", &made);
     nc
 }
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::bounded::{run_ours, run_watched, Bounded};
-use crate::support::{reference, run, scratch, skip, test_data, Run, Test};
+use crate::support::{ok, reference, run, scratch, skip, test_data, Run, Test};
 
 /// The memory ceiling of every run here, in MiB.
 const CEILING_MIB: u64 = 300;
@@ -46,7 +46,7 @@ fn zlib_bomb(python: &Path, path: &Path) -> Vec<u8> {
          for _ in range(1024): f.write(c.compress(z))\n    f.write(c.flush())\n"
     );
     let made = run(Command::new(python).args(["-c", &program]));
-    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    ok("python", &made);
     fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -83,7 +83,7 @@ fn netcdf4_bomb(python: &Path, dir: &Path) -> PathBuf {
          d.id.write_direct_chunk((0,), open({chunk:?}, 'rb').read())\n"
     );
     let made = run(Command::new(python).args(["-c", &program]));
-    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    ok("h5py", &made);
     file
 }
 
@@ -243,7 +243,7 @@ fn chunks_decoded_in_pieces_hold_what_chunks_decoded_whole_hold() {
         dir = dir.path()
     );
     let made = run(Command::new(&python).args(["-c", &program]));
-    assert_eq!(made.code, Some(0), "zarr-python: {}", made.stderr);
+    ok("zarr-python", &made);
     let dump = |name: &str| {
         let store = dir.path().join(format!("{name}.zarr"));
         let dumped = run_ours("ncdump", [&store]);
@@ -337,7 +337,7 @@ fn re_encoding_a_chunk_holds_it_once_and_its_encoded_form() {
         (VALUES * 4) >> 20
     );
     let made = run(Command::new(&python).args(["-c", &program]));
-    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    ok("python", &made);
     let chunk = fs::read(&stream).unwrap_or_else(|e| panic!("{}: {e}", stream.display()));
     let store = dir.path().join("big.zarr");
     let array = store.join("v");
@@ -405,7 +405,7 @@ fn one_value_chunks(
          for i in range({rows}): d.id.write_direct_chunk((i,), frame)\n"
     );
     let made = run(Command::new(python).args(["-c", &program]));
-    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    ok("h5py", &made);
     file
 }
 
@@ -467,7 +467,7 @@ fn our_blosc_plugin_decodes_no_chunk_beyond_the_size_its_parameters_record() {
     let made = run(Command::new(&python)
         .args(["-c", &program])
         .env_remove("HDF5_PLUGIN_PATH"));
-    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    ok("h5py", &made);
     // Red team s31 H4: parameters recording no chunk size (a fourth word of 0, or only
     // three words) gave each chunk the 256 MiB limit again (2.1 GB from 120 KB); HDF5's
     // set-local always records it, so such a chunk now decodes to the slack at most.
@@ -513,7 +513,7 @@ fn fixed_length_strings_decode_no_chunk_beyond_its_size() {
          for i in range(4): d.id.write_direct_chunk((i,), frame)\n"
     );
     let made = run(Command::new(&python).args(["-c", &program]));
-    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    ok("h5py", &made);
     let dumped = run_ours("ncdump", [&file]);
     let run = dumped.assert_within(CEILING_MIB, 60);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
@@ -604,7 +604,7 @@ fn a_plugin_filter_nctools_lacks_is_run_once_per_chunk_to_check_it() {
          for i in range(8): d.write_direct_chunk((i,), frame)\n"
     );
     let made = run(Command::new(&python).args(["-c", &program]));
-    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    ok("h5py", &made);
     let plugins =
         run(Command::new(&python).args(["-c", "import hdf5plugin; print(hdf5plugin.PLUGIN_PATH)"]));
     let plugins = plugins.stdout.trim().to_string();
@@ -649,7 +649,7 @@ fn a_plugin_filter_that_allocates_what_a_chunk_claims_is_run_apart() {
          chunks=(1, 10), **hdf5plugin.Blosc2())\n"
     );
     let made = run(Command::new(&python).args(["-c", &program]));
-    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    ok("h5py", &made);
     let plugins =
         run(Command::new(&python).args(["-c", "import hdf5plugin; print(hdf5plugin.PLUGIN_PATH)"]));
     let plugins = plugins.stdout.trim().to_string();
@@ -676,8 +676,8 @@ fn a_plugin_filter_that_allocates_what_a_chunk_claims_is_run_apart() {
     let theirs = run(Command::new(reference_ncdump)
         .arg(&real)
         .env("HDF5_PLUGIN_PATH", &plugins));
-    assert_eq!(theirs.code, Some(0), "reference: {}", theirs.stderr);
-    assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+    ok("reference", &theirs);
+    ok("ours", &ours);
     assert!(ours.stdout.contains("2999"), "{}", ours.stdout);
     assert_eq!(ours.stdout, theirs.stdout);
 }
@@ -824,12 +824,12 @@ fn an_int_of_sixteen_bits_precision_under_nbit_reads_as_the_reference_reads_it()
 /// (holding `expected`) as the reference does, within the memory ceiling.
 fn dumps_as_the_reference_dumps(python: &Path, program: &str, file: &Path, expected: &str) {
     let made = run(Command::new(python).args(["-c", program]));
-    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    ok("h5py", &made);
     let theirs = crate::support::run_reference("ncdump", [file]);
     let ours = run_ours("ncdump", [file]);
     let ours = ours.assert_within(CEILING_MIB, 60);
-    assert_eq!(theirs.code, Some(0), "{}", theirs.stderr);
-    assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+    ok("theirs", &theirs);
+    ok("ours", &ours);
     assert!(ours.stdout.contains(expected), "{}", ours.stdout);
     assert_eq!(ours.stdout, theirs.stdout);
 }
@@ -846,7 +846,7 @@ fn a_sparse_classic_file_is_not_read_into_memory_whole() {
         .unwrap_or_else(|e| panic!("{e}"));
     let file = dir.path().join("c.nc");
     let made = Test::ours("ncgen").arg("-o").arg(&file).arg(&cdl).run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let opened = fs::OpenOptions::new()
         .write(true)
         .open(&file)
@@ -866,7 +866,7 @@ fn a_sparse_classic_file_is_not_read_into_memory_whole() {
     );
     let copied = run_ours("nccopy", [&file, &copy]);
     let done = copied.assert_within(CEILING_MIB, 60);
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
 }
 
 #[test]
@@ -906,18 +906,18 @@ fn user_type_values_are_weighed_as_nctools_holds_them_decoded() {
     let maker = path("deep");
     crate::support::build_hdf5_program(&test_data("user_types/deep.c"), &maker);
     let made = run(Command::new(&maker).arg(path("deep.nc")).arg("2000"));
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     // s33b HH6: the same type on a dataset whose header holds a LINK message, which
     // nctools took for a group's, skipping the type's checks (1.94 GB from 61 KB).
     let made = run(Command::new(&maker)
         .arg(path("deep-dataset.nc"))
         .args(["2000", "dataset"]));
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let made = run(Command::new(&python)
         .arg(test_data("user_types/link_message.py"))
         .arg(path("deep-dataset.nc"))
         .arg(path("linked-dataset.nc")));
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
 
     let copy = path("copy.nc");
     // Refused before libnetcdf reads them.
@@ -959,7 +959,7 @@ fn user_type_values_are_weighed_as_nctools_holds_them_decoded() {
     // Read whole, within the ceiling.
     let copied = run_ours("nccopy", [&path("variable.nc"), copy.as_path()]);
     let copied = copied.assert_within(CEILING_MIB, 120);
-    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    ok("copied", &copied);
     let header = |file: &Path| Test::ours("ncdump").arg("-h").arg(file).run().stdout;
     assert_eq!(
         header(&copy).lines().skip(1).collect::<Vec<_>>(),
@@ -970,7 +970,7 @@ fn user_type_values_are_weighed_as_nctools_holds_them_decoded() {
     );
     let dumped = run_ours("ncdump", [path("nested.nc").as_path()]);
     let dumped = dumped.assert_within(CEILING_MIB, 120);
-    assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
+    ok("dumped", &dumped);
 }
 
 /// Writes `text` as `NAME.cdl` in `dir`; its path.

@@ -8,7 +8,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::support::{scratch, Test};
+use crate::support::{ok, scratch, Test};
 
 /// Variables with every pipeline nctools decodes. `big` (2 x 600 x 1000 shorts) is over
 /// ncdump's slab of 2^20 values, and its chunks (2 x 7 x 300) span both slabs; `partial`
@@ -70,7 +70,7 @@ fn input(dir: &Path) -> PathBuf {
         .arg(&nc)
         .arg(&cdl_path)
         .run();
-    assert_eq!(done.code, Some(0), "ncgen: {}", done.stderr);
+    ok("ncgen", &done);
     nc
 }
 
@@ -80,7 +80,7 @@ fn dump(file: &Path, env: &[(&str, &str)], jobs: &str) -> String {
         .args(["-j", jobs])
         .arg(file)
         .run();
-    assert_eq!(done.code, Some(0), "ncdump: {}", done.stderr);
+    ok("ncdump", &done);
     done.stdout
 }
 
@@ -113,7 +113,7 @@ fn chunks_decoded_here_read_as_hdf5_reads_them() {
             .arg(&nc)
             .arg(&out)
             .run();
-        assert_eq!(done.code, Some(0), "nccopy: {}", done.stderr);
+        ok("nccopy", &done);
     }
     let (here, hdf5) = (dir.path().join("here.nc"), dir.path().join("hdf5.nc"));
     let unfiltered = dump(&here, &[], "2");

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
 
-use crate::support::{reference, run_reference, scratch, Test};
+use crate::support::{ok, reference, run_reference, scratch, Test};
 
 /// A CDL of a 3 x 180 x 360 float field, smooth and rounded to 0.01, under an unlimited
 /// time dimension.
@@ -59,7 +59,7 @@ fn every_deflate_level_is_as_small_as_zlibs() {
             cdl.as_os_str(),
         ],
     );
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let mut table = String::new();
     for level in 1..=9 {
         let level = level.to_string();
@@ -75,13 +75,13 @@ fn every_deflate_level_is_as_small_as_zlibs() {
                 theirs.as_os_str(),
             ],
         );
-        assert_eq!(done.code, Some(0), "{}", done.stderr);
+        ok("done", &done);
         let done = Test::ours("nccopy")
             .args(["-d", &level, "-s"])
             .arg(&input)
             .arg(&ours)
             .run();
-        assert_eq!(done.code, Some(0), "{}", done.stderr);
+        ok("done", &done);
         let (theirs, ours) = (size(&theirs), size(&ours));
         let _ = writeln!(table, "level {level}: reference {theirs}, ours {ours}");
         assert!(

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::{scratch, test_data, Run, Test};
+use crate::support::{ok, scratch, test_data, Run, Test};
 
 /// Debian's HDF5 plugin directory (hdf5-filter-plugin).
 const DEBIAN_PLUGINS: &str = "/usr/lib/x86_64-linux-gnu/hdf5/serial/plugins";
@@ -57,7 +57,7 @@ fn entry(entries: &[Value], id: u32) -> &Value {
 
 fn list_json(dir: &Path, env: &[(&str, &str)]) -> Vec<Value> {
     let run = run_in(dir, "ncdump", &["--list-filters", "--json"], env);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     parse_json(&run.stdout)
 }
 
@@ -81,7 +81,7 @@ fn list_filters_table() {
     let empty = empty_plugins(dir.path());
     let env = [("HDF5_PLUGIN_PATH", empty.to_str().unwrap_or_default())];
     let run = run_in(dir.path(), "ncdump", &["--list-filters"], &env);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     let shown = run
         .stdout
         .replace(empty.to_str().unwrap_or_default(), "EMPTY");
@@ -97,7 +97,7 @@ fn list_filters_table_with_builtins_turned_off() {
         ("NCTOOLS_BUILTIN_FILTERS", "0"),
     ];
     let run = run_in(dir.path(), "nccopy", &["--list-filters"], &env);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     let shown = run
         .stdout
         .replace(empty.to_str().unwrap_or_default(), "EMPTY");
@@ -268,21 +268,21 @@ fn inspect(args: &[&str], env: &[(&str, &str)]) -> Run {
 #[test]
 fn filters_report() {
     let run = inspect(&[], &[]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     insta::assert_snapshot!("filters_report", run.stdout);
 }
 
 #[test]
 fn filters_report_when_filters_are_missing() {
     let run = inspect(&[], &[("NCTOOLS_BUILTIN_FILTERS", "0")]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     insta::assert_snapshot!("filters_report_missing", run.stdout);
 }
 
 #[test]
 fn filters_report_json() {
     let run = inspect(&["--json"], &[]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     let vars = parse_json(&run.stdout);
     let paths: Vec<&str> = vars.iter().filter_map(|v| v["variable"].as_str()).collect();
     assert_eq!(
@@ -315,7 +315,7 @@ fn filters_report_json() {
 #[test]
 fn filters_report_json_when_filters_are_missing() {
     let run = inspect(&["--json"], &[("NCTOOLS_BUILTIN_FILTERS", "0")]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     let vars = parse_json(&run.stdout);
     let bzip2 = &vars[0]["filters"][1];
     assert_eq!(bzip2["available"], false, "{bzip2}");
@@ -331,9 +331,9 @@ fn a_file_without_filters_says_so() {
         .arg(test_data("nccopy/shapes.cdl"))
         .current_dir(dir.path())
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let run = run_in(dir.path(), "ncdump", &["--filters", "plain.nc"], &[]);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     assert_eq!(run.stdout, "plain.nc: no variable has filters\n");
     let json = run_in(
         dir.path(),

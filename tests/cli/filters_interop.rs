@@ -20,7 +20,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{assert_no_crash, first_difference, from_line, reference, run, scratch, skip};
+use crate::support::{
+    assert_no_crash, first_difference, from_line, ok, reference, run, scratch, skip,
+};
 use crate::support::{Run, Test};
 
 /// Debian's compiled-in HDF5 plugin directory (bzip2, lz4, blosc).
@@ -142,12 +144,6 @@ where
     run(Command::new(path)
         .env("HDF5_PLUGIN_PATH", plugins)
         .args(args))
-}
-
-/// Asserts that `run` succeeded and returns its standard output.
-fn ok(label: &str, run: Run) -> String {
-    assert_eq!(run.code, Some(0), "{label}: {}", run.stderr);
-    run.stdout
 }
 
 /// The CDL of the test file: `float v(x = 100, y = 80)` of smooth values with a little

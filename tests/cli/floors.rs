@@ -1,12 +1,13 @@
 //! The dependency floors (docs/development.md, "Layout"): the settings (`settings`), the
-//! data model (`ncmodel`), the key-value layer (`kv`) and the temporaries (`cleanup`)
-//! depend on no other crate of ours above them, and they and the storage boundary (`store`) link no C library and no
-//! async runtime, as `cargo tree` shows them.
+//! data model (`ncmodel`), the filter names (`known-filters`), the key-value layer (`kv`)
+//! and the temporaries (`cleanup`) depend on no other crate of ours above them; they, the
+//! storage boundary (`store`), the `-F` grammar (`filterspec`), `-c`'s (`chunkspec`) and
+//! CDL (`cdl`) link no C library and no async runtime, as `cargo tree` shows them.
 
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::run;
+use crate::support::{ok, run};
 
 /// The crates of the workspace by package name, from each `crates/*/Cargo.toml`.
 fn our_crates() -> Vec<String> {
@@ -59,9 +60,20 @@ fn is_c_or_async(name: &str) -> bool {
 
 #[test]
 fn the_lower_floors_link_no_c_and_no_async_runtime() {
-    for krate in ["settings", "ncmodel", "kv", "cleanup", "store"] {
+    for krate in [
+        "settings",
+        "ncmodel",
+        "known-filters",
+        "kv",
+        "cleanup",
+        "store",
+        "filterspec",
+        "chunkspec",
+        "cdl",
+    ] {
         let dependencies = dependencies(krate);
-        assert!(!dependencies.is_empty() || krate == "settings", "{krate}");
+        let leaf = matches!(krate, "settings" | "known-filters");
+        assert!(!dependencies.is_empty() || leaf, "{krate}");
         let c: Vec<&String> = dependencies.iter().filter(|d| is_c_or_async(d)).collect();
         assert!(c.is_empty(), "{krate} depends on {c:?}");
     }
@@ -75,6 +87,7 @@ fn floor_one_depends_on_no_crate_of_ours_above_it() {
     assert!(ours.iter().any(|c| c == "zarr"), "{ours:?}");
     for (krate, allowed) in [
         ("settings", &[][..]),
+        ("known-filters", &[][..]),
         ("ncmodel", &["settings"][..]),
         ("cleanup", &["settings"][..]),
         ("kv", &["cleanup", "settings"][..]),
@@ -86,4 +99,39 @@ fn floor_one_depends_on_no_crate_of_ours_above_it() {
             .collect();
         assert!(above.is_empty(), "{krate} depends on {above:?}");
     }
+}
+
+/// The packages of the tools built without default features, by name.
+fn lean_dependencies() -> Vec<String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let tree = run(Command::new(cargo)
+        .args([
+            "tree",
+            "-p",
+            "nctools",
+            "--no-default-features",
+            "-e",
+            "normal",
+        ])
+        .args(["--prefix", "none", "--format", "{p}"])
+        .current_dir(env!("CARGO_MANIFEST_DIR")));
+    ok("cargo tree", &tree);
+    tree.stdout
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .map(str::to_string)
+        .collect()
+}
+
+/// `--no-default-features` leaves out the object-store stack (objstore, and with it
+/// tokio, the HTTP client and TLS); the default build has it. `scripts/test` builds the
+/// lean tools too (`cargo check --no-default-features`).
+#[test]
+fn the_tools_without_default_features_have_no_object_store_stack() {
+    let lean = lean_dependencies();
+    assert!(lean.iter().any(|d| d == "zarr"), "{lean:?}");
+    for stack in ["objstore", "object_store", "tokio", "reqwest", "rustls"] {
+        assert!(!lean.iter().any(|d| d == stack), "{stack} in {lean:?}");
+    }
+    assert!(dependencies("nctools").iter().any(|d| d == "objstore"));
 }

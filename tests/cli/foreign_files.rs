@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{run, scratch, skip, Test};
+use crate::support::{ok, run, scratch, skip, Test};
 
 /// The project virtualenv's python with h5py, or `None` after a skip.
 fn h5py() -> Option<PathBuf> {
@@ -46,7 +46,7 @@ fn files_that_make_hdf5_read_another_file_are_refused() {
     let made = run(Command::new(&python)
         .args(["-c", &program])
         .current_dir(dir.path()));
-    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    ok("h5py", &made);
     for (name, why) in [
         ("external.nc", "/e: its values are kept in external files"),
         ("environ.nc", "/e: its values are kept in external files"),
@@ -78,6 +78,6 @@ fn files_that_make_hdf5_read_another_file_are_refused() {
     }
     // The same values kept in the file itself are read.
     let plain = Test::ours("ncdump").arg(dir.path().join("plain.nc")).run();
-    assert_eq!(plain.code, Some(0), "{}", plain.stderr);
+    ok("plain", &plain);
     assert!(plain.stdout.contains("the-secret"), "{}", plain.stdout);
 }

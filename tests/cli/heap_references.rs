@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::bounded::run_ours;
-use crate::support::{reference, run, run_reference, scratch, skip, test_data, Test};
+use crate::support::{ok, reference, run, run_reference, scratch, skip, test_data, Test};
 
 /// The memory ceiling of every run here, in MiB.
 const CEILING_MIB: u64 = 300;
@@ -167,11 +167,11 @@ fn compressed_strings_in_large_chunks_read_as_the_reference_reads_them() {
          for i in range(20000): s[i] = 'station %d' % i\n"
     );
     let made = run(Command::new(&python).args(["-c", &program]));
-    assert_eq!(made.code, Some(0), "netCDF4: {}", made.stderr);
+    ok("netCDF4", &made);
     let expected = run_reference("ncdump", [&file]);
-    assert_eq!(expected.code, Some(0), "reference: {}", expected.stderr);
+    ok("reference", &expected);
     let ours = Test::ours("ncdump").arg(&file).run();
-    assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+    ok("ours", &ours);
     assert_eq!(ours.stdout, expected.stdout);
 }
 
@@ -255,7 +255,7 @@ fn a_sequence_inside_a_sequence_is_checked_too() {
         .arg(&file)
         .arg(&cdl)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let mut bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
     let length = 200_000u32.to_le_bytes();
     let at = bytes
@@ -278,7 +278,7 @@ fn a_sequence_inside_a_sequence_is_checked_too() {
     };
     let expected = run_reference("ncdump", [&file]);
     let ours = Test::ours("ncdump").arg(&file).run();
-    assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+    ok("ours", &ours);
     assert_eq!(ours.stdout, expected.stdout);
 }
 
@@ -338,9 +338,9 @@ fn files_with_four_byte_lengths_read_as_the_reference_reads_them() {
     let dir = scratch();
     let file = make(&python, dir.path(), "lengths-4", 5, 100_000);
     let expected = run_reference("ncdump", [&file]);
-    assert_eq!(expected.code, Some(0), "{}", expected.stderr);
+    ok("expected", &expected);
     let ours = Test::ours("ncdump").arg(&file).run();
-    assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+    ok("ours", &ours);
     assert_eq!(ours.stdout, expected.stdout);
 }
 
@@ -363,7 +363,7 @@ fn attributes_whose_values_all_name_the_same_bytes_are_refused() {
         .arg(test_data("heap_references/huge_attributes.py"))
         .arg(&file)
         .args(["20", "20000000"]));
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let copy = dir.path().join("huge-copy.nc");
     for (tool, args) in [
         ("ncdump", vec![Path::new("-h"), file.as_path()]),
@@ -396,14 +396,14 @@ fn a_shared_fill_value_of_strings_is_refused_before_hdf5_reads_it() {
     crate::support::build_hdf5_program(&test_data("heap_references/shared_fill.c"), &maker);
     let plain = dir.path().join("shared.nc");
     let made = run(Command::new(&maker).arg(&plain).arg("100000"));
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let patched = dir.path().join("patched.nc");
     let made = run(Command::new(&python)
         .arg(test_data("heap_references/shared_fill.py"))
         .arg(&plain)
         .arg(&patched)
         .arg("1"));
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let copy = dir.path().join("copy.nc");
     for file in [&plain, &patched] {
         for (tool, args) in [
@@ -533,7 +533,7 @@ for name, depth in (("deep.nc", 2000), ("shallow.nc", 250)):
     let made = run(Command::new(&python)
         .args(["-c", program])
         .current_dir(dir.path()));
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let deep = dir.path().join("deep.nc");
     let refused = run_ours("ncdump", [Path::new("-h"), deep.as_path()]);
     let refused = refused.assert_within(CEILING_MIB, 60);
@@ -546,7 +546,7 @@ for name, depth in (("deep.nc", 2000), ("shallow.nc", 250)):
     let shallow = dir.path().join("shallow.nc");
     let read = run_ours("ncdump", [Path::new("-h"), shallow.as_path()]);
     let read = read.assert_within(CEILING_MIB, 60);
-    assert_eq!(read.code, Some(0), "{}", read.stderr);
+    ok("read", &read);
     assert_eq!(read.stdout.matches("group: g {").count(), 250);
 }
 
@@ -571,7 +571,7 @@ fn hidden_attributes_and_structures_hdf5_takes_on_trust_are_refused_before_it_re
         .arg("overlapping-blocks")
         .arg(&base)
         .arg("40000000"));
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     for (kind, said) in [
         (
             "ncproperties",
@@ -641,7 +641,7 @@ fn hidden_attributes_and_structures_hdf5_takes_on_trust_are_refused_before_it_re
     crate::support::build_hdf5_program(&test_data("heap_references/cache_image.c"), &program);
     let file = dir.path().join("cache_image.nc");
     let made = run(Command::new(&program).arg(&file));
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let done = run_ours("ncdump", [Path::new("-h"), file.as_path()]);
     let done = done.assert_within(CEILING_MIB, 60);
     assert_eq!(done.code, Some(1), "{}", done.stderr);

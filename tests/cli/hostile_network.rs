@@ -575,6 +575,67 @@ fn a_listing_of_few_long_names_is_stopped_at_a_byte_bound() {
     );
 }
 
+/// A page of an S3 listing holding one prefix and announcing the next page always with
+/// the same token.
+fn repeated_token_page(_line: &str) -> Answer {
+    Answer::Fixed(
+        "200 OK",
+        "Content-Type: application/xml\r\n".into(),
+        b"<?xml version=\"1.0\" encoding=\"UTF-8\"?><ListBucketResult><Name>bkt</Name>\
+          <KeyCount>1</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>true</IsTruncated>\
+          <NextContinuationToken>again</NextContinuationToken><CommonPrefixes><Prefix>s.zarr/a/\
+          </Prefix></CommonPrefixes></ListBucketResult>"
+            .to_vec(),
+    )
+}
+
+/// Red team s35 RA1: a server answering every page of a listing with no name and "more
+/// follows", or with the same token every time. The bounds counted names, so neither
+/// was ever reached: `ncdump -h` of the store, and nccopy replacing an output store there
+/// (whose removal listed through the client's own stream), listed for ever at 23 pages
+/// a second. Now 16 pages in a row that add no name, or a token given twice, stop the
+/// listing.
+#[test]
+fn a_listing_of_empty_pages_or_one_token_again_and_again_is_stopped() {
+    let dir = crate::support::scratch();
+    let cdl = dir.path().join("small.cdl");
+    std::fs::write(
+        &cdl,
+        "netcdf small {\ndimensions:\n\tx = 2 ;\nvariables:\n\tint v(x) ;\ndata:\n v = 1, 2 ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let input = dir.path().join("small.nc");
+    crate::support::ok(
+        "ncgen",
+        Test::ours("ncgen").arg("-o").arg(&input).arg(&cdl).run(),
+    );
+    let input = input.to_string_lossy().into_owned();
+    let empty: fn(&str) -> Answer = |line| endless_listing_page_of(line, 0, 0);
+    for (label, page) in [("empty pages", empty), ("one token", repeated_token_page)] {
+        let server = endless_listing_server(page);
+        let env = s3_env(&server.url());
+        let env = borrowed(&env);
+        for args in [
+            vec!["-h", "s3://bkt/s.zarr"],
+            vec![input.as_str(), "s3://bkt/out.zarr"],
+        ] {
+            let tool = if args[0] == "-h" { "ncdump" } else { "nccopy" };
+            let done = run_ours_with_env(tool, &args, &env).assert_within(300, 60);
+            assert_eq!(
+                done.code,
+                Some(1),
+                "{label}: {tool} {args:?}: {}",
+                done.stderr
+            );
+            assert!(
+                done.stderr.contains("or the server never ends"),
+                "{label}: {tool} {args:?}: {}",
+                done.stderr
+            );
+        }
+    }
+}
+
 /// Red team s30 M2: a server that never ends a listing. Before: ncdump -h paged on for
 /// ever, its memory growing (292 MB after 60 s, 592 MB after 150 s, killed). Now the
 /// listing stops at a million names, refused.

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::{run, scratch, skip, Test};
+use crate::support::{ok, run, scratch, skip, Test};
 
 fn has(program: &str) -> bool {
     Command::new("sh")
@@ -78,7 +78,7 @@ fn install_puts_tools_man_pages_and_completions_in_a_prefix() {
         "the installed nctools is not stripped: {sections:?}"
     );
     let version = Test::program(&program).arg("--version").run();
-    assert_eq!(version.code, Some(0), "nctools: {}", version.stderr);
+    ok("nctools", &version);
     for tool in ["ncdump", "ncgen", "nccopy"] {
         let link = p.join("bin").join(tool);
         assert_eq!(
@@ -109,7 +109,7 @@ fn install_puts_tools_man_pages_and_completions_in_a_prefix() {
         .args(["-P", "cat", "-l"])
         .arg(p.join("share/man/man1/nccopy.1"))
         .env("MANWIDTH", "80"));
-    assert_eq!(page.code, Some(0), "{}", page.stderr);
+    ok("page", &page);
     for title in [
         "NAME",
         "SYNOPSIS",
@@ -128,7 +128,7 @@ fn install_puts_tools_man_pages_and_completions_in_a_prefix() {
     let loaded = run(Command::new("bash")
         .args(["-c", "source \"$1\" && complete -p nccopy", "x"])
         .arg(p.join("share/bash-completion/completions/nccopy")));
-    assert_eq!(loaded.code, Some(0), "{}", loaded.stderr);
+    ok("loaded", &loaded);
     assert!(loaded.stdout.contains("nccopy"), "{}", loaded.stdout);
 }
 

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{run, scratch, skip, Test};
+use crate::support::{ok, run, scratch, skip, Test};
 
 /// The Python side: `python -c PY read REFS FILE...` opens the references with xarray
 /// and checks every variable against the files (combined along `time`);
@@ -97,7 +97,7 @@ fn input_of(dir: &Path, name: &str, first: i32, steps: i32) -> PathBuf {
         .arg(&nc)
         .arg(&cdl_path)
         .run();
-    assert_eq!(made.code, Some(0), "ncgen: {}", made.stderr);
+    ok("ncgen", &made);
     nc
 }
 
@@ -131,7 +131,7 @@ fn xarray_reads_our_references_to_one_file_and_they_equal_kerchunks() {
         .arg(&refs)
         .arg(&nc)
         .run();
-    assert_eq!(done.code, Some(0), "nccopy --kerchunk: {}", done.stderr);
+    ok("nccopy --kerchunk", &done);
     assert!(
         done.stderr.contains(
             "not referenced: /z: compact layout: its data lies in the object header; its \
@@ -285,7 +285,7 @@ fn variables_without_a_zarr_codec_for_their_bytes_are_named_and_inlined_or_left_
         .arg(&plain)
         .arg(&cdl)
         .run();
-    assert_eq!(made.code, Some(0), "ncgen: {}", made.stderr);
+    ok("ncgen", &made);
     // lz4 (32004) frames its chunks differently in HDF5 and in Zarr.
     let nc = dir.path().join("lz4.nc");
     let copied = Test::ours("nccopy")
@@ -293,14 +293,14 @@ fn variables_without_a_zarr_codec_for_their_bytes_are_named_and_inlined_or_left_
         .arg(&plain)
         .arg(&nc)
         .run();
-    assert_eq!(copied.code, Some(0), "nccopy -F b,32004: {}", copied.stderr);
+    ok("nccopy -F b,32004", &copied);
     let refs = dir.path().join("refs.json");
     let done = Test::ours("nccopy")
         .arg("--kerchunk")
         .arg(&refs)
         .arg(&nc)
         .run();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     assert!(
         done.stderr
             .contains("not referenced: /b: filter 32004 (lz4)"),
@@ -334,7 +334,7 @@ fn a_variable_stored_differently_in_one_file_is_named_and_left_out() {
         .arg(&b)
         .arg(&rechunked)
         .run();
-    assert_eq!(copied.code, Some(0), "nccopy -c: {}", copied.stderr);
+    ok("nccopy -c", &copied);
     let refs = dir.path().join("refs.json");
     let done = Test::ours("nccopy")
         .arg("--kerchunk")
@@ -343,7 +343,7 @@ fn a_variable_stored_differently_in_one_file_is_named_and_left_out() {
         .arg(&a)
         .arg(&rechunked)
         .run();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     assert!(
         done.stderr.contains("not referenced: /t: ")
             && done
@@ -379,7 +379,7 @@ fn options_that_shape_a_copy_are_refused_with_kerchunk() {
 
 /// A netCDF-4 file of a few hundred bytes declaring `time = 400000000` (nothing written):
 /// `--concat time` inlines the coordinate's values, so a declared length past the cap
-/// (`MAX_INLINED_COORDINATE`, 16 MiB of values) is refused, naming the variable, before
+/// (`MAX_INLINED`, 16 MiB of values) is refused, naming the variable, before
 /// anything is read. Before: 6.27 GB resident and exit 0 (the bounded helper kills it at
 /// 2 GiB).
 #[test]
@@ -398,7 +398,7 @@ fn a_huge_declared_concat_coordinate_is_refused_before_it_is_read() {
         .arg(&file)
         .arg(&cdl)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let refs = dir.path().join("refs.json");
     let bounded = crate::bounded::run_ours(
         "nccopy",
@@ -442,14 +442,14 @@ fn chunk_grids_of_millions_of_places_with_nothing_written_are_not_walked() {
         .arg(&file)
         .arg(&cdl_path)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let refs = dir.path().join("refs.json");
     let bounded = crate::bounded::run_ours(
         "nccopy",
         ["--kerchunk".as_ref(), refs.as_os_str(), file.as_os_str()],
     );
     let run = bounded.assert_within(300, 20);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     let text = std::fs::read_to_string(&refs).unwrap_or_else(|e| panic!("{e}"));
     let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
     let Some(refs) = json["refs"].as_object() else {
@@ -496,15 +496,65 @@ else:
     let made = run(Command::new(&python)
         .args(["-c", program, "make"])
         .current_dir(dir.path()));
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let refs = Test::ours("nccopy")
         .args(["--kerchunk", "ub.json", "ub.nc"])
         .current_dir(dir.path())
         .run();
-    assert_eq!(refs.code, Some(0), "{}", refs.stderr);
+    ok("refs", &refs);
     let read = run(Command::new(&python)
         .args(["-c", program, "read"])
         .current_dir(dir.path()));
-    assert_eq!(read.code, Some(0), "{}", read.stderr);
+    ok("read", &read);
     assert_eq!(read.stdout, "True True\n");
+}
+
+/// Red team s35 RA3: variables whose filter no Zarr codec reads are inlined (decoded, in
+/// base64) when each holds at most 64 KiB, but nothing bounded them together: a 1.46 MB
+/// file of 4,000 such variables, nothing written, took 1.8 GB and wrote 350 MB of
+/// references. Now all inlined values share one budget (16 MiB, the `--concat`
+/// coordinate's included): those past it are left out, each named with why.
+#[test]
+fn inlined_variables_share_one_budget() {
+    let dir = scratch();
+    let count = 300;
+    let mut cdl = String::from("netcdf many {\ndimensions:\n  x = 16384 ;\nvariables:\n");
+    for i in 0..count {
+        cdl.push_str(&format!(
+            "  int v{i}(x) ;\n    v{i}:_Filter = \"lz4\" ;\n    v{i}:_ChunkSizes = 16384 ;\n"
+        ));
+    }
+    cdl.push_str("}\n");
+    let cdl_path = dir.path().join("many.cdl");
+    std::fs::write(&cdl_path, cdl).unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("many.nc");
+    let made = Test::ours("ncgen")
+        .args(["-k", "nc4", "-o"])
+        .arg(&file)
+        .arg(&cdl_path)
+        .run();
+    ok("ncgen", &made);
+    let refs = dir.path().join("refs.json");
+    let bounded = crate::bounded::run_ours(
+        "nccopy",
+        ["--kerchunk".as_ref(), refs.as_os_str(), file.as_os_str()],
+    );
+    let run = bounded.assert_within(300, 120);
+    ok("nccopy --kerchunk", &run);
+    let over = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("would pass the 16 MiB that inlined values may take together"))
+        .count();
+    let inlined = run
+        .stderr
+        .lines()
+        .filter(|l| l.contains("its values are inlined instead"))
+        .count();
+    // 65,536 bytes each: 256 fit in 16 MiB.
+    assert_eq!((inlined, over), (256, count - 256), "{}", run.stderr);
+    let size = std::fs::metadata(&refs)
+        .map(|m| m.len())
+        .unwrap_or_default();
+    assert!(size < 30 << 20, "references of {size} bytes");
 }

@@ -10,7 +10,7 @@ use std::process::Command;
 use classic::testfile::{TestFile, TestVar};
 
 use crate::bounded::run_ours;
-use crate::support::{reference, run, run_reference, scratch, zarr_python, Run, Test};
+use crate::support::{ok, reference, run, run_reference, scratch, zarr_python, Run, Test};
 
 /// What one of these runs may take: it reads or refuses a few bytes that declare gigabytes.
 const LIMIT_MIB: u64 = 1000;
@@ -68,7 +68,7 @@ fn a_classic_header_of_100000_dimensions_is_dumped_in_reasonable_time() {
     let bounded = run_ours("ncdump", ["-h".as_ref(), path.as_os_str()]);
     bounded.assert_within(LIMIT_MIB, LIMIT_CPU_SECS);
     let ours = bounded.run;
-    assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+    ok("ours", &ours);
     let head: Vec<&str> = ours.stdout.lines().take(6).collect();
     // What the reference ncdump -h prints (netCDF-C 4.9), and checked against it below
     // when it is installed.
@@ -89,7 +89,7 @@ fn a_classic_header_of_100000_dimensions_is_dumped_in_reasonable_time() {
     );
     if reference("ncdump").is_some() {
         let theirs = run_reference("ncdump", [Path::new("-h"), &path]);
-        assert_eq!(theirs.code, Some(0), "{}", theirs.stderr);
+        ok("theirs", &theirs);
         assert_eq!(theirs.stdout, ours.stdout);
     }
 }
@@ -265,12 +265,12 @@ fn attributes_of_compounds_whose_char_fields_a_few_bytes_fill_are_refused_before
     let cdl = "netcdf x {\ntypes:\n  compound c { char f(1000) ; int i ; } ;\n\
                variables:\n  int v ;\n    c v:a = {\"a\", 1}, {\"b\", 2} ;\n}\n";
     let made = ncgen(dir.path(), "small", cdl, &["-k", "nc4"]);
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let dumped = Test::ours("ncdump")
         .arg("-h")
         .arg(dir.path().join("small.nc"))
         .run();
-    assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
+    ok("dumped", &dumped);
     assert!(
         dumped
             .stdout
@@ -346,10 +346,10 @@ fn a_netcdf4_variable_whose_fill_value_hdf5_cannot_hold_is_refused_before_writin
     }
     // 65529 bytes, and any size without a fill value, are written.
     let made = ncgen(dir.path(), "fits", &cdl(65_529, ""), &["-k", "nc4"]);
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let no_fill = cdl(100_000, "    v:_NoFill = \"true\" ;\n");
     let made = ncgen(dir.path(), "nofill", &no_fill, &["-k", "nc4"]);
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let dumped = Test::ours("ncdump")
         .arg("-h")
         .arg(dir.path().join("nofill.nc"))
@@ -379,7 +379,7 @@ fn a_dimension_longer_than_the_format_allows_is_refused_naming_the_limit() {
     );
     assert_eq!(listing(dir.path()), ["cdf1.cdl", "cdf2.cdl"]);
     let made = ncgen(dir.path(), "fits", &cdl(2_147_483_644), &["-k", "nc3"]);
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     if reference("ncgen").is_some() {
         // The reference refuses it too, in libnetcdf's words.
         let theirs = run_reference(
@@ -412,7 +412,7 @@ fn a_dimension_longer_than_the_format_allows_is_refused_naming_the_limit() {
 /// Runs `script` with zarr-python in `dir` (the store paths in it are relative).
 fn python_in(python: &Path, dir: &Path, script: &str) {
     let made = run(Command::new(python).args(["-c", script]).current_dir(dir));
-    assert_eq!(made.code, Some(0), "zarr-python: {}", made.stderr);
+    ok("zarr-python", &made);
 }
 
 /// A Zarr version 2 store `name` made by zarr-python: one group holding the int32 array
@@ -455,7 +455,7 @@ fn a_shuffle_of_another_element_size_than_the_type_is_read_with_its_own() {
     assert!(zarray.contains("\"elementsize\": 2"), "{zarray}");
 
     let dumped = Test::ours("ncdump").arg(&store).run();
-    assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
+    ok("dumped", &dumped);
     assert!(
         dumped.stdout.contains(&values_line(10)),
         "{}",
@@ -465,7 +465,7 @@ fn a_shuffle_of_another_element_size_than_the_type_is_read_with_its_own() {
     for out in ["copy.nc", "copy.zarr"] {
         let out = dir.path().join(out);
         let copied = Test::ours("nccopy").arg(&store).arg(&out).run();
-        assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+        ok("copied", &copied);
         let dumped = Test::ours("ncdump").arg(&out).run();
         assert!(
             dumped.stdout.contains(&values_line(10)),
@@ -479,7 +479,7 @@ fn a_shuffle_of_another_element_size_than_the_type_is_read_with_its_own() {
     let large = zarr_python_store(&python, dir.path(), "large.zarr", 4096, shuffle, "None");
     let same = dir.path().join("same.zarr");
     let copied = Test::ours("nccopy").arg(&large).arg(&same).run();
-    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    ok("copied", &copied);
     let zarray = fs::read_to_string(same.join("v/.zarray")).unwrap_or_default();
     assert!(zarray.contains("\"elementsize\": 4"), "{zarray}");
     let check = "import zarr, numpy as np\n\
@@ -586,7 +586,7 @@ fn chunks_in_a_codec_nctools_lacks_are_refused_before_writing_not_copied_as_stor
         for out in ["decoded.nc", "decoded.zarr"] {
             let target = dir.path().join(out);
             let copied = Test::ours("nccopy").arg(store).arg(&target).run();
-            assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+            ok("copied", &copied);
             let dumped = Test::ours("ncdump").arg(&target).run();
             assert!(
                 dumped.stdout.contains(" v = 7, 100007, 200007,")
@@ -608,7 +608,7 @@ fn chunks_in_a_codec_nctools_lacks_are_refused_before_writing_not_copied_as_stor
     );
     let out = dir.path().join("out.zarr");
     let copied = Test::ours("nccopy").arg(&zlib).arg(&out).run();
-    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    ok("copied", &copied);
     for chunk in ["v/0", "v/1"] {
         assert_eq!(
             fs::read(zlib.join(chunk)).ok(),
@@ -651,7 +651,7 @@ fn user_type_values_on_an_unlimited_dimension_are_written_a_few_megabytes_at_a_t
         ],
     );
     let made = made.assert_within(300, 60);
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let dumped = Test::ours("ncdump").arg("-h").arg(&output).run();
     assert!(
         dumped.stdout.contains("d = UNLIMITED ; // (48 currently)"),

@@ -11,7 +11,7 @@ use std::fs;
 use std::path::Path;
 
 use crate::bounded::run_ours;
-use crate::support::scratch;
+use crate::support::{ok, scratch};
 
 /// The memory ceiling of every run here, in MiB.
 const CEILING_MIB: u64 = 300;
@@ -82,7 +82,7 @@ fn a_document_just_under_the_weight_is_read_in_bounded_memory() {
     );
     let bounded = run_ours("ncdump", ["-h".as_ref(), store.as_os_str()]);
     let run = bounded.assert_within(CEILING_MIB, 60);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     assert!(run.stdout.contains("\t\t:b = 7 ;"), "{}", run.stdout);
     assert!(
         run.stdout.contains(r#"\"k519999\": 1}"#),
@@ -106,7 +106,7 @@ fn consolidated_metadata_too_heavy_to_parse_is_set_aside_for_the_stores_document
     .unwrap_or_else(|e| panic!("{e}"));
     let bounded = run_ours("ncdump", ["-h".as_ref(), store.as_os_str()]);
     let run = bounded.assert_within(CEILING_MIB, 60);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     assert!(
         run.stdout.contains("\t\t:title = \"small\" ;"),
         "{}",
@@ -151,7 +151,7 @@ for name, item in [("strings", '""'), ("numbers", "0")]:
             .arg(script)
             .current_dir(dir.path()),
     );
-    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    ok("python", &made);
     for name in ["strings", "numbers"] {
         let archive = dir.path().join(format!("{name}.zarr.zip"));
         let copy = dir.path().join(format!("{name}.nc"));
@@ -201,7 +201,7 @@ with zipfile.ZipFile("long.zarr.zip", "w", zipfile.ZIP_DEFLATED) as z:
             .arg(script)
             .current_dir(dir.path()),
     );
-    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    ok("python", &made);
     let archive = dir.path().join("long.zarr.zip");
     let dump = run_ours("ncdump", ["-h".as_ref(), archive.as_os_str()]);
     let run = dump.assert_within(CEILING_MIB, 300);
@@ -239,7 +239,7 @@ with zipfile.ZipFile("number.zarr.zip", "w", zipfile.ZIP_DEFLATED) as z:
             .arg(script)
             .current_dir(dir.path()),
     );
-    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    ok("python", &made);
     for name in ["blank.zarr.zip", "number.zarr.zip"] {
         let archive = dir.path().join(name);
         let dump = run_ours("ncdump", ["-h".as_ref(), archive.as_os_str()]);

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{cargo_tool_bin, run, scratch, test_data, Run, Test, NCTOOLS};
+use crate::support::{cargo_tool_bin, ok, run, scratch, test_data, Run, Test, NCTOOLS};
 
 const TOOLS: [(&str, &str); 3] = [("dump", "ncdump"), ("gen", "ncgen"), ("copy", "nccopy")];
 
@@ -60,10 +60,10 @@ fn nctools_runs_a_tool_by_its_short_or_full_name() {
         .arg(&out)
         .arg(&cdl)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let through_nctools = Test::program(NCTOOLS).arg("dump").arg(&out).run();
     let through_link = Test::ours("ncdump").arg(&out).run();
-    assert_eq!(through_nctools.code, Some(0), "{}", through_nctools.stderr);
+    ok("through_nctools", &through_nctools);
     assert_eq!(through_nctools.stdout, through_link.stdout);
     assert!(through_nctools.stdout.starts_with("netcdf classic {"));
 }
@@ -98,7 +98,7 @@ fn a_tool_says_its_own_name_in_usage_errors_however_it_was_started() {
         }
     }
     let help = nctools(["dump", "--help"]);
-    assert_eq!(help.code, Some(0), "{}", help.stderr);
+    ok("help", &help);
     assert!(
         help.stdout.contains("Usage: ncdump [OPTIONS] [FILE]"),
         "{}",
@@ -109,7 +109,7 @@ fn a_tool_says_its_own_name_in_usage_errors_however_it_was_started() {
 #[test]
 fn nctools_alone_answers_help_and_version_and_refuses_an_unknown_tool() {
     let help = nctools(["--help"]);
-    assert_eq!(help.code, Some(0), "{}", help.stderr);
+    ok("help", &help);
     assert!(
         help.stdout.contains("Usage: nctools <TOOL> [ARGS]..."),
         "{}",
@@ -125,7 +125,7 @@ fn nctools_alone_answers_help_and_version_and_refuses_an_unknown_tool() {
     // Its version, then the libraries it runs with and where HDF5 finds plugins (before:
     // its version only).
     let version = nctools(["--version"]);
-    assert_eq!(version.code, Some(0), "{}", version.stderr);
+    ok("version", &version);
     let lines: Vec<&str> = version.stdout.lines().collect();
     assert_eq!(
         lines.first().copied(),
@@ -196,7 +196,7 @@ fn the_crash_handler_names_the_tool_started_through_nctools() {
         .arg(&out)
         .arg(test_data("ncdump/classic.cdl"))
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let crashed = run(std::process::Command::new(NCTOOLS)
         .arg("dump")
         .arg(&out)

@@ -9,7 +9,7 @@ use std::path::Path;
 
 use classic::testfile::{TestFile, TestVar};
 
-use crate::support::{reference, run_reference, scratch, zarr_python, Run, Test};
+use crate::support::{ok, reference, run_reference, scratch, zarr_python, Run, Test};
 
 /// What the reference tools say (libnetcdf's `NC_EBADNAME`).
 const ILLEGAL: &str = "NetCDF: Name contains illegal characters";
@@ -215,7 +215,7 @@ fn nccopy_refuses_names_from_a_zarr_input() {
             .args(["-c", script])
             .current_dir(dir.path()),
     );
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let before = tree(dir.path());
     for out in ["out.zarr", "out.nc"] {
         let copied = Test::ours("nccopy")

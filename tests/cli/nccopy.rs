@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::support::{assert_no_crash, interrupt, Run, Test};
+use crate::support::{assert_no_crash, interrupt, ok, Run, Test};
 use crate::support::{first_difference, from_line, reference, run_reference, scratch, test_data};
 
 /// Whether the reference ncgen and ncdump are there (else a visible SKIPPED, or a failure
@@ -321,7 +321,7 @@ fn unsigned_and_64_bit_integers_go_to_cdf5_only() {
             cdl.as_os_str(),
         ],
     );
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     differential(dir.path(), &file, &["-k", "cdf5"]);
     for to in ["classic", "64-bit offset", "netCDF-4 classic model"] {
         let out = dir.path().join("bad.nc");
@@ -867,7 +867,7 @@ fn quantize_beyond_the_type_precision_is_an_error() {
     );
     assert!(!out.exists());
     let done = ours(&["--quantize", "pres,bitround,52"], &file, Some(&out));
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     assert!(dump(&["-hs"], &out).contains("pres:_QuantizeBitRoundNumberOfSignificantBits = 52 ;"));
 }
 
@@ -886,7 +886,7 @@ pub fn big_classic(dir: &Path, n: usize) -> PathBuf {
         .arg(&file)
         .arg(&source)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     file
 }
 
@@ -978,7 +978,7 @@ fn contiguous_asked_for_a_record_variable_stays_chunked_with_a_warning() {
     let file = input(dir.path(), "shapes", "netCDF-4");
     let out = dir.path().join("out.nc");
     let done = ours(&["-c", "rec:contiguous"], &file, Some(&out));
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     assert_eq!(
         done.stderr,
         "nccopy: warning: variable /rec: -c asks for contiguous storage, but it stays \

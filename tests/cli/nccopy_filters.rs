@@ -8,7 +8,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::nccopy::{check_copy, data_of, dump, have_reference, input, ours, storage_of};
-use crate::support::scratch;
+use crate::support::{ok, scratch};
 
 /// `precedence.nc`: /plain contiguous and unfiltered, /zipped deflated (2) and shuffled,
 /// /bz bzip2 (9), /fl fletcher32.
@@ -735,7 +735,7 @@ fn netcdf3_output_with_filters_is_a_usage_error_before_writing() {
     }
     // -F none asks for no filter: classic output is fine.
     let done = ours(&["-k", "classic", "-F", "none"], &file, Some(&out));
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     assert_eq!(dump(&["-k"], &out).trim(), "classic");
 }
 
@@ -834,17 +834,17 @@ fn a_missing_plugin_stops_the_copy_and_names_variable_filter_and_path() {
     fs::remove_file(&out).unwrap_or_else(|e| panic!("{e}"));
     // Another variable copies fine, and --dry-run needs no plugin.
     let done = without_plugins(&empty, &["-V", "plain"], &file, Some(&out));
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     assert_eq!(storage_of(&out), "/plain contiguous -\n");
     let done = without_plugins(&empty, &["--dry-run"], &file, None);
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     assert_eq!(
         done.stdout,
         "/plain\t-\ttable row 7\n/zipped\t2,4|1,2\ttable row 4\n/bz\t307,9\ttable row 4\n\
          /fl\t3\ttable row 4\n"
     );
     let done = without_plugins(&empty, &["-F", "*,bzip2,9", "--dry-run"], &file, None);
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     assert!(
         done.stdout.contains("/plain\t307,9\ttable row 6\n"),
         "{}",
@@ -890,12 +890,12 @@ fn a_variable_whose_filter_is_missing_is_declared_or_copied_as_stored() {
         &file,
         Some(&out),
     );
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     assert!(storage_of(&out).contains("/bz contiguous -\n"));
     // With its data: -M 0 keeps /bz's small chunks, so they are copied as stored, with no
     // plugin, and read back (through the plugin) as the input.
     let done = without_plugins(&empty, &["-M", "0"], &file, Some(&out));
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     assert!(storage_of(&out).contains("/bz chunked(2, 6) 307,9\n"));
     assert_eq!(data_of(&out), data_of(&file));
     // Decoding them needs the filter (DECISIONS D6).

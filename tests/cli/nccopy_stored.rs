@@ -8,7 +8,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::support::{from_line, reference, run, scratch, Test};
+use crate::support::{from_line, ok, reference, run, scratch, Test};
 
 /// A record variable in chunks of 2 records (5 written: values T), and a fixed variable
 /// of 4 chunks of which only the first is written (the rest is fill), both filtered.
@@ -32,11 +32,6 @@ data:
  t = T ;
 }
 "#;
-
-fn ok(label: &str, done: crate::support::Run) -> String {
-    assert_eq!(done.code, Some(0), "{label}: {}", done.stderr);
-    done.stdout
-}
 
 /// `h5dump -p -H` of one dataset: its storage layout, stored size and filters.
 fn storage(h5dump: &Path, file: &Path, dataset: &str) -> String {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::support::{
-    assert_no_crash, corpus, first_difference, reference, run, scratch, Run, Test,
+    assert_no_crash, corpus, first_difference, ok, reference, run, scratch, Run, Test,
 };
 
 /// A CDL case of tests/data/ncdump.
@@ -229,7 +229,7 @@ fn cdf5_specials_are_the_classic_ones() {
         theirs.stderr
     );
     let ours = our_dump(&["-hs"], &file, &[]);
-    assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+    ok("ours", &ours);
     let header = reference_dump(&["-h"], &file, &[]).stdout;
     let expected = header.replacen(
         "\t\t:version = 1.5 ;\n",
@@ -465,7 +465,7 @@ fn date_times_of_the_corpus_cases_match_the_reference() {
         .args(["-k", "nc4", "-o"])
         .arg(&nc4)
         .arg(corpus.join("ncdump_tst_calendars_nc4.cdl")));
-    assert_eq!(made.code, Some(0), "reference ncgen: {}", made.stderr);
+    ok("reference ncgen", &made);
     let ours = Test::ours("ncdump")
         .args(["-n", "tst_times_nc4", "-t"])
         .arg(&nc4)
@@ -567,7 +567,7 @@ fn rows_formatted_in_parallel_match_the_reference_and_one_thread() {
         .args(["-k", "nc4", "-o"])
         .arg(&file)
         .arg(&cdl));
-    assert_eq!(made.code, Some(0), "reference ncgen: {}", made.stderr);
+    ok("reference ncgen", &made);
     // r's second record is shorter than the others: fill shows in it.
     for args in OPTION_SETS
         .iter()

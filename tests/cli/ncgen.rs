@@ -6,7 +6,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{assert_no_crash, assert_rejected, first_difference, reference, run, scratch};
+use crate::support::{
+    assert_no_crash, assert_rejected, first_difference, ok, reference, run, scratch,
+};
 use crate::support::{Run, Test};
 
 const NCDUMP_CASES: &[&str] = &[
@@ -217,7 +219,7 @@ fn quantize_attributes_quantize_the_data() {
     let dir = scratch();
     let out = dir.path().join("filters.nc");
     let made = our_ncgen(&["-k", "nc4"], &out, &case("ncdump", "filters"));
-    assert_eq!(made.code, Some(0), "ours: {}", made.stderr);
+    ok("ours", &made);
     let given = [
         3.14159, 2.71828, 1.41421, 1.73205, 0.5, 0.25, 0.125, 100.123456,
     ];
@@ -442,7 +444,7 @@ fn a_filter_on_a_string_variable_is_dropped_with_a_warning() {
     );
     let out = dir.path().join("strfilter.nc");
     let done = our_ncgen(&[], &out, &cdl);
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     assert!(done.stderr.contains("warning"), "{}", done.stderr);
     assert!(done.stderr.contains("sv"), "{}", done.stderr);
     assert!(done.stderr.contains("307,9"), "{}", done.stderr);
@@ -580,7 +582,7 @@ fn standard_input_is_read_with_a_dash_or_no_file() {
             .wait_with_output()
             .unwrap_or_else(|e| panic!("{e}"))
             .into();
-        assert_eq!(done.code, Some(0), "{}", done.stderr);
+        ok("done", &done);
         assert_eq!(dump(&[], &out), expected);
     }
 }
@@ -778,7 +780,7 @@ fn the_file_does_not_depend_on_threads_and_errors_stop_it_the_same() {
         &theirs,
         &write_cdl(dir.path(), "plain", &plain),
     );
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let ours = Test::ours("ncdump")
         .args(["-n", "x"])
         .arg(dir.path().join("j2.nc"))
@@ -883,7 +885,7 @@ fn the_output_is_named_after_the_cdl_file_never_the_dataset_name() {
             .arg(&cdl)
             .current_dir(&work)
             .run();
-        assert_eq!(c.code, Some(0), "{}", c.stderr);
+        ok("c", &c);
         assert!(
             c.stdout.contains(&format!("nc_create(\"in{i}.nc\"")),
             "{}",
@@ -894,7 +896,7 @@ fn the_output_is_named_after_the_cdl_file_never_the_dataset_name() {
             .arg(&cdl)
             .current_dir(&work)
             .run();
-        assert_eq!(python.code, Some(0), "{}", python.stderr);
+        ok("python", &python);
         assert!(
             python.stdout.contains(&format!("in{i}.nc")),
             "{}",
@@ -934,7 +936,7 @@ fn the_output_is_named_after_the_cdl_file_never_the_dataset_name() {
             .unwrap_or_else(|e| panic!("{e}"))
             .into();
         if ok {
-            assert_eq!(done.code, Some(0), "{}", done.stderr);
+            ok("done", &done);
             assert!(work.join("plain.nc").is_file());
         } else {
             assert_rejected(&done, "a dataset name that is a path, from standard input");
@@ -952,7 +954,7 @@ fn the_output_is_named_after_the_cdl_file_never_the_dataset_name() {
         fs::create_dir_all(&theirs).unwrap_or_else(|e| panic!("{e}"));
         let cdl = cdl_dir.join("in0.cdl");
         let done = run(Command::new(ncgen).arg("-b").arg(&cdl).current_dir(&theirs));
-        assert_eq!(done.code, Some(0), "{}", done.stderr);
+        ok("done", &done);
         assert!(
             theirs.join("in0.nc").is_file(),
             "the reference's rule changed"

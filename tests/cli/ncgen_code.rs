@@ -9,7 +9,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{corpus, first_difference, reference, run, scratch, skip, test_data, Test};
+use crate::support::{
+    corpus, first_difference, ok, reference, run, scratch, skip, test_data, Test,
+};
 
 /// How one CDL fared.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -536,7 +538,7 @@ fn c_option_forms_and_outputs() {
         .arg(&cdl)
         .current_dir(dir.path())
         .run();
-    assert_eq!(short.code, Some(0), "{}", short.stderr);
+    ok("short", &short);
     assert!(short.stdout.contains("nc_create(\"made.nc\""));
     assert!(short.stdout.contains("nc_set_fill(ncid, NC_NOFILL, NULL);"));
     assert!(
@@ -548,7 +550,7 @@ fn c_option_forms_and_outputs() {
         .arg(&cdl)
         .current_dir(dir.path())
         .run();
-    assert_eq!(header_only.code, Some(0), "{}", header_only.stderr);
+    ok("header_only", &header_only);
     assert!(header_only.stdout.contains("nc_create(\"specials.nc\""));
     assert!(!header_only.stdout.contains("nc_put_vara"));
     // Data goes into the program one slab of at most 65,536 values at a time.
@@ -560,7 +562,7 @@ fn c_option_forms_and_outputs() {
     );
     fs::write(&big, text).unwrap_or_else(|e| panic!("{e}"));
     let code = Test::ours("ncgen").args(["-l", "c"]).arg(&big).run();
-    assert_eq!(code.code, Some(0), "{}", code.stderr);
+    ok("code", &code);
     assert_eq!(code.stdout.matches("nc_put_vara_schar(").count(), 2);
     assert!(code.stdout.contains("static const signed char data[65536]"));
 }
@@ -926,7 +928,7 @@ fn a_c_program_using_a_plugin_filter_says_where_the_plugin_must_be() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let done = Test::ours("ncgen").args(["-l", "c"]).arg(&cdl).run();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     let bzip2 = done
         .stdout
         .lines()

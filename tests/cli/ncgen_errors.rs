@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use crate::support::{first_difference, reference, run_reference, scratch, Test};
+use crate::support::{first_difference, ok, reference, run_reference, scratch, Test};
 
 /// The names in `dir` other than `case.cdl`: what a run left behind.
 fn leftovers(dir: &Path) -> Vec<String> {
@@ -88,7 +88,7 @@ fn same_file_as_the_reference(cdl: &str) -> String {
         .args(["-k", "nc4", "-o", "ours/case.nc", "case.cdl"])
         .current_dir(dir.path())
         .run();
-    assert_eq!(run.code, Some(0), "ours rejected it: {}", run.stderr);
+    ok("ours rejected it", &run);
     if have_reference() {
         let theirs = dir.path().join("theirs/case.nc");
         let made = run_reference(

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use crate::support::{first_difference, run, scratch, skip, Run, Test};
+use crate::support::{first_difference, ok, run, scratch, skip, Run, Test};
 
 /// The directory `scripts/install-plugins --debug DIR` filled, once per test run.
 fn installed() -> &'static Path {
@@ -55,12 +55,6 @@ fn netcdf4_python() -> Option<PathBuf> {
         skip("the project virtualenv .venv with netCDF4 and numpy");
         None
     }
-}
-
-/// Asserts that `run` succeeded.
-#[track_caller]
-fn ok(label: &str, run: &Run) {
-    assert_eq!(run.code, Some(0), "{label}: {}{}", run.stdout, run.stderr);
 }
 
 /// A small netCDF-4 file DIR/data.nc, made by our ncgen: `float t(x, y)` and `int n(x)`.

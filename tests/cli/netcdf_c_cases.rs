@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{reference, run, scratch, Test};
+use crate::support::{first_difference, ok, reference, run, scratch, Test};
 
 /// The reference ncdump of `file` (which must succeed).
 fn reference_dump(file: &Path) -> String {
@@ -28,7 +28,7 @@ fn made_by_python(dir: &Path, script: &str) -> bool {
         return false;
     };
     let made = run(Command::new(&python).arg("-c").arg(script).current_dir(dir));
-    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    ok("python", &made);
     true
 }
 
@@ -84,7 +84,7 @@ fn a_cdl_file_starting_with_a_byte_order_mark_is_read() {
             .arg(&expected)
             .arg(&plain)
             .run();
-        assert_eq!(done.code, Some(0), "{}", done.stderr);
+        ok("done", &done);
         assert_eq!(reference_dump(&ours), reference_dump(&expected));
     }
     // The data pass seeks to each data entry by its offset: an error there would show
@@ -138,7 +138,7 @@ fn the_largest_dimension_of_each_classic_format_is_read() {
             .unwrap_or_else(|e| panic!("cannot write {file:?}: {e}"));
         let ncdump = reference("ncdump").unwrap_or_else(|| panic!("reference ncdump is missing"));
         let theirs = run(Command::new(ncdump).arg("-h").arg(&file));
-        assert_eq!(theirs.code, Some(0), "reference: {}", theirs.stderr);
+        ok("reference", &theirs);
         assert!(theirs.stdout.contains(&format!("testdim = {len} ;")));
         let ours = Test::ours("ncdump").arg("-h").arg(&file).run();
         assert_eq!(ours.code, Some(0), "{name}: {}", ours.stderr);
@@ -200,7 +200,7 @@ fn variables_in_groups_are_selected_by_path_as_the_reference_selects_them() {
         .args(["-k", "nc4", "-o"])
         .arg(&file)
         .arg(&cdl));
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let ncdump = reference("ncdump").unwrap_or_else(|| panic!("reference ncdump is missing"));
     for selector in [
         "g2/g3/var",
@@ -221,7 +221,7 @@ fn variables_in_groups_are_selected_by_path_as_the_reference_selects_them() {
     let theirs = run(Command::new(&ncdump).args(["-v", "/var"]).arg(&file));
     assert_eq!(theirs.code, Some(1), "the reference refuses -v /var");
     let ours = Test::ours("ncdump").args(["-v", "/var"]).arg(&file).run();
-    assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+    ok("ours", &ours);
     assert!(
         ours.stdout.contains(" var = 1, 2, 3, 4 ;"),
         "{}",
@@ -324,9 +324,9 @@ data:
         .args(["-4", "-lb", "-o", &url])
         .arg(&cdl)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let dumped = Test::ours("ncdump").args(["-hsF", &url]).run();
-    assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
+    ok("dumped", &dumped);
     assert!(
         dumped.stdout.contains("\t\ts:_Filter = \"2\" ;"),
         "{}",
@@ -386,7 +386,7 @@ f.close()
         return;
     }
     let done = Test::ours("ncdump").arg(dir.path().join("undef.nc")).run();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     assert!(
         done.stdout
             .contains(" primary_cloud = _UNDEFINED, Stratus, _UNDEFINED, Cumulonimbus, Missing ;"),
@@ -505,9 +505,9 @@ fn dimensions_named_in_a_subgroup_are_defined_in_that_group() {
     let cdl = cdl_file(dir.path(), "g.cdl", SUBGROUP_DIMENSIONS_CDL);
     let url = format!("file://{}#mode=zarr", dir.path().join("g.zarr").display());
     let done = Test::ours("ncgen").args(["-o", &url]).arg(&cdl).run();
-    assert_eq!(done.code, Some(0), "ncgen: {}", done.stderr);
+    ok("ncgen", &done);
     let done = Test::ours("ncdump").args(["-h", &url]).run();
-    assert_eq!(done.code, Some(0), "ncdump: {}", done.stderr);
+    ok("ncdump", &done);
     assert_eq!(done.stdout, SUBGROUP_DIMENSIONS_DUMP);
     made_by_python(
         dir.path(),
@@ -603,7 +603,7 @@ fn a_zipped_store_under_a_directory_without_a_root_group_document_is_read() {
         dir.path().join("power.zip").display()
     );
     let done = Test::ours("ncdump").args(["-h", &url]).run();
-    assert_eq!(done.code, Some(0), "ncdump: {}", done.stderr);
+    ok("ncdump", &done);
     assert_eq!(
         done.stdout,
         "netcdf power {\ndimensions:\n\tlon = 2 ;\nvariables:\n\tfloat FRLAND(lon) ;\n\
@@ -632,12 +632,12 @@ fn times_with_string_units_and_calendar_are_printed_as_dates() {
         .arg(&nc)
         .arg(&cdl)
         .run();
-    assert_eq!(done.code, Some(0), "ncgen: {}", done.stderr);
+    ok("ncgen", &done);
     let done = Test::ours("ncdump")
         .args(["-t", "-v", "t2_days,t2_365_days"])
         .arg(&nc)
         .run();
-    assert_eq!(done.code, Some(0), "ncdump: {}", done.stderr);
+    ok("ncdump", &done);
     assert!(
         done.stdout.contains(" t2_days = \"2009-01-01\" ;\n")
             && done.stdout.contains(" t2_365_days = \"2009-01-01\" ;\n"),
@@ -673,12 +673,12 @@ fn hdf5_fixed_length_strings_are_read_right() {
                     vn = \"abcd\", \"efgh\", \"ij\", _ ;\n}\n";
     for _ in 0..3 {
         let done = Test::ours("ncdump").arg(&fixed).run();
-        assert_eq!(done.code, Some(0), "ncdump: {}", done.stderr);
+        ok("ncdump", &done);
         assert!(done.stdout.ends_with(expected), "{}", done.stdout);
     }
     let copy = dir.path().join("copy.nc");
     let done = Test::ours("nccopy").arg(&fixed).arg(&copy).run();
-    assert_eq!(done.code, Some(0), "nccopy: {}", done.stderr);
+    ok("nccopy", &done);
     let done = Test::ours("ncdump").arg(&copy).run();
     assert!(done.stdout.ends_with(expected), "{}", done.stdout);
 
@@ -710,20 +710,86 @@ fn the_reference_reads_our_nczarr_char_variables() {
     let store = dir.path().join("c.zarr");
     let url = format!("file://{}#mode=nczarr,file", store.display());
     let done = Test::ours("ncgen").args(["-o", &url]).arg(&cdl).run();
-    assert_eq!(done.code, Some(0), "ncgen: {}", done.stderr);
+    ok("ncgen", &done);
     let zarray = json_document(&store.join("c/.zarray"));
     assert_eq!(zarray["fill_value"], "");
     let ncdump = reference("ncdump").unwrap_or_else(|| panic!("reference ncdump is missing"));
     let theirs = run(Command::new(ncdump).arg(&url));
-    assert_eq!(theirs.code, Some(0), "reference ncdump: {}", theirs.stderr);
+    ok("reference ncdump", &theirs);
     let ours = Test::ours("ncdump").arg(&url).run();
-    assert_eq!(ours.code, Some(0), "ncdump: {}", ours.stderr);
+    ok("ncdump", &ours);
     assert_eq!(ours.stdout, theirs.stdout);
     assert!(
         theirs.stdout.contains(" x = \"axx\" ;"),
         "{}",
         theirs.stdout
     );
+}
+
+/// netCDF-C 4.9.0 reads an NCZarr store of ours with an unlimited dimension, before and
+/// after an append, seeing the dimension as fixed at its current length (before: its
+/// ncdump died with SIGSEGV on netCDF-C 4.10's `{"size": N, "unlimited": 1}`, the only
+/// form written). The group holds `dims` as plain lengths, which 4.9.0 reads, and
+/// `dimensions` in 4.10's form, which netCDF-C 4.10 reads first (the netcdf-c
+/// conformance mode checks that 4.10 sees UNLIMITED) and so does nctools.
+#[test]
+fn the_reference_reads_our_nczarr_unlimited_dimensions_as_fixed_ones() {
+    let dir = scratch();
+    let day = |name: &str, first: u32| {
+        let text = format!(
+            "netcdf {name} {{\ndimensions:\n\ttime = UNLIMITED ;\n\tx = 2 ;\nvariables:\n\
+             \tdouble time(time) ;\n\tfloat v(time, x) ;\ndata:\n time = {first}, {} ;\n\
+             v = 1, 2, 3, 4 ;\n}}\n",
+            first + 1
+        );
+        cdl_file(dir.path(), &format!("{name}.cdl"), &text)
+    };
+    let store = dir.path().join("u.zarr");
+    let url = format!("file://{}#mode=nczarr,file", store.display());
+    let made = Test::ours("ncgen")
+        .args(["-o", &url])
+        .arg(day("day0", 0))
+        .run();
+    ok("ncgen", &made);
+    let day1 = dir.path().join("day1.nc");
+    let made = Test::ours("ncgen")
+        .args(["-k", "nc4", "-o"])
+        .arg(&day1)
+        .arg(day("day1", 2))
+        .run();
+    ok("ncgen", &made);
+    let ncdump = reference("ncdump").unwrap_or_else(|| panic!("reference ncdump is missing"));
+    for (records, append) in [(2, false), (4, true)] {
+        if append {
+            let done = Test::ours("nccopy")
+                .args(["--append", "time"])
+                .arg(&day1)
+                .arg(&url)
+                .run();
+            ok("nccopy --append", &done);
+        }
+        let zgroup = json_document(&store.join(".zgroup"));
+        let group = &zgroup["_NCZARR_GROUP"];
+        assert_eq!(group["dims"]["time"], records, "{zgroup}");
+        assert_eq!(group["dimensions"]["time"]["size"], records, "{zgroup}");
+        assert_eq!(group["dimensions"]["time"]["unlimited"], 1, "{zgroup}");
+        assert_eq!(group["dimensions"]["x"]["unlimited"], 0, "{zgroup}");
+        let theirs = run(Command::new(&ncdump).arg(&url));
+        ok("reference ncdump", &theirs);
+        let ours = Test::ours("ncdump").arg(&url).run();
+        ok("ncdump", &ours);
+        let unlimited = format!("time = UNLIMITED ; // ({records} currently)");
+        assert!(ours.stdout.contains(&unlimited), "{}", ours.stdout);
+        let fixed = ours
+            .stdout
+            .replace(&unlimited, &format!("time = {records} ;"));
+        assert_eq!(
+            theirs.stdout,
+            fixed,
+            "{}",
+            first_difference(&fixed, &theirs.stdout)
+        );
+    }
 }
 
 /// NCZarr char variables copy to netCDF-4, from our stores and from the reference's
@@ -746,11 +812,11 @@ fn nczarr_char_variables_copy_to_netcdf4_and_char_attributes_lose_trailing_nuls(
     let theirs = dir.path().join("theirs.zarr");
     let theirs_url = format!("file://{}#mode=nczarr,file", theirs.display());
     let made = run(Command::new(&ncgen).args(["-o", &theirs_url]).arg(&cdl));
-    assert_eq!(made.code, Some(0), "reference ncgen: {}", made.stderr);
+    ok("reference ncgen", &made);
     let ours = dir.path().join("ours.zarr");
     let ours_url = format!("file://{}#mode=nczarr,file", ours.display());
     let made = Test::ours("ncgen").args(["-o", &ours_url]).arg(&cdl).run();
-    assert_eq!(made.code, Some(0), "ncgen: {}", made.stderr);
+    ok("ncgen", &made);
     let zattrs = fs::read_to_string(ours.join("lat/.zattrs")).unwrap_or_else(|e| panic!("{e}"));
     assert!(zattrs.contains(r#""units": "degrees_north","#), "{zattrs}");
     for (name, url) in [("ours", &ours_url), ("theirs", &theirs_url)] {

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{reference, run, scratch, test_data, Run, Test};
+use crate::support::{ok, reference, run, scratch, test_data, Run, Test};
 
 /// The reference tools, by the names our binaries share.
 const TOOLS: [&str; 3] = ["ncdump", "ncgen", "nccopy"];
@@ -309,7 +309,7 @@ fn extended_kind_of_a_zarr_store_is_the_reference_error() {
     };
     let store = dir.path().join("store.zarr");
     let copied = Test::ours("nccopy").arg(&fixed).arg(&store).run();
-    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    ok("copied", &copied);
     // The reference 4.9.0 crashes reading NCZarr metadata (mode=nczarr), and on stores
     // with groups or unlimited dimensions; a plain Zarr store of fixed-size variables it
     // opens, and prints its -K error.
@@ -433,7 +433,7 @@ fn fill_value_types_follow_netcdf_c_4_10_1() {
                 return;
             };
             let ours = our_dump(ours_args, file);
-            assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+            ok("ours", &ours);
             let expected = with_fill_value_types(&theirs.stdout);
             assert_ne!(
                 expected,
@@ -486,12 +486,12 @@ fn nccopy_per_variable_caches_option() {
         .arg(&grouped)
         .arg(&ours)
         .run();
-    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    ok("copied", &copied);
     let Some(nccopy) = reference("nccopy") else {
         return;
     };
     let made = run(Command::new(nccopy).arg("-x").arg(&grouped).arg(&theirs));
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     assert_eq!(reference_dump_body(&ours), reference_dump_body(&theirs));
 }
 
@@ -510,7 +510,7 @@ fn ncgen_options_outside_the_usage() {
         .args(["-k", "nc4", "-o"])
         .arg(&plain)
         .arg(&input));
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let Some(expected) = reference_dump_body(&plain) else {
         return;
     };
@@ -672,12 +672,12 @@ fn unsigned_suffix_after_the_size_letter() {
         .arg(&ours)
         .arg(&new)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let reference_made = run(Command::new(ncgen)
         .args(["-k", "nc4", "-o"])
         .arg(&theirs)
         .arg(&old));
-    assert_eq!(reference_made.code, Some(0), "{}", reference_made.stderr);
+    ok("reference_made", &reference_made);
     let ours_dump = reference_dump_body(&ours).unwrap_or_default();
     assert!(ours_dump.contains("v:b = 10UB ;"), "{ours_dump}");
     assert_eq!(Some(ours_dump), reference_dump_body(&theirs));
@@ -727,7 +727,7 @@ fn repeated_options_take_the_last_value() {
         return;
     };
     let ours = our_dump(&args, &classic);
-    assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+    ok("ours", &ours);
     assert_eq!(ours.stdout, theirs.stdout);
     let (ours, theirs) = (dir.path().join("ours.nc"), dir.path().join("theirs.nc"));
     let copied = Test::ours("nccopy")
@@ -735,7 +735,7 @@ fn repeated_options_take_the_last_value() {
         .arg(&classic)
         .arg(&ours)
         .run();
-    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    ok("copied", &copied);
     let Some(nccopy) = reference("nccopy") else {
         return;
     };
@@ -743,7 +743,7 @@ fn repeated_options_take_the_last_value() {
         .args(["-k", "nc3", "-d", "5", "-k", "nc4", "-d", "1"])
         .arg(&classic)
         .arg(&theirs));
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let ours_dump = reference_dump_body(&ours).unwrap_or_default();
     assert!(ours_dump.contains("_DeflateLevel = 1 ;"), "{ours_dump}");
     assert_eq!(Some(ours_dump), reference_dump_body(&theirs));
@@ -752,7 +752,7 @@ fn repeated_options_take_the_last_value() {
         .arg(dir.path().join("gen.nc"))
         .arg(cdl("classic"))
         .run();
-    assert_eq!(generated.code, Some(0), "{}", generated.stderr);
+    ok("generated", &generated);
     let kind = reference_run("ncdump", &["-k"], &dir.path().join("gen.nc")).map(|r| r.stdout);
     assert_eq!(kind.as_deref(), Some("netCDF-4\n"));
 }

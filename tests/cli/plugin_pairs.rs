@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 
-use crate::support::{run, scratch, skip, Run, Test};
+use crate::support::{ok, run, scratch, skip, Run, Test};
 
 /// The plugin directory of these tests: the test library, the bitshuffle codec
 /// library (both built by cargo for this test run) and hdf5plugin's bitshuffle filter
@@ -100,17 +100,6 @@ fn nczarr(store: &Path) -> String {
 /// Our `tool` with HDF5_PLUGIN_PATH = `plugins`.
 fn with_plugins(tool: &str, plugins: &Path) -> Test {
     Test::ours(tool).envs(&[("HDF5_PLUGIN_PATH", &plugins.to_string_lossy())])
-}
-
-#[track_caller]
-fn ok(label: &str, done: &Run) {
-    assert_eq!(
-        done.code,
-        Some(0),
-        "{label}: {}{}",
-        done.stdout,
-        done.stderr
-    );
 }
 
 /// Daily-file shaped data: `float v(time, x)` along an unlimited time, with a fill value,

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use crate::support::{first_difference, reference, run, scratch, skip, Run, Test};
+use crate::support::{first_difference, ok, reference, run, scratch, skip, Run, Test};
 
 /// One filter with its plugin, as the tests use it.
 struct Plugin {
@@ -138,12 +138,6 @@ fn copy_in(dir: &Path, label: &str) -> PathBuf {
     let sub = dir.join(label);
     fs::create_dir_all(&sub).unwrap_or_else(|e| panic!("{}: {e}", sub.display()));
     sub.join("data.nc")
-}
-
-/// Asserts that `run` succeeded.
-#[track_caller]
-fn ok(label: &str, run: &Run) {
-    assert_eq!(run.code, Some(0), "{label}: {}{}", run.stdout, run.stderr);
 }
 
 /// Asserts that two texts are the same.

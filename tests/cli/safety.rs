@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::nccopy::{slow_copy_under_way, SlowCopy};
-use crate::support::{interrupt, reference, run, scratch, skip, Run, Test};
+use crate::support::{interrupt, ok, reference, run, scratch, skip, Run, Test};
 
 /// A name of 300 bytes: longer than `NC_MAX_NAME` (256).
 fn long_name() -> String {
@@ -175,7 +175,7 @@ fn h5py_file(python: &Path, path: &Path, script: &str) {
          f.create_dataset('v', data=np.arange(3, dtype='i4'))\n    {script}\n"
     );
     let made = run(Command::new(python).args(["-c", &program]));
-    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    ok("h5py", &made);
 }
 
 #[test]
@@ -221,7 +221,7 @@ fn nc_properties_of_24_and_56_bytes_dump_as_the_reference_dumps_them() {
         for args in [&["-s"][..], &["-h"], &["-hs"]] {
             let theirs = run(Command::new(&ncdump).args(args).arg(&file));
             let ours = Test::ours("ncdump").args(args).arg(&file).run();
-            assert_eq!(ours.code, Some(0), "{}", ours.stderr);
+            ok("ours", &ours);
             assert_eq!(ours.stdout, theirs.stdout, "{value} {args:?}");
             if args.contains(&"-s") || args.contains(&"-hs") {
                 assert!(ours.stdout.contains(value), "{}", ours.stdout);
@@ -229,7 +229,7 @@ fn nc_properties_of_24_and_56_bytes_dump_as_the_reference_dumps_them() {
         }
         let copy = dir.path().join(format!("copy{}.nc", value.len()));
         let copied = Test::ours("nccopy").arg(&file).arg(&copy).run();
-        assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+        ok("copied", &copied);
     }
 }
 
@@ -250,13 +250,13 @@ fn a_string_attribute_with_a_nul_is_cut_there_as_by_the_reference() {
         .args(["-k", "nc4", "-o"])
         .arg(&theirs)
         .arg(&cdl));
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let made = Test::ours("ncgen")
         .args(["-k", "nc4", "-o"])
         .arg(&ours)
         .arg(&cdl)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let dump = |file: &Path| run(Command::new(&ncdump).arg("-h").arg(file)).stdout;
     let (a, b) = (dump(&theirs), dump(&ours));
     assert!(a.contains("string v:s = \"ab\", \"\" ;"), "{a}");
@@ -316,7 +316,7 @@ fn an_nczarr_attribute_name_of_70000_bytes_is_read_whole_and_refused_by_netcdf_f
         .args(["-k", "nc4", "-o", &format!("{url},noconsolidated")])
         .arg(&cdl)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let attrs = store.join("v/.zattrs");
     let text = std::fs::read_to_string(&attrs).unwrap_or_else(|e| panic!("{attrs:?}: {e}"));
     let mut json: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
@@ -326,7 +326,7 @@ fn an_nczarr_attribute_name_of_70000_bytes_is_read_whole_and_refused_by_netcdf_f
     }
     std::fs::write(&attrs, json.to_string()).unwrap_or_else(|e| panic!("{e}"));
     let dumped = Test::ours("ncdump").args(["-h", &url]).run();
-    assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
+    ok("dumped", &dumped);
     let line = format!("\t\tv:{} = 7 ;\n", "b".repeat(70_000));
     assert!(
         dumped.stdout.contains(&line),
@@ -379,7 +379,7 @@ fn a_bzip2_chunk_that_decodes_far_beyond_its_chunk_size_is_refused() {
          d.id.write_direct_chunk((0,), bz2.compress(bytes(200 << 20)))\n"
     );
     let made = run(Command::new(&python).args(["-c", &program]));
-    assert_eq!(made.code, Some(0), "h5py: {}", made.stderr);
+    ok("h5py", &made);
     let dumped = Test::ours("ncdump").args(["-v", "v"]).arg(&file).run();
     assert_clean_failure(&dumped, "probably corrupt");
     let copied = Test::ours("nccopy")

@@ -9,7 +9,7 @@
 use std::fs;
 use std::path::Path;
 
-use crate::support::{run, scratch, zarr_python, Test};
+use crate::support::{ok, run, scratch, zarr_python, Test};
 
 /// Record variables (their chunks are kept), filtered with pipelines whose bytes are the
 /// same in Zarr; `n` uses lz4, whose framing differs (it is decoded and encoded).
@@ -85,7 +85,7 @@ fn nccopy(args: &[&str], input: &Path, output: &Path) -> String {
 
 fn dump(file: &Path) -> String {
     let done = Test::ours("ncdump").args(["-n", "same"]).arg(file).run();
-    assert_eq!(done.code, Some(0), "ncdump: {}", done.stderr);
+    ok("ncdump", &done);
     done.stdout
 }
 
@@ -95,7 +95,7 @@ fn compare(python: &Path, nc: &Path, store: &Path) -> String {
         .arg(nc)
         .arg(store)
         .arg("v,w,b,n"));
-    assert_eq!(done.code, Some(0), "h5py: {}", done.stderr);
+    ok("h5py", &done);
     done.stdout
 }
 
@@ -118,12 +118,12 @@ fn encoded_chunks_move_between_netcdf4_and_zarr_unchanged() {
         .arg(&nc)
         .arg(&cdl)
         .run();
-    assert_eq!(made.code, Some(0), "ncgen: {}", made.stderr);
+    ok("ncgen", &made);
     let data = dump(&nc);
     let reencoded = run(std::process::Command::new(&python)
         .args(["-c", REENCODE])
         .arg(&nc));
-    assert_eq!(reencoded.code, Some(0), "h5py: {}", reencoded.stderr);
+    ok("h5py", &reencoded);
     assert!(dump(&nc) == data, "re-encoding changed the data");
 
     // Decoding and encoding again gives other bytes than the input's.

@@ -31,12 +31,21 @@ impl From<Output> for Run {
     }
 }
 
+/// The standard output of `run`, which must have exited 0; otherwise the test fails
+/// naming `label`, with what the run printed.
+#[track_caller]
+pub fn ok(label: &str, run: impl std::borrow::Borrow<Run>) -> String {
+    let run = run.borrow();
+    assert_eq!(run.code, Some(0), "{label}: {}{}", run.stdout, run.stderr);
+    run.stdout.clone()
+}
+
 /// The exit status Rust gives a process whose main thread panicked.
 pub const PANIC_EXIT: i32 = 101;
 
 /// What our panic hook (src/exit.rs, `install_panic_hook`) prints: `TOOL: internal error
 /// (WHAT); this is a bug in nctools: ...`. Rust's own hook, which runs before ours is
-/// installed, prints `panicked at`. Our crash handler (ncio::crash_guard) turns a
+/// installed, prints `panicked at`. Our crash handler (the crash-guard crate) turns a
 /// SIGSEGV and the like into `TOOL: FILE: crashed inside the netCDF/HDF5 library while
 /// ...` and exit 1: still a crash, which only the tests of that handler expect.
 pub const PANIC_TEXTS: [&str; 4] = [

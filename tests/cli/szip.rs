@@ -9,7 +9,7 @@ use std::process::Command;
 
 use crate::filters_interop::venv_python;
 use crate::nccopy::{data_of, have_reference_nccopy, ours};
-use crate::support::{run, run_reference, scratch, skip, Run, Test};
+use crate::support::{ok, run, run_reference, scratch, skip, Run, Test};
 
 /// The types szip takes, as CDL names, one variable each (`v_TYPE`).
 const TYPES: [&str; 10] = [
@@ -51,7 +51,7 @@ fn typed_input(dir: &Path) -> PathBuf {
             source.as_os_str(),
         ],
     );
-    assert_eq!(made.code, Some(0), "reference ncgen: {}", made.stderr);
+    ok("reference ncgen", &made);
     out
 }
 
@@ -187,7 +187,7 @@ fn netcdf4_python() -> Option<PathBuf> {
 /// Runs `script` with netCDF4-python, with `args`.
 fn netcdf4(python: &Path, script: &str, args: &[&Path]) -> Run {
     let done = run(Command::new(python).arg("-c").arg(script).args(args));
-    assert_eq!(done.code, Some(0), "netCDF4-python: {}", done.stderr);
+    ok("netCDF4-python", &done);
     done
 }
 
@@ -246,7 +246,7 @@ fn nczarr_szip_is_netcdf_cs_both_ways() {
 
     // Ours reads netCDF-C's store: the values of the plain file.
     let dumped = Test::ours("ncdump").arg(&theirs).run();
-    assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
+    ok("dumped", &dumped);
     assert_eq!(
         crate::support::from_line(&dumped.stdout, "data:"),
         data_of(&plain)
@@ -260,7 +260,7 @@ fn nczarr_szip_is_netcdf_cs_both_ways() {
         &plain,
         Some(&store),
     );
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     let zarray = fs::read_to_string(store.join("v/.zarray")).unwrap_or_default();
     assert!(
         zarray.contains(r#""compressor": {"id": "szip", "mask": 32, "pixels-per-block": 32}"#),
@@ -301,7 +301,7 @@ fn szip_goes_into_nczarr_stores_only() {
         .arg(&input)
         .arg(&cdl)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     for mode in ["zarr,file", "xarray,file", "zarr,v3,file"] {
         let store = dir.path().join("out.zarr");
         let target = format!("file://{}#mode={mode}", store.display());
@@ -323,9 +323,9 @@ fn szip_goes_into_nczarr_stores_only() {
     // NCZarr takes it, and reads it back.
     let store = dir.path().join("nczarr.zarr");
     let done = ours(&["-F", "*,szip,32,32"], &input, Some(&store));
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     let dumped = Test::ours("ncdump").args(["-s"]).arg(&store).run();
-    assert_eq!(dumped.code, Some(0), "{}", dumped.stderr);
+    ok("dumped", &dumped);
     assert!(
         dumped.stdout.contains("v:_Filter = \"4,32,32\" ;"),
         "{}",
@@ -359,10 +359,10 @@ fn try_filters_measures_szip_where_it_applies() {
         .arg(&input)
         .arg(&cdl)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     // The default list has szip: measured on the int, not run on the char.
     let run = Test::ours("nccopy").arg("--try-filters").arg(&input).run();
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     let name = crate::support::from_line(
         &run.stdout,
         "/name  char(t=64, x=256)  1 of 1 chunks sampled (16.0 KiB)",
@@ -409,12 +409,12 @@ fn try_filters_measures_szip_where_it_applies() {
         .args(["--json", "--try-filters", "szip,32,32"])
         .arg(&input)
         .run();
-    assert_eq!(report.code, Some(0), "{}", report.stderr);
+    ok("report", &report);
     let report: serde_json::Value = serde_json::from_str(&report.stdout).unwrap_or_default();
     let sampled = report[0]["candidates"][0]["ratio"].as_f64().unwrap_or(0.0);
     let out = dir.path().join("copy.nc");
     let done = ours(&["-F", "count,szip,32,32"], &input, Some(&out));
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     let inspected = Test::ours("ncdump")
         .args(["--filters", "--json"])
         .arg(&out)
@@ -443,7 +443,7 @@ fn szip_on_chunks_smaller_than_a_block_is_refused_when_defined() {
         .arg(&input)
         .arg(&cdl)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     for out in ["out.nc", "out.zarr"] {
         let target = dir.path().join(out);
         let done = ours(&["-F", "*,szip,32,32"], &input, Some(&target));

@@ -7,7 +7,7 @@ use std::fs::File;
 use std::io::Read;
 use std::process::{Command, Stdio};
 
-use crate::support::{ours_path, reference, run, scratch, skip};
+use crate::support::{ok, ours_path, reference, run, scratch, skip};
 
 /// A char attribute holding CSI (U+009B) and a right-to-left override (U+202E) in UTF-8
 /// and a raw 0x9B byte; a string value holding U+009B and a raw 0x9B.
@@ -31,7 +31,7 @@ fn text_that_could_command_a_terminal_is_escaped_only_on_a_terminal() {
         .args(["-k", "nc4", "-o"])
         .arg(&file)
         .arg(&cdl));
-    assert_eq!(made.code, Some(0), "ncgen: {}", made.stderr);
+    ok("ncgen", &made);
 
     // Into a pipe: the bytes as the reference prints them.
     let piped = Command::new(ours_path("ncdump"))

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::support::{scratch, Run, Test};
+use crate::support::{ok, scratch, Run, Test};
 
 /// A netCDF-4 file with `wave(t=64, x=4096)`, float, chunks of 1 x 4096 (64 chunks of
 /// 16 KiB, which a copy keeps; only some are sampled), smooth values with a little noise,
@@ -36,7 +36,7 @@ fn wavy(dir: &Path) -> PathBuf {
         .arg(&out)
         .arg(&cdl_path)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     out
 }
 
@@ -67,7 +67,7 @@ fn every_default_candidate_is_tried_one_suggested_and_nothing_written() {
     let file = wavy(dir.path());
     let before = files(dir.path());
     let run = try_filters(&["--try-filters"], &file);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     assert!(
         run.stdout.starts_with(
             "/wave  float(t=64, x=4096)  8 of 64 chunks sampled (128.0 KiB)\n    pipeline"
@@ -113,7 +113,7 @@ fn the_sampled_ratio_is_the_ratio_of_a_real_copy() {
     let file = wavy(dir.path());
     let pipelines = ["shuffle|zstd,3", "bzip2,9", "shuffle|deflate,4"];
     let run = try_filters(&["--json", "--try-filters", &pipelines.join(";")], &file);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     let report = json(&run.stdout);
     let wave = &report[0];
     assert_eq!(wave["variable"], "/wave");
@@ -130,7 +130,7 @@ fn the_sampled_ratio_is_the_ratio_of_a_real_copy() {
             .arg(&file)
             .arg(&out)
             .run();
-        assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+        ok("copied", &copied);
         let inspected = Test::ours("ncdump")
             .args(["--filters", "--json"])
             .arg(&out)
@@ -153,7 +153,7 @@ fn quantize_candidates_report_their_largest_errors() {
         &["--try-filters", "zstd,3", "--quantize", "bitround,8"],
         &file,
     );
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     assert!(
         run.stdout.contains("max abs err  max rel err"),
         "{}",
@@ -222,7 +222,7 @@ fn the_same_file_gets_the_same_suggestion_and_a_line_to_paste_that_works() {
             .collect()
     };
     for run in &runs {
-        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        ok("run", &run);
         assert_eq!(suggestions(run), suggestions(&runs[0]), "{}", run.stdout);
     }
     let paste = runs[0]
@@ -242,7 +242,7 @@ fn the_same_file_gets_the_same_suggestion_and_a_line_to_paste_that_works() {
     assert_eq!(copied.code, Some(0), "{args:?}: {}", copied.stderr);
     // -V: only the variables named.
     let one = try_filters(&["--try-filters", "-V", "count"], &file);
-    assert_eq!(one.code, Some(0), "{}", one.stderr);
+    ok("one", &one);
     assert!(
         one.stdout.contains("/count") && !one.stdout.contains("/wave"),
         "{}",
@@ -289,7 +289,7 @@ fn a_plugin_filter_hdf5_loads_is_measured_through_hdf5() {
             ("TMPDIR", &tmp.to_string_lossy()),
         ])
         .run();
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     // The file HDF5 measured in is gone with its directory.
     assert_eq!(files(&tmp), Vec::<String>::new());
     let row = &json(&run.stdout)[0]["candidates"][0];
@@ -304,7 +304,7 @@ fn a_plugin_filter_hdf5_loads_is_measured_through_hdf5() {
         .arg(&out)
         .envs(&[("HDF5_PLUGIN_PATH", &plugins.to_string_lossy())])
         .run();
-    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    ok("copied", &copied);
     let inspected = Test::ours("ncdump")
         .args(["--filters", "--json"])
         .arg(&out)
@@ -325,7 +325,7 @@ fn a_plugin_filter_hdf5_loads_is_measured_through_hdf5() {
         .arg(&file)
         .envs(&[("HDF5_PLUGIN_PATH", &empty.to_string_lossy())])
         .run();
-    assert_eq!(without.code, Some(0), "{}", without.stderr);
+    ok("without", &without);
     let row = &json(&without.stdout)[0]["candidates"][0];
     assert_eq!(row["ran"], false, "{row}");
     assert!(row["why_not"].is_string(), "{row}");

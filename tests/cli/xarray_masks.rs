@@ -8,7 +8,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::{run, scratch, zarr_python, Test};
+use crate::support::{ok, run, scratch, zarr_python, Test};
 
 /// Writes the stores with xarray: missing values in float64 (an explicit `_FillValue`),
 /// float32 (xarray's NaN default), int16 packed with `scale_factor` and `_FillValue`,
@@ -70,7 +70,7 @@ fn xarray_stores_keep_their_masked_values_through_netcdf4_and_back() {
     let made = run(Command::new(&python)
         .args(["-c", WRITE])
         .current_dir(dir.path()));
-    assert_eq!(made.code, Some(0), "xarray: {}", made.stderr);
+    ok("xarray", &made);
     for store in ["xr-v2.zarr", "xr-v3.zarr", "from-nc.zarr"] {
         let source = dir.path().join(store);
         let before = seen_by_xarray(&python, &source);
@@ -173,7 +173,7 @@ xr.open_dataset("packed.nc").to_zarr("xarray.zarr", zarr_format=2, mode="w", con
         .arg(&refs)
         .arg(&packed)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     assert_eq!(
         seen_by_xarray(&python, &refs),
         xarrays,
@@ -182,7 +182,7 @@ xr.open_dataset("packed.nc").to_zarr("xarray.zarr", zarr_format=2, mode="w", con
     // netCDF readers still see the float: the NCZarr store dumps as the file does.
     let dump = |target: &str| {
         let done = Test::ours("ncdump").args(["-h", target]).run();
-        assert_eq!(done.code, Some(0), "{}", done.stderr);
+        ok("done", &done);
         done.stdout.lines().skip(1).collect::<Vec<_>>().join("\n")
     };
     let nczarr = dir.path().join("nczarr.zarr");

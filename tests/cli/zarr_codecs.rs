@@ -9,7 +9,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use crate::support::{run, scratch, zarr_python, Test};
+use crate::support::{ok, run, scratch, zarr_python, Test};
 
 /// Writes, under `argv[1]`, one group store per codec and Zarr version (`v2-gzip.zarr`,
 /// `v3-gzip.zarr`, ...) holding arrays `i` (int32) and/or `d` (float64) of 5 values in
@@ -67,7 +67,7 @@ for fmt in (2, 3):
 /// The stores the script made, each with its expected data lines.
 fn make_stores(python: &Path, dir: &Path) -> BTreeMap<String, Vec<String>> {
     let made = run(Command::new(python).args(["-c", PY]).arg(dir));
-    assert_eq!(made.code, Some(0), "zarr-python: {}", made.stderr);
+    ok("zarr-python", &made);
     let mut stores: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for line in made.stdout.lines() {
         let mut fields = line.splitn(3, '\t');
@@ -233,7 +233,7 @@ a.attrs["_ARRAY_DIMENSIONS"] = ["x"]
 a[:] = np.arange(20000) * 3 + 1
 "#;
     let made = run(Command::new(&python).args(["-c", program]).arg(&store));
-    assert_eq!(made.code, Some(0), "zarr-python: {}", made.stderr);
+    ok("zarr-python", &made);
     for output in ["big.nc", "copy.zarr"] {
         let output = dir.path().join(output);
         let mut copy = Test::ours("nccopy");
@@ -241,7 +241,7 @@ a[:] = np.arange(20000) * 3 + 1
             copy = copy.args(["-k", "nc4"]);
         }
         let done = copy.arg(&store).arg(&output).run();
-        assert_eq!(done.code, Some(0), "nccopy: {}", done.stderr);
+        ok("nccopy", &done);
         let dump = ncdump(&["-v", "v"], &output);
         assert!(
             dump.contains(" v = 1, 4, 7, 10, 13,") && dump.contains(" 59995, 59998 ;"),
@@ -278,7 +278,7 @@ q[:] = np.arange(2000) / 8
 print(", ".join(str(v) for v in d[-3:]), ", ".join("%.7g" % v for v in q[-3:]))
 "#;
     let made = run(Command::new(&python).args(["-c", program]).arg(&store));
-    assert_eq!(made.code, Some(0), "zarr-python: {}", made.stderr);
+    ok("zarr-python", &made);
     assert_eq!(made.stdout.trim(), "47, 48, 49 249.625, 249.75, 249.875");
     let dump = ncdump(&[], &store);
     for tail in [" 47, 48, 49 ;", " 249.625, 249.75, 249.875 ;"] {

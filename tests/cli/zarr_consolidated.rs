@@ -26,7 +26,7 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 use crate::support::{
-    first_difference, from_line, reference, run, run_reference, scratch, zarr_python, Run, Test,
+    first_difference, from_line, ok, reference, run, run_reference, scratch, zarr_python, Run, Test,
 };
 
 /// The input: fixed dimensions (NCZarr in netCDF-C 4.9 holds no unlimited one), no
@@ -83,13 +83,6 @@ const KINDS: [(&str, &str, u8); 3] = [
 /// The netCDF-C URL of the directory `store` in `mode`.
 fn url(store: &Path, mode: &str) -> String {
     format!("file://{}#mode={mode}", store.display())
-}
-
-/// Asserts that `run` succeeded and returns its standard output.
-#[track_caller]
-fn ok(label: &str, run: Run) -> String {
-    assert_eq!(run.code, Some(0), "{label}: {}", run.stderr);
-    run.stdout
 }
 
 /// DIR/in.nc, made by our ncgen from [`CDL`].
@@ -659,7 +652,7 @@ fn a_store_of_many_arrays_each_with_its_dimension_is_read_in_linear_time() {
     fs::write(store.join(".zmetadata"), consolidated.to_string()).unwrap_or_else(|e| panic!("{e}"));
     let bounded = crate::bounded::run_ours("ncdump", ["-h".as_ref(), store.as_os_str()]);
     let run = bounded.assert_within(300, 40);
-    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    ok("run", &run);
     assert!(!run.stderr.contains("does not match"), "{}", run.stderr);
     let last = ARRAYS - 1;
     assert!(

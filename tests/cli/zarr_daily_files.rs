@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{first_difference, run, scratch, skip, Test};
+use crate::support::{first_difference, ok, run, scratch, skip, Test};
 use crate::xarray_masks::seen_by_xarray;
 use crate::zarr_regions::{dump_body, nccopy_ok};
 
@@ -44,7 +44,7 @@ print(netCDF4.Dataset("day0.nc")["time"].chunking())
         skip("netCDF4-python in the project virtualenv");
         return None;
     }
-    assert_eq!(made.code, Some(0), "netCDF4-python: {}", made.stderr);
+    ok("netCDF4-python", &made);
     // The default the recipes must cope with: time chunked by 512.
     assert_eq!(made.stdout.trim(), "[512]", "{}", made.stdout);
     Some(python)
@@ -150,7 +150,7 @@ fn daily_files_append_to_a_store_xarray_wrote() {
              xr.open_dataset('day0.nc').to_zarr(f'x{f}.zarr', zarr_format=f, mode='w')\n",
         ])
         .current_dir(dir.path()));
-    assert_eq!(made.code, Some(0), "xarray: {}", made.stderr);
+    ok("xarray", &made);
     let expected = seen_by_xarray(&python, &dir.path().join("all.nc"));
     for store in ["x2.zarr", "x3.zarr"] {
         let target = dir.path().join(store).to_string_lossy().into_owned();
@@ -190,7 +190,7 @@ fn pure_zarr_says_it_keeps_no_unlimited_dimension_and_tensorstore_reads_what_it_
                 keep it";
     let pure = format!("file://{}#mode=zarr", path("pure.zarr"));
     let done = Test::ours("nccopy").args([&day0, &pure]).run();
-    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    ok("done", &done);
     assert_eq!(done.stderr.trim_end(), says);
     let header = Test::ours("ncdump").args(["-h", &pure]).run();
     assert!(
@@ -205,7 +205,7 @@ fn pure_zarr_says_it_keeps_no_unlimited_dimension_and_tensorstore_reads_what_it_
     let appended = Test::ours("nccopy")
         .args(["--append", "time", &day1, &pure])
         .run();
-    assert_eq!(appended.code, Some(0), "{}", appended.stderr);
+    ok("appended", &appended);
     assert_eq!(appended.stderr, "");
     // The default form keeps UNLIMITED and the input's order, and says nothing.
     let nczarr = path("nczarr.zarr");
@@ -242,7 +242,7 @@ for store, driver in [("pure.zarr", "zarr"), ("blosc.zarr", "zarr"), ("v3.zarr",
     let read = run(Command::new(&python)
         .args(["-c", program])
         .current_dir(dir.path()));
-    assert_eq!(read.code, Some(0), "{}", read.stderr);
+    ok("read", &read);
     assert_eq!(
         read.stdout,
         "pure.zarr refused True\nblosc.zarr read True\nv3.zarr read True\n"

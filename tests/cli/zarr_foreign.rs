@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{run, scratch, zarr_python, Test};
+use crate::support::{ok, run, scratch, zarr_python, Test};
 
 /// Runs `script` with the virtualenv's python in `dir`; fails the test if it fails.
 fn python(python: &Path, dir: &Path, script: &str) -> String {
@@ -108,7 +108,7 @@ for fmt in (2, 3):
     for fmt in [2, 3] {
         let store = dir.path().join(format!("h{fmt}.zarr"));
         let run = Test::ours("ncdump").arg(&store).run();
-        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        ok("run", &run);
         assert!(
             run.stdout
                 .contains(&format!("\tfloat h{fmt}(_Anonymous_Dim_4) ;")),
@@ -271,7 +271,7 @@ for fmt in (2, 3):
         assert!(header.stdout.contains("\tshort i("), "{}", header.stdout);
         // Choosing the other variables is a success.
         let chosen = Test::ours("ncdump").args(["-v", "i"]).arg(&store).run();
-        assert_eq!(chosen.code, Some(0), "{}", chosen.stderr);
+        ok("chosen", &chosen);
 
         // nccopy never writes a copy that silently lacks it: refused, or -V.
         let target = dir.path().join(format!("m{fmt}.nc"));

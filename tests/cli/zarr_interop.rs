@@ -25,7 +25,7 @@ use std::process::Command;
 
 use serde_json::{json, Value};
 
-use crate::support::{first_difference, from_line, reference, run, scratch};
+use crate::support::{first_difference, from_line, ok, reference, run, scratch};
 use crate::support::{run_reference, zarr_python, Run, Test};
 
 /// The Python side of the tests: `python -c PY COMMAND ARGS...`, JSON on standard output.
@@ -360,13 +360,6 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let path = dir.join(name);
     fs::write(&path, text).unwrap_or_else(|e| panic!("cannot write {path:?}: {e}"));
     path
-}
-
-/// Asserts that `run` succeeded and returns its standard output.
-#[track_caller]
-fn ok(label: &str, run: Run) -> String {
-    assert_eq!(run.code, Some(0), "{label}: {}", run.stderr);
-    run.stdout
 }
 
 /// The netCDF-C URL of the directory `store` in `mode` (e.g. `nczarr,file`).

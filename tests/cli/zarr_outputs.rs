@@ -8,7 +8,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::support::{scratch, Test};
+use crate::support::{ok, scratch, Test};
 
 /// The input: a fixed and an unlimited dimension, variables of several types, some
 /// already filtered, with values that quantization changes.
@@ -91,7 +91,7 @@ fn input(dir: &Path) -> PathBuf {
         .arg(&nc)
         .arg(&cdl)
         .run();
-    assert_eq!(made.code, Some(0), "ncgen: {}", made.stderr);
+    ok("ncgen", &made);
     nc
 }
 
@@ -257,7 +257,7 @@ fn a_file_with_an_enum_converts_to_zarr_once_its_enum_variable_is_left_out() {
         .args(["-k", "nc4", "-o", "e.nc", "e.cdl"])
         .current_dir(dir.path())
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let whole = Test::ours("nccopy")
         .args(["e.nc", "whole.zarr"])
         .current_dir(dir.path())
@@ -316,7 +316,7 @@ fn ncdump_filters_reports_zarr_codecs_and_the_ones_nctools_lacks() {
         .args(["--filters", "u.zarr"])
         .current_dir(dir.path())
         .run();
-    assert_eq!(report.code, Some(0), "{}", report.stderr);
+    ok("report", &report);
     insta::assert_snapshot!("filters_of_zarr_codecs", report.stdout);
     let json = Test::ours("ncdump")
         .args(["--filters", "--json", "u.zarr"])
@@ -345,9 +345,9 @@ fn ncgen_writes_a_classic_cdl_into_a_zarr_store_without_being_told_k_nc4() {
     .unwrap_or_else(|e| panic!("writing the CDL: {e}"));
     let store = dir.path().join("out.zarr");
     let made = Test::ours("ncgen").arg("-o").arg(&store).arg(&cdl).run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let dump = Test::ours("ncdump").arg(&store).run();
-    assert_eq!(dump.code, Some(0), "{}", dump.stderr);
+    ok("dump", &dump);
     assert!(dump.stdout.contains(" v = 1, 2, 3 ;"), "{}", dump.stdout);
     // Asked for a classic format, it is still refused, saying why.
     let classic = dir.path().join("classic.zarr");
@@ -389,7 +389,7 @@ fn version_3_outputs_take_core_codecs_that_zarr_python_and_tensorstore_read() {
         .args(["-k", "nc4", "-o", "c.nc", "c.cdl"])
         .current_dir(dir.path())
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     for (target, core) in [
         ("file://core.zarr#mode=zarr,v3", true),
         ("file://kept.zarr#mode=zarr,v3,numcodecs", false),
@@ -434,7 +434,7 @@ for v in "tizf":
             .args(["-c", program])
             .current_dir(dir.path()),
     );
-    assert_eq!(read.code, Some(0), "{}", read.stderr);
+    ok("read", &read);
     for v in ["t", "i", "z", "f"] {
         assert!(
             read.stdout.contains(&format!("{v} [1")) && !read.stdout.contains("False"),

@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::support::{first_difference, scratch, Test};
+use crate::support::{first_difference, ok, scratch, Test};
 
 /// Records per input file, and the chunk length along `time`.
 pub const RECORDS: usize = 5;
@@ -422,7 +422,7 @@ fn a_reader_looping_during_appends_never_sees_records_without_their_chunks() {
             let mut lengths = Vec::new();
             while !done.load(std::sync::atomic::Ordering::Relaxed) || lengths.is_empty() {
                 let dump = Test::ours("ncdump").arg(&store_text).run();
-                assert_eq!(dump.code, Some(0), "ncdump during appends: {}", dump.stderr);
+                ok("ncdump during appends", &dump);
                 let length: usize = dump
                     .stdout
                     .lines()
@@ -513,7 +513,7 @@ fn zip_entries(path: &Path) -> BTreeMap<String, String> {
             .args(["-c", script])
             .arg(path),
     );
-    assert_eq!(done.code, Some(0), "zipfile: {}", done.stderr);
+    ok("zipfile", &done);
     serde_json::from_str(done.stdout.trim()).unwrap_or_else(|e| panic!("zipfile's output: {e}"))
 }
 

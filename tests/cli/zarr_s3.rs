@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::{first_difference, run, scratch, send_signal, skip, test_data, Run, Test};
+use crate::support::{first_difference, ok, run, scratch, send_signal, skip, test_data, Run, Test};
 
 /// The project's Python, if it has moto's server and s3fs (and zarr); `None` after a skip.
 fn python() -> Option<PathBuf> {
@@ -270,7 +270,7 @@ fn input(dir: &Path) -> PathBuf {
         .arg(&nc)
         .arg(&cdl_path)
         .run();
-    assert_eq!(done.code, Some(0), "ncgen: {}", done.stderr);
+    ok("ncgen", &done);
     nc
 }
 
@@ -403,7 +403,7 @@ fn s3_stores_written_read_and_copied_as_local_ones() {
         .arg("s3://bkt/copies/c.zarr")
         .envs(&profile_env)
         .run();
-    assert_eq!(by_profile.code, Some(0), "{}", by_profile.stderr);
+    ok("by_profile", &by_profile);
     assert_same(&by_profile.stdout, &copied, "through a profile");
     let no_credentials: Vec<(&str, &str)> = vec![
         ("AWS_ACCESS_KEY_ID", ""),
@@ -613,7 +613,7 @@ fn zarr_python_reads_our_s3_store_and_we_read_its_own() {
     let read = run(Command::new(&python)
         .args(["-c", PY, "read", "s3://bkt/ours.zarr"])
         .envs(env.iter().map(|(k, v)| (*k, v.as_str()))));
-    assert_eq!(read.code, Some(0), "zarr-python: {}", read.stderr);
+    ok("zarr-python", &read);
     let expected: Vec<i64> = (0..2000).map(|i| i * 7 % 1000).collect();
     let got: Vec<i64> = serde_json::from_str(read.stdout.trim())
         .unwrap_or_else(|e| panic!("zarr-python's output {:?}: {e}", read.stdout));
@@ -621,7 +621,7 @@ fn zarr_python_reads_our_s3_store_and_we_read_its_own() {
     let wrote = run(Command::new(&python)
         .args(["-c", PY, "write", "s3://bkt/theirs.zarr"])
         .envs(env.iter().map(|(k, v)| (*k, v.as_str()))));
-    assert_eq!(wrote.code, Some(0), "zarr-python: {}", wrote.stderr);
+    ok("zarr-python", &wrote);
     let dump = ok_s3("ncdump", &url, &["s3://bkt/theirs.zarr"]);
     assert!(
         dump.contains("int w(n) ;") && dump.contains("w = 7, 8, 9 ;"),
@@ -917,7 +917,7 @@ fn a_file_with_an_unlimited_time_copied_to_s3_with_zstd_opens_in_xarray_without_
         .arg(&nc)
         .arg(&cdl_path)
         .run();
-    assert_eq!(made.code, Some(0), "ncgen: {}", made.stderr);
+    ok("ncgen", &made);
     let nc_text = nc.to_string_lossy();
     ok_s3(
         "nccopy",
@@ -1043,7 +1043,7 @@ fn an_append_on_s3_takes_a_lock_object_and_a_second_one_is_refused() {
         let done = run(Command::new(&python)
             .args(["-c", script, &url])
             .envs(env.iter().copied()));
-        assert_eq!(done.code, Some(0), "{}", done.stderr);
+        ok("done", &done);
     };
     boto(put);
     let part1 = parts[1].to_string_lossy().into_owned();

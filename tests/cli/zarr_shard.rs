@@ -11,7 +11,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::support::{from_line, run, run_reference, scratch, skip, zarr_python, Test};
+use crate::support::{from_line, ok, run, run_reference, scratch, skip, zarr_python, Test};
 
 /// The input: `temp` has inner chunks of 1 x 2 x 3 in a 3 x 5 x 7 array whose record 1
 /// is all fill values; `count` and `lat` are one-dimensional.
@@ -105,7 +105,7 @@ fn input(dir: &Path) -> PathBuf {
             cdl.as_os_str(),
         ],
     );
-    assert_eq!(made.code, Some(0), "ncgen: {}", made.stderr);
+    ok("ncgen", &made);
     nc
 }
 
@@ -450,7 +450,7 @@ fn bad_shard_specs_are_refused_before_anything_is_written() {
             cdl.as_os_str(),
         ],
     );
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     for (spec, code, message) in cases {
         let source = if spec.starts_with("big") { &big } else { &nc };
         let out = dir.path().join("out.zarr");
@@ -573,7 +573,7 @@ for where in ("start", "end"):
     let made = run(Command::new(&python)
         .args(["-c", program])
         .current_dir(dir.path()));
-    assert_eq!(made.code, Some(0), "zarr-python: {}", made.stderr);
+    ok("zarr-python", &made);
     assert!(
         made.stdout.contains("start ['sharding_indexed', 'zstd']"),
         "{}",

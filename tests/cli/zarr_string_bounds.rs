@@ -17,7 +17,7 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 use crate::bounded::run_ours;
-use crate::support::{run, scratch, zarr_python, Test};
+use crate::support::{ok, run, scratch, zarr_python, Test};
 
 /// The memory ceiling of every run here, in MiB.
 const CEILING_MIB: u64 = 300;
@@ -146,9 +146,9 @@ fn nccopy_copies_one_long_string_among_many_in_bounded_memory() {
         .arg(&nc)
         .arg(&input)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let original = Test::ours("ncdump").arg(&nc).run();
-    assert_eq!(original.code, Some(0), "{}", original.stderr);
+    ok("original", &original);
     for (label, target, read_back, path) in zarr_targets(dir.path()) {
         let bounded = run_ours("nccopy", [nc.display().to_string(), target]);
         let done = bounded.assert_within(CEILING_MIB, 60);
@@ -261,7 +261,7 @@ fn pure_zarr_strings_are_of_variable_length_and_read_alike_everywhere() {
         .arg(&reference)
         .arg(&input)
         .run();
-    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    ok("made", &made);
     let want = Test::ours("ncdump").arg(&reference).run();
     for (store, mode) in [(&v2, "zarr"), (&v3, "zarr,v3")] {
         let url = format!("file://{}#mode={mode}", store.display());
@@ -283,7 +283,7 @@ fn pure_zarr_strings_are_of_variable_length_and_read_alike_everywhere() {
         v3.as_os_str(),
         "3".as_ref(),
     ]));
-    assert_eq!(done.code, Some(0), "python: {}", done.stderr);
+    ok("python", &done);
     let got: Value = serde_json::from_str(&done.stdout).unwrap_or_else(|e| panic!("{e}"));
     for store in [&v2, &v3] {
         let got = &got[store.display().to_string()];
@@ -469,7 +469,7 @@ array("utf32.zarr/s", 30_000_000, "<U1", None, "b".encode("utf-32-le") + bytes(4
         .arg("-c")
         .arg(script)
         .current_dir(dir.path()));
-    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    ok("python", &made);
     for (store, first) in [
         ("vlen.zarr", "a"),
         ("fixed.zarr", "ab"),
@@ -665,7 +665,7 @@ for i in range(10):
         .arg("-c")
         .arg(script)
         .current_dir(dir.path()));
-    assert_eq!(made.code, Some(0), "python: {}", made.stderr);
+    ok("python", &made);
     let store = dir.path().join("long.zarr");
     let bounded = crate::bounded::run_ours_with_env(
         "ncdump",

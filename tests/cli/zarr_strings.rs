@@ -20,7 +20,9 @@ use serde_json::{json, Value};
 
 use std::ffi::OsStr;
 
-use crate::support::{from_line, reference, run, run_reference, scratch, zarr_python, Run, Test};
+use crate::support::{
+    from_line, ok, reference, run, run_reference, scratch, zarr_python, Run, Test,
+};
 
 /// The Python side: `read STORE NAME...` prints {NAME: {dtype, data}, "attrs": {...}},
 /// byte strings decoded as UTF-8 (`read-documents` the same without the consolidated
@@ -66,12 +68,6 @@ fn py(python: &Path, args: &[&str]) -> String {
         done.stderr
     );
     done.stdout
-}
-
-#[track_caller]
-fn ok(label: &str, run: Run) -> String {
-    assert_eq!(run.code, Some(0), "{label}: {}", run.stderr);
-    run.stdout
 }
 
 /// Strings of several lengths (maximum 6 by default, filtered), a scalar cut to 4, a
@@ -271,7 +267,7 @@ fn cut_strings_are_reported() {
     let store = dir.path().join("g.zarr");
     let url = format!("file://{}#mode=nczarr,file", store.display());
     let generated = Test::ours("ncgen").arg("-o").arg(&url).arg(&cdl).run();
-    assert_eq!(generated.code, Some(0), "{}", generated.stderr);
+    ok("generated", &generated);
     insta::assert_snapshot!("cut_strings_ncgen", generated.stderr);
 
     let nc = dir.path().join("s.nc");
@@ -287,7 +283,7 @@ fn cut_strings_are_reported() {
         .arg(&nc)
         .arg(dir.path().join("c.zarr"))
         .run();
-    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    ok("copied", &copied);
     insta::assert_snapshot!("cut_strings_nccopy", copied.stderr);
 
     // A netCDF-4 output holds strings of any length: nothing is cut, nothing is said.
@@ -386,7 +382,7 @@ fn filters_apply_to_strings_in_zarr_only() {
         .arg(&nc)
         .arg(&store)
         .run();
-    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    ok("copied", &copied);
     assert!(!copied.stderr.contains("suppressed"), "{}", copied.stderr);
     let header = ok(
         "our ncdump -hs",
@@ -411,7 +407,7 @@ fn filters_apply_to_strings_in_zarr_only() {
         .arg(&nc)
         .arg(dir.path().join("c.nc"))
         .run();
-    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    ok("copied", &copied);
     assert_eq!(
         copied.stderr,
         "nccopy: warning: variable /grid: filters are not applied to variable-length types \
@@ -443,7 +439,7 @@ fn char_attributes_keep_every_byte() {
             cdl.as_os_str(),
         ],
     );
-    assert_eq!(made.code, Some(0), "reference ncgen: {}", made.stderr);
+    ok("reference ncgen", &made);
     let original = run_reference("ncdump", [&nc]);
 
     // NCZarr: valid JSON, the Latin-1 text, the marks; back to netCDF-4 byte for byte.
@@ -479,14 +475,14 @@ fn char_attributes_keep_every_byte() {
     let theirs = dir.path().join("ref.zarr");
     let theirs_url = format!("file://{}#mode=nczarr,file", theirs.display());
     let made = run_reference("nccopy", [nc.as_os_str(), OsStr::new(&theirs_url)]);
-    assert_eq!(made.code, Some(0), "reference nccopy: {}", made.stderr);
+    ok("reference nccopy", &made);
     let zattrs = fs::read(theirs.join("t/.zattrs")).unwrap_or_default();
     assert!(
         std::str::from_utf8(&zattrs).is_err(),
         "netCDF-C now writes UTF-8"
     );
     let from_theirs = Test::ours("ncdump").arg(&theirs).run();
-    assert_eq!(from_theirs.code, Some(0), "{}", from_theirs.stderr);
+    ok("from_theirs", &from_theirs);
     assert_eq!(
         from_line(&from_theirs.stdout, "dimensions:"),
         from_line(&ours.stdout, "dimensions:")
@@ -505,7 +501,7 @@ fn char_attributes_keep_every_byte() {
     let pure = dir.path().join("p.zarr");
     let pure_target = format!("file://{}#mode=zarr,file", pure.display());
     let copied = Test::ours("nccopy").arg(&nc).arg(&pure_target).run();
-    assert_eq!(copied.code, Some(0), "{}", copied.stderr);
+    ok("copied", &copied);
     let warnings: Vec<&str> = copied.stderr.lines().collect();
     assert_eq!(warnings.len(), 2, "{}", copied.stderr);
     assert!(
@@ -554,6 +550,6 @@ fn zarr_python_opens_a_version_3_store_with_a_char_variable() {
                   a = g['name']\n\
                   print(a.dtype, a.fill_value, a[...].tobytes())";
     let read = run(Command::new(&python).args(["-c", script]).arg(&store));
-    assert_eq!(read.code, Some(0), "zarr-python: {}", read.stderr);
+    ok("zarr-python", &read);
     assert_eq!(read.stdout.trim(), "uint8 0 b'abcdef\\x00\\x00'");
 }

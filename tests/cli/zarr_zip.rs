@@ -20,7 +20,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{first_difference, run, scratch, zarr_python, Run, Test};
+use crate::support::{first_difference, ok, run, scratch, zarr_python, Run, Test};
 
 /// The input: fixed and unlimited dimensions, a group, strings.
 const CDL: &str = "netcdf in {
@@ -94,13 +94,6 @@ fn forms(dir: &Path) -> Vec<(&'static str, String, String, Vec<&'static str>)> {
             vec!["-F", "*,zstd,3"],
         ),
     ]
-}
-
-/// Asserts that `run` succeeded and returns its standard output.
-#[track_caller]
-fn ok(label: &str, run: Run) -> String {
-    assert_eq!(run.code, Some(0), "{label}: {}", run.stderr);
-    run.stdout
 }
 
 /// DIR/in.nc, made by our ncgen from [`CDL`].
@@ -458,6 +451,13 @@ fn hostile_archives_are_clear_errors() {
             "\"../x\" cannot be a store's value",
         ),
         (
+            // Red team s35 RA4: names beside a store under a directory (netCDF-C's layout)
+            // were not checked, and an append wrote them again.
+            "beside",
+            archive(&[("x/.zgroup", group), ("../../evil.txt", b"1")], None),
+            "beside the store is no safe name",
+        ),
+        (
             "count",
             archive(&[(".zgroup", group)], Some(1 << 32)),
             "claims 4294967296 entries",
@@ -548,7 +548,7 @@ fn an_archive_of_more_than_65535_entries_is_zip64_and_python_reads_it() {
 #[track_caller]
 fn python(python: &Path, script: &str, args: &[&str]) {
     let done = run(Command::new(python).arg("-c").arg(script).args(args));
-    assert_eq!(done.code, Some(0), "python: {}", done.stderr);
+    ok("python", &done);
 }
 
 /// Writes into the zip archive `sys.argv[1]` (appending, mode `a`) an entry named
@@ -586,7 +586,7 @@ fn appending_to_an_archive_copies_its_deflated_entries_without_inflating_them() 
         ["--append", "time", &parts[1].to_string_lossy(), &store],
     );
     let run = appended.assert_within(300, 300);
-    assert_eq!(run.code, Some(0), "nccopy --append: {}", run.stderr);
+    ok("nccopy --append", &run);
     let size = fs::metadata(&archive).map(|m| m.len()).unwrap_or(u64::MAX);
     assert!(size < 16 << 20, "the archive grew to {size} bytes");
     let check = "import sys, zipfile
@@ -699,7 +699,85 @@ fn four_values_deep_in_a_deflated_shard_are_read_in_bounded_memory() {
     assert!(size < 2 << 20, "the archive holds {size} bytes");
     let bounded = crate::bounded::run_ours("ncdump", [archive.as_os_str()]);
     let run = bounded.assert_within(300, 300);
-    assert_eq!(run.code, Some(0), "ncdump: {}", run.stderr);
+    ok("ncdump", &run);
     assert!(run.stdout.contains("deep = 1, 2, 3, 4 ;"), "{}", run.stdout);
     eprintln!("peak {} MiB", bounded.peak_mib);
+}
+
+/// Makes `sys.argv[1]`, a Zarr v2 zip archive of an int8 array `v` of four values (1 to
+/// 4) in one chunk whose shape is `sys.argv[3]` elements: the chunk's entry is deflated,
+/// so the archive holds about a thousandth of it. `sys.argv[2]` is the chunk's codec:
+/// `none` (the chunk's bytes as they are), or `zlib0` (zlib at level 0, stored blocks).
+const HUGE_CHUNK: &str = "import sys, json, zipfile, zlib
+out, codec, big = sys.argv[1], sys.argv[2], int(sys.argv[3])
+compressor = None if codec == 'none' else {'id': 'zlib', 'level': 0}
+meta = {'zarr_format': 2, 'shape': [4], 'chunks': [big], 'dtype': '|i1', 'order': 'C',
+        'compressor': compressor, 'filters': None, 'fill_value': 0}
+z = zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED, compresslevel=1)
+z.writestr('.zgroup', json.dumps({'zarr_format': 2}))
+z.writestr('v/.zarray', json.dumps(meta))
+z.writestr('v/.zattrs', json.dumps({'_ARRAY_DIMENSIONS': ['x']}))
+info = zipfile.ZipInfo('v/0', (1980, 1, 1, 0, 0, 0))
+info.compress_type = zipfile.ZIP_DEFLATED
+level0 = zlib.compressobj(0)
+code = (lambda b: b) if codec == 'none' else level0.compress
+with z.open(info, 'w', force_zip64=True) as f:
+    f.write(code(bytes([1, 2, 3, 4])))
+    zeros, left = bytes(1 << 20), big - 4
+    while left > 0:
+        f.write(code(zeros[:min(left, 1 << 20)]))
+        left -= 1 << 20
+    if codec != 'none':
+        f.write(level0.flush())
+z.close()
+";
+
+/// Red team s35 RA5: a chunk a zip archive inflates from a thousandth of its size was
+/// read whole, however little of it the array holds: four values of a chunk declared as
+/// a GiB, in a 1 MB archive, cost 1.08 GB (codec-less), and as much again when the
+/// chunk's zlib stream was of stored blocks. A chunk without codecs is now read by range
+/// (only the part the slab needs: the four values print), and the stored bytes of a
+/// chunk read whole are at most the chunk limit (the zlib one is refused before it is
+/// inflated).
+#[test]
+fn a_chunk_a_zip_archive_inflates_from_a_thousandth_is_not_read_whole() {
+    let Some(py) = zarr_python() else { return };
+    let dir = scratch();
+    for codec in ["none", "zlib0"] {
+        let archive = dir.path().join(format!("{codec}.zarr.zip"));
+        python(
+            &py,
+            HUGE_CHUNK,
+            &[&archive.to_string_lossy(), codec, "1073741824"],
+        );
+        let size = fs::metadata(&archive).map(|m| m.len()).unwrap_or(u64::MAX);
+        assert!(size < 4 << 20, "{codec}: the archive holds {size} bytes");
+        let copied = dir.path().join(format!("{codec}.nc"));
+        for (tool, bounded) in [
+            (
+                "ncdump",
+                crate::bounded::run_ours("ncdump", [archive.as_os_str()]),
+            ),
+            (
+                "nccopy",
+                crate::bounded::run_ours("nccopy", [archive.as_os_str(), copied.as_os_str()]),
+            ),
+        ] {
+            let run = bounded.assert_within(300, 120);
+            if codec == "none" {
+                ok(tool, &run);
+            } else {
+                assert_eq!(run.code, Some(1), "{codec}: {tool}: {}", run.stderr);
+                assert!(
+                    run.stderr.contains("v/0"),
+                    "{codec}: {tool}: {}",
+                    run.stderr
+                );
+            }
+        }
+        if codec == "none" {
+            let dumped = dump("copy", &copied, &[]);
+            assert!(dumped.contains("v = 1, 2, 3, 4 ;"), "{dumped}");
+        }
+    }
 }

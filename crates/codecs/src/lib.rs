@@ -30,7 +30,6 @@ pub mod params;
 pub mod partial;
 pub mod plugin;
 pub mod registry;
-pub mod suggest;
 pub mod wire;
 pub mod zarr_codec;
 

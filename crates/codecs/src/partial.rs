@@ -126,6 +126,38 @@ impl ChunkBox<'_> {
     }
 }
 
+/// The bytes of a chunk stored without codecs that hold `region` (from its first row's
+/// first byte to its last row's last byte) as `(start, length)`; `None` when a size
+/// overflows or the box does not fit in the chunk.
+pub fn byte_span(region: &ChunkBox<'_>) -> Option<(usize, usize)> {
+    let (rows, row) = region.rows()?;
+    match (rows.first(), rows.last()) {
+        (Some(first), Some(last)) => Some((*first, last.checked_add(row)? - first)),
+        _ => Some((0, 0)),
+    }
+}
+
+/// The bytes of `region`, in the box's own shape, cut from `span`: the bytes of a chunk
+/// stored without codecs from the box's first byte on (as [`byte_span`] gives them).
+pub fn cut_box(span: &[u8], region: &ChunkBox<'_>) -> std::io::Result<Vec<u8>> {
+    let invalid = |what| std::io::Error::new(std::io::ErrorKind::InvalidInput, what);
+    let (rows, row) = region
+        .rows()
+        .ok_or_else(|| invalid("the box does not fit in the chunk"))?;
+    let base = rows.first().copied().unwrap_or(0);
+    let mut out = Vec::new();
+    out.try_reserve_exact(rows.len().saturating_mul(row))
+        .map_err(|_| std::io::Error::from(std::io::ErrorKind::OutOfMemory))?;
+    for start in rows {
+        let at = start - base;
+        let bytes = span
+            .get(at..at + row)
+            .ok_or_else(|| invalid("the chunk ends before the box"))?;
+        out.extend_from_slice(bytes);
+    }
+    Ok(out)
+}
+
 /// The bytes of `region` of the chunk stored as `input` through `stream`, in the box's
 /// own shape: the stream is decoded in pieces of at most 1 MiB, the bytes before and
 /// between the box's rows read away, and decoding stops at the box's last byte. Memory:

@@ -1,7 +1,7 @@
 //! The filter specification text shared by nctools' `nccopy`, `ncgen` and `ncdump`.
 //!
-//! Everything here is pure Rust with no C dependency, so it can be tested and fuzzed on
-//! its own:
+//! Everything here is pure Rust with no C dependency (no codec: the filter names come
+//! from `known_filters`), so it can be tested and fuzzed on its own:
 //!
 //! - [`parse_spec_list`]: spec lists like `307,9|4,32,32` or `bzip2,9|szip,32,32`, with
 //!   every parameter constant of the spec's table ([`constant`]) and the 8-byte fix
@@ -10,7 +10,6 @@
 //! - [`decide`]: the spec's `-F none` precedence table as a pure function;
 //! - [`Pipeline`]: HDF5's stored filter order; [`DeflateOptions`]: nccopy's `-d`/`-s`;
 //! - [`format_filter_attribute`] / [`FilterAttributes`]: `_Filter` values as ncdump shows them;
-//! - [`codecs_to_filters`] / [`filters_to_codecs`]: NCZarr `_Codecs` JSON;
 //! - [`known`]: the one known-filter table.
 //!
 //! Errors are [`SpecError`]s: a kind, the byte span of the offending text and the input,
@@ -21,7 +20,7 @@ pub mod compress;
 pub mod constant;
 pub mod error;
 pub mod fix8;
-pub use codecs::known;
+pub use known_filters::known;
 pub mod pipeline;
 pub mod precedence;
 pub mod requests;
@@ -31,16 +30,11 @@ pub mod spec;
 pub use attribute::{
     format_filter_attribute, parse_filter_attribute, FilterAttributeStyle, FilterAttributes,
 };
-pub use codecs::nczarr::{codecs_filter_ids, codecs_to_filters, filters_to_codecs, CodecError};
-pub use codecs::suggest::{close_matches, edit_distance};
-pub use codecs::zarr_codec::{
-    codecs_attribute, filter_of_codec, filter_of_v3_codec, numcodecs_of_v3_codec,
-    v3_codec_of_numcodecs, zarr_codec, zarr_v3_codec,
-};
 pub use compress::DeflateOptions;
 pub use constant::{parse_constant, Constant, Number, TypeTag, Words};
 pub use error::{ParamPosition, SpecError, SpecErrorKind};
 pub use known::{KnownFilter, KNOWN_FILTERS};
+pub use known_filters::suggest::{close_matches, edit_distance};
 pub use pipeline::Pipeline;
 pub use precedence::{decide, PrecedenceOutcome, PrecedenceRow, VarRequest};
 pub use requests::{FilterRequests, UnmatchedName};

@@ -5,7 +5,7 @@ use crate::error::{SpecError, SpecErrorKind};
 use crate::precedence::VarRequest;
 use crate::selector::{parse_filter_arg, FilterAction, FilterArg, VarPath, VarSelection};
 use crate::spec::FilterSpec;
-use codecs::suggest;
+use known_filters::suggest;
 
 /// The `-F` options of one run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

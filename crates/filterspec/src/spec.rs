@@ -5,7 +5,7 @@ use std::ops::Range;
 use crate::constant::{parse_constant, ConstantError};
 use crate::error::{ParamPosition, SpecError, SpecErrorKind};
 use crate::known::{self, MAX_FILTER_ID};
-pub use codecs::FilterSpec;
+pub use ncmodel::FilterSpec;
 
 /// Writes specs in `_Filter` syntax, joined by `|` (e.g. `307,9|4,32,32`).
 pub fn format_spec_list(specs: &[FilterSpec]) -> String {

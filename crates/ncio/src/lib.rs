@@ -14,15 +14,11 @@
 //! - [`RawBuffer`], [`NcFile::read_raw`] and [`NcWriter`]'s `StoreWriter::write_raw`
 //!   move atomic data as raw bytes (nccopy's fast path).
 
-#[allow(unsafe_code)]
-mod access;
 mod attribute;
 mod backend;
 mod chunk_read;
 mod chunk_write;
 mod classic_names;
-#[allow(unsafe_code)]
-pub mod crash_guard;
 mod create;
 mod decoded_chunks;
 mod direct;
@@ -44,7 +40,6 @@ mod var_cache;
 mod var_ids;
 mod zarr_names;
 
-pub use access::check_writable;
 pub use backend::{capabilities, plugin_remedy, plugin_search_path, Hdf5Filters};
 pub use classic_names::{longest_classic_name, MalformedHeader};
 pub use create::NcWriter;

@@ -16,8 +16,8 @@ use std::sync::OnceLock;
 
 use codecs::plugin::PluginCodec;
 
-use crate::crash_guard::PluginCall;
 use crate::sys::{load_plugin_parts, with_lib, PluginCodecClass, PluginFilter};
+use crash_guard::PluginCall;
 
 /// One NCZarr codec a codec library offers, and what became of it.
 #[derive(Debug, Clone, PartialEq, Eq)]

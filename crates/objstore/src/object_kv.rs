@@ -32,6 +32,15 @@ pub const MAX_REMOVED: usize = 2_000_000;
 /// ncdump at 3.58 GB).
 pub const MAX_LISTED_BYTES: usize = 128 << 20;
 
+/// The longest page token taken from a server (S3's are a few hundred bytes): the
+/// tokens of a listing are kept, to refuse one given twice.
+pub const MAX_PAGE_TOKEN: usize = 4096;
+
+/// The most pages in a row that may add no name to a listing: a server that answers
+/// every page with nothing but "more follows" (red team s35 RA1: for ever, 23 requests a
+/// second) is stopped there.
+pub const MAX_EMPTY_PAGES: usize = 16;
+
 /// The most requests in flight at once, over all the threads using the store.
 pub const MAX_REQUESTS: usize = 16;
 
@@ -118,22 +127,44 @@ impl ObjectKvStore {
         path: &ObjectPath,
     ) -> Result<object_store::ListResult, StorageError> {
         let at = (!path.as_ref().is_empty()).then(|| format!("{}/", path.as_ref()));
+        self.paged_listing(pager, at.as_deref(), true, MAX_LISTED)
+            .map_err(|e| match e {
+                PagedListingError::Client(e) => self.failure(prefix, e),
+                PagedListingError::Endless => self.too_many(prefix, MAX_LISTED),
+            })
+    }
+
+    /// A listing under `at` (its direct children with `delimiter`, else everything
+    /// below it), page by page through `pager`; [`PagedListingError::Endless`] past
+    /// `bound` names, [`MAX_LISTED_BYTES`] bytes of them, [`MAX_EMPTY_PAGES`] pages in a
+    /// row that add none, or a page token the server gave before.
+    fn paged_listing(
+        &self,
+        pager: &Arc<dyn PaginatedListStore>,
+        at: Option<&str>,
+        delimiter: bool,
+        bound: usize,
+    ) -> Result<object_store::ListResult, PagedListingError> {
         let mut all = object_store::ListResult {
             common_prefixes: Vec::new(),
             objects: Vec::new(),
             extensions: Default::default(),
         };
         let mut token: Option<String> = None;
+        let mut tokens_seen = std::collections::HashSet::new();
+        let mut empty_pages = 0usize;
         let mut bytes = 0usize;
         loop {
             let options = PaginatedListOptions {
-                delimiter: Some("/".into()),
+                delimiter: delimiter.then(|| "/".into()),
                 page_token: token.take(),
                 ..PaginatedListOptions::default()
             };
             let page = self
-                .run(pager.list_paginated(at.as_deref(), options))
-                .map_err(|e| self.failure(prefix, e))?;
+                .run(pager.list_paginated(at, options))
+                .map_err(PagedListingError::Client)?;
+            let names = page.result.objects.len() + page.result.common_prefixes.len();
+            empty_pages = if names == 0 { empty_pages + 1 } else { 0 };
             bytes = page
                 .result
                 .objects
@@ -143,13 +174,20 @@ impl ObjectKvStore {
                 .fold(bytes, usize::saturating_add);
             all.objects.extend(page.result.objects);
             all.common_prefixes.extend(page.result.common_prefixes);
-            if all.objects.len() + all.common_prefixes.len() > MAX_LISTED
+            if all.objects.len() + all.common_prefixes.len() > bound
                 || bytes > MAX_LISTED_BYTES
+                || empty_pages > MAX_EMPTY_PAGES
             {
-                return Err(self.too_many(prefix, MAX_LISTED));
+                return Err(PagedListingError::Endless);
             }
             match page.page_token {
-                Some(next) if !next.is_empty() => token = Some(next),
+                Some(next) if !next.is_empty() => {
+                    // A token given twice would make the listing go round for ever.
+                    if next.len() > MAX_PAGE_TOKEN || !tokens_seen.insert(next.clone()) {
+                        return Err(PagedListingError::Endless);
+                    }
+                    token = Some(next);
+                }
                 _ => return Ok(all),
             }
         }
@@ -570,29 +608,54 @@ impl kv::WritableStore for ObjectKvStore {
     fn remove_all(&self, prefix: &StoreKey) -> Result<(), StorageError> {
         let path = self.path(prefix);
         let at = (!path.as_ref().is_empty()).then_some(&path);
+        let too_many = || StorageError::Io {
+            what: self.describe(prefix),
+            source: std::io::Error::other(format!(
+                "the store holds more than {MAX_REMOVED} objects or {MAX_LISTED_BYTES} \
+                     bytes of names (or the server never ends its listing); nctools does \
+                     not replace it: remove it first"
+            )),
+        };
+        // Listed whole first (page by page where the service can, so that the bounds
+        // hold whatever the server answers), then removed.
+        let mut listed: Vec<ObjectPath> = match &self.pager {
+            Some(pager) => {
+                let at = at.map(|p| format!("{}/", p.as_ref()));
+                self.paged_listing(pager, at.as_deref(), false, MAX_REMOVED)
+                    .map_err(|e| match e {
+                        PagedListingError::Client(e) => self.failure(prefix, e),
+                        PagedListingError::Endless => too_many(),
+                    })?
+                    .objects
+                    .into_iter()
+                    .map(|meta| meta.location)
+                    .collect()
+            }
+            None => {
+                let client = Arc::clone(&self.client);
+                let listed = self
+                    .run(async {
+                        let mut listed: Vec<ObjectPath> = Vec::new();
+                        let mut bytes = 0usize;
+                        let mut listing = client.list(at).take(MAX_REMOVED + 1);
+                        while let Some(meta) = listing.try_next().await? {
+                            bytes = bytes.saturating_add(meta.location.as_ref().len());
+                            listed.push(meta.location);
+                            if bytes > MAX_LISTED_BYTES {
+                                break;
+                            }
+                        }
+                        Ok::<_, object_store::Error>((listed, bytes))
+                    })
+                    .map_err(|e| self.failure(prefix, e))?;
+                if listed.0.len() > MAX_REMOVED || listed.1 > MAX_LISTED_BYTES {
+                    return Err(too_many());
+                }
+                listed.0
+            }
+        };
         let client = Arc::clone(&self.client);
         self.run(async {
-            let mut listed: Vec<ObjectPath> = Vec::new();
-            let mut bytes = 0usize;
-            let mut listing = client.list(at).take(MAX_REMOVED + 1);
-            while let Some(meta) = listing.try_next().await? {
-                bytes = bytes.saturating_add(meta.location.as_ref().len());
-                listed.push(meta.location);
-                if bytes > MAX_LISTED_BYTES {
-                    break;
-                }
-            }
-            if listed.len() > MAX_REMOVED || bytes > MAX_LISTED_BYTES {
-                return Err(object_store::Error::Generic {
-                    store: "listing",
-                    source: format!(
-                        "the store holds more than {MAX_REMOVED} objects or \
-                         {MAX_LISTED_BYTES} bytes of names (or the server never ends its \
-                         listing); nctools does not replace it: remove it first"
-                    )
-                    .into(),
-                });
-            }
             // Metadata documents first, the root's first of all, so that what is left
             // after a failure never looks like a whole store.
             listed.sort_by_key(|p| (!is_metadata(p), p.parts().count()));
@@ -609,6 +672,14 @@ impl kv::WritableStore for ObjectKvStore {
         })
         .map_err(|e| self.failure(prefix, e))
     }
+}
+
+/// Why a page-by-page listing stopped.
+enum PagedListingError {
+    /// The client failed.
+    Client(object_store::Error),
+    /// The listing went beyond its bounds, or the server would never end it.
+    Endless,
 }
 
 /// Whether `path` is a Zarr metadata document.

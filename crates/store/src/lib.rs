@@ -4,7 +4,8 @@
 //! - `ncio` (libnetcdf and libhdf5): netCDF-3 and netCDF-4/HDF5 files;
 //! - `zarr` (pure Rust): NCZarr and Zarr stores, v2 and v3, whose keys and values live
 //!   in a [`KeyValueStore`]: a directory ([`DirectoryStore`]), a zip archive ([`zip`]),
-//!   memory, or an object store (`objstore`).
+//!   memory, or an object store (`objstore`, reached through [`RemoteStores`], which
+//!   the front end hands the backend).
 //!
 //! [`Location::parse_input`] and [`Location::parse_output`] are the one place that
 //! decides which kind of store a path names; each backend states what it can hold and do
@@ -24,6 +25,7 @@ pub mod pipeline;
 mod places;
 mod raw;
 mod region;
+mod remote;
 mod traits;
 
 pub use capabilities::{
@@ -44,4 +46,5 @@ pub use ncmodel::VarPath;
 pub use places::{ChunkPlace, StoredLayout};
 pub use raw::{is_raw_type, RawBuffer};
 pub use region::Region;
+pub use remote::{Access, NoRemoteStores, RemoteStores};
 pub use traits::{ChunkSink, ChunkSource, StoreReader, StoreWriter, StoredChunk};

@@ -623,11 +623,13 @@ fn check_host(endpoint: &str) -> Result<(), String> {
     {
         return Err("the URL's server part holds a control character or a space".to_string());
     }
-    let valid = !host_port.is_empty()
-        && host_port
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':' | b'[' | b']'));
-    if valid {
+    // A backslash ends the authority for the HTTP stack's URL parser (WHATWG), not for
+    // ours: the host connected to would not be the one checked and shown (red team s35
+    // RA2); a second port made the request builder panic.
+    if authority.contains('\\') {
+        return Err("the URL's server part holds a backslash".to_string());
+    }
+    if host_and_port(host_port).is_some() {
         Ok(())
     } else {
         Err(format!(
@@ -635,6 +637,37 @@ fn check_host(endpoint: &str) -> Result<(), String> {
             escape_for_message(host_port)
         ))
     }
+}
+
+/// `(host, port)` of `host_port` when it is a host name or IPv4 address of letters,
+/// digits, dots and dashes, or an IPv6 address in brackets, then at most one `:PORT` of
+/// one to five digits; `None` otherwise.
+fn host_and_port(host_port: &str) -> Option<(&str, Option<&str>)> {
+    let (host, rest) = match host_port.strip_prefix('[') {
+        Some(bracketed) => {
+            let (address, rest) = bracketed.split_once(']')?;
+            let valid = !address.is_empty()
+                && address
+                    .bytes()
+                    .all(|b| b.is_ascii_hexdigit() || matches!(b, b':' | b'.'));
+            (valid.then_some(address)?, rest)
+        }
+        None => {
+            let end = host_port.find(':').unwrap_or(host_port.len());
+            let (host, rest) = host_port.split_at(end);
+            let valid = !host.is_empty()
+                && host
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-'));
+            (valid.then_some(host)?, rest)
+        }
+    };
+    if rest.is_empty() {
+        return Some((host, None));
+    }
+    let port = rest.strip_prefix(':')?;
+    let valid = (1..=5).contains(&port.len()) && port.bytes().all(|b| b.is_ascii_digit());
+    valid.then_some((host, Some(port)))
 }
 
 /// `text` with every URL's user name and password (`scheme://USER:PASSWORD@host`, the
@@ -1173,6 +1206,34 @@ mod tests {
         let (r, _) =
             remote("https://s3.eu-west-1.amazonaws.com/bkt/x#mode=zarr,s3&aws.region=eu-west-1");
         assert_eq!(r.region.as_deref(), Some("eu-west-1"));
+        // Red team s35 RA2: a backslash ends the authority for the HTTP stack, not for
+        // this parser (the host shown was not the one connected to), and a second port
+        // made the request builder panic (exit 101).
+        for text in [
+            "http://127.0.0.1:1\\@127.0.0.1:2/bkt/s.zarr#mode=zarr,s3",
+            "http://a\\b@127.0.0.1:2/p.zarr#mode=zarr",
+        ] {
+            assert!(refused(text).contains("backslash"), "{text}");
+        }
+        for text in [
+            "http://127.0.0.1:1:2/bkt/s.zarr#mode=zarr,s3",
+            "http://h:/x.zarr#mode=zarr",
+            "http://h:123456/x.zarr#mode=zarr",
+            "http://[::1/x.zarr#mode=zarr",
+            "http://[g::1]/x.zarr#mode=zarr",
+        ] {
+            assert!(
+                refused(text).contains("is not a host name and port"),
+                "{text}"
+            );
+        }
+        for text in [
+            "http://[::1]:8080/x.zarr#mode=zarr",
+            "http://u:p@h.example:80/x.zarr#mode=zarr",
+            "http://10.0.0.1/x.zarr#mode=zarr",
+        ] {
+            assert!(Location::parse_input(text).is_ok(), "{text}");
+        }
     }
 
     /// Before: a URL's password was in every message and in `Debug` output.

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use kv::{KeyValueStore, StoreKey};
-use store::{ErrorKind, StoreError, StoreRoot, ZarrLocation};
+use store::{Access, ErrorKind, RemoteStores, StoreError, StoreRoot, ZarrLocation};
 
 /// The name of the lock object, at the store's root (beside the archive, for a zip
 /// archive, as `.NAME.nctools-append.lock`).
@@ -23,9 +23,10 @@ pub struct AppendLock {
 }
 
 impl AppendLock {
-    /// Takes the append lock of the store at `location`, or says that another append
-    /// holds it (and which object to remove if none is running).
-    pub fn take(location: &ZarrLocation) -> Result<Self, StoreError> {
+    /// Takes the append lock of the store at `location` (a remote one reached through
+    /// `remote`), or says that another append holds it (and which object to remove if
+    /// none is running).
+    pub fn take(location: &ZarrLocation, remote: &dyn RemoteStores) -> Result<Self, StoreError> {
         let context = format!("--append: locking {}", location.text);
         let (store, name): (Arc<dyn KeyValueStore>, String) = match &location.root {
             StoreRoot::Zip(zip) => {
@@ -45,8 +46,7 @@ impl AppendLock {
                 )
             }
             root => (
-                objstore::open(root, objstore::Access::Write)
-                    .map_err(|e| crate::error::open_error(e, &context))?,
+                crate::storage::open_root(root, Access::Write, remote, &context)?,
                 APPEND_LOCK_NAME.to_string(),
             ),
         };

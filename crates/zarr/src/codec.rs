@@ -54,15 +54,17 @@ pub fn codec_id(codec: &Value) -> &str {
 /// size, which HDF5 takes from the type; the chunks are decoded with it, see
 /// `filters_of`).
 pub fn filter_of_codec(codec: &Value) -> Option<FilterSpec> {
-    filterspec::filter_of_codec(codec).ok().map(|f| match f.id {
-        SHUFFLE => FilterSpec::new(SHUFFLE, []),
-        _ => f,
-    })
+    codecs::zarr_codec::filter_of_codec(codec)
+        .ok()
+        .map(|f| match f.id {
+            SHUFFLE => FilterSpec::new(SHUFFLE, []),
+            _ => f,
+        })
 }
 
 /// The numcodecs JSON of an HDF5 filter for elements of `element_size` bytes.
 pub fn codec_of_filter(filter: &FilterSpec, element_size: usize) -> Result<Value, String> {
-    filterspec::zarr_codec(filter, element_size).map_err(|e| {
+    codecs::zarr_codec::zarr_codec(filter, element_size).map_err(|e| {
         let name = filterspec::known::name_of(filter.id).unwrap_or("unknown");
         format!(
             "filter {} ({name}) has no Zarr codec in nctools ({e}); Zarr stores can use \
@@ -87,7 +89,7 @@ pub fn var_path(group_path: &[String], name: &str) -> String {
 /// block fit its chunks, its type is one szip takes), before anything is written.
 pub fn check_runs(codecs: &[Value], array: &ZarrArray<'_>) -> Result<(), String> {
     for codec in codecs {
-        if let Ok(filter) = filterspec::filter_of_codec(codec) {
+        if let Ok(filter) = codecs::zarr_codec::filter_of_codec(codec) {
             if codecs::numcodecs::has_codec(filter.id) {
                 codecs::zarr_codec::local_filter(&filter, array).map_err(|e| e.to_string())?;
             }
@@ -124,13 +126,13 @@ pub fn refuse_nczarr_only(
 fn filters_of(codecs: &[Value], array: &ZarrArray<'_>) -> Result<Vec<FilterSpec>, CodecFail> {
     codecs
         .iter()
-        .map(|c| match filterspec::filter_of_codec(c) {
+        .map(|c| match codecs::zarr_codec::filter_of_codec(c) {
             Ok(f) if codecs::numcodecs::has_codec(f.id) => {
                 codecs::zarr_codec::local_filter(&f, array)
                     .map_err(|e| CodecFail::Failed(e.to_string()))
             }
             // A codec we have, with a parameter out of its range (shuffle's elementsize 0).
-            Err(e @ filterspec::CodecError::BadValue { .. }) => {
+            Err(e @ codecs::nczarr::CodecError::BadValue { .. }) => {
                 Err(CodecFail::Failed(format!("{c}: {e}")))
             }
             _ => Err(CodecFail::Unavailable(codec_id(c).to_string())),

@@ -59,20 +59,5 @@ impl ZarrError {
     }
 }
 
-/// The [`StoreError`] of a store that could not be opened, while doing `context`: a
-/// plain HTTP server named for writing, a client the settings cannot build, or a zip
-/// archive that cannot be read.
-pub fn open_error(error: objstore::OpenError, context: impl Into<String>) -> StoreError {
-    let kind = match &error {
-        objstore::OpenError::ReadOnly { .. } => ErrorKind::Unsupported,
-        objstore::OpenError::Config { .. } => ErrorKind::InvalidRequest,
-        objstore::OpenError::Zip(kv::zip::ArchiveError::Io { source, .. }) => ErrorKind::System {
-            errno: source.raw_os_error(),
-        },
-        objstore::OpenError::Zip(kv::zip::ArchiveError::Damaged { .. }) => ErrorKind::Corrupt,
-    };
-    StoreError::new(kind, error.to_string(), context)
-}
-
 /// A result of this crate.
 pub type Result<T, E = ZarrError> = std::result::Result<T, E>;

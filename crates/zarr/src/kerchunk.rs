@@ -12,6 +12,7 @@ use store::{ChunkPlace, StoredLayout, ZarrFlavor, ZarrVersion};
 
 use crate::error::{Result, ZarrError};
 use crate::plan::{plan, PlannedVar};
+use crate::strings::base64_encode;
 use crate::wmeta::MetaWriter;
 use kv::ReadableStore;
 
@@ -34,17 +35,22 @@ pub struct SourceFile {
     /// The values (machine order) of the variables that cannot be referenced but are
     /// small enough to inline ([`inlines`]), by full path.
     pub inlined: HashMap<String, Vec<u8>>,
+    /// The variables that could be inlined but were not read, as their values would pass
+    /// what is left of [`MAX_INLINED`] (with their sizes in bytes), by full path.
+    pub over_inline_budget: HashMap<String, usize>,
 }
 
 /// The most bytes of values a variable that cannot be referenced may have to be inlined
 /// (decoded, in base64) instead: compact variables always fit (HDF5 caps them at 64 KiB).
 pub const INLINE_LIMIT: usize = 64 * 1024;
 
-/// The most bytes of values the coordinate variable of the `--concat` dimension may hold,
-/// all files together: they are read and inlined into the references (as base64, a third
-/// more). 16 MiB is two million 8-byte times; a declared length beyond it is refused,
-/// naming the variable, before anything is read.
-pub const MAX_INLINED_COORDINATE: usize = 16 << 20;
+/// The most bytes of values read and inlined into the references (as base64, a third
+/// more), all files together: the coordinate variable of the `--concat` dimension first
+/// (16 MiB is two million 8-byte times; a declared length beyond it is refused, naming the
+/// variable, before anything is read), then the variables that cannot be referenced, each
+/// at most [`INLINE_LIMIT`] (one past what is left is left out, named; before, a 1.46 MB
+/// file of 4,000 such variables took 1.8 GB, red team s35 RA3).
+pub const MAX_INLINED: usize = 16 << 20;
 
 /// Whether `var`, laid out as `layout`, cannot be referenced but can be inlined: compact,
 /// or with a filter whose HDF5 bytes no Zarr codec reads, of a fixed-size atomic type
@@ -136,6 +142,7 @@ pub fn references(files: &[SourceFile], concat: Option<&str>) -> Result<Referenc
         skipped: Vec::new(),
         kept: Vec::new(),
         inlined: Vec::new(),
+        over_budget: Vec::new(),
     };
     selection.group(&mut dataset.root, &mut Vec::new());
     let Selection {
@@ -184,12 +191,18 @@ pub fn references(files: &[SourceFile], concat: Option<&str>) -> Result<Referenc
     let mut kept: BTreeMap<String, Vec<Vec<ChunkPlace>>> = kept.into_iter().collect();
     for (path, rank, bytes) in &inlined_vars {
         let key = format!("{}/{}", &path[1..], vec!["0"; (*rank).max(1)].join("."));
-        refs.insert(key, Value::String(format!("base64:{}", base64(bytes))));
+        refs.insert(
+            key,
+            Value::String(format!("base64:{}", base64_encode(bytes))),
+        );
     }
     if let Some((path, bytes)) = inlined {
         kept.remove(&path);
         let key = format!("{}/0", &path[1..]);
-        refs.insert(key, Value::String(format!("base64:{}", base64(&bytes))));
+        refs.insert(
+            key,
+            Value::String(format!("base64:{}", base64_encode(&bytes))),
+        );
     }
     for var in &planned {
         let path = crate::codec::var_path(&var.group_path, &var.var.name);
@@ -295,29 +308,6 @@ fn inline_coordinate(
     Some((format!("/{}", dim.name), bytes))
 }
 
-/// `bytes` in base64 (RFC 4648, padded), as fsspec's reference file system reads an
-/// inlined value after `base64:`.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for group in bytes.chunks(3) {
-        let b = [
-            group[0],
-            group.get(1).copied().unwrap_or(0),
-            group.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= group.len() {
-                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 /// The Zarr key's chunk index (`i.j.k`) of the stored chunk `place` of `var`, its index
 /// along `shift.0` moved by `shift.1` elements (the file's start in the combined array).
 fn chunk_index(
@@ -366,6 +356,9 @@ struct Selection<'a> {
     kept: Vec<(String, Vec<Vec<ChunkPlace>>)>,
     /// Each variable inlined: its full path, rank and values (machine order).
     inlined: Vec<(String, usize, Vec<u8>)>,
+    /// Each variable that could have been inlined but was over the budget of inlined
+    /// values, with its size in bytes.
+    over_budget: Vec<(String, usize)>,
 }
 
 impl Selection<'_> {
@@ -390,6 +383,15 @@ impl Selection<'_> {
                         self.skipped
                             .push(format!("{full}: {reason}; its values are inlined instead"));
                         true
+                    } else if let Some((_, size)) =
+                        self.over_budget.iter().find(|(path, _)| *path == full)
+                    {
+                        self.skipped.push(format!(
+                            "{full}: {reason}; its {size} bytes of values would pass the {} \
+                             MiB that inlined values may take together",
+                            MAX_INLINED >> 20
+                        ));
+                        false
                     } else {
                         self.skipped.push(format!("{full}: {reason}"));
                         false
@@ -412,6 +414,9 @@ impl Selection<'_> {
             return false;
         };
         let Some(bytes) = first.inlined.get(full) else {
+            if let Some(size) = first.over_inline_budget.get(full) {
+                self.over_budget.push((full.to_string(), *size));
+            }
             return false;
         };
         if self.files.len() > 1 && self.concat.is_some_and(|id| var.dim_ids.contains(&id)) {
@@ -616,12 +621,12 @@ mod tests {
 
     #[test]
     fn base64_pads_as_rfc_4648_does() {
-        assert_eq!(base64(b""), "");
-        assert_eq!(base64(b"f"), "Zg==");
-        assert_eq!(base64(b"fo"), "Zm8=");
-        assert_eq!(base64(b"foo"), "Zm9v");
-        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
-        assert_eq!(base64(&[0xff, 0xfe]), "//4=");
+        assert_eq!(base64_encode(b""), "");
+        assert_eq!(base64_encode(b"f"), "Zg==");
+        assert_eq!(base64_encode(b"fo"), "Zm8=");
+        assert_eq!(base64_encode(b"foo"), "Zm9v");
+        assert_eq!(base64_encode(b"foobar"), "Zm9vYmFy");
+        assert_eq!(base64_encode(&[0xff, 0xfe]), "//4=");
     }
 
     #[test]

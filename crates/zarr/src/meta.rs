@@ -130,7 +130,7 @@ impl ArrayMeta {
             Some("/") => '/',
             _ => '.',
         };
-        let fill = fill_of(zarray.get("fill_value"), &dtype, dialect);
+        let fill = fill_of(zarray.get("fill_value"), &dtype, dialect, &what)?;
         Self {
             store: store.clone(),
             node: node.clone(),
@@ -181,7 +181,7 @@ impl ArrayMeta {
                     '/'
                 }
             });
-        let fill = fill_of(meta.get("fill_value"), &dtype, Dialect::Pure);
+        let fill = fill_of(meta.get("fill_value"), &dtype, Dialect::Pure, &what)?;
         Self {
             store: store.clone(),
             node: node.clone(),
@@ -210,6 +210,21 @@ impl ArrayMeta {
         }
         if let Err(problem) = check_chunk_size(&self.chunks, self.dtype.size) {
             return Err(ZarrError::Invalid(format!("{what}: {problem}")));
+        }
+        // One string is one value: at most the value limit, whatever the chunk holds
+        // (red team s35 RB1: one string of 250 MB from a 210-byte bzip2 chunk took 2.2 GB
+        // to print, each control character an escape four bytes long).
+        let limit = codecs::partial::value_cap();
+        if self.dtype.atomic == AtomicType::String
+            && self.dtype.text != crate::dtype::Text::Vlen
+            && self.dtype.size > limit
+        {
+            return Err(ZarrError::TooLarge(format!(
+                "{what}: its strings are {} bytes wide, more than the value limit of {limit} \
+                 bytes (a sixteenth of the chunk limit, {})",
+                self.dtype.size,
+                codecs::partial::CHUNK_LIMIT_VARIABLE
+            )));
         }
         // An array's bytes must be countable (and addressable as netCDF counts them, in
         // 63 bits): a shape of two lengths of 2^64 - 1 overflowed every count made of it.
@@ -304,26 +319,42 @@ fn object_dtype(codecs: &mut Vec<Value>, node: &StoreKey, what: &str) -> Result<
 }
 
 /// A JSON fill value as one element in the machine's byte order (a string array's: its
-/// fill string, as [`crate::strings::fill_string`] reads it).
-fn fill_of(value: Option<&Value>, dtype: &Dtype, dialect: Dialect) -> Option<Vec<u8>> {
-    let value = value.filter(|v| !v.is_null())?;
+/// fill string, as [`crate::strings::fill_string`] reads it); a value that is none of its
+/// type's (`"NaN"` for an integer, 10^30 for a byte) is an error naming `what` (before,
+/// it read as no fill value, and unwritten chunks as zeros: red team s35 RB4).
+fn fill_of(
+    value: Option<&Value>,
+    dtype: &Dtype,
+    dialect: Dialect,
+    what: &str,
+) -> Result<Option<Vec<u8>>> {
+    let Some(value) = value.filter(|v| !v.is_null()) else {
+        return Ok(None);
+    };
     if dtype.atomic == AtomicType::String {
         // The string, not an element of the declared width (see `padded_fill`).
-        return Some(crate::strings::fill_string(value, dtype, dialect));
+        return Ok(Some(crate::strings::fill_string(value, dtype, dialect)));
     }
     if dtype.atomic == AtomicType::Char && dialect != Dialect::NcZarr && value.is_string() {
         // `|S1` in pure Zarr: base64, as zarr-python writes it.
-        return Some(crate::strings::fill_element(
+        return Ok(Some(crate::strings::fill_element(
             value,
             &Dtype::fixed_string(1),
             dialect,
-        ));
+        )));
     }
-    let mut element = json_to_element(value, dtype.atomic)?;
+    let Some(mut element) = json_to_element(value, dtype.atomic) else {
+        let shown: String = value.to_string().chars().take(64).collect();
+        return Err(ZarrError::Corrupt(format!(
+            "{what}: its fill_value {shown} is not a value of its type ({}); the store is \
+             damaged",
+            dtype.atomic
+        )));
+    };
     if cfg!(target_endian = "big") {
         swap_in_place(&mut element, 1);
     }
-    Some(element)
+    Ok(Some(element))
 }
 
 /// How messages name the metadata document `name` of `node`.

@@ -175,8 +175,9 @@ fn read_chunk_part(
 ) -> Result<Option<Chunk>> {
     let meta = &entry.meta;
     let declared = meta.stored_chunk_bytes();
-    // Without codecs a chunk costs what its file holds, and a file of another size than
-    // the chunk's is refused as damaged.
+    if meta.codecs.is_empty() && meta.transpose.is_none() && declared > DECODE_WHOLE_BELOW {
+        return read_uncompressed_part(meta, index, in_chunk, extent);
+    }
     if declared <= DECODE_WHOLE_BELOW || meta.codecs.is_empty() {
         return Ok(read_meta_chunk(meta, index)?.map(Chunk::Whole));
     }
@@ -216,6 +217,56 @@ fn read_chunk_part(
     Ok(Some(Chunk::Part(to_machine(meta, part))))
 }
 
+/// The part `in_chunk`/`extent` of the chunk `index` of an array stored without codecs,
+/// read by range: from the part's first byte to its last, never the whole chunk (before,
+/// four values of a chunk declared as a GiB cost a GiB, from a zip archive that inflates
+/// it from 1 MB or stores it over holes; red team s35 RA5). The chunk must hold exactly
+/// the chunk's bytes, as when it is read whole; a span past the chunk limit is refused.
+fn read_uncompressed_part(
+    meta: &ArrayMeta,
+    index: &[usize],
+    in_chunk: &[usize],
+    extent: &[usize],
+) -> Result<Option<Chunk>> {
+    let key = meta.chunk_key(index);
+    let what = meta.describe(&key);
+    let declared = meta.stored_chunk_bytes();
+    let Some(size) = meta.store.size(&key)? else {
+        return Ok(None);
+    };
+    if size != declared as u64 {
+        return Err(ZarrError::Corrupt(format!(
+            "{what} holds {size} bytes where a chunk has {declared}"
+        )));
+    }
+    let region = codecs::partial::ChunkBox {
+        chunk: &meta.chunks,
+        offset: in_chunk,
+        extent,
+        element: meta.dtype.stored_size(),
+    };
+    let Some((start, length)) = codecs::partial::byte_span(&region) else {
+        return Err(ZarrError::Corrupt(format!(
+            "{what}: the part read is not in the chunk"
+        )));
+    };
+    let limit = codecs::partial::decoded_chunk_cap();
+    if length > limit {
+        return Err(ZarrError::Corrupt(format!(
+            "{what}: the {length} bytes that hold the part read are more than the \
+             {limit}-byte limit on what one chunk may cost; set {}=BYTES to read it",
+            codecs::partial::CHUNK_LIMIT_VARIABLE
+        )));
+    }
+    let _permit = store::budget::decode_budget().acquire(length);
+    let Some(span) = meta.store.get_range(&key, start as u64, length as u64)? else {
+        return Ok(None);
+    };
+    let part = codecs::partial::cut_box(&span, &region)
+        .map_err(|e| ZarrError::Corrupt(format!("{what}: {e}")))?;
+    Ok(Some(Chunk::Part(to_machine(meta, part))))
+}
+
 /// The streaming compressor a chunk of `meta` is stored through, when its chunks can be
 /// decoded in pieces: one codec of [`codecs::partial::Stream`], elements in C order.
 fn stream_of(meta: &ArrayMeta) -> Option<codecs::partial::Stream> {
@@ -250,23 +301,25 @@ enum Chunk {
 /// was never written.
 pub fn read_meta_chunk(meta: &ArrayMeta, index: &[usize]) -> Result<Option<Vec<u8>>> {
     let key = meta.chunk_key(index);
-    let Some(raw) = meta.store.get(&key, encoded_cap(meta))? else {
-        return Ok(None);
-    };
     let what = meta.describe(&key);
-    // A chunk decoded whole costs its declared size: over the limit it is refused,
-    // however much of it lies inside the array (a 785-byte chunk of bzip2 and shuffle
-    // filling an array of 2^28 values would cost 2 GB; chunks that need only part of
-    // themselves and stream are decoded in pieces before this).
+    // A chunk read whole costs its declared size: over the limit it is refused, however
+    // much of it lies inside the array and whatever its codecs (a 785-byte chunk of
+    // bzip2 and shuffle filling an array of 2^28 values would cost 2 GB; a chunk without
+    // codecs a zip archive inflates from 1 MB, or stores over holes, a GiB: red team s35
+    // RA5; chunks that need only part of themselves and stream, or have no codecs, are
+    // read in part before this). Checked before anything is read.
     let declared = meta.stored_chunk_bytes();
     let limit = codecs::partial::decoded_chunk_cap();
-    if !meta.codecs.is_empty() && declared > limit {
+    if declared > limit {
         return Err(ZarrError::Corrupt(format!(
             "chunk {what} decodes to {declared} bytes, larger than the {limit}-byte limit \
              on chunks decoded whole; the store is damaged, or set {}=BYTES to read it",
             codecs::partial::CHUNK_LIMIT_VARIABLE
         )));
     }
+    let Some(raw) = meta.store.get(&key, encoded_cap(meta))? else {
+        return Ok(None);
+    };
     // Decoded chunks in flight across all threads stay within the process's budget.
     let _permit = store::budget::decode_budget().acquire(declared);
     decode(meta, raw, &what).map(Some).map_err(|e| match e {
@@ -284,16 +337,20 @@ pub fn encoded_cap(meta: &ArrayMeta) -> u64 {
         return sharding.encoded_cap(meta);
     }
     let bytes = meta.stored_chunk_bytes();
+    let limit = codecs::partial::decoded_chunk_cap();
     let cap = if meta.codecs.is_empty() {
         bytes
     } else if meta.codecs.iter().any(crate::codec::is_plugin_codec) {
         // What a plugin's filter stores is not bounded by its data (netCDF-C's test
         // filter stores 8 times the chunk): the chunk limit is.
-        codecs::partial::decoded_chunk_cap().max(codecs::with_slack(bytes))
+        limit.max(codecs::with_slack(bytes))
     } else {
         codecs::with_slack(crate::codec::widened(&meta.codecs, bytes))
     };
-    cap as u64
+    // Whatever the chunk declares, its stored bytes, read whole, are at most the chunk
+    // limit (and the slack a compressor adds): a zip archive inflates a GiB from 1 MB
+    // (red team s35 RA5).
+    cap.min(codecs::with_slack(limit)) as u64
 }
 
 /// Decodes the bytes of one chunk file, to exactly one chunk's size: its codecs undone,

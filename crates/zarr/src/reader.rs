@@ -6,7 +6,10 @@ use std::sync::Mutex;
 use kv::StoreKey;
 use ncmodel::{Dataset, Format, GlobalSpecials, Values};
 use serde_json::Value;
-use store::{RawBuffer, StoreError, StoreReader, VarPath, ZarrFlavor, ZarrLocation, ZarrVersion};
+use store::{
+    Access, RawBuffer, RemoteStores, StoreError, StoreReader, VarPath, ZarrFlavor, ZarrLocation,
+    ZarrVersion,
+};
 
 use crate::error::{Result, ZarrError};
 use crate::pure::Pure;
@@ -55,10 +58,11 @@ fn has_v2_children(store: &Store) -> Result<bool> {
 }
 
 impl ZarrReader {
-    /// Opens the store `location` names and reads its whole schema.
-    pub fn open(location: &ZarrLocation) -> Result<Self, StoreError> {
-        let store: Store = objstore::open(&location.root, objstore::Access::Read)
-            .map_err(|e| crate::error::open_error(e, format!("opening {}", location.text)))?;
+    /// Opens the store `location` names (a remote one through `remote`) and reads its
+    /// whole schema.
+    pub fn open(location: &ZarrLocation, remote: &dyn RemoteStores) -> Result<Self, StoreError> {
+        let context = format!("opening {}", location.text);
+        let store = crate::storage::open_root(&location.root, Access::Read, remote, &context)?;
         Self::open_store(store, location)
     }
 

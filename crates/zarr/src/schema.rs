@@ -275,7 +275,7 @@ fn codecs_shown(meta: &ArrayMeta) -> Option<String> {
     if meta.dtype.text == crate::dtype::Text::Vlen {
         codecs.insert(0, serde_json::json!({ "id": crate::vlen::VLEN_UTF8 }));
     }
-    (!codecs.is_empty()).then(|| filterspec::codecs_attribute(&codecs))
+    (!codecs.is_empty()).then(|| codecs::zarr_codec::codecs_attribute(&codecs))
 }
 
 /// Whether the root of `source` carries an NCZarr superblock (any spelling).
@@ -320,7 +320,8 @@ pub fn nczarr_group(
         name: name.to_string(),
         ..Group::default()
     };
-    let dim_map = lookup(&[info], &["dims", "dimensions"]).and_then(Value::as_object);
+    // netCDF-C 4.10's order: `dimensions` (its form, which can say UNLIMITED) first.
+    let dim_map = lookup(&[info], &["dimensions", "dims"]).and_then(Value::as_object);
     for (dim_name, value) in dim_map.into_iter().flatten() {
         let (len, unlimited) = match value {
             Value::Object(o) => (

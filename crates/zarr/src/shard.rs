@@ -138,7 +138,7 @@ fn parse_nested(list: Option<&Value>, chunks: &[usize], what: &str, depth: usize
             }
             _ => chain
                 .codecs
-                .push(filterspec::numcodecs_of_v3_codec(name, config)),
+                .push(codecs::zarr_codec::numcodecs_of_v3_codec(name, config)),
         }
     }
     Ok(chain)

@@ -462,7 +462,7 @@ fn same_document(real: Option<&Value>, copy: Option<&Value>, name: &str) -> bool
 }
 
 /// Whether `real` is `copy` after an append (`nccopy --append`): the same but for
-/// lengths (members `shape`, and NCZarr's dimension lengths, `dims`) that grew. An
+/// lengths (members `shape`, and NCZarr's dimension lengths, `dims` and `dimensions`) that grew. An
 /// append updates the documents first and the consolidated metadata last, so a reader
 /// between the two reads the consolidated copies: the store as it was, whose chunks are
 /// all there.
@@ -472,7 +472,8 @@ fn appended_to(real: &Value, copy: &Value, lengths: bool) -> bool {
             r.len() == c.len()
                 && r.iter().all(|(name, value)| {
                     c.get(name).is_some_and(|other| {
-                        let lengths = lengths || name == "shape" || name == "dims";
+                        let lengths =
+                            lengths || matches!(name.as_str(), "shape" | "dims" | "dimensions");
                         appended_to(value, other, lengths)
                     })
                 })

@@ -251,15 +251,24 @@ fn walk_vlen_chunk(
             CodecFail::Failed(m) => damaged(m),
         })?
     };
-    walk_vlen(&data, meta.chunk_elements(), visit).map_err(damaged)?;
+    walk_vlen(
+        &data,
+        meta.chunk_elements(),
+        codecs::partial::value_cap(),
+        visit,
+    )
+    .map_err(damaged)?;
     Ok(true)
 }
 
-/// Walks a `vlen-utf8` buffer that must hold `elements` strings, handing each to `visit`
-/// with its offset until `visit` says to stop (the strings after it are not read).
+/// Walks a `vlen-utf8` buffer that must hold `elements` strings, each of at most
+/// `longest` bytes (one value: the value limit; red team s35 RB1, one string of 250 MB
+/// from a 210-byte chunk took 2.2 GB to print), handing each to `visit` with its offset
+/// until `visit` says to stop (the strings after it are not read).
 fn walk_vlen(
     data: &[u8],
     elements: usize,
+    longest: usize,
     mut visit: impl FnMut(usize, &[u8]) -> bool,
 ) -> Result<(), String> {
     let mut rest = data;
@@ -271,6 +280,12 @@ fn walk_vlen(
         let len = take_u32(&mut rest).ok_or("the vlen-utf8 data ends inside a length")?;
         if len > rest.len() {
             return Err("the vlen-utf8 data ends inside a string".into());
+        }
+        if len > longest {
+            return Err(format!(
+                "string {i} is {len} bytes long, more than the value limit of {longest} \
+                 bytes (a sixteenth of the chunk limit, NCTOOLS_CHUNK_LIMIT)"
+            ));
         }
         let (s, tail) = rest.split_at(len);
         if !visit(i, s) {
@@ -416,7 +431,7 @@ mod tests {
         let data = b"\x02\0\0\0\x01\0\0\0x\x06\0\0\0h\xc3\xa9llo";
         let walked = |data: &[u8], n: usize| {
             let mut seen = Vec::new();
-            walk_vlen(data, n, |i, s| {
+            walk_vlen(data, n, usize::MAX, |i, s| {
                 seen.push((i, s.to_vec()));
                 true
             })
@@ -432,7 +447,7 @@ mod tests {
         // A walk stopped early reads no further.
         let mut first = Vec::new();
         assert_eq!(
-            walk_vlen(data, 2, |i, _| {
+            walk_vlen(data, 2, usize::MAX, |i, _| {
                 first.push(i);
                 false
             }),

@@ -277,34 +277,42 @@ impl MetaWriter<'_> {
                         J::obj([("version", J::Str("2.0.0".into()))]),
                     ));
                 }
-                let dims = group
-                    .dims
-                    .iter()
-                    .map(|d| {
-                        let len = J::int(self.len(d.id) as u64);
-                        let v = if d.unlimited {
-                            J::obj([("size", len), ("unlimited", J::int(1))])
-                        } else {
-                            len
-                        };
-                        (d.name.clone(), v)
-                    })
-                    .collect();
+                // netCDF-C 4.9.0 reads a dimension's length as a number only, and crashes
+                // on netCDF-C 4.10's `{"size": N, "unlimited": 1}`; 4.10 reads
+                // `dimensions` before `dims`. A group with an unlimited dimension gets
+                // both: `dims` as numbers, which 4.9.0 reads as fixed lengths, and
+                // `dimensions` in 4.10's form, which 4.10 and nctools read.
+                let len = |d: &ncmodel::Dim| J::int(self.len(d.id) as u64);
+                let mut content: Vec<(String, J)> = vec![(
+                    "dims".into(),
+                    J::Obj(
+                        group
+                            .dims
+                            .iter()
+                            .map(|d| (d.name.clone(), len(d)))
+                            .collect(),
+                    ),
+                )];
+                if group.dims.iter().any(|d| d.unlimited) {
+                    let dims = group.dims.iter().map(|d| {
+                        let unlimited = J::int(u64::from(d.unlimited));
+                        (
+                            d.name.clone(),
+                            J::obj([("size", len(d)), ("unlimited", unlimited)]),
+                        )
+                    });
+                    content.push(("dimensions".into(), J::Obj(dims.collect())));
+                }
                 let names = |v: Vec<String>| J::Arr(v.into_iter().map(J::Str).collect());
-                zgroup.push((
-                    "_NCZARR_GROUP".into(),
-                    J::Obj(vec![
-                        ("dims".into(), J::Obj(dims)),
-                        (
-                            "vars".into(),
-                            names(group.vars.iter().map(|v| v.name.clone()).collect()),
-                        ),
-                        (
-                            "groups".into(),
-                            names(group.groups.iter().map(|g| g.name.clone()).collect()),
-                        ),
-                    ]),
+                content.push((
+                    "vars".into(),
+                    names(group.vars.iter().map(|v| v.name.clone()).collect()),
                 ));
+                content.push((
+                    "groups".into(),
+                    names(group.groups.iter().map(|g| g.name.clone()).collect()),
+                ));
+                zgroup.push(("_NCZARR_GROUP".into(), J::Obj(content)));
             }
             if is_root {
                 atts.0
@@ -426,11 +434,12 @@ impl MetaWriter<'_> {
             } else {
                 bytes_codec
             }];
-            codecs.extend(
-                var.codecs
-                    .iter()
-                    .map(|c| J::from_value(&filterspec::v3_codec_of_numcodecs(c, var.dtype.size))),
-            );
+            codecs.extend(var.codecs.iter().map(|c| {
+                J::from_value(&codecs::zarr_codec::v3_codec_of_numcodecs(
+                    c,
+                    var.dtype.size,
+                ))
+            }));
             if var.shard.is_some() && !scalar {
                 codecs = vec![sharding_codec(&var.chunks, codecs)];
             }
@@ -551,7 +560,7 @@ fn sharding_codec(inner_chunks: &[usize], inner_codecs: Vec<J>) -> J {
                 J::obj([("endian", J::Str("little".into()))]),
             ),
         ]),
-        J::from_value(&filterspec::v3_codec_of_numcodecs(&checksum, 8)),
+        J::from_value(&codecs::zarr_codec::v3_codec_of_numcodecs(&checksum, 8)),
     ]);
     J::obj([
         ("name", J::Str(V3_SHARDING_INDEXED.into())),

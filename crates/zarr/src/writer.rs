@@ -8,14 +8,14 @@ use std::sync::Mutex;
 use kv::StoreKey;
 use ncmodel::{Dataset, Format, Layout, Values};
 use store::{
-    ChunkFeed, ChunkWrite, RawBuffer, StoreError, StoreRoot, StoreWriter, VarPath, ZarrFlavor,
-    ZarrLocation, ZarrVersion,
+    Access, ChunkFeed, ChunkWrite, RawBuffer, RemoteStores, StoreError, StoreRoot, StoreWriter,
+    VarPath, ZarrFlavor, ZarrLocation, ZarrVersion,
 };
 
 use crate::error::{Result, ZarrError};
 use crate::meta::ArrayMeta;
 use crate::plan::{plan, PlannedVar};
-use crate::storage::Store;
+use crate::storage::{archive_error, open_root, Store};
 use crate::wmeta::MetaWriter;
 
 /// A Zarr store (NCZarr, Zarr v2 or v3) being written.
@@ -112,15 +112,19 @@ impl State {
 }
 
 impl ZarrWriter {
-    /// Starts writing the store `location` names, in a temporary directory beside it.
-    pub fn create(location: &ZarrLocation, format: Format) -> Result<Self, StoreError> {
+    /// Starts writing the store `location` names, in a temporary directory beside it (a
+    /// remote store in place, opened through `remote`).
+    pub fn create(
+        location: &ZarrLocation,
+        format: Format,
+        remote: &dyn RemoteStores,
+    ) -> Result<Self, StoreError> {
         let context = format!("creating {}", location.text);
         refuse_format(location, format, &context)?;
         let (commit, store) = match &location.root {
             StoreRoot::Directory(root) => {
                 let (commit, temp) = Self::temporary(root, &context)?;
-                let store = objstore::open(&StoreRoot::Directory(temp), objstore::Access::Write)
-                    .map_err(|e| crate::error::open_error(e, &context))?;
+                let store: Store = std::sync::Arc::new(kv::DirectoryStore::new(&temp));
                 (commit, store)
             }
             StoreRoot::Zip(zip) => {
@@ -136,8 +140,7 @@ impl ZarrWriter {
                 (commit, writer as Store)
             }
             StoreRoot::Remote(_) => {
-                let store = objstore::open(&location.root, objstore::Access::Write)
-                    .map_err(|e| crate::error::open_error(e, &context))?;
+                let store = open_root(&location.root, Access::Write, remote, &context)?;
                 let registration = cleanup::InPlaceOutput::register();
                 clear_remote_target(store.as_ref()).map_err(|e| e.into_store(context.clone()))?;
                 let commit = Commit::InPlace {
@@ -180,6 +183,7 @@ impl ZarrWriter {
         location: &ZarrLocation,
         format: Format,
         region: store::Region,
+        remote: &dyn RemoteStores,
     ) -> Result<Self, StoreError> {
         let context = format!("writing a region of {}", location.text);
         let mut writer = Self::create_unopened(location, format, &context)?;
@@ -198,8 +202,7 @@ impl ZarrWriter {
                 ));
                 return Err(e.into_store(context));
             }
-            root => objstore::open(root, objstore::Access::Write)
-                .map_err(|e| crate::error::open_error(e, &context))?,
+            root => open_root(root, Access::Write, remote, &context)?,
         };
         writer.store = store;
         writer.region = Some(crate::region::RegionWrite::new(region));
@@ -733,18 +736,6 @@ fn refuse_format(location: &ZarrLocation, format: Format, context: &str) -> Resu
         location.text
     ));
     Err(e.into_store(context))
-}
-
-/// The [`StoreError`] of a zip archive that cannot be created: the system's refusal keeps
-/// its errno, for the front end's explanation.
-fn archive_error(e: kv::zip::ArchiveError, context: &str) -> StoreError {
-    let kind = match &e {
-        kv::zip::ArchiveError::Io { source, .. } => store::ErrorKind::System {
-            errno: source.raw_os_error(),
-        },
-        kv::zip::ArchiveError::Damaged { .. } => store::ErrorKind::Corrupt,
-    };
-    StoreError::new(kind, e.to_string(), context)
 }
 
 /// The object an in-place write puts at the top of its prefix first and removes once the

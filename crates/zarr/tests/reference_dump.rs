@@ -65,12 +65,16 @@ group: g {
 
 /// Copies a store with ZarrReader and ZarrWriter.
 fn copy(from: &Path, to: &Path) {
-    let reader = ZarrReader::open(&common::location(from, ZarrFlavor::NcZarr, ZarrVersion::V2))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let reader = ZarrReader::open(
+        &common::location(from, ZarrFlavor::NcZarr, ZarrVersion::V2),
+        &store::NoRemoteStores,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let ds = reader.schema().unwrap_or_else(|e| panic!("{e}"));
     let location = common::location(to, ZarrFlavor::NcZarr, ZarrVersion::V2);
     let mut writer = Box::new(
-        ZarrWriter::create(&location, ncmodel::Format::Netcdf4).unwrap_or_else(|e| panic!("{e}")),
+        ZarrWriter::create(&location, ncmodel::Format::Netcdf4, &store::NoRemoteStores)
+            .unwrap_or_else(|e| panic!("{e}")),
     );
     writer.set_no_fill().unwrap_or_else(|e| panic!("{e}"));
     writer.define(&ds).unwrap_or_else(|e| panic!("{e}"));

@@ -57,11 +57,10 @@ fn reads_what_nccopy_writes() {
     }
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let store = common::reference_store(dir.path(), "t1", CDL);
-    let reader = ZarrReader::open(&common::location(
-        &store,
-        ZarrFlavor::NcZarr,
-        ZarrVersion::V2,
-    ))
+    let reader = ZarrReader::open(
+        &common::location(&store, ZarrFlavor::NcZarr, ZarrVersion::V2),
+        &store::NoRemoteStores,
+    )
     .unwrap_or_else(|e| panic!("{e}"));
     let ds = reader.schema().unwrap_or_else(|e| panic!("{e}"));
     assert!(ds.is_nczarr);

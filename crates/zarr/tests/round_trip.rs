@@ -146,8 +146,10 @@ fn round_trip(flavor: ZarrFlavor, version: ZarrVersion) {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let root = dir.path().join("rt.zarr");
     let loc = common::location(&root, flavor, version);
-    let mut w =
-        Box::new(ZarrWriter::create(&loc, Format::Netcdf4).unwrap_or_else(|e| panic!("{e}")));
+    let mut w = Box::new(
+        ZarrWriter::create(&loc, Format::Netcdf4, &store::NoRemoteStores)
+            .unwrap_or_else(|e| panic!("{e}")),
+    );
     w.define(&dataset()).unwrap_or_else(|e| panic!("{e}"));
     let ok = |r: Result<(), store::StoreError>| r.unwrap_or_else(|e| panic!("{e}"));
     let d: Vec<f64> = (0..35).map(f64::from).collect();
@@ -211,7 +213,7 @@ fn round_trip(flavor: ZarrFlavor, version: ZarrVersion) {
         .flatten()
         .any(|e| e.file_name().to_string_lossy().contains("nctools-")));
 
-    let r = ZarrReader::open(&loc).unwrap_or_else(|e| panic!("{e}"));
+    let r = ZarrReader::open(&loc, &store::NoRemoteStores).unwrap_or_else(|e| panic!("{e}"));
     let ds = r.schema().unwrap_or_else(|e| panic!("{e}"));
     let read = |g: &Group, name: &str, start: &[usize], count: &[usize]| {
         let var = g.var(name).unwrap_or_else(|| panic!("no {name}"));
@@ -367,7 +369,8 @@ fn filters_without_codec_fail_before_writing() {
         let mut ds = dataset();
         ds.root.vars[0].storage = storage(vec![5, 7], vec![filter.clone()]);
         let name = format!("variable /{}:", ds.root.vars[0].name);
-        let mut w = ZarrWriter::create(&loc, Format::Netcdf4).unwrap_or_else(|e| panic!("{e}"));
+        let mut w = ZarrWriter::create(&loc, Format::Netcdf4, &store::NoRemoteStores)
+            .unwrap_or_else(|e| panic!("{e}"));
         let err = w
             .define(&ds)
             .err()
@@ -562,7 +565,7 @@ fn chunks_beyond_4_gib_are_refused_both_ways() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let location = common::location(&root, ZarrFlavor::Detect, ZarrVersion::V2);
-    let err = ZarrReader::open(&location)
+    let err = ZarrReader::open(&location, &store::NoRemoteStores)
         .and_then(|r| r.schema())
         .err()
         .unwrap_or_else(|| panic!("a 2 TB chunk was accepted"));

@@ -120,7 +120,8 @@ fn dataset() -> Dataset {
 
 fn write(root: &Path, flavor: ZarrFlavor, version: ZarrVersion) -> Vec<StringTruncation> {
     let loc = common::location(root, flavor, version);
-    let mut w = ZarrWriter::create(&loc, Format::Netcdf4).unwrap_or_else(|e| panic!("{e}"));
+    let mut w = ZarrWriter::create(&loc, Format::Netcdf4, &store::NoRemoteStores)
+        .unwrap_or_else(|e| panic!("{e}"));
     w.define(&dataset()).unwrap_or_else(|e| panic!("{e}"));
     for (name, written, _) in VALUES {
         let count = match name {
@@ -327,7 +328,8 @@ fn strings_with_codecs_round_trip() {
         });
     }
     let loc = common::location(&root, ZarrFlavor::NcZarr, ZarrVersion::V2);
-    let mut w = ZarrWriter::create(&loc, Format::Netcdf4).unwrap_or_else(|e| panic!("{e}"));
+    let mut w = ZarrWriter::create(&loc, Format::Netcdf4, &store::NoRemoteStores)
+        .unwrap_or_else(|e| panic!("{e}"));
     w.define(&ds).unwrap_or_else(|e| panic!("{e}"));
     let (name, written, expected) = VALUES[0];
     w.write(&VarPath::in_root(name), &[0, 0], &[2, 3], &strings(written))
@@ -506,11 +508,10 @@ fn object_arrays_of_other_codecs_are_left_out_by_name() {
         ],
     );
     // The array is left out of the schema, named with its codec; the store still opens.
-    let reader = ZarrReader::open(&common::location(
-        &root,
-        ZarrFlavor::Detect,
-        ZarrVersion::V2,
-    ))
+    let reader = ZarrReader::open(
+        &common::location(&root, ZarrFlavor::Detect, ZarrVersion::V2),
+        &store::NoRemoteStores,
+    )
     .unwrap_or_else(|e| panic!("{e}"));
     let left_out = reader.left_out().join("; ");
     assert!(
@@ -547,7 +548,8 @@ fn a_width_nobody_set_grows_to_the_data_and_chunks_written_before_follow() {
             });
         }
         let loc = common::location(&root, ZarrFlavor::Detect, version);
-        let mut w = ZarrWriter::create(&loc, Format::Netcdf4).unwrap_or_else(|e| panic!("{e}"));
+        let mut w = ZarrWriter::create(&loc, Format::Netcdf4, &store::NoRemoteStores)
+            .unwrap_or_else(|e| panic!("{e}"));
         w.define(&ds).unwrap_or_else(|e| panic!("{e}"));
         w.write(
             &VarPath::in_root("filled"),

@@ -8,6 +8,7 @@ mod nccopy;
 mod ncdump;
 mod ncgen;
 mod netcdf_c;
+mod newest_reader;
 mod self_test;
 mod text;
 mod zarr;

@@ -12,7 +12,9 @@
 //!
 //! Each test that passes with the reference and fails with ours is a failure, unless it
 //! is one of the accepted differences ([`ACCEPTED`]), each with its reason; those are
-//! listed, not counted as failures. Exit status: 0 when there is no failure, 1 otherwise.
+//! listed, not counted as failures. Then the build's own `ncdump` reads stores our
+//! `ncgen` writes ([`super::newest_reader`]). Exit status: 0 when there is no failure
+//! and no such difference, 1 otherwise.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -455,7 +457,9 @@ pub fn mode(root: &Path, ours: &Path, only: &[String], jobs: usize) -> Result<i3
         results.extend(run_scripts(&source, &scripts, &log)?);
         results
     };
-    Ok(report(&reference, &results, &work))
+    let status = report(&reference, &results, &work);
+    let differ = super::newest_reader::check(&build, ours, &work)?;
+    Ok(if differ > 0 { 1 } else { status })
 }
 
 /// The reference's results from the cache file's lines after its key.

@@ -31,8 +31,9 @@ pub struct Checksum32 {
     pub at_start: bool,
 }
 
-/// The table of a reflected CRC-32 of polynomial `reversed` (bit-reversed).
-const fn crc_table(reversed: u32) -> [u32; 256] {
+/// The table of the reflected CRC-32C (Castagnoli; polynomial 0x1EDC6F41, bit-reversed
+/// 0x82F63B78). CRC-32 and Adler-32 are zlib's, computed by libdeflate.
+const CRC32C_TABLE: [u32; 256] = {
     let mut table = [0u32; 256];
     let mut i = 0;
     while i < 256 {
@@ -40,7 +41,7 @@ const fn crc_table(reversed: u32) -> [u32; 256] {
         let mut bit = 0;
         while bit < 8 {
             crc = if crc & 1 == 1 {
-                (crc >> 1) ^ reversed
+                (crc >> 1) ^ 0x82F6_3B78
             } else {
                 crc >> 1
             };
@@ -50,30 +51,12 @@ const fn crc_table(reversed: u32) -> [u32; 256] {
         i += 1;
     }
     table
-}
+};
 
-const CRC32_TABLE: [u32; 256] = crc_table(0xEDB8_8320);
-const CRC32C_TABLE: [u32; 256] = crc_table(0x82F6_3B78);
-
-fn crc(table: &[u32; 256], data: &[u8]) -> u32 {
+fn crc32c(data: &[u8]) -> u32 {
     !data.iter().fold(!0u32, |crc, byte| {
-        table[((crc ^ u32::from(*byte)) & 0xff) as usize] ^ (crc >> 8)
+        CRC32C_TABLE[((crc ^ u32::from(*byte)) & 0xff) as usize] ^ (crc >> 8)
     })
-}
-
-fn adler32(data: &[u8]) -> u32 {
-    const MOD: u32 = 65521;
-    let (mut a, mut b) = (1u32, 0u32);
-    // 5552 bytes keep both sums within 32 bits before they are reduced (zlib's NMAX).
-    for block in data.chunks(5552) {
-        for byte in block {
-            a += u32::from(*byte);
-            b += a;
-        }
-        a %= MOD;
-        b %= MOD;
-    }
-    (b << 16) | a
 }
 
 impl Algorithm {
@@ -89,9 +72,9 @@ impl Algorithm {
     /// The checksum of `data`.
     pub fn checksum(self, data: &[u8]) -> u32 {
         match self {
-            Algorithm::Crc32 => crc(&CRC32_TABLE, data),
-            Algorithm::Crc32c => crc(&CRC32C_TABLE, data),
-            Algorithm::Adler32 => adler32(data),
+            Algorithm::Crc32 => libdeflater::crc32(data),
+            Algorithm::Crc32c => crc32c(data),
+            Algorithm::Adler32 => libdeflater::adler32(data),
         }
     }
 }

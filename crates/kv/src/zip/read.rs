@@ -154,6 +154,16 @@ impl ZipStore {
                     check_extent(&entry, file_size).map_err(fail)?;
                 }
                 if relative.is_none() && entry.name != root {
+                    // Kept, and copied by an append: its name must be one an extractor
+                    // can take safely, as a store's keys are (red team s35 RA4: `../`,
+                    // `/abs/` and backslashes passed, and an append wrote them again).
+                    let name = entry.name.trim_end_matches('/');
+                    StoreKey::parse(name).map_err(|e| {
+                        fail(format!(
+                            "the entry {:?} beside the store is no safe name: {}",
+                            entry.name, e.reason
+                        ))
+                    })?;
                     beside.insert(entry.name.clone(), entry);
                 }
                 continue;

@@ -68,7 +68,7 @@ pub(crate) struct Lib {
 /// Runs `f` with the library lock held, lending it the token every wrapper asks for.
 pub(crate) fn with_lib<T>(f: impl FnOnce(&Lib) -> T) -> T {
     let _guard = netcdf_sys::libnetcdf_lock.lock();
-    let _call = crate::crash_guard::LibraryCall::enter();
+    let _call = crash_guard::LibraryCall::enter();
     let lib = Lib {
         _thread_bound: PhantomData,
     };

@@ -5,7 +5,7 @@
 //! process (its functions are kept); one that provides neither is closed at once.
 //!
 //! Every call made here runs with the library lock held and marked as a plugin call
-//! for the crash guard ([`crate::crash_guard`]); what a plugin returns is copied into
+//! for the crash guard ([`crash_guard`]); what a plugin returns is copied into
 //! owned memory and freed the way netCDF-C and HDF5 free it.
 
 use std::ffi::{c_char, c_int, c_uint, c_void, CStr, CString};

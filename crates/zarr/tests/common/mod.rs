@@ -77,8 +77,8 @@ pub fn open(
     version: ZarrVersion,
 ) -> (zarr::ZarrReader, ncmodel::Dataset) {
     use store::StoreReader;
-    let reader =
-        zarr::ZarrReader::open(&location(root, flavor, version)).unwrap_or_else(|e| panic!("{e}"));
+    let reader = zarr::ZarrReader::open(&location(root, flavor, version), &store::NoRemoteStores)
+        .unwrap_or_else(|e| panic!("{e}"));
     let ds = reader.schema().unwrap_or_else(|e| panic!("{e}"));
     (reader, ds)
 }

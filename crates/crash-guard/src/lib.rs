@@ -20,6 +20,12 @@
 //! Limits: a fault that corrupts memory without a signal is not seen; a fault in another
 //! thread while the first is handled waits for the process to end; with several threads
 //! the activity is the one set last.
+//!
+//! This is a process-wide facility of the tools, not of a backend: the front ends say what
+//! they are doing ([`set_file`], [`set_activity`]); the backends that call C mark their
+//! calls ([`LibraryCall`], [`PluginCall`]). Its `unsafe` code is the signal handling.
+
+#![allow(unsafe_code)]
 
 use std::cell::{Cell, UnsafeCell};
 use std::ffi::{c_char, c_int};

@@ -1,6 +1,7 @@
 //! `_Codecs` JSON both ways, for the codecs of REFERENCE.md's table, and its errors.
 
-use filterspec::{codecs_to_filters, filters_to_codecs, CodecError, FilterSpec};
+use codecs::nczarr::{codecs_to_filters, filters_to_codecs, CodecError};
+use codecs::FilterSpec;
 
 fn filters(json: &str) -> Vec<FilterSpec> {
     codecs_to_filters(json).unwrap_or_else(|e| panic!("{json}: {e}"))

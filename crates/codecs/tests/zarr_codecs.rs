@@ -5,10 +5,12 @@
 //! shuffle=1)` `{'id': 'blosc', 'cname': 'lz4', 'clevel': 5, 'shuffle': 1, 'blocksize':
 //! 0}`).
 
-use filterspec::{
+use codecs::nczarr::CodecError;
+use codecs::zarr_codec::{
     codecs_attribute, filter_of_codec, filter_of_v3_codec, numcodecs_of_v3_codec,
-    v3_codec_of_numcodecs, zarr_codec, zarr_v3_codec, CodecError, FilterSpec,
+    v3_codec_of_numcodecs, zarr_codec, zarr_v3_codec,
 };
+use codecs::FilterSpec;
 use serde_json::{json, Value};
 
 fn v2(filter: FilterSpec, element: usize) -> Value {
