@@ -132,7 +132,7 @@ fn coordinate_bytes(
     if !ncio::is_raw_type(var.type_ref) {
         return Ok(None);
     }
-    let ncmodel::TypeRef::Atomic(atomic) = var.type_ref else {
+    let TypeRef::Atomic(atomic) = var.type_ref else {
         return Ok(None);
     };
     let element = atomic.size().max(1);

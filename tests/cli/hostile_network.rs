@@ -620,7 +620,8 @@ fn a_listing_of_empty_pages_or_one_token_again_and_again_is_stopped() {
             vec![input.as_str(), "s3://bkt/out.zarr"],
         ] {
             let tool = if args[0] == "-h" { "ncdump" } else { "nccopy" };
-            let done = run_ours_with_env(tool, &args, &env).assert_within(300, 60);
+            let bounded = run_ours_with_env(tool, &args, &env);
+            let done = bounded.assert_within(300, 60);
             assert_eq!(
                 done.code,
                 Some(1),

@@ -914,7 +914,7 @@ fn the_output_is_named_after_the_cdl_file_never_the_dataset_name() {
         "replaced the file the dataset name names"
     );
     // From standard input the dataset name names the file, only as a plain file name.
-    for (name, ok) in [
+    for (name, accepted) in [
         ("plain", true),
         ("\\.\\.\\/\\.\\.\\/X", false),
         (names[1].as_str(), false),
@@ -935,7 +935,7 @@ fn the_output_is_named_after_the_cdl_file_never_the_dataset_name() {
             .wait_with_output()
             .unwrap_or_else(|e| panic!("{e}"))
             .into();
-        if ok {
+        if accepted {
             ok("done", &done);
             assert!(work.join("plain.nc").is_file());
         } else {

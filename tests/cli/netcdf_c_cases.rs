@@ -730,32 +730,38 @@ fn the_reference_reads_our_nczarr_char_variables() {
 /// after an append, seeing the dimension as fixed at its current length (before: its
 /// ncdump died with SIGSEGV on netCDF-C 4.10's `{"size": N, "unlimited": 1}`, the only
 /// form written). The group holds `dims` as plain lengths, which 4.9.0 reads, and
-/// `dimensions` in 4.10's form, which netCDF-C 4.10 reads first (the netcdf-c
-/// conformance mode checks that 4.10 sees UNLIMITED) and so does nctools.
+/// `dimensions` in the later form, which nctools reads first. 4.9.0 takes a chunk longer
+/// than a fixed dimension as an error: with the default chunks (1,024 records) it refuses
+/// such a store cleanly, without a crash.
 #[test]
 fn the_reference_reads_our_nczarr_unlimited_dimensions_as_fixed_ones() {
     let dir = scratch();
-    let day = |name: &str, first: u32| {
+    let day = |name: &str, first: u32, chunks: [&str; 2]| {
         let text = format!(
             "netcdf {name} {{\ndimensions:\n\ttime = UNLIMITED ;\n\tx = 2 ;\nvariables:\n\
-             \tdouble time(time) ;\n\tfloat v(time, x) ;\ndata:\n time = {first}, {} ;\n\
+             \tdouble time(time) ;\n{}\tfloat v(time, x) ;\n{}data:\n time = {first}, {} ;\n\
              v = 1, 2, 3, 4 ;\n}}\n",
+            chunks[0],
+            chunks[1],
             first + 1
         );
         cdl_file(dir.path(), &format!("{name}.cdl"), &text)
     };
+    let two = ["\t\ttime:_ChunkSizes = 2 ;\n", "\t\tv:_ChunkSizes = 2, 2 ;\n"];
     let store = dir.path().join("u.zarr");
     let url = format!("file://{}#mode=nczarr,file", store.display());
-    let made = Test::ours("ncgen")
-        .args(["-o", &url])
-        .arg(day("day0", 0))
-        .run();
-    ok("ncgen", &made);
+    ok(
+        "ncgen",
+        Test::ours("ncgen")
+            .args(["-o", &url])
+            .arg(day("day0", 0, two))
+            .run(),
+    );
     let day1 = dir.path().join("day1.nc");
     let made = Test::ours("ncgen")
         .args(["-k", "nc4", "-o"])
         .arg(&day1)
-        .arg(day("day1", 2))
+        .arg(day("day1", 2, two))
         .run();
     ok("ncgen", &made);
     let ncdump = reference("ncdump").unwrap_or_else(|| panic!("reference ncdump is missing"));
@@ -790,6 +796,24 @@ fn the_reference_reads_our_nczarr_unlimited_dimensions_as_fixed_ones() {
             first_difference(&fixed, &theirs.stdout)
         );
     }
+    // The default chunks: 1,024 records, more than 4.9.0's fixed dimension holds.
+    let default = dir.path().join("d.zarr");
+    let default_url = format!("file://{}#mode=nczarr,file", default.display());
+    ok(
+        "ncgen",
+        Test::ours("ncgen")
+            .args(["-o", &default_url])
+            .arg(day("d", 0, ["", ""]))
+            .run(),
+    );
+    let theirs = run(Command::new(&ncdump).arg(&default_url));
+    assert_eq!(
+        (theirs.code, theirs.signal),
+        (Some(1), None),
+        "{}",
+        theirs.stderr
+    );
+    assert!(theirs.stderr.contains("NCZarr error"), "{}", theirs.stderr);
 }
 
 /// NCZarr char variables copy to netCDF-4, from our stores and from the reference's

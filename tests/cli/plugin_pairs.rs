@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 
-use crate::support::{ok, run, scratch, skip, Run, Test};
+use crate::support::{ok, run, scratch, skip, Test};
 
 /// The plugin directory of these tests: the test library, the bitshuffle codec
 /// library (both built by cargo for this test run) and hdf5plugin's bitshuffle filter

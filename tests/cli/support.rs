@@ -34,10 +34,28 @@ impl From<Output> for Run {
 /// The standard output of `run`, which must have exited 0; otherwise the test fails
 /// naming `label`, with what the run printed.
 #[track_caller]
-pub fn ok(label: &str, run: impl std::borrow::Borrow<Run>) -> String {
-    let run = run.borrow();
+pub fn ok(label: &str, run: impl AsRun) -> String {
+    let run = run.as_run();
     assert_eq!(run.code, Some(0), "{label}: {}{}", run.stdout, run.stderr);
     run.stdout.clone()
+}
+
+/// A [`Run`], owned or borrowed (once or twice), for [`ok`].
+pub trait AsRun {
+    /// The run.
+    fn as_run(&self) -> &Run;
+}
+
+impl AsRun for Run {
+    fn as_run(&self) -> &Run {
+        self
+    }
+}
+
+impl<T: AsRun + ?Sized> AsRun for &T {
+    fn as_run(&self) -> &Run {
+        (**self).as_run()
+    }
 }
 
 /// The exit status Rust gives a process whose main thread panicked.

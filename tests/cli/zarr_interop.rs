@@ -26,7 +26,7 @@ use std::process::Command;
 use serde_json::{json, Value};
 
 use crate::support::{first_difference, from_line, ok, reference, run, scratch};
-use crate::support::{run_reference, zarr_python, Run, Test};
+use crate::support::{run_reference, zarr_python, Test};
 
 /// The Python side of the tests: `python -c PY COMMAND ARGS...`, JSON on standard output.
 ///

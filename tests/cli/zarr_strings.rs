@@ -20,9 +20,7 @@ use serde_json::{json, Value};
 
 use std::ffi::OsStr;
 
-use crate::support::{
-    from_line, ok, reference, run, run_reference, scratch, zarr_python, Run, Test,
-};
+use crate::support::{from_line, ok, reference, run, run_reference, scratch, zarr_python, Test};
 
 /// The Python side: `read STORE NAME...` prints {NAME: {dtype, data}, "attrs": {...}},
 /// byte strings decoded as UTF-8 (`read-documents` the same without the consolidated

@@ -20,7 +20,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::support::{first_difference, ok, run, scratch, zarr_python, Run, Test};
+use crate::support::{first_difference, ok, run, scratch, zarr_python, Test};
 
 /// The input: fixed and unlimited dimensions, a group, strings.
 const CDL: &str = "netcdf in {

@@ -134,3 +134,12 @@ fn errors_name_the_codec_and_key() {
         Some(CodecError::NoCodec { id: 32013 })
     );
 }
+
+proptest::proptest! {
+    /// No `_Codecs` text makes the parser panic (moved here with it from the filter
+    /// grammar's properties).
+    #[test]
+    fn the_codecs_parser_never_panics(text in "\\PC{0,40}") {
+        let _ = codecs_to_filters(&text);
+    }
+}

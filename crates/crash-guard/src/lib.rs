@@ -127,11 +127,11 @@ thread_local! {
 }
 
 /// Marks a call into libnetcdf/libhdf5 on this thread while it lives.
-pub(crate) struct LibraryCall(());
+pub struct LibraryCall(());
 
 impl LibraryCall {
     /// Enters a library call; the test hook strikes here.
-    pub(crate) fn enter() -> Self {
+    pub fn enter() -> Self {
         IN_LIBRARY.with(|depth| depth.set(depth.get() + 1));
         test_hook();
         Self(())
@@ -146,11 +146,11 @@ impl Drop for LibraryCall {
 
 /// Marks a call of a plugin library's function on this thread while it lives, so that
 /// a crash there names the plugin rather than the file.
-pub(crate) struct PluginCall(());
+pub struct PluginCall(());
 
 impl PluginCall {
     /// Enters a call of a function of the plugin `provider` (its files, for people).
-    pub(crate) fn enter(provider: &str) -> Self {
+    pub fn enter(provider: &str) -> Self {
         PLUGIN.set(provider);
         IN_PLUGIN.with(|depth| depth.set(depth.get() + 1));
         Self(())

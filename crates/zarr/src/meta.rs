@@ -216,7 +216,7 @@ impl ArrayMeta {
         // to print, each control character an escape four bytes long).
         let limit = codecs::partial::value_cap();
         if self.dtype.atomic == AtomicType::String
-            && self.dtype.text != crate::dtype::Text::Vlen
+            && self.dtype.text != Text::Vlen
             && self.dtype.size > limit
         {
             return Err(ZarrError::TooLarge(format!(

@@ -588,6 +588,7 @@ fn chunks_beyond_4_gib_are_refused_both_ways() {
     let mut w = ZarrWriter::create(
         &common::location(&out, ZarrFlavor::NcZarr, ZarrVersion::V2),
         Format::Netcdf4,
+        &store::NoRemoteStores,
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let err = w
