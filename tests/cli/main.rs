@@ -50,6 +50,7 @@ mod xarray_masks;
 mod zarr_codecs;
 mod zarr_consolidated;
 mod zarr_daily_files;
+mod zarr_fill_values;
 mod zarr_foreign;
 mod zarr_interop;
 mod zarr_outputs;

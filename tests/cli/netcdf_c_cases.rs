@@ -747,7 +747,10 @@ fn the_reference_reads_our_nczarr_unlimited_dimensions_as_fixed_ones() {
         );
         cdl_file(dir.path(), &format!("{name}.cdl"), &text)
     };
-    let two = ["\t\ttime:_ChunkSizes = 2 ;\n", "\t\tv:_ChunkSizes = 2, 2 ;\n"];
+    let two = [
+        "\t\ttime:_ChunkSizes = 2 ;\n",
+        "\t\tv:_ChunkSizes = 2, 2 ;\n",
+    ];
     let store = dir.path().join("u.zarr");
     let url = format!("file://{}#mode=nczarr,file", store.display());
     ok(

@@ -681,3 +681,55 @@ for i in range(10):
         done.stderr
     );
 }
+
+/// Red team s35 RB1: one string of 250,000,000 control characters, a 210-byte bzip2
+/// chunk of a 440-byte store: it was within the chunk limit, so it was read, and ncdump
+/// printed it as 1 GB of escapes, holding them whole: 2.23 GB. A string is one value:
+/// longer than the value limit (16 MiB), of variable length or declared wide, it is
+/// refused, naming the variable and the limit, before it is printed or copied.
+#[test]
+fn one_string_longer_than_the_value_limit_is_refused() {
+    let dir = scratch();
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let script = r#"
+import json, os, struct, numcodecs
+n = 20_000_000
+for name, dtype, filters, raw in [
+    ("vlen.zarr", "|O", [{"id": "vlen-utf8"}], struct.pack("<II", 1, n) + b"\x01" * n),
+    ("fixed.zarr", "|S%d" % n, None, b"\x01" * n),
+]:
+    os.makedirs(name + "/s")
+    json.dump({"zarr_format": 2}, open(name + "/.zgroup", "w"))
+    z = numcodecs.BZ2(level=9)
+    meta = {"zarr_format": 2, "shape": [1], "chunks": [1], "dtype": dtype,
+            "compressor": z.get_config(), "fill_value": None, "order": "C",
+            "filters": filters}
+    json.dump(meta, open(name + "/s/.zarray", "w"))
+    json.dump({"_ARRAY_DIMENSIONS": ["x"]}, open(name + "/s/.zattrs", "w"))
+    open(name + "/s/0", "wb").write(z.encode(raw))
+"#;
+    let made = run(Command::new(&python)
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir.path()));
+    ok("python", &made);
+    for store in ["vlen.zarr", "fixed.zarr"] {
+        let path = dir.path().join(store);
+        let copy = dir.path().join(format!("{store}.nc"));
+        for (tool, args) in [
+            ("ncdump", vec![path.as_os_str()]),
+            ("nccopy", vec![path.as_os_str(), copy.as_os_str()]),
+        ] {
+            let bounded = run_ours(tool, args);
+            let run = bounded.assert_within(CEILING_MIB, 60);
+            assert_eq!(run.code, Some(1), "{store}: {tool}: {}", run.stderr);
+            assert!(
+                run.stderr.contains("the value limit of 16777216 bytes"),
+                "{store}: {tool}: {}",
+                run.stderr
+            );
+        }
+    }
+}
