@@ -280,10 +280,13 @@ pub fn apply_append(
             plan.vars[i].copy_data = false;
         }
     }
+    let Some(end) = length.checked_add(records) else {
+        bail!("{option}: {target} holds {length} records of {dim}, too many to add to");
+    };
     Ok(store::Region {
         dim: dim.to_string(),
         start: length,
-        end: length + records,
+        end,
         length,
         extend: true,
     })

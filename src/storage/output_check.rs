@@ -161,6 +161,14 @@ fn check_special(target: &str, path: &Path, zarr: bool) -> anyhow::Result<bool> 
 /// the system reaches through it (a deleted file behind `/dev/stdout`) is refused.
 fn check_link(target: &str, path: &Path) -> anyhow::Result<PathBuf> {
     use std::os::unix::fs::MetadataExt;
+    if cleanup::is_protected_link(path) {
+        bail!(
+            "{target} is a symbolic link in a sticky, world-writable directory, owned by \
+             another user: the system does not follow such links for you \
+             (fs.protected_symlinks), and nctools does not write through it; remove it, or \
+             name the file it leads to"
+        );
+    }
     let resolved = cleanup::resolve_links(path);
     if resolved == path {
         return Ok(resolved);

@@ -1106,3 +1106,63 @@ fn sigterm_inside_a_long_library_call_ends_ncgen_within_seconds_and_leaves_no_fi
         tree(&out_dir)
     );
 }
+
+/// Red team s35 RA11: nctools resolves an output's links itself, so the kernel's
+/// `fs.protected_symlinks` (on by default in most distributions) never applied: a link
+/// another user planted in a sticky, world-writable directory (`/tmp`) made root's
+/// nccopy and ncgen replace the file it named, where netCDF-C's tools, which open the
+/// link's path, get EACCES. The same rule is now applied by nctools: such a link is
+/// refused, and the file it names kept; a link of one's own there is written through.
+#[test]
+fn a_link_another_user_planted_in_a_sticky_directory_is_not_written_through() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch();
+    let owner = std::fs::metadata(dir.path()).map(|m| std::os::unix::fs::MetadataExt::uid(&m));
+    if owner.ok() != Some(0) {
+        // Only root can make a link another user owns.
+        crate::support::skip("root, to plant a link owned by another user");
+        return;
+    }
+    let input = small_nc4(dir.path(), "in.nc");
+    let cdl = dir.path().join("in.nc.cdl");
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let victim = dir.path().join("victim.conf");
+    write(&victim, "precious");
+    let planted = shared.join("out.nc");
+    std::os::unix::fs::symlink(&victim, &planted).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::lchown(&planted, Some(65534), Some(65534)).unwrap_or_else(|e| panic!("{e}"));
+    let zip = shared.join("out.zarr.zip");
+    std::os::unix::fs::symlink(&victim, &zip).unwrap_or_else(|e| panic!("{e}"));
+    std::os::unix::fs::lchown(&zip, Some(65534), Some(65534)).unwrap_or_else(|e| panic!("{e}"));
+    for (tool, args, link) in [
+        ("nccopy", vec![input.clone(), planted.clone()], &planted),
+        ("nccopy", vec![input.clone(), zip.clone()], &zip),
+        (
+            "ncgen",
+            vec!["-o".into(), planted.clone(), cdl.clone()],
+            &planted,
+        ),
+    ] {
+        let done = Test::ours(tool).args(&args).run();
+        assert_eq!(done.code, Some(1), "{tool} {args:?}: {}", done.stderr);
+        assert!(
+            done.stderr.contains("sticky, world-writable directory"),
+            "{tool}: {}",
+            done.stderr
+        );
+        assert_eq!(
+            std::fs::read_to_string(&victim).ok().as_deref(),
+            Some("precious")
+        );
+        assert!(std::fs::symlink_metadata(link).is_ok_and(|m| m.file_type().is_symlink()));
+    }
+    // A link of one's own in the same directory is written through, as before.
+    let own = shared.join("own.nc");
+    let target = dir.path().join("own-target.nc");
+    std::os::unix::fs::symlink(&target, &own).unwrap_or_else(|e| panic!("{e}"));
+    ok("nccopy", Test::ours("nccopy").arg(&input).arg(&own).run());
+    assert!(std::fs::metadata(&target).is_ok_and(|m| m.len() > 0));
+}

@@ -83,6 +83,14 @@ pub const NAME_ATTEMPTS: usize = 8;
 /// A link inside `/proc` (`/dev/stdout` leads to `/proc/self/fd/1`) names an open file,
 /// not always a path: the caller should check that the path returned is the same file
 /// (device and inode) as `target` followed by the system.
+///
+/// A link the kernel would not follow for this process (`fs.protected_symlinks`: a link
+/// in a sticky, world-writable directory such as `/tmp`, owned neither by this process's
+/// user nor by the directory's owner) is not followed: `target` is returned, so that the
+/// writer replaces the link itself and never what it points at (red team s35 RA11: the
+/// tools read links themselves, so the kernel's protection never applied, and root's
+/// nccopy replaced the file another user's link in `/tmp` named). [`is_protected_link`]
+/// tells the front end to refuse such an output.
 pub fn resolve_links(target: &Path) -> PathBuf {
     let mut path = target.to_path_buf();
     for _ in 0..40 {
@@ -91,6 +99,9 @@ pub fn resolve_links(target: &Path) -> PathBuf {
         };
         if !meta.file_type().is_symlink() {
             return path;
+        }
+        if is_protected_link(&path) {
+            return target.to_path_buf();
         }
         let Ok(link) = std::fs::read_link(&path) else {
             return target.to_path_buf();
@@ -103,6 +114,31 @@ pub fn resolve_links(target: &Path) -> PathBuf {
         };
     }
     target.to_path_buf()
+}
+
+/// Whether `path` is a symbolic link the kernel's `fs.protected_symlinks` rule forbids
+/// this process to follow: the directory holding it is sticky and world-writable, and
+/// the link is owned neither by this process's effective user nor by the directory's
+/// owner. Applied whatever the system's setting (Debian's and most distributions'
+/// default is on), as the tools resolve output links themselves.
+pub fn is_protected_link(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(link) = std::fs::symlink_metadata(path) else {
+        return false;
+    };
+    if !link.file_type().is_symlink() {
+        return false;
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let Ok(dir) = std::fs::metadata(parent) else {
+        return false;
+    };
+    let sticky_and_open = dir.mode() & 0o1000 != 0 && dir.mode() & 0o002 != 0;
+    let user = rustix::process::geteuid().as_raw();
+    sticky_and_open && link.uid() != user && link.uid() != dir.uid()
 }
 
 /// Creates a directory under a fresh temporary name beside `target` ([`temporary_name`])

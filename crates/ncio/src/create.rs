@@ -21,6 +21,57 @@ use crate::sys::{
     TypeDefinition,
 };
 
+/// Refuses a `string` variable whose chunks, filled by HDF5 with a copy of its
+/// `_FillValue` for each element when first written, would take more than the chunk
+/// limit (red team s35 RB9: a 60 KB fill string over chunks of 262,000 strings made a
+/// 60 KB CDL write 19 GB in 20 s).
+fn refuse_long_fill_strings(
+    lib: &Lib,
+    grp: Grp<'_>,
+    varid: c_int,
+    var: &Var,
+    context: &dyn Fn() -> String,
+) -> Result<(), NcError> {
+    if var.type_ref != TypeRef::Atomic(ncmodel::AtomicType::String) {
+        return Ok(());
+    }
+    let fill = var
+        .atts
+        .iter()
+        .find(|a| a.name == "_FillValue")
+        .and_then(|a| match &a.values {
+            Values::String(strings) => strings.first().and_then(|s| s.as_ref()).map(Vec::len),
+            _ => None,
+        })
+        .unwrap_or(0);
+    if fill == 0 {
+        return Ok(());
+    }
+    let (layout, chunks) = crate::sys::inquire::var_chunking(lib, grp, varid, context)?;
+    const NC_CHUNKED: c_int = 0;
+    if layout != NC_CHUNKED {
+        return Ok(());
+    }
+    let elements = chunks.iter().try_fold(1usize, |n, c| n.checked_mul(*c));
+    let limit = codecs::partial::decoded_chunk_cap();
+    // Each element: the fill string's bytes and HDF5's heap object header.
+    let bytes = elements.and_then(|n| n.checked_mul(fill + 16));
+    if bytes.is_none_or(|bytes| bytes > limit) {
+        return Err(NcError {
+            kind: store::ErrorKind::InvalidRequest,
+            message: format!(
+                "HDF5 fills each chunk of {} strings with a copy of its {fill}-byte \
+                 _FillValue when it is first written, more than the {limit}-byte chunk \
+                 limit; give it a shorter _FillValue or smaller chunks, or set {}=BYTES",
+                elements.map_or_else(|| "too many".to_string(), |n| n.to_string()),
+                codecs::partial::CHUNK_LIMIT_VARIABLE
+            ),
+            context: context(),
+        });
+    }
+    Ok(())
+}
+
 const NC_NETCDF4: c_int = 0x1000;
 const NC_CLASSIC_MODEL: c_int = 0x0100;
 const NC_64BIT_OFFSET: c_int = 0x0200;
@@ -488,6 +539,9 @@ impl NcWriter {
         }
         for att in &var.atts {
             self.put_attribute(lib, grp, varid, att)?;
+        }
+        if netcdf4 {
+            refuse_long_fill_strings(lib, grp, varid, var, &context)?;
         }
         Ok(varid)
     }

@@ -127,6 +127,32 @@ impl RegionWrite {
                     codecs::partial::CHUNK_LIMIT_VARIABLE
                 )));
             }
+            // The grown array must be one the readers take: bytes countable in 63 bits
+            // (red team s35 RB8: an append to a shape just under it exited 0, and left
+            // a store ncdump refuses).
+            if r.extend {
+                let grown = var
+                    .var
+                    .dim_ids
+                    .iter()
+                    .try_fold(var.dtype.size as u64, |n, id| {
+                        let len = if *id == dim.id {
+                            r.end
+                        } else {
+                            check.lens.get(id).copied().unwrap_or(0)
+                        };
+                        n.checked_mul(len as u64)
+                    });
+                if grown.is_none_or(|bytes| bytes > i64::MAX as u64) {
+                    return Err(ZarrError::Invalid(format!(
+                        "{option}: variable {} would hold more than 2^63 bytes with {} \
+                         records of {}, more than netCDF can address",
+                        crate::codec::var_path(&var.group_path, &var.var.name),
+                        r.end,
+                        r.dim
+                    )));
+                }
+            }
             let mut offset = vec![0; var.var.dim_ids.len()];
             for (axis, id) in var.var.dim_ids.iter().enumerate() {
                 if *id != dim.id {

@@ -738,6 +738,33 @@ fn refuse_format(location: &ZarrLocation, format: Format, context: &str) -> Resu
     Err(e.into_store(context))
 }
 
+/// Refuses a variable whose chunk (a shard's inner chunk) is larger than the chunk
+/// limit: a chunk is built whole in memory before it is written, an unwritten one as
+/// fill values (red team s35 RB5 and RB6: `_ChunkSizes = 500000000` in a 100-byte CDL
+/// took 3.9 GB in ncgen, and nccopy of a 6 KB file with 800 MB chunks, nothing written,
+/// 1.6 GB).
+fn refuse_chunks_past_the_limit(vars: &[PlannedVar]) -> Result<(), ZarrError> {
+    let limit = codecs::partial::decoded_chunk_cap();
+    for var in vars {
+        let bytes = var
+            .chunks
+            .iter()
+            .try_fold(var.dtype.size, |n, c| n.checked_mul(*c));
+        if bytes.is_none_or(|bytes| bytes > limit) {
+            return Err(ZarrError::TooLarge(format!(
+                "variable {}: its chunks of {:?} values of {} bytes are larger than the \
+                 {limit}-byte chunk limit (a chunk is built whole before it is written); \
+                 choose smaller chunks (nccopy -c, ncgen's _ChunkSizes), or set {}=BYTES",
+                crate::codec::var_path(&var.group_path, &var.var.name),
+                var.chunks,
+                var.dtype.size,
+                codecs::partial::CHUNK_LIMIT_VARIABLE
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The object an in-place write puts at the top of its prefix first and removes once the
 /// root's metadata is written: what a failed write left is known by it, and replaced.
 const INCOMPLETE_MARKER: &str = ".nctools-incomplete";
@@ -864,6 +891,8 @@ impl StoreWriter for ZarrWriter {
                 store: self.store.as_ref(),
             };
             region.prepare(&check).map_err(|e| e.into_store(&context))?;
+        } else {
+            refuse_chunks_past_the_limit(&vars).map_err(|e| e.into_store(&context))?;
         }
         let mut state = self.lock();
         *state = State {

@@ -22,6 +22,10 @@ enum Expect {
     Done,
 }
 
+/// The most braces a data list may nest (values nest as deep as their types: at most 32
+/// levels of user types, and arrays of them).
+const MAX_BRACE_DEPTH: u32 = 256;
+
 /// The grammar state of a data list: brace depth and what may come next.
 #[derive(Debug)]
 pub(crate) struct DataList {
@@ -80,6 +84,17 @@ impl DataList {
                     Tok::Punct(b'{'),
                     Expect::Start | Expect::Item | Expect::ItemAfterLeadingComma,
                 ) => {
+                    if self.depth >= MAX_BRACE_DEPTH {
+                        // Values nest as deep as their types, at most 32 levels of user
+                        // types; 200,000 braces overflowed the stack (red team s35 RB7).
+                        let mut e = ParseError::new(
+                            ErrorKind::Syntax,
+                            tok.pos,
+                            &format!("braces nested more than {MAX_BRACE_DEPTH} deep"),
+                        );
+                        lex.input.decorate(&mut e, tok.pos);
+                        return Err(e);
+                    }
                     self.depth += 1;
                     self.expect = Expect::Start;
                     return Ok(Some(DataToken::Open(tok.pos)));

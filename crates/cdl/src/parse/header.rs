@@ -13,6 +13,9 @@ use super::scope::{suggest, Scope};
 use super::site::AttributeSite;
 use super::DataEntry;
 
+/// The most groups a CDL may nest (the netCDF-4 readers refuse more than 256 too).
+const MAX_GROUP_DEPTH: usize = 256;
+
 /// Which section of a group body a statement is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Section {
@@ -200,7 +203,8 @@ impl<R: BufRead> Parser<R> {
         }
     }
 
-    /// Child groups `group: NAME { ... }`, each followed by attributes of the parent.
+    /// Child groups `group: NAME { ... }`, each followed by attributes of the parent (at
+    /// most [`MAX_GROUP_DEPTH`] deep).
     fn subgroups(&mut self) -> Result<(), ParseError> {
         while self.peek()?.kind == Tok::Keyword(Keyword::Group) {
             self.next()?;
@@ -216,6 +220,15 @@ impl<R: BufRead> Parser<R> {
                     ErrorKind::Duplicate,
                     &tok,
                     format!("group `{name}` is defined twice in the same group"),
+                ));
+            }
+            if self.scope.path().len() >= MAX_GROUP_DEPTH {
+                // The groups nest as the parser recurses: 5,000 overflowed its stack
+                // (red team s35 RB7); the netCDF-4 readers refuse more than 256 too.
+                return Err(self.error(
+                    ErrorKind::Syntax,
+                    &tok,
+                    format!("groups nested more than {MAX_GROUP_DEPTH} deep"),
                 ));
             }
             self.expect(b'{', "after the group name")?;
