@@ -75,6 +75,20 @@ impl Transfer<'_> {
                 return done.map_err(|e| explain_copy_error(plan, e, "chunks"));
             }
         }
+        // A slab holds at least one whole output chunk: past the chunk limit, refused
+        // (red team s35 RB6: a 200-byte Zarr store of 800 MB chunks, nothing written,
+        // cost 1.6 GB to copy; stored chunks, copied as they are, cost one at most).
+        let limit = codecs::partial::decoded_chunk_cap();
+        let chunk_bytes = unit.iter().try_fold(size, |n, c| n.checked_mul(*c));
+        if matches!(layout, Layout::Chunked(_)) && chunk_bytes.is_none_or(|b| b > limit) {
+            anyhow::bail!(
+                "variable {}: its output chunks of {unit:?} values of {size} bytes are larger \
+                 than the {limit}-byte chunk limit, and a copy holds one whole; choose \
+                 smaller chunks with -c, or set {}=BYTES",
+                plan.path,
+                codecs::partial::CHUNK_LIMIT_VARIABLE
+            );
+        }
         let slab_shape = slabs.slab_shape();
         self.tune(plan, slab_shape, size, true)?;
         let result = match &layout {

@@ -488,3 +488,91 @@ fn shapes_whose_bytes_overflow_a_count_are_refused_not_a_crash() {
         run.stderr
     );
 }
+
+/// Red team s35 RB10: an NCZarr store whose group says a dimension is shorter than its
+/// arrays' shapes (`x = 1` for arrays of 3 along x): ncdump printed a third of the values
+/// and nccopy wrote them, exit 0 (the reference dies of SIGSEGV). A dimension whose
+/// length disagrees with an array's shape is refused, either way.
+#[test]
+fn an_nczarr_dimension_that_disagrees_with_an_array_shape_is_refused() {
+    let dir = scratch();
+    let cdl = dir.path().join("in.cdl");
+    std::fs::write(
+        &cdl,
+        "netcdf in {\ndimensions:\n\tt = 2 ;\n\tx = 3 ;\nvariables:\n\tint v(t, x) ;\ndata:\n\
+         v = 1, 2, 3, 4, 5, 6 ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    for length in [1, 5] {
+        let store = dir.path().join(format!("x{length}.zarr"));
+        let url = format!("file://{}#mode=nczarr,file", store.display());
+        ok(
+            "ncgen",
+            crate::support::Test::ours("ncgen")
+                .args(["-o", &url])
+                .arg(&cdl)
+                .run(),
+        );
+        let zgroup = store.join(".zgroup");
+        let text = std::fs::read_to_string(&zgroup).unwrap_or_else(|e| panic!("{e}"));
+        let patched = text.replace("\"x\": 3", &format!("\"x\": {length}"));
+        assert_ne!(patched, text, "{text}");
+        std::fs::write(&zgroup, patched).unwrap_or_else(|e| panic!("{e}"));
+        // Without the consolidated copy, which still says 3 (a longer dimension there
+        // reads as an append in progress: the store as it was).
+        let _ = std::fs::remove_file(store.join(".zmetadata"));
+        let out = dir.path().join(format!("x{length}.nc"));
+        for (tool, args) in [
+            ("ncdump", vec![store.clone()]),
+            ("nccopy", vec![store.clone(), out.clone()]),
+        ] {
+            let done = crate::support::Test::ours(tool).args(&args).run();
+            assert_eq!(done.code, Some(1), "{tool} x={length}: {}", done.stderr);
+            assert!(
+                done.stderr
+                    .contains(&format!("along the dimension /x, whose length is {length}")),
+                "{tool} x={length}: {}",
+                done.stderr
+            );
+        }
+        assert!(!out.exists());
+    }
+}
+
+/// Red team s35 RB6: a 200-byte Zarr store of chunks of 100,000,000 doubles (800 MB),
+/// nothing written: nccopy built the unwritten chunk whole as fill values (1.6 GB, and
+/// an 800 MB output chunk). A copy holds one whole output chunk, so chunks past the chunk
+/// limit are refused before anything is read, to netCDF-4 and to Zarr alike.
+#[test]
+fn a_copy_whose_chunks_are_past_the_chunk_limit_is_refused_before_building_one() {
+    let dir = scratch();
+    let store = dir.path().join("e.zarr");
+    std::fs::create_dir_all(store.join("w")).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(store.join(".zgroup"), r#"{"zarr_format": 2}"#)
+        .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        store.join("w/.zarray"),
+        r#"{"zarr_format": 2, "shape": [100000000], "chunks": [100000000], "dtype": "<f8",
+            "compressor": null, "filters": null, "fill_value": 1.5, "order": "C"}"#,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(store.join("w/.zattrs"), r#"{"_ARRAY_DIMENSIONS": ["n"]}"#)
+        .unwrap_or_else(|e| panic!("{e}"));
+    for out in ["o.nc", "o.zarr"] {
+        let target = dir.path().join(out);
+        let bounded = run_ours("nccopy", [store.as_os_str(), target.as_os_str()]);
+        let done = bounded.assert_within(300, 60);
+        assert_eq!(done.code, Some(1), "{out}: {}", done.stderr);
+        assert!(
+            done.stderr.contains("variable /w"),
+            "{out}: {}",
+            done.stderr
+        );
+        assert!(
+            done.stderr.contains("chunk limit"),
+            "{out}: {}",
+            done.stderr
+        );
+        assert!(!target.exists(), "{out}");
+    }
+}

@@ -659,3 +659,107 @@ fn user_type_values_on_an_unlimited_dimension_are_written_a_few_megabytes_at_a_t
         dumped.stdout
     );
 }
+
+/// Red team s35 RB5: `_ChunkSizes` of 500,000,000 doubles in a 102-byte CDL made ncgen
+/// build the one chunk whole for a Zarr output (3.9 GB, and a 3.8 GB chunk file). A
+/// chunk nctools writes to Zarr is built whole first, so it may be at most the chunk
+/// limit: refused before anything is written, naming the variable, for every Zarr form.
+#[test]
+fn ncgen_refuses_zarr_chunks_past_the_chunk_limit() {
+    let dir = scratch();
+    let cdl = dir.path().join("cs.cdl");
+    fs::write(
+        &cdl,
+        "netcdf cs {\ndimensions:\n  n = 500000000 ;\nvariables:\n  double v(n) ;\n    \
+         v:_ChunkSizes = 500000000 ;\ndata:\n v = 1 ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    for out in ["cs.zarr", "cs3.zarr#mode=zarr,v3", "cs.zarr.zip"] {
+        let target = format!("{}/{out}", dir.path().display());
+        let target = if out.contains('#') {
+            format!("file://{target}")
+        } else {
+            target
+        };
+        let bounded = run_ours("ncgen", ["-o".as_ref(), target.as_ref(), cdl.as_os_str()]);
+        let run = bounded.assert_within(300, LIMIT_CPU_SECS);
+        assert_eq!(run.code, Some(1), "{out}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("variable /v: its chunks of [500000000] values of 8 bytes"),
+            "{out}: {}",
+            run.stderr
+        );
+    }
+    assert_eq!(listing(dir.path()), ["cs.cdl"]);
+}
+
+/// Red team s35 RB7: ncgen's parser recursed once per nested group and the data lists'
+/// values once per brace: 5,000 nested groups (65 KB) or 200,000 nested braces crashed it
+/// with SIGSEGV (the reference says "memory exhausted"). Both are refused past 256 levels,
+/// naming the line; 256 nested groups still parse.
+#[test]
+fn cdl_nesting_past_256_levels_is_refused_with_its_line() {
+    let dir = scratch();
+    let groups = |n: usize| {
+        let mut text = String::from("netcdf deep {\n");
+        for i in 0..n {
+            text.push_str(&format!("group: g{i} {{\n"));
+        }
+        text.push_str(&"}\n".repeat(n + 1));
+        text
+    };
+    let braces = format!(
+        "netcdf b {{\ntypes:\n  compound t {{ int i ; }} ;\nvariables:\n  int v ;\n    \
+         t v:a = {}1{} ;\n}}\n",
+        "{".repeat(200_000),
+        "}".repeat(200_000)
+    );
+    for (name, cdl, said) in [
+        ("groups", groups(5000), "groups nested more than 256 deep"),
+        ("braces", braces, "braces nested more than 256 deep"),
+    ] {
+        let run = ncgen(dir.path(), name, &cdl, &["-k", "nc4"]);
+        assert_eq!(
+            (run.code, run.signal),
+            (Some(1), None),
+            "{name}: {}",
+            run.stderr
+        );
+        assert!(run.stderr.contains(said), "{name}: {}", run.stderr);
+    }
+    let run = ncgen(dir.path(), "deepest", &groups(256), &["-k", "nc4"]);
+    ok("256 groups", &run);
+}
+
+/// Red team s35 RB9: a `string` variable with a 60 KB `_FillValue` over chunks of
+/// 262,000 strings: HDF5 fills each chunk with a copy of the fill string per element when
+/// it is first written, and a 60 KB CDL wrote 19 GB in 20 s. Refused at its definition,
+/// naming the variable; a short fill string on the same variable is written.
+#[test]
+fn netcdf4_string_chunks_filled_past_the_chunk_limit_are_refused() {
+    let dir = scratch();
+    let cdl = |fill: &str| {
+        format!(
+            "netcdf sf {{\ndimensions:\n  n = 100000000 ;\nvariables:\n  string s(n) ;\n    \
+             s:_FillValue = \"{fill}\" ;\n    s:_ChunkSizes = 262144 ;\ndata:\n s = \"a\" ;\n}}\n"
+        )
+    };
+    let run = ncgen(
+        dir.path(),
+        "long",
+        &cdl(&"x".repeat(60_000)),
+        &["-k", "nc4"],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains("variable /s"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("60000-byte _FillValue"),
+        "{}",
+        run.stderr
+    );
+    ok(
+        "short",
+        ncgen(dir.path(), "short", &cdl("x"), &["-k", "nc4"]),
+    );
+}

@@ -662,3 +662,59 @@ fn a_store_declaring_huge_chunks_is_refused_before_a_chunk_is_built() {
         );
     }
 }
+
+/// Red team s35 RB8: an append to a store whose record length was patched just under
+/// what the readers take (`t(time, x)` of 2^63 bytes less a little) exited 0 and wrote a
+/// length its own ncdump then refused ("more than netCDF can address"). The grown length
+/// is checked before anything is written.
+#[test]
+fn an_append_that_would_grow_an_array_past_2_63_bytes_is_refused() {
+    let dir = scratch();
+    let first = netcdf(dir.path(), "first", &cdl("first", 0, RECORDS));
+    let next = netcdf(dir.path(), "next", &cdl("next", RECORDS, RECORDS));
+    let store = dir.path().join("long.zarr");
+    let store_text = format!("file://{}#mode=zarr,file", store.display());
+    nccopy_ok(&[&first.to_string_lossy(), &store_text], &[]);
+    // t(time, 4) of float: 16 bytes a record.
+    let length = (i64::MAX as u64) / 16 - 1;
+    let edit = |path: &Path, key: Option<&str>| {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+        let mut json: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+        let array = match key {
+            Some(key) => &mut json["metadata"][key],
+            None => &mut json,
+        };
+        if let Some(shape) = array.get_mut("shape").and_then(|c| c.as_array_mut()) {
+            shape[0] = length.into();
+        }
+        std::fs::write(path, json.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    };
+    for var in ["time", "t"] {
+        edit(&store.join(var).join(".zarray"), None);
+        let consolidated = store.join(".zmetadata");
+        if consolidated.exists() {
+            edit(&consolidated, Some(&format!("{var}/.zarray")));
+        }
+    }
+    ok(
+        "ncdump -h",
+        Test::ours("ncdump").args(["-h", &store_text]).run(),
+    );
+    let done = Test::ours("nccopy")
+        .args(["--append", "time", "--allow-overlap"])
+        .arg(&next)
+        .arg(&store_text)
+        .run();
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(
+        done.stderr
+            .contains("variable /t would hold more than 2^63 bytes"),
+        "{}",
+        done.stderr
+    );
+    ok(
+        "ncdump -h after",
+        Test::ours("ncdump").args(["-h", &store_text]).run(),
+    );
+}
