@@ -309,8 +309,17 @@ fn check_remote_not_an_input(
         let StoreRoot::Remote(other) = zarr.root else {
             continue;
         };
-        let same_bucket = (other.service, &other.bucket, &other.endpoint)
-            == (remote.service, &remote.bucket, &remote.endpoint);
+        // A server the URL does not name is the environment's or the profile's, which
+        // may be the one the other URL names: such a pair counts as the same server
+        // (red team s35 RA14: `s3://bkt/x.zarr` with the endpoint in AWS_ENDPOINT_URL and
+        // `http://ENDPOINT/bkt/x.zarr#mode=zarr,s3` were taken as two stores, and nccopy
+        // deleted the input before failing).
+        let same_server = match (&other.endpoint, &remote.endpoint) {
+            (Some(a), Some(b)) => same_origin(a, b),
+            _ => true,
+        };
+        let same_bucket =
+            same_server && (other.service, &other.bucket) == (remote.service, &remote.bucket);
         if same_bucket
             && (within(&remote.prefix, &other.prefix) || within(&other.prefix, &remote.prefix))
         {
@@ -321,6 +330,26 @@ fn check_remote_not_an_input(
         }
     }
     Ok(())
+}
+
+/// Whether two servers `scheme://host[:port]` are the same, letter case and the spellings
+/// of this machine (`localhost`, `127.0.0.1`, `[::1]`) aside.
+fn same_origin(a: &str, b: &str) -> bool {
+    let normal = |origin: &str| {
+        let lower = origin.trim_end_matches('/').to_ascii_lowercase();
+        let (scheme, rest) = lower.split_once("://").unwrap_or(("", &lower));
+        let (host, port) = match rest.rsplit_once(':').filter(|(h, _)| !h.ends_with(':')) {
+            Some((host, port)) if !port.contains(']') => (host.to_string(), Some(port.to_string())),
+            _ => (rest.to_string(), None),
+        };
+        let host = match host.as_str() {
+            "localhost" | "[::1]" | "127.0.0.1" => "loopback".to_string(),
+            _ => host,
+        };
+        let port = port.unwrap_or_else(|| if scheme == "https" { "443" } else { "80" }.into());
+        (host, port)
+    };
+    normal(a) == normal(b)
 }
 
 /// The target must not be an input under another name.

@@ -1064,3 +1064,38 @@ fn an_append_on_s3_takes_a_lock_object_and_a_second_one_is_refused() {
     );
     assert!(objects.iter().any(|(key, _)| key == "t/1.0"), "{objects:?}");
 }
+
+/// Red team s35 RA14: the same store named `s3://bkt/x.zarr` (the server from
+/// AWS_ENDPOINT_URL) and `http://SERVER/bkt/x.zarr#mode=zarr,s3` was taken for two
+/// stores: nccopy from one to the other deleted the input (the output's prefix is
+/// emptied first), then failed. A URL that names no server may be on the one the other
+/// names, and `localhost` is `127.0.0.1`: both orders are refused, the input kept.
+#[test]
+fn one_store_named_two_ways_is_not_copied_onto_itself() {
+    let Some(python) = python() else { return };
+    let dir = scratch();
+    let moto = Server::moto(&python, dir.path(), false);
+    moto.create_bucket("bkt");
+    let url = moto.url();
+    let nc = input(dir.path());
+    ok_s3("nccopy", &url, &[&nc.to_string_lossy(), "s3://bkt/x.zarr"]);
+    let before = ok_s3("ncdump", &url, &["s3://bkt/x.zarr"]);
+    let http = format!(
+        "{}/bkt/x.zarr#mode=nczarr,s3",
+        url.replace("127.0.0.1", "localhost")
+    );
+    for (from, to) in [
+        ("s3://bkt/x.zarr", http.as_str()),
+        (http.as_str(), "s3://bkt/x.zarr"),
+    ] {
+        let done = ours_s3("nccopy", &url, &[from, to]);
+        assert_eq!(done.code, Some(1), "{from} -> {to}: {}", done.stderr);
+        assert!(
+            done.stderr.contains("is the input"),
+            "{from} -> {to}: {}",
+            done.stderr
+        );
+        let after = ok_s3("ncdump", &url, &["s3://bkt/x.zarr"]);
+        assert_same(&before, &after, "the input after the refused copy");
+    }
+}
