@@ -781,3 +781,67 @@ fn a_chunk_a_zip_archive_inflates_from_a_thousandth_is_not_read_whole() {
         }
     }
 }
+
+/// Copies `from` to `to`, leaving a hole where a whole MiB of `from` is zeros, as a
+/// sparse copy (`cp --sparse=always`) makes it.
+fn sparse_copy(from: &Path, to: &Path) {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    let mut input = fs::File::open(from).unwrap_or_else(|e| panic!("{e}"));
+    let mut output = fs::File::create(to).unwrap_or_else(|e| panic!("{e}"));
+    let mut block = vec![0u8; 1 << 20];
+    loop {
+        let n = input.read(&mut block).unwrap_or_else(|e| panic!("{e}"));
+        if n == 0 {
+            break;
+        }
+        if n == block.len() && block.iter().all(|b| *b == 0) {
+            output
+                .seek(SeekFrom::Current(n as i64))
+                .unwrap_or_else(|e| panic!("{e}"));
+        } else {
+            output
+                .write_all(&block[..n])
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
+    }
+    let length = fs::metadata(from).map(|m| m.len()).unwrap_or_default();
+    output.set_len(length).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// Red team s35 RA12 (and RA5's sparse form): an archive's sizes are checked against the
+/// file's length, which counts holes: a sparse archive stating a 500 MiB central
+/// directory from 8 KB stored was read whole (537 MB), and a chunk stored over holes
+/// cost its length. An archive with more than 64 MiB of holes is refused when it is
+/// opened, saying how to read one that is trusted.
+#[test]
+fn a_sparse_archive_is_refused_when_it_is_opened() {
+    let Some(py) = zarr_python() else { return };
+    let dir = scratch();
+    let whole = dir.path().join("whole.zarr.zip");
+    python(
+        &py,
+        "import sys, json, zipfile
+z = zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_STORED)
+z.writestr('.zgroup', json.dumps({'zarr_format': 2}))
+meta = {'zarr_format': 2, 'shape': [4], 'chunks': [4], 'dtype': '|i1', 'order': 'C',
+        'compressor': None, 'filters': None, 'fill_value': 0}
+z.writestr('v/.zarray', json.dumps(meta))
+z.writestr('v/.zattrs', json.dumps({'_ARRAY_DIMENSIONS': ['x']}))
+z.writestr('v/0', bytes([1, 2, 3, 4]))
+z.writestr('padding', bytes(100 << 20))
+z.close()
+",
+        &[&whole.to_string_lossy()],
+    );
+    ok("the whole archive", Test::ours("ncdump").arg(&whole).run());
+    let sparse = dir.path().join("sparse.zarr.zip");
+    sparse_copy(&whole, &sparse);
+    let done = Test::ours("ncdump").arg(&sparse).run();
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(
+        done.stderr.contains("bytes of holes (a sparse file)"),
+        "{}",
+        done.stderr
+    );
+    assert!(done.stderr.contains("cp --sparse=never"), "{}", done.stderr);
+}

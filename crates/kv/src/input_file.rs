@@ -68,3 +68,32 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
+
+/// The most bytes of holes an input file may have: a hole costs nothing to make, and
+/// the formats' readers trust sizes as far as the file's length (an HDF5 heap, a zip
+/// archive's central directory). Files written by the libraries have none.
+pub const MAX_HOLE_BYTES: u64 = 64 << 20;
+
+/// The bytes of holes in `file` (`SEEK_DATA`/`SEEK_HOLE`, which count what a file system
+/// does not store, not what it compresses); `None` when the file system cannot tell. At
+/// most 100,000 stretches are looked at. The file's offset is moved.
+pub fn hole_bytes(file: &File) -> Option<u64> {
+    use rustix::fs::{seek, SeekFrom};
+    let length = file.metadata().ok()?.len();
+    let mut holes = 0u64;
+    let mut at = 0u64;
+    for _ in 0..100_000 {
+        if at >= length {
+            break;
+        }
+        let data = match seek(file, SeekFrom::Data(at)) {
+            Ok(data) => data,
+            // ENXIO: no data after `at`, the rest is a hole.
+            Err(rustix::io::Errno::NXIO) => return Some(holes + (length - at)),
+            Err(_) => return None,
+        };
+        holes += data.saturating_sub(at);
+        at = seek(file, SeekFrom::Hole(data)).ok()?;
+    }
+    Some(holes)
+}

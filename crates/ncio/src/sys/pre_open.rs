@@ -47,46 +47,16 @@ pub(crate) enum Refusal {
     Unopenable,
 }
 
-/// The most bytes of holes an HDF5 file may have. libhdf5 trusts the sizes of its
-/// structures (heaps, attributes, chunks) as far as the file's length, and a hole costs
-/// nothing to make: a 4 KB sparse file stating a 1 GB heap took 2 GB. Real files have
-/// none (HDF5 writes what it allocates).
-const MAX_HOLE_BYTES: u64 = 64 << 20;
+/// The most bytes of holes an HDF5 file may have ([`kv::input_file::MAX_HOLE_BYTES`]).
+/// libhdf5 trusts the sizes of its structures (heaps, attributes, chunks) as far as the
+/// file's length, and a hole costs nothing to make: a 4 KB sparse file stating a 1 GB
+/// heap took 2 GB. Real files have none (HDF5 writes what it allocates).
+const MAX_HOLE_BYTES: u64 = kv::input_file::MAX_HOLE_BYTES;
 
-/// The bytes of holes in the file `path` (`SEEK_DATA`/`SEEK_HOLE`, which count what a
-/// file system does not store, not what it compresses); `None` when the file system cannot
-/// tell. At most 100,000 stretches are looked at.
+/// The bytes of holes in the file `path` ([`kv::input_file::hole_bytes`]).
 fn hole_bytes(path: &CStr) -> Option<u64> {
-    use std::os::fd::AsRawFd;
     let path = std::path::Path::new(std::ffi::OsStr::from_bytes(path.to_bytes()));
-    let file = std::fs::File::open(path).ok()?;
-    let length = i64::try_from(file.metadata().ok()?.len()).ok()?;
-    let fd = file.as_raw_fd();
-    let mut holes = 0i64;
-    let mut at = 0i64;
-    for _ in 0..100_000 {
-        if at >= length {
-            break;
-        }
-        // SAFETY: the descriptor is open (`file` is alive); lseek has no other
-        // precondition, and moves only this descriptor's offset.
-        let data = unsafe { libc::lseek(fd, at, libc::SEEK_DATA) };
-        if data < 0 {
-            // ENXIO: no data after `at`, the rest is a hole.
-            return match std::io::Error::last_os_error().raw_os_error() {
-                Some(libc::ENXIO) => u64::try_from(holes + (length - at)).ok(),
-                _ => None,
-            };
-        }
-        holes += data - at;
-        // SAFETY: as above.
-        let hole = unsafe { libc::lseek(fd, data, libc::SEEK_HOLE) };
-        if hole < 0 {
-            return None;
-        }
-        at = hole;
-    }
-    u64::try_from(holes).ok()
+    kv::input_file::hole_bytes(&std::fs::File::open(path).ok()?)
 }
 
 /// What is wrong with the object headers HDF5's open would load from the file `path`
