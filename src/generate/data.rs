@@ -474,11 +474,13 @@ fn load_chars<R: BufRead>(
                 bail!("{}: expected a string, found braces", place(&at))
             }
         }
-        if packer.pending() >= batch_len {
-            target.write(&Values::Char(packer.take()))?;
+        while packer.pending() >= batch_len {
+            target.write(&Values::Char(packer.take_at_most(batch_len)))?;
         }
     }
-    target.write(&Values::Char(packer.take()))?;
+    while packer.pending() > 0 {
+        target.write(&Values::Char(packer.take_at_most(batch_len)))?;
+    }
     if target.excess > 0 {
         bail!(
             "the strings hold {} character(s) more than the variable's {} (each string \

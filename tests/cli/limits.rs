@@ -763,3 +763,57 @@ fn netcdf4_string_chunks_filled_past_the_chunk_limit_are_refused() {
         ncgen(dir.path(), "short", &cdl("x"), &["-k", "nc4"]),
     );
 }
+
+/// Red team s35 RB13: `char c(u, m)` with `m = 2,000,000,000` and three one-letter
+/// strings on the unlimited `u`: each string was padded to its whole record in memory
+/// (2.17 GB from a 95-byte CDL, then SIGABRT). The padding is now written a batch at a
+/// time: `m = 50,000,000` takes what the batches take, and reads back as the reference
+/// reads it.
+#[test]
+fn char_records_are_padded_a_batch_at_a_time() {
+    let dir = scratch();
+    let cdl = "netcdf cu {\ndimensions:\n  u = UNLIMITED ;\n  m = 50000000 ;\nvariables:\n  \
+               char c(u, m) ;\ndata:\n c = \"a\", \"b\", \"c\" ;\n}\n";
+    let input = dir.path().join("cu.cdl");
+    fs::write(&input, cdl).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("cu.nc");
+    let bounded = run_ours(
+        "ncgen",
+        [
+            "-k".as_ref(),
+            "nc4".as_ref(),
+            "-o".as_ref(),
+            out.as_os_str(),
+            input.as_os_str(),
+        ],
+    );
+    let run = bounded.assert_within(100, 60);
+    ok("ncgen", run);
+    let dumped = ok("ncdump -h", Test::ours("ncdump").arg("-h").arg(&out).run());
+    assert!(
+        dumped.contains("u = UNLIMITED ; // (3 currently)"),
+        "{dumped}"
+    );
+}
+
+/// Red team s35 RB11: netCDF-4 `char` chunks (HDF5 fixed strings of one byte) were
+/// weighed at 18 bytes a character, as values of variable length are: an honest deflated
+/// chunk of 16,000,000 characters was refused as 288,000,000 bytes, over the chunk
+/// limit; the reference prints it. Now weighed at a byte each: read.
+#[test]
+fn a_large_char_chunk_is_weighed_at_a_byte_a_character() {
+    let dir = scratch();
+    let cdl = "netcdf ch {\ndimensions:\n  n = 16000000 ;\nvariables:\n  char c(n) ;\n    \
+               c:_ChunkSizes = 16000000 ;\n    c:_DeflateLevel = 1 ;\ndata:\n c = \"hello\" ;\n}\n";
+    let run = ncgen(dir.path(), "ch", cdl, &["-k", "nc4"]);
+    ok("ncgen", &run);
+    let file = dir.path().join("ch.nc");
+    let bounded = run_ours("ncdump", ["-v".as_ref(), "c".as_ref(), file.as_os_str()]);
+    let run = bounded.assert_within(300, 60);
+    let dumped = ok("ncdump -v c", run);
+    assert!(
+        dumped.contains(" c = \"hello"),
+        "{}",
+        &dumped[..dumped.len().min(400)]
+    );
+}

@@ -119,17 +119,6 @@ impl ZipStore {
         let file = crate::input_file::open_regular_file(path).map_err(io)?;
         let meta = file.metadata().map_err(io)?;
         let file_size = meta.len();
-        // Sizes are checked against the file's length, which counts holes a file system
-        // does not store: a sparse archive could state a 500 MiB central directory from
-        // 8 KB (red team s35 RA12: read whole, 537 MB), or store a chunk over holes.
-        let holes = crate::input_file::hole_bytes(&file).unwrap_or(0);
-        if holes > crate::input_file::MAX_HOLE_BYTES {
-            return Err(fail(format!(
-                "the archive has {holes} bytes of holes (a sparse file), which no zip \
-                 writer makes; for an archive you trust, copy it whole first (cp \
-                 --sparse=never)"
-            )));
-        }
         let tail_len = file_size.min((records::END_LEN + records::MAX_COMMENT) as u64);
         let tail_start = file_size - tail_len;
         let tail = read_at(&file, tail_start, tail_len).map_err(io)?;
@@ -456,6 +445,16 @@ fn read_directory(
         return Err(DirectoryError::Problem(format!(
             "the central directory holds {} bytes, more than the {MAX_DIRECTORY} nctools reads",
             directory.size
+        )));
+    }
+    // Sizes are checked against the file's length, which counts holes a file system does
+    // not store: a sparse archive could state a 500 MiB central directory from 8 KB (red
+    // team s35 RA12: read whole, 537 MB), or store entries over holes.
+    let holes = crate::input_file::hole_bytes(file).unwrap_or(0);
+    if holes > crate::input_file::MAX_HOLE_BYTES {
+        return Err(DirectoryError::Problem(format!(
+            "the archive has {holes} bytes of holes (a sparse file), which no zip writer \
+             makes; for an archive you trust, copy it whole first (cp --sparse=never)"
         )));
     }
     let bytes = read_at(file, directory.offset, directory.size).map_err(DirectoryError::Io)?;

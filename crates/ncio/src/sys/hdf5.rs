@@ -439,7 +439,9 @@ impl ChunkOrigin {
     /// the file's address size, 4 for the index). So a type holding strings or sequences
     /// counts twice its memory size and 16 more, never less than what it stores.
     pub(crate) fn element_size(&self, _lib: &Lib) -> Option<usize> {
-        use hdf5_metno_sys::h5t::{H5T_class_t, H5Tclose, H5Tdetect_class, H5Tget_size};
+        use hdf5_metno_sys::h5t::{
+            H5T_class_t, H5Tclose, H5Tdetect_class, H5Tget_class, H5Tget_size, H5Tis_variable_str,
+        };
         // SAFETY: the dataset is open; the type id is checked and closed at once.
         unsafe {
             let file_type = hdf5_metno_sys::h5d::H5Dget_type(self.var.dataset.id);
@@ -447,8 +449,14 @@ impl ChunkOrigin {
                 return None;
             }
             let size = H5Tget_size(file_type);
-            let variable = H5Tdetect_class(file_type, H5T_class_t::H5T_VLEN) > 0
-                || H5Tdetect_class(file_type, H5T_class_t::H5T_STRING) > 0;
+            // A fixed-length string (netCDF's char, one byte) is held as stored; only
+            // values of variable length take more decoded (red team s35 RB11: char chunks
+            // weighed at 18 bytes a character refused honest 16 MB chunks).
+            let fixed_string = H5Tget_class(file_type) == H5T_class_t::H5T_STRING
+                && H5Tis_variable_str(file_type) == 0;
+            let variable = !fixed_string
+                && (H5Tdetect_class(file_type, H5T_class_t::H5T_VLEN) > 0
+                    || H5Tdetect_class(file_type, H5T_class_t::H5T_STRING) > 0);
             H5Tclose(file_type);
             let size = if variable {
                 size.checked_mul(2)?.checked_add(16)?
