@@ -211,21 +211,6 @@ impl ArrayMeta {
         if let Err(problem) = check_chunk_size(&self.chunks, self.dtype.size) {
             return Err(ZarrError::Invalid(format!("{what}: {problem}")));
         }
-        // One string is one value: at most the value limit, whatever the chunk holds
-        // (red team s35 RB1: one string of 250 MB from a 210-byte bzip2 chunk took 2.2 GB
-        // to print, each control character an escape four bytes long).
-        let limit = codecs::partial::value_cap();
-        if self.dtype.atomic == AtomicType::String
-            && self.dtype.text != Text::Vlen
-            && self.dtype.size > limit
-        {
-            return Err(ZarrError::TooLarge(format!(
-                "{what}: its strings are {} bytes wide, more than the value limit of {limit} \
-                 bytes (a sixteenth of the chunk limit, {})",
-                self.dtype.size,
-                codecs::partial::CHUNK_LIMIT_VARIABLE
-            )));
-        }
         // An array's bytes must be countable (and addressable as netCDF counts them, in
         // 63 bits): a shape of two lengths of 2^64 - 1 overflowed every count made of it.
         let bytes = self

@@ -168,6 +168,17 @@ fn read_fixed_chunk(
         Values::String(s) => s,
         _ => Vec::new(),
     };
+    // One string is one value: at most the value limit, whatever width is declared (a
+    // width alone costs nothing: unwritten strings are one shared fill value).
+    let longest = codecs::partial::value_cap();
+    if let Some(long) = strings.iter().flatten().find(|s| s.len() > longest) {
+        return Err(ZarrError::TooLarge(format!(
+            "chunk {} holds a string of {} bytes, more than the value limit of {longest} \
+             bytes (a sixteenth of the chunk limit, NCTOOLS_CHUNK_LIMIT)",
+            meta.describe(&meta.chunk_key(index)),
+            long.len()
+        )));
+    }
     Ok(Some(Some(
         picks
             .iter()
