@@ -381,6 +381,20 @@ fn check_not_an_input(target: &str, path: &Path, inputs: &[&str]) -> anyhow::Res
     Ok(())
 }
 
+/// `Ok` if this process may write to `path` (for a directory: create entries in it), as
+/// the system decides it (`access(2)`: permission bits, ACLs, a read-only file system,
+/// root's override), else the system's reason (`Permission denied`, `Read-only file
+/// system`...).
+fn check_writable(path: &Path) -> std::io::Result<()> {
+    use rustix::fs::{access, Access};
+    let mode = if path.is_dir() {
+        Access::WRITE_OK | Access::EXEC_OK
+    } else {
+        Access::WRITE_OK
+    };
+    access(path, mode).map_err(std::io::Error::from)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -482,16 +496,3 @@ mod tests {
     }
 }
 
-/// `Ok` if this process may write to `path` (for a directory: create entries in it), as
-/// the system decides it (`access(2)`: permission bits, ACLs, a read-only file system,
-/// root's override), else the system's reason (`Permission denied`, `Read-only file
-/// system`...).
-fn check_writable(path: &Path) -> std::io::Result<()> {
-    use rustix::fs::{access, Access};
-    let mode = if path.is_dir() {
-        Access::WRITE_OK | Access::EXEC_OK
-    } else {
-        Access::WRITE_OK
-    };
-    access(path, mode).map_err(std::io::Error::from)
-}

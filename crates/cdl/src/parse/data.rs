@@ -90,7 +90,7 @@ impl DataList {
                         let mut e = ParseError::new(
                             ErrorKind::Syntax,
                             tok.pos,
-                            &format!("braces nested more than {MAX_BRACE_DEPTH} deep"),
+                            format!("braces nested more than {MAX_BRACE_DEPTH} deep"),
                         );
                         lex.input.decorate(&mut e, tok.pos);
                         return Err(e);
