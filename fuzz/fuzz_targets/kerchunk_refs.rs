@@ -108,6 +108,10 @@ fuzz_target!(|data: &[u8]| {
         if let Some((path, _)) = paths.get(usize::from(bytes.byte())) {
             inlined.insert(path.clone(), vec![bytes.byte(); usize::from(bytes.byte())]);
         }
+        let mut over_inline_budget = HashMap::new();
+        if let Some((path, _)) = paths.get(usize::from(bytes.byte())) {
+            over_inline_budget.insert(path.clone(), usize::from(bytes.byte()) << 20);
+        }
         files.push(SourceFile {
             url: format!("/data/file{k}.nc"),
             dataset: dataset.clone(),
@@ -115,6 +119,7 @@ fuzz_target!(|data: &[u8]| {
             size: bytes.u32(),
             coordinate,
             inlined,
+            over_inline_budget,
         });
     }
     let Ok(made) = references(&files, concat.as_deref()) else {

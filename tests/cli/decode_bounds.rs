@@ -682,7 +682,7 @@ fn a_plugin_filter_that_allocates_what_a_chunk_claims_is_run_apart() {
         .arg(&real)
         .env("HDF5_PLUGIN_PATH", &plugins));
     ok("reference", &theirs);
-    ok("ours", &ours);
+    ok("ours", ours);
     assert!(ours.stdout.contains("2999"), "{}", ours.stdout);
     assert_eq!(ours.stdout, theirs.stdout);
 }
@@ -834,7 +834,7 @@ fn dumps_as_the_reference_dumps(python: &Path, program: &str, file: &Path, expec
     let ours = run_ours("ncdump", [file]);
     let ours = ours.assert_within(CEILING_MIB, 60);
     ok("theirs", &theirs);
-    ok("ours", &ours);
+    ok("ours", ours);
     assert!(ours.stdout.contains(expected), "{}", ours.stdout);
     assert_eq!(ours.stdout, theirs.stdout);
 }
@@ -871,7 +871,7 @@ fn a_sparse_classic_file_is_not_read_into_memory_whole() {
     );
     let copied = run_ours("nccopy", [&file, &copy]);
     let done = copied.assert_within(CEILING_MIB, 60);
-    ok("done", &done);
+    ok("done", done);
 }
 
 #[test]
@@ -964,7 +964,7 @@ fn user_type_values_are_weighed_as_nctools_holds_them_decoded() {
     // Read whole, within the ceiling.
     let copied = run_ours("nccopy", [&path("variable.nc"), copy.as_path()]);
     let copied = copied.assert_within(CEILING_MIB, 120);
-    ok("copied", &copied);
+    ok("copied", copied);
     let header = |file: &Path| Test::ours("ncdump").arg("-h").arg(file).run().stdout;
     assert_eq!(
         header(&copy).lines().skip(1).collect::<Vec<_>>(),
@@ -975,7 +975,7 @@ fn user_type_values_are_weighed_as_nctools_holds_them_decoded() {
     );
     let dumped = run_ours("ncdump", [path("nested.nc").as_path()]);
     let dumped = dumped.assert_within(CEILING_MIB, 120);
-    ok("dumped", &dumped);
+    ok("dumped", dumped);
 }
 
 /// Writes `text` as `NAME.cdl` in `dir`; its path.

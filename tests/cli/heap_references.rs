@@ -546,7 +546,7 @@ for name, depth in (("deep.nc", 2000), ("shallow.nc", 250)):
     let shallow = dir.path().join("shallow.nc");
     let read = run_ours("ncdump", [Path::new("-h"), shallow.as_path()]);
     let read = read.assert_within(CEILING_MIB, 60);
-    ok("read", &read);
+    ok("read", read);
     assert_eq!(read.stdout.matches("group: g {").count(), 250);
 }
 

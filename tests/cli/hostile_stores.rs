@@ -283,7 +283,7 @@ fn directory_links_that_loop_end_at_once() {
     link("../..", &store.join("up"));
     let run = run_ours("ncdump", [&store]);
     let run = run.assert_within(200, 10);
-    ok("run", &run);
+    ok("run", run);
     assert!(!run.stdout.contains("group:"), "{}", run.stdout);
     assert_nothing_from_outside(run);
 
@@ -324,7 +324,7 @@ fn sibling_directory_links_under_an_array_are_walked_once() {
     }
     let run = run_ours("ncdump", ["--filters".as_ref(), store.as_os_str()]);
     let run = run.assert_within(200, 10);
-    ok("run", &run);
+    ok("run", run);
     assert!(run.stdout.contains("/v"), "{}", run.stdout);
 }
 
@@ -347,7 +347,7 @@ fn a_name_listed_many_times_is_one_group() {
     }
     let run = run_ours("ncdump", [&store]);
     let run = run.assert_within(200, 10);
-    ok("run", &run);
+    ok("run", run);
     assert_eq!(
         run.stdout.matches("group: g {").count(),
         3,
@@ -368,7 +368,7 @@ fn a_chunk_far_larger_than_its_array_costs_no_more_than_the_array() {
     put(&store.join("v/.zattrs"), r#"{"_ARRAY_DIMENSIONS": ["d"]}"#);
     let run = run_ours("ncdump", [&store]);
     let run = run.assert_within(200, 10);
-    ok("run", &run);
+    ok("run", run);
     // Never written: the fill value, which xarray's convention (`_ARRAY_DIMENSIONS`, a
     // `fill_value` and no attribute) makes the `_FillValue`.
     assert!(run.stdout.contains("v = _, _, _, _ ;"), "{}", run.stdout);

@@ -449,7 +449,7 @@ fn chunk_grids_of_millions_of_places_with_nothing_written_are_not_walked() {
         ["--kerchunk".as_ref(), refs.as_os_str(), file.as_os_str()],
     );
     let run = bounded.assert_within(300, 20);
-    ok("run", &run);
+    ok("run", run);
     let text = std::fs::read_to_string(&refs).unwrap_or_else(|e| panic!("{e}"));
     let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
     let Some(refs) = json["refs"].as_object() else {
@@ -540,7 +540,7 @@ fn inlined_variables_share_one_budget() {
         ["--kerchunk".as_ref(), refs.as_os_str(), file.as_os_str()],
     );
     let run = bounded.assert_within(300, 120);
-    ok("nccopy --kerchunk", &run);
+    ok("nccopy --kerchunk", run);
     let over = run
         .stderr
         .lines()

@@ -651,7 +651,7 @@ fn user_type_values_on_an_unlimited_dimension_are_written_a_few_megabytes_at_a_t
         ],
     );
     let made = made.assert_within(300, 60);
-    ok("made", &made);
+    ok("made", made);
     let dumped = Test::ours("ncdump").arg("-h").arg(&output).run();
     assert!(
         dumped.stdout.contains("d = UNLIMITED ; // (48 currently)"),

@@ -82,7 +82,7 @@ fn a_document_just_under_the_weight_is_read_in_bounded_memory() {
     );
     let bounded = run_ours("ncdump", ["-h".as_ref(), store.as_os_str()]);
     let run = bounded.assert_within(CEILING_MIB, 60);
-    ok("run", &run);
+    ok("run", run);
     assert!(run.stdout.contains("\t\t:b = 7 ;"), "{}", run.stdout);
     assert!(
         run.stdout.contains(r#"\"k519999\": 1}"#),
@@ -106,7 +106,7 @@ fn consolidated_metadata_too_heavy_to_parse_is_set_aside_for_the_stores_document
     .unwrap_or_else(|e| panic!("{e}"));
     let bounded = run_ours("ncdump", ["-h".as_ref(), store.as_os_str()]);
     let run = bounded.assert_within(CEILING_MIB, 60);
-    ok("run", &run);
+    ok("run", run);
     assert!(
         run.stdout.contains("\t\t:title = \"small\" ;"),
         "{}",

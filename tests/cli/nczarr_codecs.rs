@@ -72,7 +72,7 @@ fn plain(dir: &Path) -> PathBuf {
     let out = dir.join("data.nc");
     ok(
         "our ncgen",
-        &Test::ours("ncgen")
+        Test::ours("ncgen")
             .args(["-k", "nc4", "-o"])
             .arg(&out)
             .arg(&source)

@@ -114,7 +114,7 @@ fn daily(dir: &Path) -> PathBuf {
     let out = dir.join("in.nc");
     ok(
         "ncgen",
-        &Test::ours("ncgen")
+        Test::ours("ncgen")
             .args(["-k", "nc4", "-o"])
             .arg(&out)
             .arg(&source)
@@ -147,7 +147,7 @@ fn a_third_party_filter_paired_with_a_codec_library_round_trips_through_nczarr()
     // Before: "filter 32008 (bitshuffle) has no Zarr codec in nctools", exit 1.
     ok(
         "nccopy -F 32008 into NCZarr",
-        &with_plugins("nccopy", plugins)
+        with_plugins("nccopy", plugins)
             .args(["-F", "v,32008,0,0,4,0,2"])
             .arg(&input)
             .arg(nczarr(&store))
@@ -212,7 +212,7 @@ fn a_third_party_filter_paired_with_a_codec_library_round_trips_through_nczarr()
     let back = dir.path().join("back.nc");
     ok(
         "nccopy back to netCDF-4",
-        &with_plugins("nccopy", plugins)
+        with_plugins("nccopy", plugins)
             .arg(nczarr(&store))
             .arg(&back)
             .run(),
@@ -237,7 +237,7 @@ fn netcdf_c_reads_what_a_plugin_pair_wrote() {
     let store = dir.path().join("both.zarr");
     ok(
         "nccopy -F 32008 and -F 299",
-        &with_plugins("nccopy", plugins)
+        with_plugins("nccopy", plugins)
             .args(["-F", "v,32008,0,0,4,0,2", "-F", "m,299,0"])
             .arg(&input)
             .arg(nczarr(&store))
@@ -285,7 +285,7 @@ fn ncgen_writes_a_plugin_filter_into_nczarr() {
     // Before: "a filter is not available", no store written.
     ok(
         "ncgen with _Filter 299 into NCZarr",
-        &with_plugins("ncgen", plugins)
+        with_plugins("ncgen", plugins)
             .arg("-o")
             .arg(nczarr(&store))
             .arg(&cdl)
@@ -333,7 +333,7 @@ fn a_plugin_that_misbehaves_is_an_error_not_a_dead_process() {
         let store = dir.path().join(format!("m{mode}.zarr"));
         ok(
             "nccopy -F 299",
-            &with_plugins("nccopy", plugins)
+            with_plugins("nccopy", plugins)
                 .args(["-F", &format!("m,299,{mode}")])
                 .arg(&input)
                 .arg(nczarr(&store))
@@ -423,7 +423,7 @@ fn plugins_are_loaded_only_for_a_codec_nctools_lacks() {
     let test = dir.path().join("test.zarr");
     ok(
         "nccopy -F zstd",
-        &Test::ours("nccopy")
+        Test::ours("nccopy")
             .args(["-F", "*,32015,3"])
             .arg(&input)
             .arg(nczarr(&zstd))
@@ -431,7 +431,7 @@ fn plugins_are_loaded_only_for_a_codec_nctools_lacks() {
     );
     ok(
         "nccopy -F 299",
-        &with_plugins("nccopy", plugins)
+        with_plugins("nccopy", plugins)
             .args(["-F", "m,299,0"])
             .arg(&input)
             .arg(nczarr(&test))

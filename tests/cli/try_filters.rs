@@ -222,7 +222,7 @@ fn the_same_file_gets_the_same_suggestion_and_a_line_to_paste_that_works() {
             .collect()
     };
     for run in &runs {
-        ok("run", &run);
+        ok("run", run);
         assert_eq!(suggestions(run), suggestions(&runs[0]), "{}", run.stdout);
     }
     let paste = runs[0]

@@ -652,7 +652,7 @@ fn a_store_of_many_arrays_each_with_its_dimension_is_read_in_linear_time() {
     fs::write(store.join(".zmetadata"), consolidated.to_string()).unwrap_or_else(|e| panic!("{e}"));
     let bounded = crate::bounded::run_ours("ncdump", ["-h".as_ref(), store.as_os_str()]);
     let run = bounded.assert_within(300, 40);
-    ok("run", &run);
+    ok("run", run);
     assert!(!run.stderr.contains("does not match"), "{}", run.stderr);
     let last = ARRAYS - 1;
     assert!(

@@ -586,7 +586,7 @@ fn appending_to_an_archive_copies_its_deflated_entries_without_inflating_them() 
         ["--append", "time", &parts[1].to_string_lossy(), &store],
     );
     let run = appended.assert_within(300, 300);
-    ok("nccopy --append", &run);
+    ok("nccopy --append", run);
     let size = fs::metadata(&archive).map(|m| m.len()).unwrap_or(u64::MAX);
     assert!(size < 16 << 20, "the archive grew to {size} bytes");
     let check = "import sys, zipfile
@@ -699,7 +699,7 @@ fn four_values_deep_in_a_deflated_shard_are_read_in_bounded_memory() {
     assert!(size < 2 << 20, "the archive holds {size} bytes");
     let bounded = crate::bounded::run_ours("ncdump", [archive.as_os_str()]);
     let run = bounded.assert_within(300, 300);
-    ok("ncdump", &run);
+    ok("ncdump", run);
     assert!(run.stdout.contains("deep = 1, 2, 3, 4 ;"), "{}", run.stdout);
     eprintln!("peak {} MiB", bounded.peak_mib);
 }
@@ -765,7 +765,7 @@ fn a_chunk_a_zip_archive_inflates_from_a_thousandth_is_not_read_whole() {
         ] {
             let run = bounded.assert_within(300, 120);
             if codec == "none" {
-                ok(tool, &run);
+                ok(tool, run);
             } else {
                 assert_eq!(run.code, Some(1), "{codec}: {tool}: {}", run.stderr);
                 assert!(

@@ -50,25 +50,6 @@ pub fn is_not_regular(error: &io::Error) -> bool {
     error.kind() == io::ErrorKind::InvalidInput && error.to_string() == NOT_REGULAR_FILE
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_device_or_a_directory_is_refused_a_file_is_opened() {
-        // A device stands for every file that is not regular (the CLI tests make FIFOs).
-        let refused = open_regular_file(Path::new("/dev/null")).map(|_| ());
-        assert!(refused.as_ref().is_err_and(is_not_regular), "{refused:?}");
-        let dir = std::env::temp_dir().join(format!("store-input-file-{}", std::process::id()));
-        assert!(std::fs::create_dir_all(&dir).is_ok());
-        let file = dir.join("file");
-        assert!(std::fs::write(&file, b"x").is_ok());
-        assert!(open_regular_file(&file).is_ok());
-        assert!(open_regular_file(&dir).is_err_and(|e| !is_not_regular(&e)));
-        let _ = std::fs::remove_dir_all(&dir);
-    }
-}
-
 /// The most bytes of holes an input file may have: a hole costs nothing to make, and
 /// the formats' readers trust sizes as far as the file's length (an HDF5 heap, a zip
 /// archive's central directory). Files written by the libraries have none.
@@ -96,4 +77,23 @@ pub fn hole_bytes(file: &File) -> Option<u64> {
         at = seek(file, SeekFrom::Hole(data)).ok()?;
     }
     Some(holes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_device_or_a_directory_is_refused_a_file_is_opened() {
+        // A device stands for every file that is not regular (the CLI tests make FIFOs).
+        let refused = open_regular_file(Path::new("/dev/null")).map(|_| ());
+        assert!(refused.as_ref().is_err_and(is_not_regular), "{refused:?}");
+        let dir = std::env::temp_dir().join(format!("store-input-file-{}", std::process::id()));
+        assert!(std::fs::create_dir_all(&dir).is_ok());
+        let file = dir.join("file");
+        assert!(std::fs::write(&file, b"x").is_ok());
+        assert!(open_regular_file(&file).is_ok());
+        assert!(open_regular_file(&dir).is_err_and(|e| !is_not_regular(&e)));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
