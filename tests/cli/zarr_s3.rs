@@ -1099,3 +1099,50 @@ fn one_store_named_two_ways_is_not_copied_onto_itself() {
         assert_same(&before, &after, "the input after the refused copy");
     }
 }
+
+/// Red team s35 RA13: a sharded store on a plain HTTP server that answers no byte ranges
+/// (python's `http.server` answers a ranged GET with the whole value, as RFC 9110
+/// allows) was refused as "probably damaged"; zarr-python reads it. The shard is now
+/// read as a stream as far as the ranges need, keeping only their bytes.
+#[test]
+fn a_sharded_store_on_a_server_without_ranges_reads_as_the_local_one() {
+    let Some(python) = python() else { return };
+    let dir = scratch();
+    let nc = input(dir.path());
+    let local = dir.path().join("sh.zarr");
+    let local_text = format!("file://{}#mode=zarr,v3", local.display());
+    let options = [
+        "-M", "0", "-c", "v:10,10", "-F", "v,zstd,3", "--shards", "v:2,5",
+    ];
+    let mut args = options.to_vec();
+    let nc_text = nc.to_string_lossy();
+    args.extend([&*nc_text, local_text.as_str()]);
+    ok_s3("nccopy", "http://127.0.0.1:9", &args);
+    let port = free_port();
+    let port_text = port.to_string();
+    let dir_text = dir.path().to_string_lossy().into_owned();
+    let server_args = [
+        "-m",
+        "http.server",
+        "-b",
+        "127.0.0.1",
+        "-d",
+        &dir_text,
+        &port_text,
+    ];
+    let server = Server::start(
+        &python,
+        &server_args,
+        &[],
+        port,
+        dir.path().join("http.log"),
+    );
+    let remote = format!("{}/sh.zarr#mode=zarr,v3", server.url());
+    let served = ok_s3("ncdump", "http://127.0.0.1:9", &[&remote]);
+    let on_disk = ok_s3("ncdump", "http://127.0.0.1:9", &[&local_text]);
+    assert_same(
+        body(&served),
+        body(&on_disk),
+        "ncdump over HTTP and on disk",
+    );
+}

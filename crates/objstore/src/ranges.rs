@@ -85,6 +85,12 @@ pub fn unsatisfiable(error: &object_store::Error) -> bool {
         .any(|w| text.contains(w))
 }
 
+/// Whether `error` says the server answers no byte ranges (a `200` with the whole value
+/// to a ranged GET, as RFC 9110 allows: python's `http.server` answers so).
+pub fn unsupported(error: &object_store::Error) -> bool {
+    error.to_string().contains("Range request not supported")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
