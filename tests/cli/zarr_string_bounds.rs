@@ -435,7 +435,8 @@ fn a_declared_string_width_does_not_size_what_is_read() {
 /// not a string object each (red team, session 28: 60 M empty `vlen-utf8` strings in a
 /// 16 KB store took 3.3 GB in ncdump and nccopy, 400 M crashed at 9.6 GB; an `|S2` chunk
 /// of 120 M crashed at 3.1 GB; a `<U1` one took 3.3 GB). Only the strings the slab takes
-/// are kept, and a `vlen-utf8` chunk decodes within the chunk limit (256 MiB).
+/// are kept, and a `vlen-utf8` chunk decodes within a quarter of the chunk limit (64 MiB:
+/// 15 M empty strings here).
 #[test]
 fn a_chunk_of_millions_of_strings_costs_its_bytes_not_a_string_each() {
     let dir = scratch();
@@ -458,7 +459,7 @@ def array(path, n, dtype, filters, raw):
 for name in ["vlen.zarr", "fixed.zarr", "utf32.zarr"]:
     os.makedirs(name)
     json.dump({"zarr_format": 2}, open(os.path.join(name, ".zgroup"), "w"))
-n = 30_000_000
+n = 15_000_000
 raw = bytearray(struct.pack("<I", n)) + bytes(4 * n)
 raw[4:8] = struct.pack("<I", 1); raw[8:8] = b"a"
 array("vlen.zarr/s", n, "|O", [{"id": "vlen-utf8"}], bytes(raw))
@@ -734,6 +735,59 @@ for name, dtype, filters, raw in [
                 "{store}: {tool}: {}",
                 run.stderr
             );
+        }
+    }
+}
+
+/// Red team s35 RB2: strings are held about three times over while they are read and
+/// written out (the decoded chunk, the strings, the output's copy): a 341-byte bzip2
+/// chunk of 16 strings of 16 MB took 540 MB in ncdump and 685 MB in nccopy. A chunk of
+/// strings may decode to a quarter of the chunk limit (64 MiB): that one is refused, and
+/// 4 such strings are printed and copied under 300 MB.
+#[test]
+fn a_chunk_of_long_strings_costs_a_bounded_multiple_of_a_quarter_of_the_limit() {
+    let dir = scratch();
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let script = r#"
+import json, os, struct, sys, numcodecs
+for name, k in [("many.zarr", 16), ("four.zarr", 4)]:
+    n = 16_000_000
+    os.makedirs(name + "/s")
+    json.dump({"zarr_format": 2}, open(name + "/.zgroup", "w"))
+    z = numcodecs.BZ2(level=9)
+    json.dump({"zarr_format": 2, "shape": [k], "chunks": [k], "dtype": "|O",
+               "compressor": z.get_config(), "filters": [{"id": "vlen-utf8"}],
+               "fill_value": "", "order": "C"}, open(name + "/s/.zarray", "w"))
+    json.dump({"_ARRAY_DIMENSIONS": ["x"]}, open(name + "/s/.zattrs", "w"))
+    raw = struct.pack("<I", k) + b"".join(struct.pack("<I", n) + b"a" * n for _ in range(k))
+    open(name + "/s/0", "wb").write(z.encode(raw))
+"#;
+    let made = run(Command::new(&python)
+        .arg("-c")
+        .arg(script)
+        .current_dir(dir.path()));
+    ok("python", &made);
+    for (store, refused) in [("many.zarr", true), ("four.zarr", false)] {
+        let path = dir.path().join(store);
+        let copy = dir.path().join(format!("{store}.nc"));
+        for (tool, args) in [
+            ("ncdump", vec![path.as_os_str()]),
+            ("nccopy", vec![path.as_os_str(), copy.as_os_str()]),
+        ] {
+            let bounded = run_ours(tool, args);
+            let run = bounded.assert_within(CEILING_MIB, 60);
+            if refused {
+                assert_eq!(run.code, Some(1), "{store}: {tool}: {}", run.stderr);
+                assert!(
+                    run.stderr.contains("a quarter of the chunk limit"),
+                    "{}",
+                    run.stderr
+                );
+            } else {
+                ok(tool, run);
+            }
         }
     }
 }
