@@ -558,3 +558,58 @@ fn inlined_variables_share_one_budget() {
         .unwrap_or_default();
     assert!(size < 30 << 20, "references of {size} bytes");
 }
+
+/// Red team s35 RA9: HDF5 files may name a dataset `.zattrs` or a group `.zgroup`
+/// (libnetcdf reads them); `--kerchunk` referenced them as `.zattrs/0` beside the group's
+/// own `.zattrs`, exit 0, and xarray saw an empty dataset. Such variables and groups are
+/// left out, each named; the others are referenced.
+#[test]
+fn variables_and_groups_named_as_zarr_documents_are_left_out() {
+    let Some(python) = kerchunk_python() else {
+        return;
+    };
+    let dir = scratch();
+    let file = dir.path().join("names.nc");
+    let made = run(Command::new(&python)
+        .arg("-c")
+        .arg(
+            "import sys, h5py, numpy as np\n\
+         with h5py.File(sys.argv[1], 'w', libver='earliest') as f:\n\
+         \x20   f['.zattrs'] = np.arange(4, dtype='i4')\n\
+         \x20   f.create_group('.zgroup')['x'] = np.arange(3, dtype='i4')\n\
+         \x20   f['ok'] = np.arange(5, dtype='i4')\n",
+        )
+        .arg(&file));
+    ok("h5py", &made);
+    let refs = dir.path().join("refs.json");
+    let done = Test::ours("nccopy")
+        .arg("--kerchunk")
+        .arg(&refs)
+        .arg(&file)
+        .run();
+    ok("nccopy --kerchunk", &done);
+    assert!(
+        done.stderr
+            .contains("/.zattrs: its name is one of Zarr's metadata documents"),
+        "{}",
+        done.stderr
+    );
+    assert!(
+        done.stderr
+            .contains("group /.zgroup: its name is one of Zarr's"),
+        "{}",
+        done.stderr
+    );
+    let text = std::fs::read_to_string(&refs).unwrap_or_else(|e| panic!("{e}"));
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    let keys: Vec<&String> = json["refs"]
+        .as_object()
+        .map(|o| o.keys().collect())
+        .unwrap_or_default();
+    assert!(
+        keys.iter()
+            .all(|k| !k.starts_with(".zattrs/") && !k.starts_with(".zgroup/")),
+        "{keys:?}"
+    );
+    assert!(keys.iter().any(|k| k.as_str() == "ok/.zarray"), "{keys:?}");
+}

@@ -345,6 +345,17 @@ fn chunk_index(
     Ok(parts.join("."))
 }
 
+/// Why a variable or group named as a Zarr metadata document is left out.
+const DOCUMENT_NAME: &str = "its name is one of Zarr's metadata documents (.zattrs, .zgroup, \
+     .zarray, .zmetadata), which a reader would take for one";
+
+/// Whether `name` is a Zarr metadata document's name (red team s35 RA9: a variable named
+/// `.zattrs` was referenced as `.zattrs/0`, beside the group's own `.zattrs`, and xarray
+/// saw an empty dataset).
+fn is_document_name(name: &str) -> bool {
+    name == ".zattrs" || kv::ZARR_MARKERS.contains(&name)
+}
+
 /// The walk that decides, variable by variable, what is referenced, inlined or left out.
 struct Selection<'a> {
     files: &'a [SourceFile],
@@ -368,6 +379,10 @@ impl Selection<'_> {
         let mut vars = std::mem::take(&mut group.vars);
         vars.retain_mut(|var| {
             let full = crate::codec::var_path(path, &var.name);
+            if is_document_name(&var.name) {
+                self.skipped.push(format!("{full}: {DOCUMENT_NAME}"));
+                return false;
+            }
             let checked = same_in_every_file(var, path, self.files, self.concat)
                 .and_then(|()| referenceable(var, &full, self.files));
             match checked {
@@ -400,6 +415,14 @@ impl Selection<'_> {
             }
         });
         group.vars = vars;
+        group.groups.retain(|child| {
+            let named = is_document_name(&child.name);
+            if named {
+                let full = crate::codec::var_path(path, &child.name);
+                self.skipped.push(format!("group {full}: {DOCUMENT_NAME}"));
+            }
+            !named
+        });
         for child in &mut group.groups {
             path.push(child.name.clone());
             self.group(child, path);
