@@ -60,6 +60,29 @@ pub fn inputs(dir: &Path) -> (Vec<PathBuf>, PathBuf) {
     (parts, all)
 }
 
+/// Changes the `.zarray` of each of `vars` in the Zarr v2 store `store` with `change`,
+/// and its copy in the consolidated `.zmetadata` when there is one.
+fn edit_arrays(store: &Path, vars: &[&str], change: impl Fn(&str, &mut serde_json::Value)) {
+    let edit = |path: &Path, key: Option<&str>, var: &str| {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+        let mut json: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+        let array = match key {
+            Some(key) => &mut json["metadata"][key],
+            None => &mut json,
+        };
+        change(var, array);
+        std::fs::write(path, json.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    };
+    for var in vars {
+        edit(&store.join(var).join(".zarray"), None, var);
+        let consolidated = store.join(".zmetadata");
+        if consolidated.exists() {
+            edit(&consolidated, Some(&format!("{var}/.zarray")), var);
+        }
+    }
+}
+
 /// Runs nccopy with `args` (and `env`); it must succeed.
 #[track_caller]
 pub fn nccopy_ok(args: &[&str], env: &[(&str, &str)]) {
@@ -613,25 +636,19 @@ fn a_store_declaring_huge_chunks_is_refused_before_a_chunk_is_built() {
         &["-c", "time/5", &first.to_string_lossy(), &store_text],
         &[],
     );
-    let edit = |path: &Path, key: Option<&str>, huge: usize| {
-        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
-        let mut json: serde_json::Value =
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-        let array = match key {
-            Some(key) => &mut json["metadata"][key],
-            None => &mut json,
-        };
-        if let Some(chunks) = array.get_mut("chunks").and_then(|c| c.as_array_mut()) {
-            chunks[0] = huge.into();
+    let huge = |var: &str| {
+        if var == "time" {
+            500_000_000
+        } else {
+            200_000_000
         }
-        std::fs::write(path, json.to_string()).unwrap_or_else(|e| panic!("{e}"));
     };
-    for (var, huge) in [("time", 500_000_000), ("t", 200_000_000)] {
-        edit(&store.join(var).join(".zarray"), None, huge);
-        let consolidated = store.join(".zmetadata");
-        if consolidated.exists() {
-            edit(&consolidated, Some(&format!("{var}/.zarray")), huge);
+    edit_arrays(&store, &["time", "t"], |var, array| {
+        if let Some(chunks) = array.get_mut("chunks").and_then(|c| c.as_array_mut()) {
+            chunks[0] = huge(var).into();
         }
+    });
+    for var in ["time", "t"] {
         for entry in std::fs::read_dir(store.join(var))
             .into_iter()
             .flatten()
@@ -677,26 +694,11 @@ fn an_append_that_would_grow_an_array_past_2_63_bytes_is_refused() {
     nccopy_ok(&[&first.to_string_lossy(), &store_text], &[]);
     // t(time, 4) of float: 16 bytes a record.
     let length = (i64::MAX as u64) / 16 - 1;
-    let edit = |path: &Path, key: Option<&str>| {
-        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
-        let mut json: serde_json::Value =
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-        let array = match key {
-            Some(key) => &mut json["metadata"][key],
-            None => &mut json,
-        };
+    edit_arrays(&store, &["time", "t"], |_, array| {
         if let Some(shape) = array.get_mut("shape").and_then(|c| c.as_array_mut()) {
             shape[0] = length.into();
         }
-        std::fs::write(path, json.to_string()).unwrap_or_else(|e| panic!("{e}"));
-    };
-    for var in ["time", "t"] {
-        edit(&store.join(var).join(".zarray"), None);
-        let consolidated = store.join(".zmetadata");
-        if consolidated.exists() {
-            edit(&consolidated, Some(&format!("{var}/.zarray")));
-        }
-    }
+    });
     ok(
         "ncdump -h",
         Test::ours("ncdump").args(["-h", &store_text]).run(),
