@@ -642,19 +642,7 @@ fn a_store_on_a_plain_http_server_reads_as_the_local_one() {
         "http://127.0.0.1:9",
         &[&nc.to_string_lossy(), &local_text],
     );
-    let port = free_port();
-    let port_text = port.to_string();
-    let dir_text = dir.path().to_string_lossy().into_owned();
-    let args = [
-        "-m",
-        "http.server",
-        "-b",
-        "127.0.0.1",
-        "-d",
-        &dir_text,
-        &port_text,
-    ];
-    let server = Server::start(&python, &args, &[], port, dir.path().join("http.log"));
+    let server = http_server(&python, dir.path());
     let remote = format!("{}/served.zarr#mode=nczarr", server.url());
     let served = ok_s3("ncdump", "http://127.0.0.1:9", &[&remote]);
     let on_disk = ok_s3("ncdump", "http://127.0.0.1:9", &[&local_text]);
@@ -1065,6 +1053,24 @@ fn an_append_on_s3_takes_a_lock_object_and_a_second_one_is_refused() {
     assert!(objects.iter().any(|(key, _)| key == "t/1.0"), "{objects:?}");
 }
 
+/// Python's `http.server` serving `dir` on a free port of 127.0.0.1 (it answers no
+/// byte ranges: a ranged GET gets the whole value).
+fn http_server(python: &Path, dir: &Path) -> Server {
+    let port = free_port();
+    let port_text = port.to_string();
+    let dir_text = dir.to_string_lossy().into_owned();
+    let args = [
+        "-m",
+        "http.server",
+        "-b",
+        "127.0.0.1",
+        "-d",
+        &dir_text,
+        &port_text,
+    ];
+    Server::start(python, &args, &[], port, dir.join("http.log"))
+}
+
 /// Red team s35 RA14: the same store named `s3://bkt/x.zarr` (the server from
 /// AWS_ENDPOINT_URL) and `http://SERVER/bkt/x.zarr#mode=zarr,s3` was taken for two
 /// stores: nccopy from one to the other deleted the input (the output's prefix is
@@ -1118,25 +1124,7 @@ fn a_sharded_store_on_a_server_without_ranges_reads_as_the_local_one() {
     let nc_text = nc.to_string_lossy();
     args.extend([&*nc_text, local_text.as_str()]);
     ok_s3("nccopy", "http://127.0.0.1:9", &args);
-    let port = free_port();
-    let port_text = port.to_string();
-    let dir_text = dir.path().to_string_lossy().into_owned();
-    let server_args = [
-        "-m",
-        "http.server",
-        "-b",
-        "127.0.0.1",
-        "-d",
-        &dir_text,
-        &port_text,
-    ];
-    let server = Server::start(
-        &python,
-        &server_args,
-        &[],
-        port,
-        dir.path().join("http.log"),
-    );
+    let server = http_server(&python, dir.path());
     let remote = format!("{}/sh.zarr#mode=zarr,v3", server.url());
     let served = ok_s3("ncdump", "http://127.0.0.1:9", &[&remote]);
     let on_disk = ok_s3("ncdump", "http://127.0.0.1:9", &[&local_text]);

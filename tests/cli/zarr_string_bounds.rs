@@ -466,11 +466,7 @@ array("vlen.zarr/s", n, "|O", [{"id": "vlen-utf8"}], bytes(raw))
 array("fixed.zarr/s", 60_000_000, "|S2", None, b"ab" + bytes(2 * 60_000_000 - 2))
 array("utf32.zarr/s", 30_000_000, "<U1", None, "b".encode("utf-32-le") + bytes(4 * 30_000_000 - 4))
 "#;
-    let made = run(Command::new(&python)
-        .arg("-c")
-        .arg(script)
-        .current_dir(dir.path()));
-    ok("python", &made);
+    python_in(&python, dir.path(), script);
     for (store, first) in [
         ("vlen.zarr", "a"),
         ("fixed.zarr", "ab"),
@@ -666,11 +662,7 @@ raw = z.encode(struct.pack("<II", 1, n) + b"a" * n)
 for i in range(20):
     open("long.zarr/s/%d" % i, "wb").write(raw)
 "#;
-    let made = run(Command::new(&python)
-        .arg("-c")
-        .arg(script)
-        .current_dir(dir.path()));
-    ok("python", &made);
+    python_in(&python, dir.path(), script);
     let store = dir.path().join("long.zarr");
     let bounded = crate::bounded::run_ours_with_env(
         "ncdump",
@@ -684,6 +676,14 @@ for i in range(20):
             .contains("the strings of a slab of 20 elements take more than the chunk limit"),
         "{}",
         done.stderr
+    );
+}
+
+/// Runs the python `script` in `dir`; it must succeed.
+fn python_in(python: &Path, dir: &Path, script: &str) {
+    ok(
+        "python",
+        run(Command::new(python).arg("-c").arg(script).current_dir(dir)),
     );
 }
 
@@ -715,11 +715,7 @@ for name, dtype, filters, raw in [
     json.dump({"_ARRAY_DIMENSIONS": ["x"]}, open(name + "/s/.zattrs", "w"))
     open(name + "/s/0", "wb").write(z.encode(raw))
 "#;
-    let made = run(Command::new(&python)
-        .arg("-c")
-        .arg(script)
-        .current_dir(dir.path()));
-    ok("python", &made);
+    python_in(&python, dir.path(), script);
     for store in ["vlen.zarr", "fixed.zarr"] {
         let path = dir.path().join(store);
         let copy = dir.path().join(format!("{store}.nc"));
@@ -764,11 +760,7 @@ for name, k in [("many.zarr", 16), ("four.zarr", 4)]:
     raw = struct.pack("<I", k) + b"".join(struct.pack("<I", n) + b"a" * n for _ in range(k))
     open(name + "/s/0", "wb").write(z.encode(raw))
 "#;
-    let made = run(Command::new(&python)
-        .arg("-c")
-        .arg(script)
-        .current_dir(dir.path()));
-    ok("python", &made);
+    python_in(&python, dir.path(), script);
     for (store, refused) in [("many.zarr", true), ("four.zarr", false)] {
         let path = dir.path().join(store);
         let copy = dir.path().join(format!("{store}.nc"));
