@@ -763,3 +763,43 @@ fn an_endless_answer_to_a_delete_is_refused() {
         done.stderr
     );
 }
+
+/// Red team s35 RA10: Azure listings were read through the client's own marker loop,
+/// without the bounds S3's page-by-page listing has: a server answering every page with
+/// no name and the same marker kept ncdump listing for ever, and one answering 100,000
+/// names a page grew it past 1.8 GB. Azure lists page by page now, with the same bounds.
+#[test]
+fn an_azure_listing_that_never_ends_is_stopped() {
+    let server = Server::start(|line| {
+        if line.contains("comp=list") {
+            Answer::Fixed(
+                "200 OK",
+                "Content-Type: application/xml\r\n".into(),
+                b"<?xml version=\"1.0\" encoding=\"utf-8\"?><EnumerationResults \
+                  ServiceEndpoint=\"http://127.0.0.1/\" ContainerName=\"c\"><Blobs></Blobs>\
+                  <NextMarker>again</NextMarker></EnumerationResults>"
+                    .to_vec(),
+            )
+        } else {
+            Answer::Fixed(
+                "404 Not Found",
+                "x-ms-error-code: BlobNotFound\r\n".into(),
+                b"<?xml version=\"1.0\"?><Error><Code>BlobNotFound</Code></Error>".to_vec(),
+            )
+        }
+    });
+    let url = server.url();
+    let env = [
+        ("AZURE_STORAGE_USE_EMULATOR", "true"),
+        ("AZURITE_BLOB_STORAGE_URL", url.as_str()),
+        ("AZURE_STORAGE_ACCOUNT_NAME", "devstoreaccount1"),
+    ];
+    let bounded = run_ours_with_env("ncdump", ["-h", "az://c/s.zarr"], &env);
+    let done = bounded.assert_within(300, 60);
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(
+        done.stderr.contains("or the server never ends it"),
+        "{}",
+        done.stderr
+    );
+}

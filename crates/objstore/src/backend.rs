@@ -107,7 +107,7 @@ pub fn build(remote: &RemoteRoot) -> Result<Built, String> {
         .is_some_and(|e| e.starts_with("http://"));
     let options = ClientOptions::new().with_allow_http(plain_http || env_endpoint_is_http());
     let mut anonymous = false;
-    let mut pager: Option<Arc<dyn PaginatedListStore>> = None;
+    let pager: Option<Arc<dyn PaginatedListStore>>;
     let store: Arc<dyn ObjectStore> = match remote.service {
         RemoteService::S3 => {
             let (builder, unsigned) = s3(remote, options)?;
@@ -129,15 +129,22 @@ pub fn build(remote: &RemoteRoot) -> Result<Built, String> {
             pager = Some(Arc::clone(&client) as Arc<dyn PaginatedListStore>);
             client
         }
-        RemoteService::Azure => Arc::new(
-            MicrosoftAzureBuilder::from_env()
-                .with_http_connector(SameOriginConnector::default())
-                .with_container_name(&remote.bucket)
-                .with_client_options(options)
-                .with_retry(retry())
-                .build()
-                .map_err(|e| e.to_string())?,
-        ),
+        RemoteService::Azure => {
+            let client = Arc::new(
+                MicrosoftAzureBuilder::from_env()
+                    .with_http_connector(SameOriginConnector::default())
+                    .with_container_name(&remote.bucket)
+                    .with_client_options(options)
+                    .with_retry(retry())
+                    .build()
+                    .map_err(|e| e.to_string())?,
+            );
+            // Page by page, so that a listing stops at its bounds whatever the server
+            // answers (red team s35 RA10: without it, Azure listings followed markers
+            // without end, 1.84 GB after 200 s).
+            pager = Some(Arc::clone(&client) as Arc<dyn PaginatedListStore>);
+            client
+        }
         RemoteService::Http => {
             return Ok(Built {
                 store: Arc::new(
