@@ -144,8 +144,14 @@ pub struct ChunkFileSink<'w> {
 
 impl ChunkSink for ChunkFileSink<'_> {
     fn write_stored(&self, offset: &[usize], chunk: &StoredChunk) -> Result<(), StoreError> {
-        let context = || format!("writing the chunk at {offset:?} of {}", self.meta.name());
         let index = grid_index(&self.meta, offset).ok_or_else(|| bad_offset(offset, &self.meta))?;
+        // Named by its key in the store, not its place in the slab (red team s35 RB12).
+        let context = || {
+            format!(
+                "writing chunk {}",
+                self.meta.describe(&self.meta.chunk_key(&index))
+            )
+        };
         let recoded;
         let bytes = if chunk.filter_mask == 0 {
             &chunk.bytes

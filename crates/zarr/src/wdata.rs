@@ -186,7 +186,16 @@ pub(crate) fn write_whole_chunks<'a>(
 ) -> std::result::Result<(), store::StoreError> {
     let chunk_bytes = meta.chunk_bytes();
     let elem = meta.dtype.size;
-    let context = |offset: &[usize]| format!("writing the chunk at {offset:?} of {}", target.name);
+    // Named by its key in the store (red team s35 RB12: an append's message named the
+    // chunk's place in the slab written, `[0, 0]`, for the store's chunk `2.0`).
+    let context = |offset: &[usize]| {
+        let index: Vec<usize> = offset
+            .iter()
+            .zip(&meta.chunks)
+            .map(|(o, c)| o / (*c).max(1))
+            .collect();
+        format!("writing chunk {}", meta.describe(&meta.chunk_key(&index)))
+    };
     let one = |job: store::ChunkJob<'_>| {
         let mut values = (job.read)()?;
         let offset = job.offset;
