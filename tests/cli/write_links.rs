@@ -60,6 +60,9 @@ fn refused_naming(args: &[&str], link: &Path) {
         "nccopy {args:?}: the message names {named}: {}",
         run.stderr
     );
+    // Red team s35 RB12: the chunk is named by its key, never by its place in the slab
+    // written ("the chunk at [0, 0]" for the store's chunk 1.0).
+    assert!(!run.stderr.contains("the chunk at ["), "{}", run.stderr);
 }
 
 #[test]
