@@ -69,6 +69,21 @@ impl CharPacker {
         self.bytes.len() + self.padding
     }
 
+    /// The NULs waiting after the bytes.
+    pub fn padding(&self) -> usize {
+        self.padding
+    }
+
+    /// Takes the waiting bytes before the padding, leaving the padding.
+    pub fn take_bytes(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.bytes)
+    }
+
+    /// Takes the padding (once the bytes before it are taken): how many NULs it was.
+    pub fn take_padding(&mut self) -> usize {
+        std::mem::take(&mut self.padding)
+    }
+
     /// Takes at most `most` of the waiting bytes, the first ones.
     pub fn take_at_most(&mut self, most: usize) -> Vec<u8> {
         if self.bytes.len() >= most {

@@ -764,36 +764,59 @@ fn netcdf4_string_chunks_filled_past_the_chunk_limit_are_refused() {
     );
 }
 
-/// Red team s35 RB13: `char c(u, m)` with `m = 2,000,000,000` and three one-letter
-/// strings on the unlimited `u`: each string was padded to its whole record in memory
-/// (2.17 GB from a 95-byte CDL, then SIGABRT). The padding is now written a batch at a
-/// time: `m = 50,000,000` takes what the batches take, and reads back as the reference
-/// reads it.
+/// Red team s35 RB13 and RC2: `char c(u, m)` with `m = 2,000,000,000` and three
+/// one-letter strings on the unlimited `u`: each string was padded to its whole record in
+/// memory (2.17 GB from a 95-byte CDL, then SIGABRT), and once padded a batch at a time,
+/// written to disk (a 5.86 GB file). The NULs are the variable's fill value: they are not
+/// written, and read back as fill, in netCDF-4 and Zarr alike.
 #[test]
-fn char_records_are_padded_a_batch_at_a_time() {
+fn char_records_are_not_padded_in_memory_or_on_disk() {
     let dir = scratch();
-    let cdl = "netcdf cu {\ndimensions:\n  u = UNLIMITED ;\n  m = 50000000 ;\nvariables:\n  \
+    let cdl = "netcdf cu {\ndimensions:\n  u = UNLIMITED ;\n  m = 2000000000 ;\nvariables:\n  \
                char c(u, m) ;\ndata:\n c = \"a\", \"b\", \"c\" ;\n}\n";
     let input = dir.path().join("cu.cdl");
     fs::write(&input, cdl).unwrap_or_else(|e| panic!("{e}"));
-    let out = dir.path().join("cu.nc");
-    let bounded = run_ours(
-        "ncgen",
-        [
-            "-k".as_ref(),
-            "nc4".as_ref(),
-            "-o".as_ref(),
-            out.as_os_str(),
-            input.as_os_str(),
-        ],
-    );
-    let run = bounded.assert_within(100, 60);
-    ok("ncgen", run);
-    let dumped = ok("ncdump -h", Test::ours("ncdump").arg("-h").arg(&out).run());
-    assert!(
-        dumped.contains("u = UNLIMITED ; // (3 currently)"),
-        "{dumped}"
-    );
+    for out in ["cu.nc", "cu.zarr"] {
+        let target = dir.path().join(out);
+        let bounded = run_ours(
+            "ncgen",
+            [
+                "-k".as_ref(),
+                "nc4".as_ref(),
+                "-o".as_ref(),
+                target.as_os_str(),
+                input.as_os_str(),
+            ],
+        );
+        let run = bounded.assert_within(100, 60);
+        ok("ncgen", run);
+        let dumped = ok(
+            "ncdump -h",
+            Test::ours("ncdump").arg("-h").arg(&target).run(),
+        );
+        assert!(
+            dumped.contains("u = UNLIMITED ; // (3 currently)"),
+            "{dumped}"
+        );
+        let stored = du(&target);
+        // The chunks the three letters fall in, no more (before: 5.86 GB).
+        assert!(stored < 200 << 20, "{out}: {stored} bytes");
+    }
+}
+
+/// The bytes `path` (a file, or a directory and what it holds) takes on disk.
+fn du(path: &Path) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = fs::symlink_metadata(path) else {
+        return 0;
+    };
+    let mut total = meta.blocks() * 512;
+    if meta.is_dir() {
+        for entry in fs::read_dir(path).into_iter().flatten().flatten() {
+            total += du(&entry.path());
+        }
+    }
+    total
 }
 
 /// Red team s35 RB11: netCDF-4 `char` chunks (HDF5 fixed strings of one byte) were
