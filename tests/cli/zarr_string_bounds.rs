@@ -435,8 +435,8 @@ fn a_declared_string_width_does_not_size_what_is_read() {
 /// not a string object each (red team, session 28: 60 M empty `vlen-utf8` strings in a
 /// 16 KB store took 3.3 GB in ncdump and nccopy, 400 M crashed at 9.6 GB; an `|S2` chunk
 /// of 120 M crashed at 3.1 GB; a `<U1` one took 3.3 GB). Only the strings the slab takes
-/// are kept, and a `vlen-utf8` chunk decodes within a quarter of the chunk limit (64 MiB:
-/// 15 M empty strings here).
+/// are kept, and a chunk of strings decodes within a quarter of the chunk limit (64 MiB:
+/// here 15 M empty `vlen-utf8` strings, 30 M of `|S2`, 15 M of `<U1`).
 #[test]
 fn a_chunk_of_millions_of_strings_costs_its_bytes_not_a_string_each() {
     let dir = scratch();
@@ -463,8 +463,8 @@ n = 15_000_000
 raw = bytearray(struct.pack("<I", n)) + bytes(4 * n)
 raw[4:8] = struct.pack("<I", 1); raw[8:8] = b"a"
 array("vlen.zarr/s", n, "|O", [{"id": "vlen-utf8"}], bytes(raw))
-array("fixed.zarr/s", 60_000_000, "|S2", None, b"ab" + bytes(2 * 60_000_000 - 2))
-array("utf32.zarr/s", 30_000_000, "<U1", None, "b".encode("utf-32-le") + bytes(4 * 30_000_000 - 4))
+array("fixed.zarr/s", 30_000_000, "|S2", None, b"ab" + bytes(2 * 30_000_000 - 2))
+array("utf32.zarr/s", 15_000_000, "<U1", None, "b".encode("utf-32-le") + bytes(4 * 15_000_000 - 4))
 "#;
     python_in(&python, dir.path(), script);
     for (store, first) in [
@@ -782,4 +782,38 @@ for name, k in [("many.zarr", 16), ("four.zarr", 4)]:
             }
         }
     }
+}
+
+/// Red team s35 RC3: one `|S250000000` string in a 210-byte bzip2 chunk took 762 MB
+/// before the string was refused: a fixed-width chunk of strings decodes to at most a
+/// quarter of the chunk limit, as a `vlen-utf8` one does; past it, refused before it is
+/// decoded (an unwritten one costs nothing, as before).
+#[test]
+fn a_wide_fixed_string_chunk_is_refused_before_it_is_decoded() {
+    let dir = scratch();
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let script = r#"
+import json, os, numcodecs
+n = 100_000_000
+os.makedirs("wide.zarr/s")
+json.dump({"zarr_format": 2}, open("wide.zarr/.zgroup", "w"))
+z = numcodecs.BZ2(level=9)
+json.dump({"zarr_format": 2, "shape": [1], "chunks": [1], "dtype": "|S%d" % n,
+           "compressor": z.get_config(), "filters": None, "fill_value": None, "order": "C"},
+          open("wide.zarr/s/.zarray", "w"))
+json.dump({"_ARRAY_DIMENSIONS": ["x"]}, open("wide.zarr/s/.zattrs", "w"))
+open("wide.zarr/s/0", "wb").write(z.encode(b"\x01" * n))
+"#;
+    python_in(&python, dir.path(), script);
+    let bounded = run_ours("ncdump", [dir.path().join("wide.zarr").as_os_str()]);
+    let run = bounded.assert_within(150, 60);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("more than a quarter of the chunk limit"),
+        "{}",
+        run.stderr
+    );
 }

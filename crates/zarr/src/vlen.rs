@@ -149,6 +149,22 @@ fn read_fixed_chunk(
     picks: &[(usize, usize)],
     room: &dyn Fn(usize) -> bool,
 ) -> Result<Option<Option<Picked>>> {
+    // Strings are held about three times over while read and written out: a chunk of
+    // them decodes to at most a quarter of the chunk limit, as `vlen-utf8` chunks do (red
+    // team s35 RC3: one `|S250000000` string in a 210-byte chunk took 762 MB before it
+    // was refused). A chunk never written costs nothing.
+    let cap = codecs::partial::decoded_chunk_cap() / 4;
+    if meta.stored_chunk_bytes() > cap {
+        if meta.store.size(&meta.chunk_key(index))?.is_none() {
+            return Ok(None);
+        }
+        return Err(ZarrError::TooLarge(format!(
+            "chunk {} holds {} bytes of strings, more than a quarter of the chunk limit \
+             ({cap} bytes; NCTOOLS_CHUNK_LIMIT)",
+            meta.describe(&meta.chunk_key(index)),
+            meta.stored_chunk_bytes()
+        )));
+    }
     let Some(bytes) = crate::wdata::read_whole(meta, index)? else {
         return Ok(None);
     };
