@@ -458,6 +458,11 @@ fn hostile_archives_are_clear_errors() {
             "beside the store is no safe name",
         ),
         (
+            "drive",
+            archive(&[("x/.zgroup", group), ("C:/evil.txt", b"1")], None),
+            "it names a drive",
+        ),
+        (
             "count",
             archive(&[(".zgroup", group)], Some(1 << 32)),
             "claims 4294967296 entries",

@@ -164,6 +164,19 @@ impl ZipStore {
                             entry.name, e.reason
                         ))
                     })?;
+                    // A drive (`C:/evil`) is a path to a Windows extractor (red team s35
+                    // RC4).
+                    if name
+                        .split('/')
+                        .next()
+                        .is_some_and(|first| first.contains(':'))
+                    {
+                        return Err(fail(format!(
+                            "the entry {:?} beside the store is no safe name: it names a \
+                             drive",
+                            entry.name
+                        )));
+                    }
                     beside.insert(entry.name.clone(), entry);
                 }
                 continue;
