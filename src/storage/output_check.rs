@@ -161,10 +161,15 @@ fn check_special(target: &str, path: &Path, zarr: bool) -> anyhow::Result<bool> 
 /// the system reaches through it (a deleted file behind `/dev/stdout`) is refused.
 fn check_link(target: &str, path: &Path) -> anyhow::Result<PathBuf> {
     use std::os::unix::fs::MetadataExt;
-    if cleanup::is_protected_link(path) {
+    if let Some(link) = cleanup::protected_link_in_chain(path) {
+        let which = if link == path {
+            String::new()
+        } else {
+            format!(" leads through {}, which", link.display())
+        };
         bail!(
-            "{target} is a symbolic link in a sticky, world-writable directory, owned by \
-             another user: the system does not follow such links for you \
+            "{target}{which} is a symbolic link in a sticky, world-writable directory, owned \
+             by another user: the system does not follow such links for you \
              (fs.protected_symlinks), and nctools does not write through it; remove it, or \
              name the file it leads to"
         );

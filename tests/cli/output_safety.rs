@@ -1159,6 +1159,18 @@ fn a_link_another_user_planted_in_a_sticky_directory_is_not_written_through() {
         );
         assert!(std::fs::symlink_metadata(link).is_ok_and(|m| m.file_type().is_symlink()));
     }
+    // Red team s35 RC5: a link of one's own outside that directory leading to the planted
+    // one: refused too (before, the writer replaced the user's own link without a word).
+    let chain = dir.path().join("chain.nc");
+    std::os::unix::fs::symlink(&planted, &chain).unwrap_or_else(|e| panic!("{e}"));
+    let done = Test::ours("nccopy").arg(&input).arg(&chain).run();
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(done.stderr.contains("leads through"), "{}", done.stderr);
+    assert!(std::fs::symlink_metadata(&chain).is_ok_and(|m| m.file_type().is_symlink()));
+    assert_eq!(
+        std::fs::read_to_string(&victim).ok().as_deref(),
+        Some("precious")
+    );
     // A link of one's own in the same directory is written through, as before.
     let own = shared.join("own.nc");
     let target = dir.path().join("own-target.nc");

@@ -116,6 +116,29 @@ pub fn resolve_links(target: &Path) -> PathBuf {
     target.to_path_buf()
 }
 
+/// The first link of the chain of symbolic links from `target` that the kernel's
+/// `fs.protected_symlinks` rule forbids this process to follow ([`is_protected_link`]),
+/// if one is (red team s35 RC5: one further down a chain made the writer replace the
+/// user's own first link, without a word).
+pub fn protected_link_in_chain(target: &Path) -> Option<PathBuf> {
+    let mut path = target.to_path_buf();
+    for _ in 0..40 {
+        let meta = std::fs::symlink_metadata(&path).ok()?;
+        if !meta.file_type().is_symlink() {
+            return None;
+        }
+        if is_protected_link(&path) {
+            return Some(path);
+        }
+        let link = std::fs::read_link(&path).ok()?;
+        path = match path.parent() {
+            Some(parent) if link.is_relative() => parent.join(link),
+            _ => link,
+        };
+    }
+    None
+}
+
 /// Whether `path` is a symbolic link the kernel's `fs.protected_symlinks` rule forbids
 /// this process to follow: the directory holding it is sticky and world-writable, and
 /// the link is owned neither by this process's effective user nor by the directory's
