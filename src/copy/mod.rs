@@ -12,6 +12,7 @@ mod advisor;
 mod args;
 mod chunking;
 mod default_chunks;
+mod job;
 mod kerchunk;
 mod options;
 mod plan;
@@ -35,6 +36,7 @@ pub use plan::{make_plan, CopyOptions, CopyPlan, VarPlan};
 use crate::exit::Failure;
 use crate::interrupt::Interrupted;
 use crate::storage::Output;
+use job::CopyJob;
 
 /// Runs nccopy on the command-line arguments (program name first); returns the exit code.
 pub fn main(argv: Vec<String>) -> i32 {
@@ -72,34 +74,17 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
     };
     // The pool every backend encodes and decodes chunks on (`-j`).
     crate::jobs::configure(args.jobs);
-    let mut options = options::copy_options(args).map_err(Failure::usage)?;
-    let buffer_bytes = match &args.buffer_size {
-        Some(text) => options::parse_size("-m", text).map_err(Failure::usage)?,
-        None => options::DEFAULT_BUFFER_BYTES,
-    };
-    let cache = cache_settings(args).map_err(Failure::usage)?;
+    let CopyJob {
+        mut options,
+        buffer_bytes,
+        cache,
+        template,
+        region: region_request,
+        into_store,
+    } = CopyJob::from_args(args)?;
     if let Some((bytes, slots)) = cache {
         crate::storage::set_default_chunk_cache(bytes, slots)
             .map_err(|e| Failure::runtime(e.into()))?;
-    }
-    let template = args
-        .template
-        .as_deref()
-        .map(regions::parse_template)
-        .transpose()
-        .map_err(Failure::usage)?;
-    let region_request = args
-        .region
-        .as_deref()
-        .map(regions::parse_region)
-        .transpose()
-        .map_err(Failure::usage)?;
-    let into_store = region_request.is_some() || args.append.is_some();
-    if (template.is_some() || into_store) && !options.output.holds_regions() {
-        return Err(Failure::usage(anyhow!(
-            "--template, --region and --append write a Zarr store (a directory or an \
-             object store)"
-        )));
     }
     if let (Some(target), false, false) = (args.output.as_deref(), args.dry_run, into_store) {
         // Before any data moves: a target that cannot be written, or is the input.
@@ -332,22 +317,6 @@ fn advisor_quantize(text: &str) -> anyhow::Result<ncmodel::Quantize> {
             anyhow::bail!("--quantize {text}: with --try-filters, write ALGORITHM,N")
         }
     }
-}
-
-/// `-h` and `-e`: the chunk cache size and slots, when either is given.
-fn cache_settings(args: &CopyArgs) -> anyhow::Result<Option<(usize, usize)>> {
-    if args.chunk_cache.is_none() && args.cache_elems.is_none() {
-        return Ok(None);
-    }
-    let bytes = match &args.chunk_cache {
-        Some(text) => options::parse_size("-h", text)?,
-        None => 16 << 20,
-    };
-    let slots = match &args.cache_elems {
-        Some(text) => options::parse_size("-e", text)?,
-        None => 4133,
-    };
-    Ok(Some((bytes, slots.max(1))))
 }
 
 /// `-F zstd,3`: the variables part names a filter (by name or id) that is no variable
