@@ -48,8 +48,7 @@ fn refuse_long_fill_strings(
         return Ok(());
     }
     let (layout, chunks) = crate::sys::inquire::var_chunking(lib, grp, varid, context)?;
-    const NC_CHUNKED: c_int = 0;
-    if layout != NC_CHUNKED {
+    if layout != crate::storage::NC_CHUNKED {
         return Ok(());
     }
     let elements = chunks.iter().try_fold(1usize, |n, c| n.checked_mul(*c));

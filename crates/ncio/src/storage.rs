@@ -9,7 +9,8 @@ use ncmodel::{Attribute, Endianness, Layout, Quantize, QuantizeMode, Storage};
 use crate::error::NcError;
 use crate::sys::{inquire, Grp, Lib, TypeTable};
 
-const NC_CHUNKED: c_int = 0;
+/// libnetcdf's layout code of chunked storage (`NC_CHUNKED`).
+pub(crate) const NC_CHUNKED: c_int = 0;
 const NC_CONTIGUOUS: c_int = 1;
 const NC_COMPACT: c_int = 2;
 

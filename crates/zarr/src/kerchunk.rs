@@ -142,7 +142,6 @@ pub fn references(files: &[SourceFile], concat: Option<&str>) -> Result<Referenc
         skipped: Vec::new(),
         kept: Vec::new(),
         inlined: Vec::new(),
-        over_budget: Vec::new(),
     };
     selection.group(&mut dataset.root, &mut Vec::new());
     let Selection {
@@ -367,9 +366,6 @@ struct Selection<'a> {
     kept: Vec<(String, Vec<Vec<ChunkPlace>>)>,
     /// Each variable inlined: its full path, rank and values (machine order).
     inlined: Vec<(String, usize, Vec<u8>)>,
-    /// Each variable that could have been inlined but was over the budget of inlined
-    /// values, with its size in bytes.
-    over_budget: Vec<(String, usize)>,
 }
 
 impl Selection<'_> {
@@ -398,8 +394,10 @@ impl Selection<'_> {
                         self.skipped
                             .push(format!("{full}: {reason}; its values are inlined instead"));
                         true
-                    } else if let Some((_, size)) =
-                        self.over_budget.iter().find(|(path, _)| *path == full)
+                    } else if let Some(size) = self
+                        .files
+                        .first()
+                        .and_then(|first| first.over_inline_budget.get(&full))
                     {
                         self.skipped.push(format!(
                             "{full}: {reason}; its {size} bytes of values would pass the {} \
@@ -437,9 +435,6 @@ impl Selection<'_> {
             return false;
         };
         let Some(bytes) = first.inlined.get(full) else {
-            if let Some(size) = first.over_inline_budget.get(full) {
-                self.over_budget.push((full.to_string(), *size));
-            }
             return false;
         };
         if self.files.len() > 1 && self.concat.is_some_and(|id| var.dim_ids.contains(&id)) {
