@@ -814,3 +814,99 @@ fn an_azure_listing_that_never_ends_is_stopped() {
         done.stderr
     );
 }
+
+/// A DAP2 server (what libnetcdf's DAP client reads: a URL without `#mode=`) of one
+/// variable `Int32 v[d = 10]` whose `.dods` answer holds the first `sent` values; with
+/// `dds` given, every answer is that text instead.
+fn dap_server(sent: usize, dds: Option<&'static [u8]>) -> Server {
+    Server::start(move |head| {
+        let path = head.split(' ').nth(1).unwrap_or("/");
+        let path = path.split('?').next().unwrap_or(path);
+        let answer = |description: &str, body: Vec<u8>| {
+            Answer::Fixed(
+                "200 OK",
+                format!("Content-Description: {description}\r\nXDODS-Server: dods/3.2\r\n"),
+                body,
+            )
+        };
+        let declared = b"Dataset {\n    Int32 v[d = 10];\n} x;\n".to_vec();
+        if let Some(text) = dds {
+            answer("dods_dds", text.to_vec())
+        } else if path.ends_with(".dds") {
+            answer("dods_dds", declared)
+        } else if path.ends_with(".das") {
+            answer("dods_das", b"Attributes {\n    v {\n    }\n}\n".to_vec())
+        } else if path.ends_with(".dods") {
+            let mut body = declared;
+            body.extend_from_slice(b"Data:\n");
+            body.extend_from_slice(&10u32.to_be_bytes());
+            body.extend_from_slice(&10u32.to_be_bytes());
+            for value in 1..=i32::try_from(sent).unwrap_or(0) {
+                body.extend_from_slice(&value.to_be_bytes());
+            }
+            answer("dods_data", body)
+        } else {
+            Answer::Fixed("404 Not Found", String::new(), Vec::new())
+        }
+    })
+}
+
+/// Issue 34, red team s35 RA7: a DAP server sending fewer values than it declares is an
+/// error, not zeros.
+/// Before: libnetcdf logged `Error:DAP DATADDS packet is apparently too short` on standard
+/// error and returned success with a buffer it never filled: `ncdump` printed ten zeros
+/// and `nccopy` wrote them into a netCDF-4 file or a Zarr store, all with exit 0 (the
+/// reference ncdump prints uninitialised memory, exit 0).
+#[test]
+fn a_dap_server_sending_fewer_values_than_it_declares_is_an_error() {
+    let short = dap_server(4, None);
+    let url = format!("{}/x", short.url());
+    let dir = crate::support::scratch();
+    let dump = Test::ours("ncdump").arg(&url).run();
+    assert_eq!(dump.code, Some(1), "{}{}", dump.stdout, dump.stderr);
+    assert!(!dump.stdout.contains("0, 0"), "{}", dump.stdout);
+    assert!(dump.stderr.contains("DATADDS"), "{}", dump.stderr);
+    for out in ["short.nc", "short.zarr"] {
+        let path = dir.path().join(out);
+        let copy = Test::ours("nccopy").arg(&url).arg(&path).run();
+        assert_eq!(copy.code, Some(1), "{out}: {}", copy.stderr);
+        assert!(!path.exists(), "{out} was left behind");
+    }
+
+    // A server sending what it declares is read as before.
+    let honest = dap_server(10, None);
+    let url = format!("{}/x", honest.url());
+    let dump = Test::ours("ncdump").arg(&url).run();
+    assert_eq!(dump.code, Some(0), "{}", dump.stderr);
+    assert!(
+        dump.stdout.contains(" v = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 ;"),
+        "{}",
+        dump.stdout
+    );
+    let path = dir.path().join("honest.nc");
+    let copy = Test::ours("nccopy").arg(&url).arg(&path).run();
+    assert_eq!(copy.code, Some(0), "{}", copy.stderr);
+}
+
+/// Issue 34, red team s35 RA8: what libnetcdf's DAP parser echoes of a server's answer
+/// reaches the terminal with its controls escaped.
+/// Before: `context: ESC[31mRED ESC]0;pwned-title BEL ESC[2J` was written raw: it coloured
+/// the terminal, set its title and cleared the screen.
+#[test]
+fn a_dap_servers_text_echoed_by_the_library_is_escaped() {
+    let server = dap_server(
+        0,
+        Some(b"\x1b[31mRED\x1b]0;pwned-title\x07 \x1b[2J Dataset"),
+    );
+    let url = format!("{}/x", server.url());
+    let run = Test::ours("ncdump").args(["-h", url.as_str()]).run();
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(!run.stderr.contains('\x1b'), "{}", run.stderr);
+    assert!(!run.stderr.contains('\x07'), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("\\u{1b}]0;pwned-title\\u{7}"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("DDS"), "{}", run.stderr);
+}

@@ -206,6 +206,17 @@ pub fn ensure_alt_stack() {
     sys::set_alt_stack(stack);
 }
 
+/// Where the paragraph is written: standard error, or the descriptor [`set_report_fd`]
+/// named while standard error is redirected.
+static REPORT_FD: AtomicI32 = AtomicI32::new(2);
+
+/// Makes the paragraph go to `fd` (a duplicate of the real standard error) while a
+/// backend has pointed descriptor 2 elsewhere to catch what a C library writes there;
+/// `2` again when it is done.
+pub fn set_report_fd(fd: c_int) {
+    REPORT_FD.store(fd, Ordering::SeqCst);
+}
+
 /// Sets the file the crash message names, and whether the tool reads or writes it.
 pub fn set_file(path: &str, role: Role) {
     FILE.set(path);
@@ -435,8 +446,9 @@ mod sys {
     /// Writes `bytes` to standard error, whole unless it fails.
     pub(super) fn write_stderr(mut bytes: &[u8]) {
         while !bytes.is_empty() {
-            // SAFETY: the pointer and length describe `bytes`.
-            let n = unsafe { libc::write(2, bytes.as_ptr().cast(), bytes.len()) };
+            let fd = REPORT_FD.load(Ordering::SeqCst);
+            // SAFETY: the pointer and length describe `bytes`; a closed `fd` only fails.
+            let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
             if n <= 0 {
                 return;
             }

@@ -179,6 +179,10 @@ impl NcFile {
             }
         }
         let names = name_capacity(path)?;
+        if store::is_url(path) {
+            // libnetcdf's DAP client reports some failures only on standard error.
+            sys::library_stderr::catch_from_now_on();
+        }
         let file = with_lib(|lib| OpenFile::open(lib, &c_path, mode, names));
         let file = file.map_err(|code| crate::error::from_status(code, path.to_string()))?;
         Ok(Self {

@@ -26,6 +26,7 @@ mod hdf5_strings;
 mod heap_references;
 mod index_counts;
 pub(crate) mod inquire;
+pub(crate) mod library_stderr;
 mod memory;
 mod object_headers;
 mod plugin_pair;
@@ -69,6 +70,8 @@ pub(crate) struct Lib {
 pub(crate) fn with_lib<T>(f: impl FnOnce(&Lib) -> T) -> T {
     let _guard = netcdf_sys::libnetcdf_lock.lock();
     let _call = crash_guard::LibraryCall::enter();
+    // Dropped first: descriptor 2 is back before the lock is let go.
+    let _stderr = library_stderr::begin();
     let lib = Lib {
         _thread_bound: PhantomData,
     };

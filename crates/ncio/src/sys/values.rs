@@ -11,6 +11,7 @@ use netcdf_sys::{
 };
 
 use super::inquire::var_rank_and_type;
+use super::library_stderr;
 use super::memory::RawPointers;
 use super::memory::{c_string_cut_at_nul, VLEN_RECORD};
 use super::{check, Encoded, Grp, Lib, RawBuffer};
@@ -322,11 +323,22 @@ fn chunk_bytes(lib: &Lib, grp: Grp<'_>, varid: c_int, elem: usize) -> Option<usi
 
 /// Runs a libnetcdf transfer of `varid` with the built-in filters' decoded chunks bounded
 /// by the variable's chunk size, so that a small hostile chunk cannot decode to gigabytes.
-fn bounded<T>(lib: &Lib, grp: Grp<'_>, varid: c_int, elem: usize, call: impl FnOnce() -> T) -> T {
-    match chunk_bytes(lib, grp, varid, elem) {
+///
+/// A read during which the library logged an error (on a remote dataset, see
+/// [`super::library_stderr`]) fails even where libnetcdf returned success.
+fn bounded(
+    lib: &Lib,
+    grp: Grp<'_>,
+    varid: c_int,
+    elem: usize,
+    call: impl FnOnce() -> c_int,
+) -> c_int {
+    let mark = library_stderr::mark();
+    let status = match chunk_bytes(lib, grp, varid, elem) {
         Some(bytes) => codecs::with_decoded_chunk_limit(bytes, call),
         None => call(),
-    }
+    };
+    library_stderr::status_with_log(status, library_stderr::logged_error_since(mark))
 }
 
 /// The size of one stored element of `type_ref` for [`bounded`].
