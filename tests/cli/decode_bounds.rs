@@ -222,6 +222,87 @@ fn the_reference_ncdump_with_our_plugins_is_bounded_on_a_bzip2_bomb() {
     }
 }
 
+/// An HDF5 file `name` of `int v(4 * chunks)` in `chunks` chunks of 4 values, each stored
+/// as the bzip2 stream of the bytes `data` (a Python expression) makes, written as they
+/// are with h5py: chunks HDF5's cache counts at 16 bytes that decode to far more.
+fn oversized_chunks_file(
+    python: &Path,
+    dir: &Path,
+    name: &str,
+    chunks: usize,
+    data: &str,
+) -> PathBuf {
+    let file = dir.join(name);
+    let program = format!(
+        "import bz2, h5py, hdf5plugin, numpy as np\n\
+         chunk = bz2.compress({data}, 1)\n\
+         with h5py.File({file:?}, 'w') as f:\n    \
+         d = f.create_dataset('v', shape=({chunks} * 4,), chunks=(4,), dtype='i4', \
+         **hdf5plugin.BZip2())\n    \
+         for i in range({chunks}): d.id.write_direct_chunk((i * 4,), chunk)\n"
+    );
+    ok("h5py", run(Command::new(python).args(["-c", &program])));
+    file
+}
+
+/// The reference ncdump with our plugins on `file`, with `limit` as
+/// `NCTOOLS_PLUGIN_MEMORY_LIMIT` if given.
+fn reference_dump_with_our_plugins(ncdump: &Path, file: &Path, limit: Option<&str>) -> Bounded {
+    let mut command = Command::new(ncdump);
+    command
+        .arg(file)
+        .env("HDF5_PLUGIN_PATH", crate::plugins::plugin_path())
+        .env_remove("NCTOOLS_CHUNK_LIMIT")
+        .env_remove("NCTOOLS_PLUGIN_MEMORY_LIMIT");
+    if let Some(limit) = limit {
+        command.env("NCTOOLS_PLUGIN_MEMORY_LIMIT", limit);
+    }
+    run_watched("ncdump", command)
+}
+
+/// Issue 34, red team s35 RB14: in another program, chunks that decode far past what
+/// HDF5's chunk cache counts them at stop being taken once the program holds the plugins'
+/// memory limit; ordinary data in large chunks is still read whatever the limit.
+/// Before: each 200 MB chunk (178 bytes of bzip2) passed the plugin's 256 MiB bound and
+/// the cache kept all 16: the reference ncdump took 3.15 GB from 6 KB (h5dump and h5py
+/// the same), and more chunks took more, without end.
+#[test]
+fn our_plugins_in_another_program_stop_taking_chunks_its_cache_miscounts() {
+    let (Some(python), Some(ncdump)) = (python(), reference("ncdump")) else {
+        return;
+    };
+    let dir = scratch();
+    let bombs = oversized_chunks_file(&python, dir.path(), "bombs.h5", 16, "bytes(200_000_000)");
+    // The default limit (1 GiB with the chunk): four or five chunks are taken.
+    let dumped = reference_dump_with_our_plugins(&ncdump, &bombs, None);
+    let run = dumped.assert_within(1300, 120);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("NCTOOLS_PLUGIN_MEMORY_LIMIT"),
+        "{}",
+        run.stderr
+    );
+    eprintln!("default limit: peak {} MiB", dumped.peak_mib);
+    // A lower limit holds the program under it.
+    let dumped = reference_dump_with_our_plugins(&ncdump, &bombs, Some("256M"));
+    let run = dumped.assert_within(CEILING_MIB, 60);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+
+    // Four chunks of 20 MB of ordinary values (bzip2 keeps them at more than a 64th) are read
+    // even with a limit the program is already over.
+    let ordinary = oversized_chunks_file(
+        &python,
+        dir.path(),
+        "ordinary.h5",
+        4,
+        "np.random.default_rng(7).integers(0, 1 << 20, 5_000_000, dtype='<i4').tobytes()",
+    );
+    let dumped = reference_dump_with_our_plugins(&ncdump, &ordinary, Some("1M"));
+    let run = dumped.assert_within(CEILING_MIB, 60);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stdout.contains(" v = "), "{}", run.stdout);
+}
+
 #[test]
 fn chunks_decoded_in_pieces_hold_what_chunks_decoded_whole_hold() {
     // Big-endian ints in chunks of 2 x 700,000 (5.6 MB, above the 4 MiB from which a

@@ -85,8 +85,9 @@ fn decode_limit(id: u32, params: &[u32]) -> usize {
 /// Decodes a chunk to at most `limit` bytes; with a size in its header, straight into
 /// the output buffer.
 fn decode<B: OutputBuffer>(id: u32, input: &[u8], limit: usize) -> Option<Output<B>> {
+    let may_take = |size| crate::host_memory::may_take(id, input.len(), size);
     if let Some(size) = wire::decoded_size(id, input) {
-        if size == 0 || size > limit {
+        if size == 0 || size > limit || !may_take(size) {
             return None;
         }
         let mut buffer = B::zeroed(size)?;
@@ -97,11 +98,18 @@ fn decode<B: OutputBuffer>(id: u32, input: &[u8], limit: usize) -> Option<Output
         // Counted first, then decoded once into a buffer of its exact size: a growing
         // Vec copied into HDF5's buffer cost about three times the chunk.
         let size = codecs::partial::stream_len(stream, input, limit).ok()?;
+        if !may_take(size) {
+            return None;
+        }
         let mut buffer = B::zeroed(size.max(1))?;
         codecs::partial::decode_stream_into(stream, input, buffer.bytes().get_mut(..size)?).ok()?;
         return Some(Output { buffer, len: size });
     }
-    copied(&wire::decode(id, input, limit).ok()?)
+    let decoded = wire::decode(id, input, limit).ok()?;
+    if !may_take(decoded.len()) {
+        return None;
+    }
+    copied(&decoded)
 }
 
 /// Encodes a chunk; straight into the output buffer for the filters with a bound.

@@ -21,6 +21,7 @@
 mod callback;
 #[allow(unsafe_code)]
 mod ffi;
+pub mod host_memory;
 
 pub use callback::in_filter_callback;
 pub use ffi::{

@@ -6,6 +6,10 @@
 /// Sets the chunk limit ([`chunk_limit`]), in bytes or with a `K`, `M` or `G` suffix.
 pub const CHUNK_LIMIT: &str = "NCTOOLS_CHUNK_LIMIT";
 
+/// Sets how much memory a program other than nctools may hold before nctools' HDF5
+/// plugins refuse a chunk that grows far past its stored size ([`plugin_memory_limit`]).
+pub const PLUGIN_MEMORY_LIMIT: &str = "NCTOOLS_PLUGIN_MEMORY_LIMIT";
+
 /// Sets how much CDL ncgen copies from a stream ([`cdl_spool_limit`]).
 pub const CDL_SPOOL_LIMIT: &str = "NCTOOLS_CDL_SPOOL_LIMIT";
 
@@ -58,6 +62,11 @@ fn turned_off(variable: &str) -> bool {
 /// The chunk limit [`CHUNK_LIMIT`] sets, if it does.
 pub fn chunk_limit() -> Option<usize> {
     size(CHUNK_LIMIT)
+}
+
+/// The plugins' memory limit [`PLUGIN_MEMORY_LIMIT`] sets, if it does.
+pub fn plugin_memory_limit() -> Option<usize> {
+    size(PLUGIN_MEMORY_LIMIT)
 }
 
 /// The CDL spool limit [`CDL_SPOOL_LIMIT`] sets, if it does.

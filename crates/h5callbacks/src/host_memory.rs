@@ -1,0 +1,74 @@
+//! What our filters may add to the memory of a program that is not nctools.
+//!
+//! HDF5 tells a filter neither the chunk's size nor when it frees the chunk, and its chunk
+//! cache counts a chunk at its declared size: a file of tiny chunks, each a few hundred
+//! bytes that decode to 200 MB, had the reference `ncdump`, `h5dump` and h5py keep every
+//! one (3.15 GB from 6 KB, and without end but the address space for more chunks). So in
+//! a program other than nctools (no chunk size set by nctools for the variable being read,
+//! see `codecs::with_decoded_chunk_limit`), a chunk that would decode past
+//! [`LARGE_CHUNK`] at more than [`SUSPECT_GROWTH`] times its stored size is refused once
+//! the program's resident memory and the chunk together pass the limit
+//! (`NCTOOLS_PLUGIN_MEMORY_LIMIT`, [`DEFAULT_LIMIT`] by default). Ordinary chunks, and
+//! large chunks of ordinary data, are never refused; nctools itself bounds every chunk by
+//! its variable's chunk size instead.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Decoded chunks up to this size are never refused (netCDF-C's default chunks are at
+/// most 4 MiB, h5py's and zarr-python's about 1 MiB).
+pub const LARGE_CHUNK: usize = 16 << 20;
+
+/// How many times its stored size a large chunk may grow to before it is suspect.
+pub const SUSPECT_GROWTH: usize = 64;
+
+/// The resident memory a program may hold, with the chunk, before a suspect chunk is
+/// refused.
+pub const DEFAULT_LIMIT: usize = 1 << 30;
+
+/// Whether the program may take a chunk of `stored` bytes decoded to `decoded` bytes.
+/// Says why on standard error, once per process, when it may not.
+pub(crate) fn may_take(filter_id: u32, stored: usize, decoded: usize) -> bool {
+    if codecs::decoded_chunk_limit().is_some()
+        || decoded <= LARGE_CHUNK
+        || decoded / stored.max(1) <= SUSPECT_GROWTH
+    {
+        return true;
+    }
+    let limit = settings::plugin_memory_limit().unwrap_or(DEFAULT_LIMIT);
+    let held = resident_bytes().unwrap_or(0);
+    if held.saturating_add(decoded) <= limit {
+        return true;
+    }
+    explain_once(filter_id, stored, decoded, held, limit);
+    false
+}
+
+/// The program's resident memory in bytes (`VmRSS` of `/proc/self/status`).
+fn resident_bytes() -> Option<usize> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// Prints why a chunk was refused, the first time one is.
+fn explain_once(filter_id: u32, stored: usize, decoded: usize, held: usize, limit: usize) {
+    static SAID: AtomicBool = AtomicBool::new(false);
+    if SAID.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let name =
+        codecs::registry::codec_of_hdf5_id(filter_id).map_or("?", |c| c.entry().numcodecs_id);
+    let _ = writeln!(
+        std::io::stderr(),
+        "nctools' HDF5 filter {filter_id} ({name}): refused a chunk of {stored} bytes that \
+         decodes to {decoded} bytes while this program holds {} MiB: HDF5's chunk cache \
+         would keep it at its declared size. For a file you trust, set {}={}M or more \
+         (now {} MiB), or read with the chunk cache off.",
+        held >> 20,
+        settings::PLUGIN_MEMORY_LIMIT,
+        (held.saturating_add(decoded) >> 20) + 1,
+        limit >> 20,
+    );
+}
