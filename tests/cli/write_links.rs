@@ -359,3 +359,84 @@ fn a_template_follows_no_link_at_its_temporary_or_its_output_name() {
         );
     }
 }
+
+/// Red team s35 RC5: an append or a region write into a store named through a link that
+/// another user planted in a sticky, world-writable directory is refused, as a new output
+/// there is (the kernel's `fs.protected_symlinks` rule, applied by nctools whatever the
+/// system's setting).
+/// Before: exit 0, the store the link led to (root's) appended to, shape 2 to 4; only
+/// the kernel's own rule, where it is on, stopped it.
+#[test]
+fn an_append_or_a_region_through_a_link_another_user_planted_is_refused() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch();
+    let owner = std::fs::metadata(dir.path()).map(|m| std::os::unix::fs::MetadataExt::uid(&m));
+    if owner.ok() != Some(0) {
+        // Only root can make a link another user owns.
+        crate::support::skip("root, to plant a link owned by another user");
+        return;
+    }
+    let (parts, _) = inputs(dir.path());
+    let part0 = parts[0].to_string_lossy().into_owned();
+    let part1 = parts[1].to_string_lossy().into_owned();
+    let shared = dir.path().join("shared");
+    std::fs::create_dir(&shared).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let appended = dir.path().join("appended.zarr");
+    let regions = dir.path().join("regions.zarr");
+    nccopy_ok(&[&part0, &appended.to_string_lossy()], &[]);
+    nccopy_ok(
+        &["--template", "time=20", &part0, &regions.to_string_lossy()],
+        &[],
+    );
+    let tree_of = |store: &Path| {
+        let mut names: Vec<String> = walk(store);
+        names.sort();
+        names
+    };
+    for (store, args) in [
+        (&appended, vec!["--append", "time", &part1]),
+        (&regions, vec!["--region", "time=5:10", &part1]),
+    ] {
+        let link = shared.join(store.file_name().unwrap_or_default());
+        std::os::unix::fs::symlink(store, &link).unwrap_or_else(|e| panic!("{e}"));
+        std::os::unix::fs::lchown(&link, Some(65534), Some(65534))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let before = tree_of(store);
+        let link_text = link.to_string_lossy().into_owned();
+        let mut args = args.clone();
+        args.push(&link_text);
+        let run = Test::ours("nccopy").args(&args).run();
+        assert_eq!(run.code, Some(1), "nccopy {args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("sticky, world-writable directory"),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(tree_of(store), before, "nccopy {args:?} changed the store");
+    }
+}
+
+/// Every file under `root`, with its size, as `path:size` relative to `root`.
+fn walk(root: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+                let name = path
+                    .strip_prefix(root)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string();
+                out.push(format!("{name}:{size}"));
+            }
+        }
+    }
+    out
+}

@@ -2,7 +2,8 @@
 //! and directory a key names is reached from the store's root, one segment at a time,
 //! with `openat`/`mkdirat` and `O_NOFOLLOW`, so that no symbolic link is ever followed
 //! below the root (a link is refused, naming it), whoever planted it and whenever. The
-//! root itself is the path the user named and is opened as it is.
+//! root itself is the path the user named and is opened as it is, unless it leads through
+//! a link the system would not follow for the user (`cleanup::protected_link_in_chain`).
 //!
 //! A value written in place must be a regular file with no other name (a hard link would
 //! carry the write outside the store); a value replaced whole is written under an
@@ -47,6 +48,10 @@ impl From<Errno> for WriteError {
 
 /// What a symbolic link is called in messages.
 const SYMBOLIC: &str = "a symbolic link";
+/// What a link the system would not follow for the user is called in messages.
+const PROTECTED: &str = "a symbolic link in a sticky, world-writable directory, owned by \
+                         another user, which the system does not follow for you \
+                         (fs.protected_symlinks)";
 /// What a file with other names is called in messages.
 const HARD: &str = "a hard link (a file that has other names)";
 
@@ -58,6 +63,15 @@ pub(super) fn open_dir<'a>(
     create: bool,
 ) -> Result<OwnedFd, WriteError> {
     let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+    // The root is opened as named, links followed, except a link the kernel's
+    // `fs.protected_symlinks` rule forbids this process to follow, anywhere in its chain:
+    // nctools refuses it whatever the system's setting.
+    if let Some(link) = cleanup::protected_link_in_chain(root) {
+        return Err(WriteError::Linked {
+            path: link,
+            how: PROTECTED,
+        });
+    }
     let mut dir = match rustix::fs::openat(CWD, root, flags, Mode::empty()) {
         Ok(dir) => dir,
         Err(Errno::NOENT) if create => {
