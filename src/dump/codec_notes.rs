@@ -18,6 +18,11 @@ pub fn unknown_codecs(group: &Group, prefix: &str) -> Vec<(String, String)> {
             continue;
         };
         for codec in &codecs {
+            let id = codec.get("id").and_then(Value::as_str).unwrap_or_default();
+            if codecs::zarr_codec::is_vlen_codec(id) {
+                // Not a filter: the framing of a string array's values.
+                continue;
+            }
             if let Err(codecs::nczarr::CodecError::UnknownCodec { id }) =
                 codecs::zarr_codec::filter_of_codec(codec)
             {

@@ -551,3 +551,62 @@ fn zarr_python_opens_a_version_3_store_with_a_char_variable() {
     ok("zarr-python", &read);
     assert_eq!(read.stdout.trim(), "uint8 0 b'abcdef\\x00\\x00'");
 }
+
+/// zarr-python's byte strings of variable length (v2: an object array of the `vlen-bytes`
+/// codec; v3: the data type `variable_length_bytes`) read as netCDF strings, with their
+/// bytes as stored (up to a NUL, as every netCDF string), and copy to netCDF-4; `ncdump -s`
+/// shows the codec in `_Codecs` and warns of no codec (the vlen codecs frame values, they
+/// are no filter).
+/// Before: both were refused ("nctools reads object arrays of strings (codec
+/// \"vlen-utf8\") only", "Zarr v3 data type \"variable_length_bytes\" is not supported"),
+/// and `ncdump -s` of any zarr-python string array warned that "vlen-utf8" was a codec
+/// whose data could not be read.
+#[test]
+fn zarr_python_byte_strings_of_any_length_read_as_strings() {
+    let Some(python) = zarr_python() else {
+        return;
+    };
+    let dir = scratch();
+    let program = format!(
+        "import warnings\nwarnings.simplefilter('ignore')\n\
+         import numpy as np, zarr\n\
+         values = np.array([b'a', b'caf\\xc3\\xa9', b'', b'x\\x00y'], dtype=object)\n\
+         for fmt in (2, 3):\n    \
+         g = zarr.open_group({dir:?} + f'/b{{fmt}}.zarr', mode='w', zarr_format=fmt)\n    \
+         names = lambda n: {{'dimension_names': [n]}} if fmt == 3 else {{}}\n    \
+         a = g.create_array('b', shape=(4,), chunks=(3,), \
+         dtype=zarr.dtype.VariableLengthBytes(), **names('n'))\n    \
+         a[:] = values\n    \
+         s = g.create_array('s', shape=(2,), dtype=str, **names('m'))\n    \
+         s[:] = np.array(['ab', 'c'], dtype=object)\n    \
+         if fmt == 2:\n        \
+         a.attrs['_ARRAY_DIMENSIONS'] = ['n']\n        \
+         s.attrs['_ARRAY_DIMENSIONS'] = ['m']\n",
+        dir = dir.path()
+    );
+    ok(
+        "zarr-python",
+        run(Command::new(&python).args(["-c", &program])),
+    );
+    for fmt in [2, 3] {
+        let store = dir.path().join(format!("b{fmt}.zarr"));
+        let dumped = ok("ncdump", Test::ours("ncdump").arg(&store).run());
+        assert!(dumped.contains("\tstring b(n) ;"), "{dumped}");
+        // The empty string is the fill value zarr-python writes ("").
+        assert!(
+            dumped.contains(" b = \"a\", \"café\", _, \"x\" ;"),
+            "v{fmt}: {dumped}"
+        );
+        let specials = Test::ours("ncdump").args(["-s", "-h"]).arg(&store).run();
+        let shown = ok("ncdump -s", &specials);
+        assert!(
+            shown.contains("{\\\"id\\\": \\\"vlen-bytes\\\"}"),
+            "{shown}"
+        );
+        assert!(!specials.stderr.contains("warning"), "{}", specials.stderr);
+        let copy = dir.path().join(format!("b{fmt}.nc"));
+        ok("nccopy", Test::ours("nccopy").arg(&store).arg(&copy).run());
+        let copied = ok("ncdump", Test::ours("ncdump").arg(&copy).run());
+        assert_eq!(from_line(&copied, "data:"), from_line(&dumped, "data:"));
+    }
+}

@@ -68,6 +68,21 @@ pub fn zarr_codec(filter: &FilterSpec, element_size: usize) -> Result<Value, Cod
         .ok_or(CodecError::NoCodec { id: filter.id })
 }
 
+/// numcodecs' codec of variable-length UTF-8 strings (an object array's, Zarr v3's
+/// `string`).
+pub const VLEN_UTF8: &str = "vlen-utf8";
+
+/// numcodecs' codec of variable-length byte strings, framed as [`VLEN_UTF8`]'s (Zarr v3's
+/// `variable_length_bytes`).
+pub const VLEN_BYTES: &str = "vlen-bytes";
+
+/// Whether `id` is one of the codecs that frame a chunk of variable-length values
+/// ([`VLEN_UTF8`], [`VLEN_BYTES`]): they are no HDF5 filter, and netCDF holds their
+/// values as `string`.
+pub fn is_vlen_codec(id: &str) -> bool {
+    id == VLEN_UTF8 || id == VLEN_BYTES
+}
+
 /// The HDF5 filter of a Zarr version 2 codec object (a shuffle keeps its `elementsize` as
 /// its parameter).
 pub fn filter_of_codec(codec: &Value) -> Result<FilterSpec, CodecError> {

@@ -35,6 +35,9 @@ pub enum Special {
     Datetime(&'static str),
     /// numpy `timedelta64` in this unit, read as `int64`.
     Timedelta(&'static str),
+    /// Byte strings of any length (the `vlen-bytes` codec: v2 `|O`, v3
+    /// `variable_length_bytes`), read as `string` with their bytes as stored.
+    Bytes,
 }
 
 /// The encoding of text elements.
@@ -100,6 +103,23 @@ impl Dtype {
             text: Text::Vlen,
             size: VLEN_INDEX,
             ..Self::fixed_string(1)
+        }
+    }
+
+    /// Byte strings of an object array of the `vlen-bytes` codec, read as strings.
+    pub fn vlen_bytes() -> Self {
+        Self {
+            special: Special::Bytes,
+            ..Self::vlen_string()
+        }
+    }
+
+    /// The codec of a [`Text::Vlen`] array's elements: `vlen-bytes` or `vlen-utf8`.
+    pub fn vlen_codec(&self) -> &'static str {
+        if self.special == Special::Bytes {
+            crate::vlen::VLEN_BYTES
+        } else {
+            crate::vlen::VLEN_UTF8
         }
     }
 
@@ -219,6 +239,7 @@ impl Dtype {
                 })
             }
             ("string" | "variable_length_utf8", _) => return Ok(Self::vlen_string()),
+            ("variable_length_bytes", _) => return Ok(Self::vlen_bytes()),
             _ => {}
         }
         let atomic = match text {
@@ -263,8 +284,9 @@ impl Dtype {
             _ => {
                 return Err(ZarrError::BadType(format!(
                     "Zarr v3 data type {data_type} is not supported by nctools (it reads \
-                     bool, int8-64, uint8-64, float32, float64, null_terminated_bytes, \
-                     fixed_length_utf32 and string)"
+                     bool, int8-64, uint8-64, float16, float32, float64, numpy.datetime64, \
+                     numpy.timedelta64, null_terminated_bytes, fixed_length_utf32, string \
+                     and variable_length_bytes)"
                 )))
             }
         };

@@ -164,8 +164,9 @@ impl ArrayMeta {
             .map_err(|e| ZarrError::BadType(format!("{what}: {e}")))?;
         if vlen != (dtype.text == Text::Vlen) {
             return Err(ZarrError::BadType(format!(
-                "{what}: the data type {data_type} {} the vlen-utf8 codec; nctools reads \
-                 variable-length strings as the data type \"string\" with that codec",
+                "{what}: the data type {data_type} {} a vlen codec; nctools reads \
+                 variable-length strings as the data type \"string\" with the vlen-utf8 \
+                 codec, or \"variable_length_bytes\" with the vlen-bytes codec",
                 if vlen { "does not go with" } else { "needs" }
             )));
         }
@@ -292,15 +293,20 @@ fn object_dtype(codecs: &mut Vec<Value>, node: &StoreKey, what: &str) -> Result<
         .first()
         .map_or("none", |c| crate::codec::codec_id(c))
         .to_string();
-    if id != crate::vlen::VLEN_UTF8 {
-        return Err(ZarrError::BadType(format!(
-            "{what}: the array {} is an object array (dtype \"|O\") of the codec {id:?}; \
-             nctools reads object arrays of strings (codec \"vlen-utf8\") only",
-            node.name()
-        )));
-    }
+    let dtype = match id.as_str() {
+        crate::vlen::VLEN_UTF8 => Dtype::vlen_string(),
+        crate::vlen::VLEN_BYTES => Dtype::vlen_bytes(),
+        _ => {
+            return Err(ZarrError::BadType(format!(
+                "{what}: the array {} is an object array (dtype \"|O\") of the codec {id:?}; \
+                 nctools reads object arrays of strings (codecs \"vlen-utf8\" and \
+                 \"vlen-bytes\") only",
+                node.name()
+            )))
+        }
+    };
     codecs.remove(0);
-    Ok(Dtype::vlen_string())
+    Ok(dtype)
 }
 
 /// A JSON fill value as one element in the machine's byte order (a string array's: its

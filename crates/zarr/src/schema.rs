@@ -275,7 +275,7 @@ fn storage_of(meta: &ArrayMeta, scalar: bool, atts: &[Attribute]) -> Storage {
 fn codecs_shown(meta: &ArrayMeta) -> Option<String> {
     let mut codecs = netcdf_chunking(meta).1.to_vec();
     if meta.dtype.text == crate::dtype::Text::Vlen {
-        codecs.insert(0, serde_json::json!({ "id": crate::vlen::VLEN_UTF8 }));
+        codecs.insert(0, serde_json::json!({ "id": meta.dtype.vlen_codec() }));
     }
     (!codecs.is_empty()).then(|| codecs::zarr_codec::codecs_attribute(&codecs))
 }

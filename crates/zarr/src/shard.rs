@@ -126,7 +126,7 @@ fn parse_nested(list: Option<&Value>, chunks: &[usize], what: &str, depth: usize
                 chain.big_endian =
                     config.and_then(|c| c.get("endian")).and_then(Value::as_str) == Some("big")
             }
-            crate::vlen::VLEN_UTF8 => chain.vlen = true,
+            crate::vlen::VLEN_UTF8 | crate::vlen::VLEN_BYTES => chain.vlen = true,
             V3_SHARDING_INDEXED => {
                 if depth >= MAX_NESTING {
                     return Err(ZarrError::Corrupt(format!(

@@ -21,8 +21,7 @@ use crate::schema::VarEntry;
 use crate::strings::from_fixed;
 use store::grid::SlabGrid;
 
-/// The id of the codec of variable-length UTF-8 strings.
-pub const VLEN_UTF8: &str = "vlen-utf8";
+pub use codecs::zarr_codec::{VLEN_BYTES, VLEN_UTF8};
 
 /// Strings taken from a chunk, each with its place in the slab.
 type Picked = Vec<(usize, Vec<u8>)>;
