@@ -910,3 +910,68 @@ fn a_dap_servers_text_echoed_by_the_library_is_escaped() {
     );
     assert!(run.stderr.contains("DDS"), "{}", run.stderr);
 }
+
+/// Issue 37, point 3: further `key=value` pairs of a URL's fragment reach the store's
+/// client when they leave requests and credentials where they are (`aws.skip_signature`:
+/// requests unsigned), and are refused before any request when they would move them (an
+/// endpoint, plain HTTP, a proxy, keys); what is no client setting (netCDF-C's `log`) is
+/// left alone.
+/// Before: every pair but `mode`, `aws.region` and `aws.profile` was ignored.
+#[test]
+fn a_url_passes_client_settings_but_none_that_move_requests_or_credentials() {
+    let server = Server::start(|line| {
+        if line.contains("list-type") {
+            empty_listing()
+        } else {
+            Answer::Fixed("404 Not Found", String::new(), Vec::new())
+        }
+    });
+    let env = s3_env(&server.url());
+    let signed = |requests: &[String]| {
+        requests
+            .iter()
+            .filter(|r| r.to_ascii_lowercase().contains("\nauthorization:"))
+            .count()
+    };
+    let run = |url: &str| {
+        let bounded = run_ours_with_env("ncdump", ["-h", url], &borrowed(&env));
+        bounded.assert_within(300, 60);
+        bounded.run
+    };
+    let done = run("s3://bkt/x.zarr#mode=zarr&log");
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    let before = server.requests();
+    assert!(
+        signed(&before) > 0,
+        "requests are signed by default: {before:?}"
+    );
+
+    let done = run("s3://bkt/x.zarr#mode=zarr&aws.skip_signature=true");
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    let unsigned = server.requests()[before.len()..].to_vec();
+    assert!(!unsigned.is_empty());
+    assert_eq!(signed(&unsigned), 0, "{unsigned:?}");
+
+    for moving in [
+        "aws.endpoint=http://127.0.0.1:1",
+        "endpoint_url=http://127.0.0.1:1",
+        "aws_allow_http=true",
+        "proxy_url=http://127.0.0.1:1",
+        "aws.access_key_id=AKIDOTHER",
+        "aws.session_token=x",
+    ] {
+        let seen = server.requests().len();
+        let done = run(&format!("s3://bkt/x.zarr#mode=zarr&{moving}"));
+        assert_eq!(done.code, Some(1), "{moving}: {}", done.stderr);
+        assert!(
+            done.stderr.contains("a URL may set only"),
+            "{moving}: {}",
+            done.stderr
+        );
+        assert_eq!(
+            server.requests().len(),
+            seen,
+            "{moving}: a request was made"
+        );
+    }
+}

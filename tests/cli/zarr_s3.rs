@@ -1134,3 +1134,71 @@ fn a_sharded_store_on_a_server_without_ranges_reads_as_the_local_one() {
         "ncdump over HTTP and on disk",
     );
 }
+
+/// Issue 37, point 3: a URL's path is percent-decoded into the keys it names, as every URL
+/// library and netCDF-C read it: `s3://bkt/my%20runs/a.zarr` is the store under the keys
+/// `my runs/a.zarr/`, on S3 and on a plain HTTP server (whose client encodes the keys
+/// again on the wire).
+/// Before: the keys were `my%20runs/a.zarr/...`, encoded once more on the wire: the store
+/// zarr-python and the AWS CLI see under `my runs/` was not found, and a copy went to
+/// keys no other program names that way.
+#[test]
+fn percent_encoded_paths_name_the_keys_they_decode_to() {
+    let Some(python) = python() else { return };
+    let dir = scratch();
+    let moto = Server::moto(&python, dir.path(), false);
+    moto.create_bucket("bkt");
+    let url = moto.url();
+    let nc = input(dir.path());
+    ok_s3(
+        "nccopy",
+        &url,
+        &[&nc.to_string_lossy(), "s3://bkt/my%20runs/a%2Bb.zarr"],
+    );
+    // The keys under `my runs/` (a space, unencoded) are the store's.
+    let keys: Vec<String> = object_digests(&python, &url, "bkt", "my runs/")
+        .into_iter()
+        .map(|(key, _)| key)
+        .collect();
+    assert!(keys.contains(&"a+b.zarr/.zgroup".to_string()), "{keys:?}");
+    let dump = ok_s3("ncdump", &url, &["s3://bkt/my%20runs/a%2Bb.zarr"]);
+    let local = dir.path().join("local.zarr");
+    ok_s3(
+        "nccopy",
+        &url,
+        &[&nc.to_string_lossy(), &local.to_string_lossy()],
+    );
+    let on_disk = ok_s3("ncdump", &url, &[&local.to_string_lossy()]);
+    assert_same(
+        body(&dump),
+        body(&on_disk),
+        "S3 store under a decoded prefix",
+    );
+
+    // A plain HTTP server: the directory `my dir` holds the store `x y.zarr`.
+    let served = dir.path().join("served");
+    let store = served.join("my dir").join("x y.zarr");
+    std::fs::create_dir_all(served.join("my dir")).unwrap_or_else(|e| panic!("{e}"));
+    let store_text = format!("file://{}#mode=nczarr,noconsolidated", store.display());
+    ok_s3("nccopy", &url, &[&nc.to_string_lossy(), &store_text]);
+    let server = http_server(&python, &served);
+    let remote = format!("{}/my%20dir/x%20y.zarr#mode=nczarr", server.url());
+    let over_http = ok_s3("ncdump", &url, &[&remote]);
+    assert_same(
+        body(&over_http),
+        body(&on_disk),
+        "HTTP store under a decoded path",
+    );
+
+    // What decodes to a control character, to bytes that are not UTF-8 or to `..` is
+    // refused before any request.
+    for bad in [
+        "s3://bkt/a%0Ab.zarr",
+        "s3://bkt/a%FFb.zarr",
+        "s3://bkt/a/%2E%2E/b.zarr",
+    ] {
+        let run = ours_s3("ncdump", &url, &["-h", bad]);
+        assert_eq!(run.code, Some(1), "{bad}: {}", run.stderr);
+        assert!(run.stderr.contains("path"), "{bad}: {}", run.stderr);
+    }
+}

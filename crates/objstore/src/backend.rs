@@ -117,28 +117,28 @@ pub fn build(remote: &RemoteRoot) -> Result<Built, String> {
             client
         }
         RemoteService::Gcs => {
-            let client = Arc::new(
-                GoogleCloudStorageBuilder::from_env()
-                    .with_http_connector(SameOriginConnector::default())
-                    .with_bucket_name(&remote.bucket)
-                    .with_client_options(options)
-                    .with_retry(retry())
-                    .build()
-                    .map_err(|e| e.to_string())?,
-            );
+            let mut builder = GoogleCloudStorageBuilder::from_env()
+                .with_http_connector(SameOriginConnector::default())
+                .with_bucket_name(&remote.bucket)
+                .with_client_options(options)
+                .with_retry(retry());
+            for (key, value) in crate::url_options::gcs(&remote.options)? {
+                builder = builder.with_config(key, value);
+            }
+            let client = Arc::new(builder.build().map_err(|e| e.to_string())?);
             pager = Some(Arc::clone(&client) as Arc<dyn PaginatedListStore>);
             client
         }
         RemoteService::Azure => {
-            let client = Arc::new(
-                MicrosoftAzureBuilder::from_env()
-                    .with_http_connector(SameOriginConnector::default())
-                    .with_container_name(&remote.bucket)
-                    .with_client_options(options)
-                    .with_retry(retry())
-                    .build()
-                    .map_err(|e| e.to_string())?,
-            );
+            let mut builder = MicrosoftAzureBuilder::from_env()
+                .with_http_connector(SameOriginConnector::default())
+                .with_container_name(&remote.bucket)
+                .with_client_options(options)
+                .with_retry(retry());
+            for (key, value) in crate::url_options::azure(&remote.options)? {
+                builder = builder.with_config(key, value);
+            }
+            let client = Arc::new(builder.build().map_err(|e| e.to_string())?);
             // Page by page, so that a listing stops at its bounds whatever the server
             // answers (red team s35 RA10: without it, Azure listings followed markers
             // without end, 1.84 GB after 200 s).
@@ -150,16 +150,19 @@ pub fn build(remote: &RemoteRoot) -> Result<Built, String> {
                 store: Arc::new(
                     HttpBuilder::new()
                         .with_http_connector(SameOriginConnector::default())
-                        .with_url(remote.url())
+                        // The server alone: the path is the keys' prefix, which the
+                        // client encodes segment by segment (`a b` as `a%20b`, `a?b` as
+                        // `a%3Fb`), as it does every key.
+                        .with_url(remote.endpoint.clone().unwrap_or_default())
                         .with_client_options(options)
                         .with_retry(retry())
                         .build()
                         .map_err(|e| e.to_string())?,
                 ),
                 pager: None,
-                prefix: String::new(),
+                prefix: remote.prefix.clone(),
                 anonymous: true,
-            })
+            });
         }
     };
     Ok(Built {
@@ -301,7 +304,12 @@ fn s3(remote: &RemoteRoot, options: ClientOptions) -> Result<(AmazonS3Builder, b
             builder = builder.with_allow_http(true);
         }
     }
-    Ok((builder, anonymous))
+    let mut skip_signature = anonymous;
+    for (key, value) in crate::url_options::s3(&remote.options)? {
+        skip_signature |= key == AmazonS3ConfigKey::SkipSignature && value == "true";
+        builder = builder.with_config(key, value);
+    }
+    Ok((builder, skip_signature))
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ mod backend;
 mod capped_http;
 mod object_kv;
 mod ranges;
+mod url_options;
 
 use std::sync::Arc;
 

@@ -167,6 +167,12 @@ pub struct RemoteRoot {
     pub region: Option<String>,
     /// The AWS profile the URL named (`#...&aws.profile=P`, as netCDF-C reads it).
     pub profile: Option<String>,
+    /// The fragment's further `key=value` pairs (not `mode`, `aws.region` or
+    /// `aws.profile`), keys lowercased with `.` read as `_` (`aws.skip_signature` is
+    /// `object_store`'s `aws_skip_signature`): the service's client takes those it allows
+    /// a URL to set, refuses its other settings, and leaves alone what is none of its
+    /// settings (netCDF-C's own `log`, `show=...`).
+    pub options: Vec<(String, String)>,
 }
 
 impl std::fmt::Debug for RemoteRoot {
@@ -176,6 +182,10 @@ impl std::fmt::Debug for RemoteRoot {
             .field("url", &self.display_url())
             .field("region", &self.region)
             .field("profile", &self.profile)
+            .field(
+                "options",
+                &self.options.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
             .finish()
     }
 }
@@ -413,6 +423,21 @@ impl Location {
                     check_profile(&profile).map_err(fail)?;
                     remote.profile = Some(profile);
                 }
+                remote.options = params
+                    .iter()
+                    .filter(|(key, _)| {
+                        !key.is_empty()
+                            && !["mode", "aws.region", "aws.profile"]
+                                .iter()
+                                .any(|known| key.eq_ignore_ascii_case(known))
+                    })
+                    .map(|(key, value)| {
+                        (
+                            key.to_ascii_lowercase().replace('.', "_"),
+                            value.to_string(),
+                        )
+                    })
+                    .collect();
                 StoreRoot::Remote(remote)
             }
             Some(scheme) => {
@@ -464,6 +489,7 @@ fn remote_root(scheme: &str, rest: &str, s3: bool) -> Result<RemoteRoot, String>
         endpoint: None,
         region: None,
         profile: None,
+        options: Vec::new(),
     };
     let first_and_rest = |path: &str| -> (String, String) {
         let (first, rest) = path.split_once('/').unwrap_or((path, ""));
@@ -519,8 +545,30 @@ fn remote_root(scheme: &str, rest: &str, s3: bool) -> Result<RemoteRoot, String>
     if let Some(endpoint) = &root.endpoint {
         check_host(endpoint)?;
     }
+    root.prefix = decoded_prefix(&root.prefix)?;
     check_segments(&root)?;
     Ok(root)
+}
+
+/// A URL's path as the keys' prefix it names: percent-decoded (`a%20b` is the key `a b`,
+/// which the client encodes again on the wire), refused when it decodes to something
+/// that is not UTF-8 or holds a control character.
+fn decoded_prefix(path: &str) -> Result<String, String> {
+    let decoded = percent_encoding::percent_decode_str(path)
+        .decode_utf8()
+        .map_err(|_| {
+            format!(
+                "the path `{}` decodes to bytes that are not UTF-8",
+                escape_for_message(path)
+            )
+        })?;
+    if decoded.chars().any(char::is_control) {
+        return Err(format!(
+            "the path `{}` decodes to a control character; object names here hold none",
+            escape_for_message(path)
+        ));
+    }
+    Ok(decoded.trim_matches('/').to_string())
 }
 
 /// The longest region name accepted (real ones are under 20 characters).
@@ -1172,6 +1220,23 @@ mod tests {
         assert_eq!(r.url(), "https://example.org/data/x.zarr");
         assert!(!r.service.writable());
         assert_eq!(StoreRoot::Remote(r).last_name(), "x.zarr");
+        // Paths are percent-decoded; further fragment pairs are kept for the client.
+        let (r, _) = remote("s3://bkt/my%20runs/a%2Bb.zarr#mode=zarr&aws.skip_signature=true&log");
+        assert_eq!(r.prefix, "my runs/a+b.zarr");
+        assert_eq!(
+            r.options,
+            vec![
+                ("aws_skip_signature".to_string(), "true".to_string()),
+                ("log".to_string(), String::new())
+            ]
+        );
+        for bad in [
+            "s3://bkt/a%0Ab",
+            "s3://bkt/a%FF",
+            "http://h/a%00b#mode=zarr",
+        ] {
+            assert!(Location::parse_input(bad).is_err(), "{bad}");
+        }
     }
 
     /// Before: `aws.region=x@attacker:443/` was taken as the region and pasted into the
