@@ -975,3 +975,87 @@ fn a_url_passes_client_settings_but_none_that_move_requests_or_credentials() {
         );
     }
 }
+
+/// A listing naming `keys`, whatever prefix was asked for (a server that ignores it).
+fn listing_of(keys: &[&str]) -> Answer {
+    let contents: String = keys
+        .iter()
+        .map(|k| {
+            format!(
+                "<Contents><Key>{k}</Key><LastModified>2020-01-01T00:00:00.000Z</LastModified>\
+                 <ETag>\"x\"</ETag><Size>1</Size></Contents>"
+            )
+        })
+        .collect();
+    Answer::Fixed(
+        "200 OK",
+        "Content-Type: application/xml\r\n".into(),
+        format!(
+            "<?xml version=\"1.0\"?><ListBucketResult><Name>bkt</Name><KeyCount>{}</KeyCount>\
+             <IsTruncated>false</IsTruncated>{contents}</ListBucketResult>",
+            keys.len()
+        )
+        .into_bytes(),
+    )
+}
+
+/// Red team s36 RD11: replacing an S3 output store removes nothing a listing names
+/// outside the store's prefix; such a listing (a server that ignores the prefix asked
+/// for, or lies) is refused, for reading too.
+/// Before: `ncgen -o s3://bkt/out.zarr` exited 0 after its bulk delete named every key
+/// the listing gave: `precious/data.bin`, `other.zarr/.zgroup`, `out.zarrX/keep`.
+#[test]
+fn a_listing_naming_keys_outside_the_store_removes_and_reads_nothing() {
+    let server = Server::start(|head| {
+        let line = head.lines().next().unwrap_or_default();
+        if line.contains("list-type") {
+            listing_of(&[
+                "out.zarr/.zgroup",
+                "precious/data.bin",
+                "other.zarr/.zgroup",
+                "out.zarrX/keep",
+            ])
+        } else if line.starts_with("HEAD /bkt/out.zarr/.zgroup") {
+            Answer::Head(18)
+        } else if line.starts_with("GET /bkt/out.zarr/.zgroup") {
+            Answer::Fixed("200 OK", String::new(), b"{\"zarr_format\": 2}".to_vec())
+        } else if line.starts_with("PUT") || line.starts_with("POST") || line.starts_with("DELETE")
+        {
+            Answer::Fixed("200 OK", "ETag: \"e\"\r\n".into(), Vec::new())
+        } else {
+            Answer::Fixed("404 Not Found", String::new(), Vec::new())
+        }
+    });
+    let dir = crate::support::scratch();
+    let cdl = dir.path().join("s.cdl");
+    std::fs::write(
+        &cdl,
+        "netcdf s { dimensions: x = 2 ; variables: int v(x) ; data: v = 1, 2 ; }\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let env = s3_env(&server.url());
+    let cdl_text = cdl.to_string_lossy().into_owned();
+    let made = run_ours_with_env(
+        "ncgen",
+        ["-o", "s3://bkt/out.zarr", cdl_text.as_str()],
+        &borrowed(&env),
+    );
+    let done = made.assert_within(300, 60);
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(done.stderr.contains("not under it"), "{}", done.stderr);
+    let removing: Vec<String> = server
+        .requests()
+        .into_iter()
+        .filter(|r| r.starts_with("POST") || r.starts_with("DELETE"))
+        .collect();
+    assert!(removing.is_empty(), "{removing:?}");
+
+    let dumped = run_ours_with_env(
+        "ncdump",
+        ["-h", "s3://bkt/out.zarr#mode=zarr,noconsolidated"],
+        &borrowed(&env),
+    );
+    let done = dumped.assert_within(300, 60);
+    assert_eq!(done.code, Some(1), "{}", done.stderr);
+    assert!(done.stderr.contains("not under it"), "{}", done.stderr);
+}

@@ -229,6 +229,34 @@ impl ObjectKvStore {
         })
     }
 
+    /// Refuses a listing of `under` (the path of `prefix`) that named a key not below it:
+    /// the server does not honour the prefix asked for, and what it named may be anyone's
+    /// (red team s36 RD11: the replacement of `out.zarr` deleted `precious/data.bin` and
+    /// other stores a server that ignored the prefix listed).
+    fn check_below<'a>(
+        &self,
+        prefix: &StoreKey,
+        under: &ObjectPath,
+        mut found: impl Iterator<Item = &'a ObjectPath>,
+    ) -> Result<(), StorageError> {
+        let below = |p: &ObjectPath| {
+            under.as_ref().is_empty()
+                || (p.prefix_matches(under) && p.parts().count() > under.parts().count())
+        };
+        match found.find(|p| !below(p)) {
+            None => Ok(()),
+            Some(outside) => Err(StorageError::Io {
+                what: self.describe(prefix),
+                source: std::io::Error::other(format!(
+                    "the server's listing of it named `{}`, which is not under it: the server \
+                     does not keep to the prefix asked for, and nctools neither reads nor \
+                     removes anything through such a listing",
+                    store::escape_for_message(outside.as_ref())
+                )),
+            }),
+        }
+    }
+
     /// The object path of `key`.
     fn path(&self, key: &StoreKey) -> ObjectPath {
         let full = match (self.prefix.is_empty(), key.is_root()) {
@@ -593,6 +621,15 @@ impl kv::ListableStore for ObjectKvStore {
             Some(pager) => self.list_pages(pager, prefix, &path)?,
             None => self.list_with_delimiter(prefix, at)?,
         };
+        self.check_below(
+            prefix,
+            &path,
+            listed
+                .objects
+                .iter()
+                .map(|o| &o.location)
+                .chain(&listed.common_prefixes),
+        )?;
         let name = |p: &ObjectPath| p.filename().map(str::to_string);
         let mut listing = Listing {
             values: listed
@@ -701,6 +738,7 @@ impl kv::WritableStore for ObjectKvStore {
                 listed.0
             }
         };
+        self.check_below(prefix, &path, listed.iter())?;
         let client = Arc::clone(&self.client);
         self.run(async {
             // Metadata documents first, the root's first of all, so that what is left

@@ -123,7 +123,12 @@ pub fn refuse_nczarr_only(
     )))
 }
 
-fn filters_of(codecs: &[Value], array: &ZarrArray<'_>) -> Result<Vec<FilterSpec>, CodecFail> {
+/// The HDF5 filters of `codecs` with their parameters for `array` (szip's from its type
+/// and shape); a codec nctools lacks is [`CodecFail::Unavailable`].
+pub(crate) fn filters_of(
+    codecs: &[Value],
+    array: &ZarrArray<'_>,
+) -> Result<Vec<FilterSpec>, CodecFail> {
     codecs
         .iter()
         .map(|c| match codecs::zarr_codec::filter_of_codec(c) {
@@ -140,7 +145,8 @@ fn filters_of(codecs: &[Value], array: &ZarrArray<'_>) -> Result<Vec<FilterSpec>
         .collect()
 }
 
-/// Encodes one chunk of `array` through `codecs` (filters, then the compressor).
+/// Encodes one chunk of `array` through `codecs` (filters, then the compressor), with the
+/// chain built once for the array ([`crate::chain`]).
 pub fn encode_chain(
     codecs: &[Value],
     array: &ZarrArray<'_>,
@@ -149,28 +155,18 @@ pub fn encode_chain(
     if codecs.is_empty() {
         return Ok(input);
     }
-    if let Some(stages) = others_of(codecs)? {
-        return encode_mixed(codecs, &stages, array, input);
-    }
-    let filters = filters_of(codecs, array)?;
-    codecs::numcodecs::encode_pipeline(&filters, array.element_size, input)
-        .map_err(|e| CodecFail::Failed(e.to_string()))
+    crate::chain::chain(codecs, array)?.encode(input)
 }
 
 /// Decodes one chunk of `array` through `codecs` (the compressor first), bounded by
-/// `max_output`.
+/// `max_output`, with the chain built once for the array ([`crate::chain`]).
 pub fn decode_chain(
     codecs: &[Value],
     array: &ZarrArray<'_>,
     input: Vec<u8>,
     max_output: usize,
 ) -> Result<Vec<u8>, CodecFail> {
-    if let Some(stages) = others_of(codecs)? {
-        return decode_mixed(codecs, &stages, array, input, max_output);
-    }
-    let filters = filters_of(codecs, array)?;
-    codecs::numcodecs::decode_pipeline(&filters, array.element_size, &input, max_output)
-        .map_err(|e| CodecFail::Failed(e.to_string()))
+    crate::chain::chain(codecs, array)?.decode(input, max_output)
 }
 
 /// The codecs of a Zarr version 3 array for the chain `codecs` (numcodecs JSON, filters
@@ -241,72 +237,6 @@ pub fn widened(codecs: &[Value], decoded: usize) -> usize {
                 n
             }
         })
-}
-
-/// For each codec of `codecs`, its [`Codec`] when it has no HDF5 filter (its
-/// configuration checked), else `None`; `None` for all when every codec has a filter.
-fn others_of(codecs: &[Value]) -> Result<Option<Vec<Option<Codec>>>, CodecFail> {
-    let stages = codecs
-        .iter()
-        .map(|c| Codec::from_config(c).transpose())
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| CodecFail::Failed(e.to_string()))?;
-    Ok(stages.iter().any(Option::is_some).then_some(stages))
-}
-
-/// Encodes one chunk through `codecs`, some of which have no HDF5 filter (`stages`).
-fn encode_mixed(
-    codecs: &[Value],
-    stages: &[Option<Codec>],
-    array: &ZarrArray<'_>,
-    mut data: Vec<u8>,
-) -> Result<Vec<u8>, CodecFail> {
-    for (codec, stage) in codecs.iter().zip(stages) {
-        data = match stage {
-            Some(other) => other
-                .encode(&data)
-                .map_err(|e| CodecFail::Failed(e.to_string()))?,
-            None => {
-                let filters = filters_of(std::slice::from_ref(codec), array)?;
-                codecs::numcodecs::encode_pipeline(&filters, array.element_size, data)
-                    .map_err(|e| CodecFail::Failed(e.to_string()))?
-            }
-        };
-    }
-    Ok(data)
-}
-
-/// Decodes one chunk through `codecs`, some of which have no HDF5 filter (`stages`),
-/// each stage bounded by what the stage after it may take (the last by `max_output`).
-fn decode_mixed(
-    codecs: &[Value],
-    stages: &[Option<Codec>],
-    array: &ZarrArray<'_>,
-    mut data: Vec<u8>,
-    max_output: usize,
-) -> Result<Vec<u8>, CodecFail> {
-    let mut bounds = Vec::with_capacity(stages.len());
-    let mut bound = max_output;
-    for stage in stages {
-        bounds.push(bound);
-        // A filter's chunk may hold a checksum or framing on top of its data.
-        bound = stage
-            .as_ref()
-            .map_or(bound.saturating_add(1 << 16), |c| c.max_encoded_len(bound));
-    }
-    for ((codec, stage), bound) in codecs.iter().zip(stages).zip(bounds).rev() {
-        data = match stage {
-            Some(other) => other
-                .decode(&data, bound)
-                .map_err(|e| CodecFail::Failed(e.to_string()))?,
-            None => {
-                let filters = filters_of(std::slice::from_ref(codec), array)?;
-                codecs::numcodecs::decode_pipeline(&filters, array.element_size, &data, bound)
-                    .map_err(|e| CodecFail::Failed(e.to_string()))?
-            }
-        };
-    }
-    Ok(data)
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 mod append_lock;
 mod attrs;
 mod capabilities;
+mod chain;
 mod chunk_reader;
 mod codec;
 mod dtype;
