@@ -32,13 +32,10 @@ impl Failure {
         }
     }
 
-    /// Prints `tool: message` on stderr, every terminal control in it escaped, and
-    /// returns the exit code.
+    /// Prints `tool: message` on stderr, every URL's password and query in it redacted,
+    /// every terminal control escaped, and returns the exit code.
     pub fn report(&self, tool: &str) -> i32 {
-        eprintln!(
-            "{tool}: {}",
-            store::escape_message(&format!("{:#}", self.error))
-        );
+        eprintln!("{tool}: {}", shown(&format!("{:#}", self.error)));
         self.code
     }
 }
@@ -46,10 +43,14 @@ impl Failure {
 /// Prints `tool: warning: text` on stderr, every terminal control in it escaped: the one
 /// way a warning reaches the terminal, as [`Failure::report`] is for errors.
 pub fn warn(tool: &str, text: impl std::fmt::Display) {
-    eprintln!(
-        "{tool}: warning: {}",
-        store::escape_message(&text.to_string())
-    );
+    eprintln!("{tool}: warning: {}", shown(&text.to_string()));
+}
+
+/// A message as it is shown: the password and query of every URL in it redacted (a URL
+/// for libnetcdf, `https://user:pass@host/...`, is named as the user typed it), and every
+/// terminal control escaped.
+fn shown(text: &str) -> String {
+    store::escape_message(&store::redact_url(text))
 }
 
 /// Reports a command-line parsing error from clap: help and version go to stdout with

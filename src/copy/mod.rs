@@ -90,7 +90,7 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         // Before any data moves: a target that cannot be written, or is the input.
         crate::storage::output_check::check(target, &[source]).map_err(Failure::runtime)?;
     }
-    crash_guard::set_file(source, crash_guard::Role::Input);
+    crash_guard::set_file(&store::redact_url(source), crash_guard::Role::Input);
     crash_guard::set_activity("opening the file");
     let input = crate::storage::open_with(
         source,

@@ -232,7 +232,7 @@ fn run(args: &DumpArgs, order: Order) -> Result<(), Failure> {
     };
     let special = special_options(&args.special_options)?;
     let options = options(args, path, order, special)?;
-    crash_guard::set_file(path, crash_guard::Role::Input);
+    crash_guard::set_file(&store::redact_url(path), crash_guard::Role::Input);
     crash_guard::set_activity("opening the file");
     let input = crate::storage::InputOptions {
         in_memory: special.in_memory,

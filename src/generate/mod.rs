@@ -150,7 +150,7 @@ fn run(args: &GenerateArgs) -> Result<(), Failure> {
         crate::storage::output_check::check(&target, &inputs).map_err(Failure::runtime)?;
     }
     crate::interrupt::Interrupted::check().map_err(|e| Failure::runtime(e.into()))?;
-    crash_guard::set_file(&target, crash_guard::Role::Output);
+    crash_guard::set_file(&store::redact_url(&target), crash_guard::Role::Output);
     crash_guard::set_activity("creating the file");
     let output = named_output
         .filter(|o| o.target() == target)

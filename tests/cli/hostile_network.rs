@@ -1059,3 +1059,42 @@ fn a_listing_naming_keys_outside_the_store_removes_and_reads_nothing() {
     assert_eq!(done.code, Some(1), "{}", done.stderr);
     assert!(done.stderr.contains("not under it"), "{}", done.stderr);
 }
+
+/// Red team s36 RD6, RD7: DAP4 URLs are refused before libnetcdf is asked (its DAP4
+/// client reads past the data a server sends when the server turns checksums off), and
+/// the password of a URL for libnetcdf is shown nowhere.
+/// Before: a DAP4 server declaring 4,000 values and sending one made ncdump print 16,000
+/// bytes of the process's memory as data, exit 0; `http://user:PASSWORD@...` was printed
+/// in every message.
+#[test]
+fn dap4_urls_are_refused_and_dap_passwords_are_not_shown() {
+    let server = dap_server(4, None);
+    let port = server.port;
+    for url in [
+        format!("dap4://127.0.0.1:{port}/x"),
+        format!("http://127.0.0.1:{port}/x#dap4"),
+        format!("http://127.0.0.1:{port}/x#mode=dap4"),
+        format!("https://127.0.0.1:{port}/x#protocol=dap4&log"),
+    ] {
+        for tool in ["ncdump", "nccopy"] {
+            let mut test = Test::ours(tool).arg(&url);
+            if tool == "nccopy" {
+                test = test.arg("/dev/null");
+            }
+            let run = test.run();
+            assert_eq!(run.code, Some(1), "{tool} {url}: {}", run.stderr);
+            assert!(run.stderr.contains("DAP4"), "{tool} {url}: {}", run.stderr);
+        }
+    }
+    assert!(server.requests().is_empty(), "{:?}", server.requests());
+
+    let url = format!("http://someone:hunter2secret@127.0.0.1:{port}/x");
+    let dump = Test::ours("ncdump").arg(&url).run();
+    assert_eq!(dump.code, Some(1), "{}", dump.stderr);
+    assert!(!dump.stderr.contains("hunter2secret"), "{}", dump.stderr);
+    assert!(
+        dump.stderr.contains("http://***@127.0.0.1"),
+        "{}",
+        dump.stderr
+    );
+}

@@ -152,6 +152,24 @@ fn refusal_before(path: &str, c_path: &CStr) -> Option<NcError> {
     })
 }
 
+/// Whether `path` is a URL libnetcdf would read with its DAP4 client: the scheme `dap4`
+/// (`dap4s`), or the word `dap4` in its fragment (`#dap4`, `#mode=dap4`,
+/// `#protocol=dap4`).
+fn is_dap4_url(path: &str) -> bool {
+    if !store::is_url(path) {
+        return false;
+    }
+    let lower = path.to_ascii_lowercase();
+    if lower.starts_with("dap4:") || lower.starts_with("dap4s:") {
+        return true;
+    }
+    lower.split_once('#').is_some_and(|(_, fragment)| {
+        fragment
+            .split(['&', ',', '=', '#'])
+            .any(|word| word.trim() == "dap4")
+    })
+}
+
 impl NcFile {
     /// Opens `path` (a file path or an NCZarr URL) read-only.
     pub fn open(path: &str) -> Result<Self, NcError> {
@@ -177,6 +195,17 @@ impl NcFile {
             if let Some(refusal) = refusal_before(path, &c_path) {
                 return Err(refusal);
             }
+        }
+        if is_dap4_url(path) {
+            return Err(NcError {
+                kind: store::ErrorKind::Unsupported,
+                message: "nctools does not read DAP4 URLs: libnetcdf's DAP4 client reads \
+                          past the data a server sends when the server turns its checksums \
+                          off (it printed the process's memory as values, exit 0); read the \
+                          dataset through its DAP2 URL (no `dap4` in it), or download it"
+                    .into(),
+                context: store::redact_url(path),
+            });
         }
         let names = name_capacity(path)?;
         if store::is_url(path) {

@@ -100,7 +100,8 @@ impl Drop for Catching {
         crash_guard::set_report_fd(2);
         let (text, more) = read_from(&capture.text, 0);
         if !text.is_empty() || more > 0 {
-            let mut shown = store::escape_message(&String::from_utf8_lossy(&text));
+            let text = store::redact_url(&String::from_utf8_lossy(&text));
+            let mut shown = store::escape_message(&text);
             if more > 0 {
                 shown.push_str(&format!(
                     "\n({more} more bytes from the library not shown)\n"
