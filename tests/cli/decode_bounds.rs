@@ -273,9 +273,9 @@ fn our_plugins_in_another_program_stop_taking_chunks_its_cache_miscounts() {
     };
     let dir = scratch();
     let bombs = oversized_chunks_file(&python, dir.path(), "bombs.h5", 16, "bytes(200_000_000)");
-    // The default limit (1 GiB with the chunk): four or five chunks are taken.
+    // The default limit (what the program held, plus 512 MiB): two or three are taken.
     let dumped = reference_dump_with_our_plugins(&ncdump, &bombs, None);
-    let run = dumped.assert_within(1300, 120);
+    let run = dumped.assert_within(800, 120);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     assert!(
         run.stderr.contains("NCTOOLS_PLUGIN_MEMORY_LIMIT"),
@@ -287,6 +287,19 @@ fn our_plugins_in_another_program_stop_taking_chunks_its_cache_miscounts() {
     let dumped = reference_dump_with_our_plugins(&ncdump, &bombs, Some("256M"));
     let run = dumped.assert_within(CEILING_MIB, 60);
     assert_eq!(run.code, Some(1), "{}", run.stderr);
+    // Red team s36 RD2: chunks just under a size the rule once left alone (16 MiB), many
+    // of them. Before this rule's second form: 3.15 GB from 21 KB.
+    let medium = oversized_chunks_file(
+        &python,
+        dir.path(),
+        "medium.h5",
+        200,
+        "bytes((16 << 20) - 4)",
+    );
+    let dumped = reference_dump_with_our_plugins(&ncdump, &medium, None);
+    let run = dumped.assert_within(800, 120);
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    eprintln!("chunks of 16 MiB: peak {} MiB", dumped.peak_mib);
 
     // Four chunks of 20 MB of ordinary values (bzip2 keeps them at more than a 64th) are read
     // even with a limit the program is already over.

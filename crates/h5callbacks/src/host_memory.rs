@@ -3,45 +3,56 @@
 //! HDF5 tells a filter neither the chunk's size nor when it frees the chunk, and its chunk
 //! cache counts a chunk at its declared size: a file of tiny chunks, each a few hundred
 //! bytes that decode to 200 MB, had the reference `ncdump`, `h5dump` and h5py keep every
-//! one (3.15 GB from 6 KB, and without end but the address space for more chunks). So in
-//! a program other than nctools (no chunk size set by nctools for the variable being read,
-//! see `codecs::with_decoded_chunk_limit`), a chunk that would decode past
-//! [`LARGE_CHUNK`] at more than [`SUSPECT_GROWTH`] times its stored size is refused once
-//! the program's resident memory and the chunk together pass the limit
-//! (`NCTOOLS_PLUGIN_MEMORY_LIMIT`, [`DEFAULT_LIMIT`] by default). Ordinary chunks, and
-//! large chunks of ordinary data, are never refused; nctools itself bounds every chunk by
-//! its variable's chunk size instead.
+//! one (3.15 GB from 6 KB, and without end but the address space for more chunks; red
+//! team s35 RB14), and chunks just under any size left out of the rule did the same in
+//! more of them (s36 RD2: 200 chunks of 16 MiB from 21 KB). So in a program other than
+//! nctools (no chunk size set by nctools for the variable being read, see
+//! `codecs::with_decoded_chunk_limit`), a chunk that decodes past [`SMALL_CHUNK`] at more
+//! than [`SUSPECT_GROWTH`] times its stored size is refused once the program's resident
+//! memory and the chunk together pass the limit: what the program held when our filters
+//! first met such a chunk, plus [`DEFAULT_GROWTH`] (`NCTOOLS_PLUGIN_MEMORY_LIMIT` sets the
+//! limit itself instead). A cache holds one chunk per slot (a few hundred to a few
+//! thousand slots), so the chunks below [`SMALL_CHUNK`] add at most a few tens of MB.
+//! Chunks of ordinary data are never refused; nctools itself bounds every chunk by its
+//! variable's chunk size instead.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-/// Decoded chunks up to this size are never refused (netCDF-C's default chunks are at
-/// most 4 MiB, h5py's and zarr-python's about 1 MiB).
-pub const LARGE_CHUNK: usize = 16 << 20;
+/// Decoded chunks up to this size are never refused.
+pub const SMALL_CHUNK: usize = 64 << 10;
 
 /// How many times its stored size a large chunk may grow to before it is suspect.
 pub const SUSPECT_GROWTH: usize = 64;
 
-/// The resident memory a program may hold, with the chunk, before a suspect chunk is
-/// refused.
-pub const DEFAULT_LIMIT: usize = 1 << 30;
+/// How much suspect chunks may grow a program past what it held when our filters first
+/// met one.
+pub const DEFAULT_GROWTH: usize = 512 << 20;
 
 /// Whether the program may take a chunk of `stored` bytes decoded to `decoded` bytes.
 /// Says why on standard error, once per process, when it may not.
 pub(crate) fn may_take(filter_id: u32, stored: usize, decoded: usize) -> bool {
     if codecs::decoded_chunk_limit().is_some()
-        || decoded <= LARGE_CHUNK
+        || decoded <= SMALL_CHUNK
         || decoded / stored.max(1) <= SUSPECT_GROWTH
     {
         return true;
     }
-    let limit = settings::plugin_memory_limit().unwrap_or(DEFAULT_LIMIT);
     let held = resident_bytes().unwrap_or(0);
+    let limit = settings::plugin_memory_limit()
+        .unwrap_or_else(|| baseline(held).saturating_add(DEFAULT_GROWTH));
     if held.saturating_add(decoded) <= limit {
         return true;
     }
     explain_once(filter_id, stored, decoded, held, limit);
     false
+}
+
+/// What the program held when our filters first met a suspect chunk (`now`, the first
+/// time).
+fn baseline(now: usize) -> usize {
+    static FIRST: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *FIRST.get_or_init(|| now)
 }
 
 /// The program's resident memory in bytes (`VmRSS` of `/proc/self/status`).
