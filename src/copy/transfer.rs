@@ -269,11 +269,26 @@ impl Transfer<'_> {
         chunked: bool,
     ) -> anyhow::Result<()> {
         let mut buffer = RawBuffer::new();
+        let size = self.dataset.type_size(plan.type_ref).max(1);
+        // Not along an unlimited dimension: the writes are what give it its length.
+        let unwritten = if plan.grows {
+            None
+        } else {
+            self.writer.unwritten_value(&plan.path, size)
+        };
         for (start, count) in slabs.slabs() {
             progress.check_interrupt()?;
             self.input
                 .read_raw(&plan.path, &start, &count, &mut buffer)
                 .map_err(|e| read_error(plan, e))?;
+            if unwritten
+                .as_deref()
+                .is_some_and(|fill| only_value(buffer.as_bytes(), fill))
+            {
+                // What the output reads where nothing is written: nothing to write.
+                progress.advance(buffer.len() as u64);
+                continue;
+            }
             if chunked {
                 let feed = ChunkFeed::Slab {
                     start: &start,
@@ -311,6 +326,14 @@ impl Transfer<'_> {
         }
         Ok(())
     }
+}
+
+/// Whether `bytes` holds nothing but copies of `value` (and at least one).
+fn only_value(bytes: &[u8], value: &[u8]) -> bool {
+    !value.is_empty()
+        && !bytes.is_empty()
+        && bytes.len() % value.len() == 0
+        && bytes.chunks_exact(value.len()).all(|v| v == value)
 }
 
 /// Whether libnetcdf can change the variable's chunk cache: it reopens the HDF5 dataset

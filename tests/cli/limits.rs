@@ -840,3 +840,35 @@ fn a_large_char_chunk_is_weighed_at_a_byte_a_character() {
         &dumped[..dumped.len().min(400)]
     );
 }
+
+/// Red team s36 RE3: a read through libnetcdf spans at most a few thousand chunks, so a
+/// variable of 200,000 one-value chunks costs what its values cost, however few of its
+/// chunks are written.
+/// Before: libhdf5 built a record of several kilobytes for every chunk one read touched:
+/// an 8 KB file took ncdump and nccopy (to netCDF-4 and to Zarr) to 1.31 GB, and a file of
+/// a million one-value chunks, which our own ncgen writes, could not be read at all (3.7 GB,
+/// then "HDF error"); the reference nccopy reads chunk by chunk (24 MB).
+#[test]
+fn a_variable_of_many_small_chunks_is_read_in_bounded_memory() {
+    let dir = scratch();
+    let cdl = "netcdf many {\ndimensions:\n\tx = 200000 ;\nvariables:\n\tbyte v(x) ;\n\
+               \t\tv:_ChunkSizes = 1 ;\ndata:\n\n v = 7 ;\n}\n";
+    let made = ncgen(dir.path(), "many", cdl, &["-k", "nc4"]);
+    assert_eq!(made.code, Some(0), "{}", made.stderr);
+    let file = dir.path().join("many.nc");
+    let dumped = run_ours("ncdump", [&file]);
+    let run = dumped.assert_within(300, 120);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        run.stdout.contains(" v = 7, -127, -127,"),
+        "{}",
+        &run.stdout[..run.stdout.len().min(400)]
+    );
+    for out in ["copy.nc", "copy.zarr"] {
+        let target = dir.path().join(out);
+        let copied = run_ours("nccopy", [&file, &target]);
+        let run = copied.assert_within(300, 120);
+        assert_eq!(run.code, Some(0), "{out}: {}", run.stderr);
+        eprintln!("{out}: peak {} MiB", copied.peak_mib);
+    }
+}

@@ -453,3 +453,54 @@ for v in "tizf":
         dump.stdout
     );
 }
+
+/// Total bytes of the files under `path` (a file, or a directory's tree).
+fn disk_bytes(path: &Path) -> u64 {
+    if path.is_file() {
+        return fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    }
+    fs::read_dir(path)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| disk_bytes(&e.path()))
+        .sum()
+}
+
+/// Red team s36 RD1: a copy into a new Zarr store writes no slab that holds nothing but
+/// the fill value (what every reader takes a chunk never written for), so a variable
+/// declared large and never written costs no disk; values written keep their chunks, and
+/// the copy reads back as the input.
+/// Before: a 6 KB netCDF-4 file declaring `int v(2000000000)`, nothing written, became
+/// 7.8 GB of chunks of zeros, in a directory store and in a `.zarr.zip`.
+#[test]
+fn a_variable_declared_large_and_never_written_costs_no_disk_in_zarr() {
+    let dir = scratch();
+    let cdl = dir.path().join("empty.cdl");
+    fs::write(
+        &cdl,
+        "netcdf e {\ndimensions:\n\tm = 200000000 ;\n\tn = 8 ;\nvariables:\n\tint v(m) ;\n\
+         \tint w(n) ;\n\t\tw:_FillValue = -1 ;\ndata:\n\n w = 1, _, _, 4, _, _, _, _ ;\n}\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let nc = dir.path().join("empty.nc");
+    ok(
+        "ncgen",
+        Test::ours("ncgen")
+            .args(["-k", "nc4", "-o"])
+            .arg(&nc)
+            .arg(&cdl)
+            .run(),
+    );
+    assert!(disk_bytes(&nc) < 100_000);
+    let expected = dump(&nc);
+    for out in ["out.zarr", "out.zarr.zip"] {
+        let store = dir.path().join(out);
+        ok(out, Test::ours("nccopy").arg(&nc).arg(&store).run());
+        let bytes = disk_bytes(&store);
+        assert!(bytes < 100_000, "{out}: {bytes} bytes");
+        let head = Test::ours("ncdump").args(["-v", "w"]).arg(&store).run();
+        assert!(ok(out, head).contains(" w = 1, _, _, 4, _, _, _, _ ;"));
+    }
+    assert!(expected.contains("int v(m) ;"));
+}

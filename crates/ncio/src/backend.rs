@@ -197,6 +197,12 @@ impl StoreWriter for NcWriter {
         NcWriter::layout(self, self.handle_of(var)?)
     }
 
+    fn unwritten_value(&self, var: &VarPath, size: usize) -> Option<Vec<u8>> {
+        // A new file: where nothing is written, libnetcdf and HDF5 give the fill value.
+        let handle = self.handle_of(var).ok()?;
+        NcWriter::unwritten_value(self, handle, size).ok().flatten()
+    }
+
     fn write_raw(
         &self,
         var: &VarPath,

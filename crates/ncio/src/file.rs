@@ -313,7 +313,7 @@ impl NcFile {
     /// own type layouts (`_dataset` is not trusted for them).
     pub fn read_slab(
         &self,
-        _dataset: &Dataset,
+        dataset: &Dataset,
         group_ncid: c_int,
         var: &Var,
         start: &[usize],
@@ -336,6 +336,30 @@ impl NcFile {
                 if let Some(values) = Values::from_native_bytes(atomic, &bytes) {
                     return Ok(values);
                 }
+            }
+        }
+        let pieces =
+            crate::read_pieces::pieces(start, count, &self.chunk_shape(group_ncid, var.id));
+        if pieces.len() > 1 {
+            // Each piece read, then appended to the ones before (row-major order).
+            let mut all: Option<Values> = None;
+            for (piece_start, piece_count) in &pieces {
+                let piece = self.read_slab(dataset, group_ncid, var, piece_start, piece_count)?;
+                match &mut all {
+                    None => all = Some(piece),
+                    Some(all) => {
+                        if !all.extend_from(&piece) {
+                            return Err(NcError {
+                                kind: store::ErrorKind::Corrupt,
+                                message: "pieces of one read came back as different types".into(),
+                                context: context(),
+                            });
+                        }
+                    }
+                }
+            }
+            if let Some(all) = all {
+                return Ok(all);
             }
         }
         if matches!(var.type_ref, ncmodel::TypeRef::User(_)) {

@@ -30,6 +30,7 @@ mod plugin_codecs;
 mod plugin_scan;
 mod plugins;
 mod raw;
+mod read_pieces;
 mod schema;
 mod storage;
 mod storage_size;

@@ -53,7 +53,33 @@ impl NcFile {
             .open_file()
             .group(group_ncid)
             .ok_or_else(|| foreign_group(self.path(), group_ncid))?;
+        let pieces = crate::read_pieces::pieces(start, count, &self.chunk_shape(group_ncid, varid));
+        if pieces.len() > 1 {
+            // Each piece read, then placed after the ones before (row-major order).
+            let mut piece = RawBuffer::new();
+            buf.resize(0);
+            for (piece_start, piece_count) in &pieces {
+                self.read_raw(group_ncid, varid, piece_start, piece_count, &mut piece)?;
+                let at = buf.len();
+                buf.resize(at + piece.len());
+                buf.as_bytes_mut()[at..].copy_from_slice(piece.as_bytes());
+            }
+            return Ok(());
+        }
         with_lib(|lib| values::get_vara_raw(lib, grp, varid, start, count, buf, &context))
+    }
+
+    /// The chunk shape of the variable `varid` of the group `group_ncid`; empty when it is
+    /// not chunked (or its chunking cannot be read).
+    pub(crate) fn chunk_shape(&self, group_ncid: c_int, varid: c_int) -> Vec<usize> {
+        let Some(grp) = self.open_file().group(group_ncid) else {
+            return Vec::new();
+        };
+        with_lib(|lib| crate::sys::inquire::var_chunking(lib, grp, varid, &String::new))
+            .ok()
+            .filter(|(layout, _)| *layout == 0)
+            .map(|(_, chunks)| chunks)
+            .unwrap_or_default()
     }
 
     /// Sets the chunk cache of one variable of a netCDF-4 file to `bytes` (0 turns caching
@@ -111,6 +137,19 @@ impl NcWriter {
         let file = self.open_file()?;
         let grp = self.group_of(file, var.group)?;
         with_lib(|lib| values::put_vara_raw(lib, grp, var.var, start, count, buf, &context))
+    }
+
+    /// The value one element of the variable (of a fixed-size atomic type of `size` bytes)
+    /// reads as where nothing is written, when fill is on for it.
+    pub(crate) fn unwritten_value(
+        &self,
+        var: VarHandle,
+        size: usize,
+    ) -> Result<Option<Vec<u8>>, NcError> {
+        let context = || format!("{}: fill value of variable id {}", self.target(), var.var);
+        let file = self.open_file()?;
+        let grp = self.group_of(file, var.group)?;
+        with_lib(|lib| crate::sys::inquire::var_fill_value(lib, grp, var.var, size, &context))
     }
 
     /// The layout the library gave the variable (chunk sizes included); classic files

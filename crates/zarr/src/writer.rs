@@ -961,6 +961,21 @@ impl StoreWriter for ZarrWriter {
             .ok_or_else(|| ZarrError::Invalid("no such variable".into()).into_store("layout"))
     }
 
+    fn unwritten_value(&self, var: &VarPath, size: usize) -> Option<Vec<u8>> {
+        // A new store only: a region or an append may write over chunks already there.
+        if self.region.is_some() || self.no_fill {
+            return None;
+        }
+        let state = self.lock();
+        let planned = state
+            .vars
+            .iter()
+            .find(|v| v.group_path == var.groups && v.var.name == var.name)?;
+        // Every reader takes a chunk never written for its fill value.
+        let meta = self.meta_of(planned, &state).ok()?;
+        meta.fill.filter(|fill| fill.len() == size)
+    }
+
     fn write_raw(
         &self,
         var: &VarPath,

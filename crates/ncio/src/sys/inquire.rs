@@ -415,6 +415,30 @@ pub(crate) fn var_no_fill(
     Ok(no_fill != 0)
 }
 
+/// The value a variable of a fixed-size atomic type of `size` bytes reads as where nothing
+/// was written (its fill value, libnetcdf's default when it has none), or `None` when
+/// fill is off for it.
+pub(crate) fn var_fill_value(
+    _lib: &Lib,
+    grp: Grp<'_>,
+    varid: c_int,
+    size: usize,
+    context: &dyn Fn() -> String,
+) -> Result<Option<Vec<u8>>, NcError> {
+    let mut no_fill: c_int = 0;
+    // The largest atomic type is 8 bytes; the buffer is as large whatever `size` says.
+    let mut value = [0u8; 8];
+    if size == 0 || size > value.len() {
+        return Ok(None);
+    }
+    // SAFETY: value has room for one value of any fixed-size atomic type (at most 8
+    // bytes, the caller's type, checked above); no_fill is a live local.
+    let status =
+        unsafe { nc_inq_var_fill(grp.id(), varid, &mut no_fill, value.as_mut_ptr().cast()) };
+    check(status, context)?;
+    Ok((no_fill == 0).then(|| value[..size].to_vec()))
+}
+
 /// A variable's filters, in pipeline order, with their parameters.
 pub(crate) fn var_filters(
     _lib: &Lib,
