@@ -313,7 +313,7 @@ impl NcFile {
     /// own type layouts (`_dataset` is not trusted for them).
     pub fn read_slab(
         &self,
-        dataset: &Dataset,
+        _dataset: &Dataset,
         group_ncid: c_int,
         var: &Var,
         start: &[usize],
@@ -344,7 +344,7 @@ impl NcFile {
             // Each piece read, then appended to the ones before (row-major order).
             let mut all: Option<Values> = None;
             for (piece_start, piece_count) in &pieces {
-                let piece = self.read_slab(dataset, group_ncid, var, piece_start, piece_count)?;
+                let piece = self.read_slab(_dataset, group_ncid, var, piece_start, piece_count)?;
                 match &mut all {
                     None => all = Some(piece),
                     Some(all) => {
