@@ -1178,3 +1178,46 @@ fn a_link_another_user_planted_in_a_sticky_directory_is_not_written_through() {
     ok("nccopy", Test::ours("nccopy").arg(&input).arg(&own).run());
     assert!(std::fs::metadata(&target).is_ok_and(|m| m.len() > 0));
 }
+
+/// Red team s36 RE8: an output nctools replaces keeps the permission bits of what it
+/// replaces, as a file rewritten in place does: a private file or store stays private.
+/// Before: every output was a new file with the default mode, so `chmod 600 out.nc` then
+/// `nccopy in.nc out.nc` left `out.nc` readable by everyone (and a 0700 store 0755).
+#[test]
+fn a_replaced_output_keeps_its_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch();
+    let input = small_nc4(dir.path(), "in.nc");
+    let cdl = dir.path().join("in.nc.cdl");
+    let mode = |p: &Path| {
+        std::fs::metadata(p)
+            .map(|m| m.permissions().mode() & 0o777)
+            .unwrap_or(0)
+    };
+    let private = |p: &Path, bits: u32| {
+        std::fs::set_permissions(p, std::fs::Permissions::from_mode(bits))
+            .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+    };
+    let file = dir.path().join("out.nc");
+    ok("nccopy", Test::ours("nccopy").arg(&input).arg(&file).run());
+    private(&file, 0o600);
+    ok("nccopy", Test::ours("nccopy").arg(&input).arg(&file).run());
+    assert_eq!(mode(&file), 0o600, "nccopy over a private file");
+    ok(
+        "ncgen",
+        Test::ours("ncgen").arg("-o").arg(&file).arg(&cdl).run(),
+    );
+    assert_eq!(mode(&file), 0o600, "ncgen over a private file");
+
+    let store = dir.path().join("out.zarr");
+    ok("nccopy", Test::ours("nccopy").arg(&input).arg(&store).run());
+    private(&store, 0o700);
+    ok("nccopy", Test::ours("nccopy").arg(&input).arg(&store).run());
+    assert_eq!(mode(&store), 0o700, "nccopy over a private store");
+
+    let zip = dir.path().join("out.zarr.zip");
+    ok("nccopy", Test::ours("nccopy").arg(&input).arg(&zip).run());
+    private(&zip, 0o640);
+    ok("nccopy", Test::ours("nccopy").arg(&input).arg(&zip).run());
+    assert_eq!(mode(&zip), 0o640, "nccopy over a private zip archive");
+}

@@ -189,6 +189,26 @@ pub fn create_temporary_file(
     })
 }
 
+/// Gives `temp`, the output about to be renamed onto `target`, the permission bits of
+/// what `target` is now (a file for a file, a directory for a directory), and its owner
+/// and group where the process may give them (root): a file rewritten in place keeps
+/// them, and so does an output nctools replaces, so that a user's private file (0600) or
+/// store (0700) stays private (red team s36 RE8: both became readable by everyone).
+/// Nothing is done when `target` does not exist or is of another kind.
+pub fn keep_permissions_of(target: &Path, temp: &Path) {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let (Ok(old), Ok(new)) = (std::fs::metadata(target), std::fs::symlink_metadata(temp)) else {
+        return;
+    };
+    if old.is_dir() != new.is_dir() || old.is_file() != new.is_file() {
+        return;
+    }
+    if rustix::process::geteuid().is_root() {
+        let _ = std::os::unix::fs::chown(temp, Some(old.uid()), Some(old.gid()));
+    }
+    let _ = std::fs::set_permissions(temp, std::fs::Permissions::from_mode(old.mode() & 0o777));
+}
+
 /// Replaces the file `target` with `bytes` as every output is written: into an exclusive,
 /// unpredictable, registered temporary file beside it ([`create_temporary_file`]), then
 /// renamed onto it, so that nothing is written into whatever is at `target` (a link there
@@ -202,6 +222,7 @@ pub fn replace_file(target: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let done = file
         .write_all(bytes)
         .and_then(|()| file.sync_all())
+        .map(|()| keep_permissions_of(&target, &temp))
         .and_then(|()| std::fs::rename(&temp, &target));
     if done.is_err() {
         let _ = std::fs::remove_file(&temp);

@@ -154,7 +154,10 @@ impl Destination {
     /// Moves the finished temporary file `temp` to its destination.
     fn deliver(&self, temp: &Path) -> std::io::Result<()> {
         match self {
-            Self::Rename(path) => std::fs::rename(temp, path),
+            Self::Rename(path) => {
+                cleanup::keep_permissions_of(path, temp);
+                std::fs::rename(temp, path)
+            }
             Self::Into(path) => {
                 let mut from = std::fs::File::open(temp)?;
                 let mut into = std::fs::OpenOptions::new().write(true).open(path)?;

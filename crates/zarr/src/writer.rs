@@ -708,6 +708,7 @@ impl ZarrWriter {
         // two renames.
         let old = temp.with_extension("old");
         let had_target = target.exists();
+        cleanup::keep_permissions_of(target, temp);
         if had_target {
             std::fs::rename(target, &old).map_err(|e| ZarrError::io(target, e))?;
         }

@@ -352,6 +352,7 @@ impl ZipWriter {
             .file
             .write_all_at(&directory, state.end)
             .and_then(|()| state.temp.file.set_len(state.end + directory.len() as u64))
+            .map(|()| cleanup::keep_permissions_of(&self.target, &state.temp.path))
             .and_then(|()| std::fs::rename(&state.temp.path, &self.target));
         write.map_err(|source| self.io_error(source))?;
         state.temp.kept = true;
