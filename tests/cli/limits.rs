@@ -872,3 +872,51 @@ fn a_variable_of_many_small_chunks_is_read_in_bounded_memory() {
         eprintln!("{out}: peak {} MiB", copied.peak_mib);
     }
 }
+
+/// Red team s36 RE4: each stored chunk is found by descending HDF5's chunk index, not by
+/// iterating it, so reading every chunk of a variable costs time in proportion to their
+/// number. The file is what netCDF4-python writes for `zlib=True, chunksizes=(1,)`.
+/// Before: HDF5 1.10's H5Dget_chunk_info_by_coord walked the whole index for each chunk:
+/// 20,000 chunks took 4.4 s, 40,000 22 s and 80,000 127 s in ncdump (211 s in nccopy;
+/// the reference 0.9 s); an unfiltered file of 140,000 chunks took nccopy 191 s.
+#[test]
+fn a_variable_of_many_stored_chunks_is_read_in_time_linear_in_them() {
+    let Some(python) = crate::support::netcdf4_python() else {
+        return;
+    };
+    let dir = scratch();
+    let file = dir.path().join("many.nc");
+    let program = format!(
+        "import netCDF4, numpy as np\n\
+         ds = netCDF4.Dataset({file:?}, 'w')\n\
+         ds.createDimension('x', 80000)\n\
+         v = ds.createVariable('v', 'i4', ('x',), zlib=True, chunksizes=(1,))\n\
+         v[:] = np.arange(80000)\n\
+         w = ds.createVariable('w', 'i4', ('x',), chunksizes=(1,))\n\
+         w[:] = np.arange(80000)\n\
+         ds.close()\n"
+    );
+    ok(
+        "netCDF4-python",
+        run(Command::new(&python).args(["-c", &program])),
+    );
+    // A 60-second CPU bound where the quadratic walk took 127 s for one variable and
+    // more for the copy; the linear one takes about a second.
+    let dumped = run_ours("ncdump", [&file]);
+    let done = dumped.assert_within(300, 60);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert!(
+        done.stdout.contains("79998, 79999 ;"),
+        "the last values are read"
+    );
+    let copy = dir.path().join("copy.nc");
+    let copied = run_ours("nccopy", [&file, &copy]);
+    let done = copied.assert_within(300, 60);
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    let again = run_ours("ncdump", [&copy]);
+    let redone = again.assert_within(300, 60);
+    assert_eq!(
+        crate::support::from_line(&redone.stdout, "data:"),
+        crate::support::from_line(&dumped.run.stdout, "data:")
+    );
+}

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::support::{
-    corpus, first_difference, ok, reference, run, scratch, skip, test_data, Test,
+    corpus, first_difference, netcdf4_python, ok, reference, run, scratch, skip, test_data, Test,
 };
 
 /// How one CDL fared.
@@ -168,18 +168,6 @@ fn program(name: &str) -> Option<PathBuf> {
         skip(&format!("{name} (scripts/setup installs it)"));
     }
     found
-}
-
-/// The project virtualenv's python with netCDF4-python, or `None` after a skip.
-fn netcdf4_python() -> Option<PathBuf> {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python3");
-    if python.is_file() && run(Command::new(&python).args(["-c", "import netCDF4"])).code == Some(0)
-    {
-        Some(python)
-    } else {
-        skip("netCDF4-python in the project virtualenv .venv");
-        None
-    }
 }
 
 /// The most of a dump the tests read: files declaring gigabytes of never-written data

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use crate::support::{first_difference, ok, run, scratch, skip, Run, Test};
+use crate::support::{first_difference, netcdf4_python, ok, run, scratch, Run, Test};
 
 /// The directory `scripts/install-plugins --debug DIR` filled, once per test run.
 fn installed() -> &'static Path {
@@ -40,20 +40,6 @@ fn installed() -> &'static Path {
     match result {
         Ok(dir) => dir,
         Err(why) => panic!("scripts/install-plugins failed:\n{why}"),
-    }
-}
-
-/// The project virtualenv's python with netCDF4-python and numpy, or `None` after a skip
-/// (a failure in CI).
-fn netcdf4_python() -> Option<PathBuf> {
-    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python3");
-    let works = python.is_file()
-        && run(Command::new(&python).args(["-c", "import netCDF4, numpy"])).code == Some(0);
-    if works {
-        Some(python)
-    } else {
-        skip("the project virtualenv .venv with netCDF4 and numpy");
-        None
     }
 }
 

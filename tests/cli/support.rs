@@ -415,17 +415,31 @@ pub fn send_signal(pid: u32, signal: nix::sys::signal::Signal) -> bool {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal).is_ok()
 }
 
-/// The project virtualenv's python with zarr (3.x), numcodecs and numpy, or `None` after
-/// a skip (a failure in CI).
-pub fn zarr_python() -> Option<PathBuf> {
+/// The project virtualenv's python when the program `check` runs in it, or `None` after a
+/// skip naming `what` it needs (a failure in CI).
+pub fn venv_python_where(check: &str, what: &str) -> Option<PathBuf> {
     let python = Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python3");
-    let check = "import zarr, numcodecs, numpy; assert int(zarr.__version__.split('.')[0]) >= 3";
     if python.is_file() && run(Command::new(&python).args(["-c", check])).code == Some(0) {
         Some(python)
     } else {
-        skip("the project virtualenv .venv with zarr (3.x), numcodecs and numpy");
+        skip(&format!("the project virtualenv .venv with {what}"));
         None
     }
+}
+
+/// The project virtualenv's python with zarr (3.x), numcodecs and numpy, or `None` after
+/// a skip (a failure in CI).
+pub fn zarr_python() -> Option<PathBuf> {
+    venv_python_where(
+        "import zarr, numcodecs, numpy; assert int(zarr.__version__.split('.')[0]) >= 3",
+        "zarr (3.x), numcodecs and numpy",
+    )
+}
+
+/// The project virtualenv's python with netCDF4-python and numpy, or `None` after a skip
+/// (a failure in CI).
+pub fn netcdf4_python() -> Option<PathBuf> {
+    venv_python_where("import netCDF4, numpy", "netCDF4 and numpy")
 }
 
 /// The temporary output of the process `pid` writing `out`, `.NAME.nctools-PID-RANDOM.tmp`
