@@ -127,7 +127,13 @@ impl Transfer<'_> {
             if plan.grows {
                 sink.set_shape(&plan.shape)?;
             }
-            for offset in store::grid::chunk_offsets(&plan.shape, chunk) {
+            let places = store::grid::chunk_count(&plan.shape, chunk) as u64;
+            let offsets: Box<dyn Iterator<Item = Vec<usize>>> =
+                match source.written_offsets(places)? {
+                    Some(written) => Box::new(written.into_iter()),
+                    None => Box::new(store::grid::chunk_offsets(&plan.shape, chunk)),
+                };
+            for offset in offsets {
                 progress.check_interrupt()?;
                 let stored = source.read(&offset).map_err(|e| read_error(plan, e))?;
                 if let Some(stored) = stored {

@@ -249,4 +249,22 @@ impl ChunkSource for StoredChunkReader<'_> {
     fn read(&self, offset: &[usize]) -> Result<Option<StoredChunk>, StoreError> {
         StoredChunkReader::read(self, offset)
     }
+
+    fn written_offsets(&self, places: u64) -> Result<Option<Vec<Vec<usize>>>, StoreError> {
+        // HDF5 1.10 lists its i-th chunk by walking its index from the start: listing
+        // `written` chunks costs about written²/2 steps, visiting the places one each.
+        let written = StoredChunkReader::written_chunks(self)?;
+        if written.saturating_mul(written) / 2 >= places {
+            return Ok(None);
+        }
+        match StoredChunkReader::layout(self, written)? {
+            store::StoredLayout::Chunked(found) => Ok(Some(
+                found
+                    .into_iter()
+                    .map(|place| place.index.iter().map(|i| *i as usize).collect())
+                    .collect(),
+            )),
+            _ => Ok(None),
+        }
+    }
 }

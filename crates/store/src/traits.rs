@@ -263,6 +263,16 @@ pub trait ChunkSource {
     /// The chunk whose first element is at `offset` (element indices, a multiple of the
     /// chunk shape); `None` when that chunk was never written.
     fn read(&self, offset: &[usize]) -> Result<Option<StoredChunk>, StoreError>;
+
+    /// The offsets of the chunks ever written, in row-major order, when the source can
+    /// list them for less than visiting each of the grid's `places` costs; `None` (the
+    /// default) has the caller visit every place. A grid declared with billions of places
+    /// and a few chunks written is then copied in the time of the few (red team s36 RE9:
+    /// a 9 KB file of 2^50 values in chunks of 2^20, one written, took hours).
+    fn written_offsets(&self, places: u64) -> Result<Option<Vec<Vec<usize>>>, StoreError> {
+        let _ = places;
+        Ok(None)
+    }
 }
 
 /// Writes the part of the whole chunk `chunk` at `offset` that lies in the variable
