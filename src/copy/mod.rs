@@ -73,7 +73,12 @@ fn run(args: &CopyArgs) -> Result<(), Failure> {
         return Err(Failure::usage(anyhow!("an input file is required")));
     };
     // The pool every backend encodes and decodes chunks on (`-j`).
-    crate::jobs::configure(args.jobs);
+    let remote = crate::storage::over_network(source)
+        || args
+            .output
+            .as_deref()
+            .is_some_and(crate::storage::over_network);
+    crate::jobs::configure(args.jobs, remote);
     let CopyJob {
         mut options,
         buffer_bytes,
@@ -229,7 +234,7 @@ fn try_filters(args: &CopyArgs, list: &str) -> Result<(), Failure> {
         }
         _ => return Err(Failure::usage(anyhow!("--try-filters needs an input file"))),
     };
-    crate::jobs::configure(args.jobs);
+    crate::jobs::configure(args.jobs, false);
     let quantize = args
         .quantize
         .iter()

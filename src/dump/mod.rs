@@ -223,7 +223,11 @@ fn filter_reports(args: &DumpArgs) -> Option<Result<(), Failure>> {
 }
 
 fn run(args: &DumpArgs, order: Order) -> Result<(), Failure> {
-    crate::jobs::configure(args.jobs);
+    let remote = args
+        .file
+        .as_deref()
+        .is_some_and(crate::storage::over_network);
+    crate::jobs::configure(args.jobs, remote);
     if let Some(result) = filter_reports(args) {
         return result;
     }

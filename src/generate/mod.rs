@@ -64,7 +64,11 @@ fn check_language(args: &GenerateArgs) -> Result<Option<code::Language>, Failure
 }
 
 fn run(args: &GenerateArgs) -> Result<(), Failure> {
-    crate::jobs::configure(args.jobs);
+    let remote = args
+        .output
+        .as_deref()
+        .is_some_and(crate::storage::over_network);
+    crate::jobs::configure(args.jobs, remote);
     if args.list_filters {
         return crate::inventory::print_filter_list(args.json).map_err(Failure::runtime);
     }

@@ -182,6 +182,18 @@ fn open_classic(path: &str, options: InputOptions) -> anyhow::Result<Box<dyn Sto
     Ok(Box::new(file))
 }
 
+/// Whether `target` (an input or output as given) is a store behind a network: an object
+/// store or an HTTP server, whose reads and writes mostly wait.
+pub fn over_network(target: &str) -> bool {
+    matches!(
+        Location::parse_input(target),
+        Ok(Location::Zarr(store::ZarrLocation {
+            root: store::StoreRoot::Remote(_),
+            ..
+        }))
+    )
+}
+
 /// The capabilities of a netCDF file read or written by libnetcdf.
 pub fn netcdf_file_capabilities() -> store::Capabilities {
     ncio::capabilities()
