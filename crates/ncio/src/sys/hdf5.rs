@@ -548,19 +548,30 @@ impl ChunkOrigin {
     /// Whether HDF5's chunk index has no address for the chunk at `offset` (one entry per
     /// dimension): it was never written.
     fn never_written(&self, offset: &[hsize_t]) -> bool {
-        let (mut mask, mut addr, mut size): (c_uint, u64, hsize_t) = (0, 0, 0);
-        // SAFETY: the dataset is open; offset has one entry per dimension (the caller's
-        // check); the three out-pointers are live.
+        self.chunk_info_by_coord(offset)
+            .is_some_and(|(_, address, _)| address == HADDR_UNDEF)
+    }
+
+    /// The filter mask, address and stored size HDF5's index iteration gives the chunk at
+    /// `offset` (one entry per dimension; the address undefined for a chunk never
+    /// written); `None` when HDF5 fails.
+    fn chunk_info_by_coord(&self, offset: &[hsize_t]) -> Option<(c_uint, u64, hsize_t)> {
+        if offset.len() != self.var.rank {
+            return None;
+        }
+        let (mut mask, mut address, mut size): (c_uint, u64, hsize_t) = (0, 0, 0);
+        // SAFETY: the dataset is open; offset has one entry per dimension (checked above);
+        // the three out-pointers are live.
         let status = unsafe {
             H5Dget_chunk_info_by_coord(
                 self.var.dataset.id,
                 offset.as_ptr(),
                 &mut mask,
-                &mut addr,
+                &mut address,
                 &mut size,
             )
         };
-        status >= 0 && addr == HADDR_UNDEF
+        (status >= 0).then_some((mask, address, size))
     }
 
     /// Where the dataset's data lies in the file: its layout and, for a chunked dataset,
@@ -712,21 +723,7 @@ impl ChunkOrigin {
         let mut cell: Vec<hsize_t> = vec![0; shape.len()];
         loop {
             let offset: Vec<hsize_t> = cell.iter().zip(chunks).map(|(i, c)| i * c).collect();
-            let (mut mask, mut address, mut size): (c_uint, u64, hsize_t) = (0, 0, 0);
-            // SAFETY: the dataset is open; offset has one entry per dimension; the three
-            // out-pointers are live.
-            let status = unsafe {
-                H5Dget_chunk_info_by_coord(
-                    self.var.dataset.id,
-                    offset.as_ptr(),
-                    &mut mask,
-                    &mut address,
-                    &mut size,
-                )
-            };
-            if status < 0 {
-                return None;
-            }
+            let (mask, address, size) = self.chunk_info_by_coord(&offset)?;
             if address != HADDR_UNDEF {
                 places.push(ChunkPlace {
                     index: offset,
