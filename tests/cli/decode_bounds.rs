@@ -1148,3 +1148,37 @@ fn ncgen_writes_no_value_or_nesting_that_nctools_would_refuse_to_read() {
         assert!(!out.exists());
     }
 }
+
+/// Red team s36 RE11: in another program our plugins refuse to encode a chunk larger than
+/// they would decode, saying so on standard error; h5py, whose filters are optional, then
+/// stores that chunk unfiltered, and the file reads back as written. A chunk refused on
+/// reading says so too.
+/// Before: h5py wrote 300 MB chunks through our plugins without a word, then could not
+/// read them ("filter returned failure during read"), with nothing naming the limit.
+#[test]
+fn our_plugins_encode_no_chunk_they_would_not_decode_and_say_why() {
+    let Some(python) = python() else {
+        return;
+    };
+    let dir = scratch();
+    let file = dir.path().join("big.h5");
+    let program = format!(
+        "import h5py, numpy as np\n\
+         with h5py.File({file:?}, 'w') as f:\n    \
+         f.create_dataset('v', data=np.arange(1_000_000, dtype='<i4'), chunks=(1_000_000,), \
+         compression=32015)\n\
+         print(int(h5py.File({file:?}, 'r')['v'][:].sum()))\n"
+    );
+    let done = run(Command::new(&python)
+        .args(["-c", &program])
+        .env("HDF5_PLUGIN_PATH", crate::plugins::plugin_path())
+        .env("NCTOOLS_CHUNK_LIMIT", "1M"));
+    assert_eq!(done.code, Some(0), "{}", done.stderr);
+    assert_eq!(done.stdout.trim(), "499999500000");
+    assert!(
+        done.stderr
+            .contains("refused to encode a chunk of 4000000 bytes"),
+        "{}",
+        done.stderr
+    );
+}

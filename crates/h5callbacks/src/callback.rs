@@ -66,9 +66,41 @@ pub(crate) fn run_filter<B: OutputBuffer>(
 ) -> Option<Output<B>> {
     let output = match direction {
         Direction::Decode => decode(id, input, decode_limit(id, params)),
-        Direction::Encode => encode(id, params, input),
+        Direction::Encode => {
+            // What would not be decoded is not encoded (red team s36 RE11: h5py wrote
+            // 300 MB chunks through our plugins that they then refused to read, silently).
+            let limit = callback_limit();
+            if crate::host_memory::in_another_program() && input.len() > limit {
+                crate::host_memory::say_once(
+                    id,
+                    &format!(
+                        "refused to encode a chunk of {} bytes: it is larger than the {limit} \
+                         bytes a chunk may decode to ({}=BYTES raises it, for writing and \
+                         reading alike); choose smaller chunks",
+                        input.len(),
+                        codecs::partial::CHUNK_LIMIT_VARIABLE
+                    ),
+                );
+                return None;
+            }
+            encode(id, params, input)
+        }
     };
     output.filter(|o| o.len > 0)
+}
+
+/// Says why a chunk that would decode past `limit` is refused (once per process).
+fn too_large(id: u32, limit: usize) {
+    if crate::host_memory::in_another_program() {
+        crate::host_memory::say_once(
+            id,
+            &format!(
+                "refused a chunk that decodes past {limit} bytes, the most a chunk may decode \
+                 to ({}=BYTES raises it, for a file you trust)",
+                codecs::partial::CHUNK_LIMIT_VARIABLE
+            ),
+        );
+    }
 }
 
 /// The most the filter `id` may decode a chunk to: [`callback_limit`], and no more than
@@ -87,7 +119,11 @@ fn decode_limit(id: u32, params: &[u32]) -> usize {
 fn decode<B: OutputBuffer>(id: u32, input: &[u8], limit: usize) -> Option<Output<B>> {
     let may_take = |size| crate::host_memory::may_take(id, input.len(), size);
     if let Some(size) = wire::decoded_size(id, input) {
-        if size == 0 || size > limit || !may_take(size) {
+        if size > limit {
+            too_large(id, limit);
+            return None;
+        }
+        if size == 0 || !may_take(size) {
             return None;
         }
         let mut buffer = B::zeroed(size)?;
@@ -97,7 +133,15 @@ fn decode<B: OutputBuffer>(id: u32, input: &[u8], limit: usize) -> Option<Output
     if let Some(stream) = codecs::partial::Stream::of_hdf5_filter(id) {
         // Counted first, then decoded once into a buffer of its exact size: a growing
         // Vec copied into HDF5's buffer cost about three times the chunk.
-        let size = codecs::partial::stream_len(stream, input, limit).ok()?;
+        let size = match codecs::partial::stream_len(stream, input, limit) {
+            Ok(size) => size,
+            Err(e) => {
+                if e.to_string().contains("decodes to more than") {
+                    too_large(id, limit);
+                }
+                return None;
+            }
+        };
         if !may_take(size) {
             return None;
         }

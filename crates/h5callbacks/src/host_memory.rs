@@ -32,9 +32,7 @@ pub const DEFAULT_GROWTH: usize = 512 << 20;
 /// Whether the program may take a chunk of `stored` bytes decoded to `decoded` bytes.
 /// Says why on standard error, once per process, when it may not.
 pub(crate) fn may_take(filter_id: u32, stored: usize, decoded: usize) -> bool {
-    if codecs::decoded_chunk_limit().is_some()
-        || decoded <= SMALL_CHUNK
-        || decoded / stored.max(1) <= SUSPECT_GROWTH
+    if !in_another_program() || decoded <= SMALL_CHUNK || decoded / stored.max(1) <= SUSPECT_GROWTH
     {
         return true;
     }
@@ -65,6 +63,25 @@ fn resident_bytes() -> Option<usize> {
 
 /// Prints why a chunk was refused, the first time one is.
 fn explain_once(filter_id: u32, stored: usize, decoded: usize, held: usize, limit: usize) {
+    say_once(
+        filter_id,
+        &format!(
+            "refused a chunk of {stored} bytes that decodes to {decoded} bytes while this \
+             program holds {} MiB: HDF5's chunk cache would keep it at its declared size. \
+             For a file you trust, set {}={}M or more (now {} MiB), or read with the chunk \
+             cache off.",
+            held >> 20,
+            settings::PLUGIN_MEMORY_LIMIT,
+            (held.saturating_add(decoded) >> 20) + 1,
+            limit >> 20,
+        ),
+    );
+}
+
+/// Says on standard error, the first time in the process a filter refuses a chunk, what
+/// the filter `filter_id` refused and why (`what`): HDF5 itself reports only "filter
+/// returned failure".
+pub(crate) fn say_once(filter_id: u32, what: &str) {
     static SAID: AtomicBool = AtomicBool::new(false);
     if SAID.swap(true, Ordering::SeqCst) {
         return;
@@ -73,13 +90,12 @@ fn explain_once(filter_id: u32, stored: usize, decoded: usize, held: usize, limi
         codecs::registry::codec_of_hdf5_id(filter_id).map_or("?", |c| c.entry().numcodecs_id);
     let _ = writeln!(
         std::io::stderr(),
-        "nctools' HDF5 filter {filter_id} ({name}): refused a chunk of {stored} bytes that \
-         decodes to {decoded} bytes while this program holds {} MiB: HDF5's chunk cache \
-         would keep it at its declared size. For a file you trust, set {}={}M or more \
-         (now {} MiB), or read with the chunk cache off.",
-        held >> 20,
-        settings::PLUGIN_MEMORY_LIMIT,
-        (held.saturating_add(decoded) >> 20) + 1,
-        limit >> 20,
+        "nctools' HDF5 filter {filter_id} ({name}): {what}"
     );
+}
+
+/// Whether the program is another than nctools (or nctools reading a variable whose chunk
+/// size it did not set): HDF5 then tells our filters no chunk size.
+pub(crate) fn in_another_program() -> bool {
+    codecs::decoded_chunk_limit().is_none()
 }
