@@ -613,3 +613,64 @@ fn variables_and_groups_named_as_zarr_documents_are_left_out() {
     );
     assert!(keys.iter().any(|k| k.as_str() == "ok/.zarray"), "{keys:?}");
 }
+
+/// Red team s36 RD12: a variable whose fill value or CF packing differs in a later file is
+/// named and left out, as a variable stored differently is: references take the first
+/// file's attributes, under which the later file's values would mean something else.
+/// Before: exit 0 without a word; xarray through the references read a later file's
+/// `_FillValue = 5` as the value 5 (NaN in the file itself), and its `scale_factor = 10`
+/// was dropped (values ten times too small).
+#[test]
+fn a_variable_whose_fill_or_packing_differs_in_one_file_is_named_and_left_out() {
+    let dir = scratch();
+    let cdl = "netcdf a { dimensions: time = UNLIMITED ; x = 3 ; variables: double time(time) ; \
+               float v(time, x) ; v:_ChunkSizes = 1, 3 ; data: time = 0, 1 ; v = 1,2,3,4,5,6 ; }";
+    let make = |name: &str, text: &str| {
+        let source = dir.path().join(format!("{name}.cdl"));
+        std::fs::write(&source, text).unwrap_or_else(|e| panic!("{e}"));
+        let file = dir.path().join(format!("{name}.nc"));
+        ok(
+            "ncgen",
+            Test::ours("ncgen")
+                .args(["-k", "nc4", "-o"])
+                .arg(&file)
+                .arg(&source)
+                .run(),
+        );
+        file
+    };
+    let a = make("a", cdl);
+    let later = cdl.replace("time = 0, 1", "time = 2, 3");
+    for (name, attribute) in [
+        ("fill", "v:_FillValue = 5.f ;"),
+        ("packed", "v:scale_factor = 10.f ;"),
+    ] {
+        let b = make(
+            name,
+            &later.replace(
+                "float v(time, x) ;",
+                &format!("float v(time, x) ; {attribute}"),
+            ),
+        );
+        let refs = dir.path().join(format!("{name}.json"));
+        let done = Test::ours("nccopy")
+            .arg("--kerchunk")
+            .arg(&refs)
+            .args(["--concat", "time"])
+            .arg(&a)
+            .arg(&b)
+            .run();
+        ok("nccopy --kerchunk", &done);
+        assert!(
+            done.stderr.contains("not referenced: /v: ")
+                && done
+                    .stderr
+                    .contains("its _FillValue, missing_value, scale_factor or add_offset differ"),
+            "{name}: {}",
+            done.stderr
+        );
+        let text = std::fs::read_to_string(&refs).unwrap_or_else(|e| panic!("{refs:?}: {e}"));
+        assert!(!text.contains("\"v/"), "{name}: {text}");
+        assert!(text.contains("\"time/"), "{name}: {text}");
+    }
+}

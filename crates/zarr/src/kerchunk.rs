@@ -461,9 +461,16 @@ impl Selection<'_> {
     }
 }
 
+/// The attributes that decide what a stored value means (the fill value, CF's packing
+/// and missing value): references of several files take the first file's, so they must
+/// agree in every file (red team s36 RD12: a later file's `_FillValue` or `scale_factor`
+/// was dropped, and its fill values read as data).
+const MEANING_ATTRIBUTES: [&str; 4] = ["_FillValue", "missing_value", "scale_factor", "add_offset"];
+
 /// Whether `var` (of the first file's group at `path`) is stored alike in every file:
-/// type, layout and chunks, filters, byte order, and its dimensions' names and lengths
-/// (along the dimension `concat`, any length); otherwise the first difference.
+/// type, layout and chunks, filters, byte order, the attributes that give its values
+/// their meaning ([`MEANING_ATTRIBUTES`]), and its dimensions' names and lengths (along
+/// the dimension `concat`, any length); otherwise the first difference.
 fn same_in_every_file(
     var: &Var,
     path: &[String],
@@ -491,6 +498,13 @@ fn same_in_every_file(
             .collect()
     };
     let want_dims = dims_of(first, var);
+    let meaning = |v: &Var| -> Vec<Option<ncmodel::Attribute>> {
+        MEANING_ATTRIBUTES
+            .iter()
+            .map(|name| v.atts.iter().find(|a| a.name == *name).cloned())
+            .collect()
+    };
+    let want_meaning = meaning(var);
     for file in rest {
         let other = file
             .dataset
@@ -501,6 +515,8 @@ fn same_in_every_file(
             Some("its type")
         } else if dims_of(file, other) != want_dims {
             Some("its dimensions")
+        } else if meaning(other) != want_meaning {
+            Some("its _FillValue, missing_value, scale_factor or add_offset")
         } else {
             match (&other.storage, &var.storage) {
                 (Some(a), Some(b)) if a.layout != b.layout => Some("its chunks"),
