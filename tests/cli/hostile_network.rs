@@ -92,6 +92,9 @@ fn serve(mut stream: TcpStream, kept: &Mutex<Vec<String>>, answer: &dyn Fn(&str)
         if let Ok(mut k) = kept.lock() {
             k.push(head.clone());
         }
+        // An answer to HEAD has no body, whatever its length says (one sent anyway is
+        // read as the start of the next answer on the connection).
+        let is_head = head.starts_with("HEAD");
         let written = match answer(&head) {
             Answer::Fixed(status, headers, body) => stream
                 .write_all(
@@ -101,7 +104,13 @@ fn serve(mut stream: TcpStream, kept: &Mutex<Vec<String>>, answer: &dyn Fn(&str)
                     )
                     .as_bytes(),
                 )
-                .and_then(|()| stream.write_all(&body)),
+                .and_then(|()| {
+                    if is_head {
+                        Ok(())
+                    } else {
+                        stream.write_all(&body)
+                    }
+                }),
             Answer::Endless(_) | Answer::EndlessStatus(_) => {
                 let (status, headers) = match answer(&head) {
                     Answer::EndlessStatus(status) => (status, ""),
