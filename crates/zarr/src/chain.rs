@@ -100,7 +100,7 @@ impl Chain {
 }
 
 /// What a chain is built from: the codecs and what of the array their filters use.
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 struct ChainKey {
     codecs: Vec<Value>,
     element_size: usize,
@@ -118,6 +118,20 @@ static CHAINS: Mutex<Vec<(ChainKey, Arc<Chain>)>> = Mutex::new(Vec::new());
 
 /// The chain of `codecs` for chunks of `array`, built on first use and kept.
 pub fn chain(codecs: &[Value], array: &ZarrArray<'_>) -> Result<Arc<Chain>, CodecFail> {
+    // Compared in place: a chunk that finds its chain allocates nothing.
+    let same = |k: &ChainKey| {
+        k.element_size == array.element_size
+            && k.big_endian == array.big_endian
+            && k.shape == array.shape
+            && k.chunks == array.chunks
+            && k.codecs == codecs
+    };
+    {
+        let kept = CHAINS.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((_, chain)) = kept.iter().rev().find(|(k, _)| same(k)) {
+            return Ok(Arc::clone(chain));
+        }
+    }
     let key = ChainKey {
         codecs: codecs.to_vec(),
         element_size: array.element_size,
@@ -125,12 +139,6 @@ pub fn chain(codecs: &[Value], array: &ZarrArray<'_>) -> Result<Arc<Chain>, Code
         chunks: array.chunks.to_vec(),
         big_endian: array.big_endian,
     };
-    {
-        let kept = CHAINS.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some((_, chain)) = kept.iter().rev().find(|(k, _)| *k == key) {
-            return Ok(Arc::clone(chain));
-        }
-    }
     let built = Arc::new(Chain::build(codecs, array)?);
     let mut kept = CHAINS.lock().unwrap_or_else(PoisonError::into_inner);
     if kept.len() >= KEPT {
